@@ -1,0 +1,53 @@
+"""Ordered registry of every derivation: name → ``Derivation``, read by the CLI, README and tests.
+
+Each module listed in ``MODULES`` defines ``derivations() -> list[Derivation]``. The order of
+``MODULES`` is the order of the proof: later results depend on earlier ones.
+"""
+
+from __future__ import annotations
+
+import importlib
+from functools import lru_cache
+
+from .ledger import Derivation, DerivationError
+
+MODULES: tuple[str, ...] = (
+    "loss",
+    "gateaux",
+)
+
+
+class UnknownResult(DerivationError):
+    """A result name that the catalogue does not hold."""
+
+
+@lru_cache(maxsize=1)
+def _build() -> dict[str, Derivation]:
+    out: dict[str, Derivation] = {}
+    for mod_name in MODULES:
+        mod = importlib.import_module(f"{__package__}.{mod_name}")
+        for der in mod.derivations():
+            if der.name in out:
+                raise DerivationError(f"two derivations named {der.name!r} ({mod_name})")
+            for dep in der.depends_on:
+                if dep not in out:
+                    raise DerivationError(f"{der.name!r} depends on {dep!r}, which is not registered before it")
+            out[der.name] = der
+    return out
+
+
+def names() -> list[str]:
+    """All result names, in proof order."""
+    return list(_build())
+
+
+def get(name: str) -> Derivation:
+    """The derivation called ``name``; ``UnknownResult`` lists the known names otherwise."""
+    table = _build()
+    if name not in table:
+        raise UnknownResult(f"unknown result {name!r}; known results: {', '.join(table)}")
+    return table[name]
+
+
+def all_derivations() -> list[Derivation]:
+    return list(_build().values())

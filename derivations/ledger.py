@@ -1,0 +1,315 @@
+"""The step ledger: ``Domain``, ``Step``, ``Derivation`` and the verdicts a check returns.
+
+A derivation is an ordered list of named steps. Each step states one claim (a definition, an
+identity, an inequality, an expansion in ``1/k`` or a limit), the domain on which it is claimed,
+and where it comes from (*paper* as reported in the brief, *ours*, or *classical* with a
+reference). ``Derivation.verify()`` runs the checker of every step (``derivations.checks``) and
+returns what was proved, how, and with what evidence.
+"""
+
+from __future__ import annotations
+
+import enum
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+import sympy as sp
+
+PROVENANCES = ("paper", "ours", "classical")
+KINDS = ("definition", "identity", "inequality", "expansion", "limit")
+RELATIONS = ("<=", "<", ">=", ">")
+
+
+class DerivationError(ValueError):
+    """A malformed step or derivation: empty domain, uncovered free symbol, unknown kind, …"""
+
+
+class Verdict(str, enum.Enum):
+    """What a check established about a step."""
+
+    DEFINED = "defined"  #: a definition: well-formed, nothing to prove
+    PROVED = "proved"  #: rigorous: symbolic reduction or certified interval arithmetic
+    VERIFIED = "verified numerically"  #: no rigorous proof; every numeric attack failed to refute
+    REFUTED = "refuted"  #: a counterexample (or a wrong coefficient) was found and confirmed
+    UNDECIDED = "undecided"  #: neither proved nor refuted, nor meaningfully attacked
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def _as_number(value: Any) -> sp.Expr:
+    if value in (float("inf"), sp.oo):
+        return sp.oo
+    if value in (float("-inf"), -sp.oo):
+        return -sp.oo
+    return sp.nsimplify(value) if isinstance(value, float) else sp.sympify(value)
+
+
+def _label(key: Any) -> sp.Symbol:
+    if isinstance(key, sp.IndexedBase):
+        return key.label
+    if isinstance(key, sp.Symbol):
+        return key
+    raise DerivationError(f"domain keys must be SymPy symbols or IndexedBase, got {key!r}")
+
+
+def free_names(expr: Any) -> set[sp.Symbol]:
+    """Free symbols of ``expr``, with indexed objects reported by their base label.
+
+    ``Sum(s[j], (j, 1, k))`` has free names ``{s, k}``: the bound index ``j`` is not free.
+    """
+    expr = sp.sympify(expr)
+    names: set[sp.Symbol] = set()
+    for sym in expr.free_symbols:
+        if isinstance(sym, sp.Indexed):
+            names.add(sym.base.label)
+            for idx in sym.indices:
+                names |= {x for x in sp.sympify(idx).free_symbols if isinstance(x, sp.Symbol)}
+        elif isinstance(sym, sp.Symbol):
+            names.add(sym)
+    bound: set[sp.Symbol] = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Sum, sp.Product, sp.Integral)):
+            bound |= {lim[0] for lim in node.limits}
+        elif isinstance(node, sp.Lambda):
+            bound |= set(node.variables)
+    indexed_labels = {x.base.label for x in expr.atoms(sp.Indexed)}
+    return {x for x in names if x not in bound or x in indexed_labels}
+
+
+@dataclass(frozen=True)
+class Domain:
+    """A box of parameter ranges, optionally cut by constraints, on which a claim is made.
+
+    ``ranges`` maps a symbol (or an ``IndexedBase``, whose entries then all share the range) to
+    a closed interval ``(lo, hi)``; ``±oo`` endpoints are allowed. ``constraints`` are SymPy
+    relations that must also hold (e.g. ``beta*tau >= 1``).
+    """
+
+    ranges: Mapping[Any, tuple[Any, Any]]
+    constraints: tuple = ()
+    name: str = ""
+
+    def __post_init__(self) -> None:
+        normal: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
+        for key, (lo, hi) in dict(self.ranges).items():
+            sym = _label(key)
+            lo_, hi_ = _as_number(lo), _as_number(hi)
+            if not (lo_.is_number and hi_.is_number):
+                raise DerivationError(f"range of {sym} must be numeric, got ({lo}, {hi})")
+            if bool(lo_ > hi_):
+                raise DerivationError(f"empty domain: {sym} ∈ [{lo_}, {hi_}] has lower end above upper end")
+            if sym.is_positive and bool(hi_ <= 0):
+                raise DerivationError(f"inconsistent domain: {sym} is declared positive but ranges over [{lo_}, {hi_}]")
+            if sym.is_nonnegative and bool(hi_ < 0):
+                raise DerivationError(f"inconsistent domain: {sym} is declared nonnegative but ranges over [{lo_}, {hi_}]")
+            if sym.is_integer and lo_.is_finite and hi_.is_finite and sp.floor(hi_) < sp.ceiling(lo_):
+                raise DerivationError(f"empty domain: integer {sym} ∈ [{lo_}, {hi_}] contains no integer")
+            normal[sym] = (lo_, hi_)
+        object.__setattr__(self, "ranges", normal)
+        object.__setattr__(self, "constraints", tuple(sp.sympify(c) for c in self.constraints))
+        for c in self.constraints:
+            if c is sp.false:
+                raise DerivationError(f"inconsistent domain {self.name or ''}: a constraint is identically false")
+            missing = free_names(c) - set(normal)
+            if missing:
+                raise DerivationError(f"constraint {c} uses {sorted(map(str, missing))}, which have no range")
+
+    def __or__(self, other: "Domain") -> "Domain":
+        """Intersection of two domains (the ranges of shared symbols intersected)."""
+        ranges = dict(self.ranges)
+        for sym, (lo, hi) in other.ranges.items():
+            if sym in ranges:
+                lo0, hi0 = ranges[sym]
+                ranges[sym] = (sp.Max(lo0, lo), sp.Min(hi0, hi))
+            else:
+                ranges[sym] = (lo, hi)
+        name = " ∧ ".join(x for x in (self.name, other.name) if x)
+        return Domain(ranges, self.constraints + other.constraints, name=name)
+
+    def range_of(self, sym: sp.Symbol) -> tuple[sp.Expr, sp.Expr]:
+        return self.ranges[_label(sym)]
+
+    def describe(self) -> str:
+        parts = []
+        for sym, (lo, hi) in self.ranges.items():
+            kind = "ℤ" if sym.is_integer else "ℝ"
+            lo_s = "−∞" if lo == -sp.oo else str(lo)
+            hi_s = "∞" if hi == sp.oo else str(hi)
+            parts.append(f"{sym} ∈ [{lo_s}, {hi_s}]{'∩' + kind if kind == 'ℤ' else ''}")
+        parts += [str(c) for c in self.constraints]
+        return ", ".join(parts) if parts else "(no free symbols)"
+
+
+EMPTY = Domain({}, name="∅-free")
+
+
+@dataclass
+class Step:
+    """One claim of a derivation: ``lhs (kind/relation) rhs`` on ``domain``.
+
+    Parameters
+    ----------
+    name : str
+        What the step is, in the proof's vocabulary ("shift invariance of Λ").
+    lhs, rhs : SymPy expressions
+        The two sides. For a definition, ``lhs`` is the defined symbol and ``rhs`` its value.
+    kind : {"definition", "identity", "inequality", "expansion", "limit"}
+    domain : Domain
+        Where the claim is made; every free symbol of the claim must have a range here.
+    provenance : {"paper", "ours", "classical"}
+        *paper*: stated in the paper as reported in the brief; *ours*: this toolkit's own
+        derivation; *classical*: textbook (``reference`` required).
+    relation : {"<=", "<", ">=", ">"}, for inequalities.
+    var, point, order : for expansions (``lhs = rhs + O(var^-(order+1))`` as ``var → point``,
+        ``point`` ∞) and limits (``lim_{var→point} lhs = rhs``).
+    certificate : optional SymPy expression, for inequalities: a claimed form of
+        ``rhs − lhs`` (for ``<=``) that SymPy can see is nonnegative; the checker verifies both.
+    check : optional callable ``(step, options) -> StepResult`` replacing the standard checker
+        for claims that SymPy cannot state (expectations over laws, say); it must be able to fail.
+    adversarial : extra points (dicts symbol → value) the falsifier tries first.
+    simplifier : optional callable used instead of ``sp.simplify`` for identities.
+    """
+
+    name: str
+    lhs: Any
+    rhs: Any
+    kind: str = "identity"
+    domain: Domain = EMPTY
+    provenance: str = "ours"
+    reference: str = ""
+    relation: str | None = None
+    var: sp.Symbol | None = None
+    point: Any = sp.oo
+    order: int | None = None
+    certificate: Any = None
+    check: Callable[..., "StepResult"] | None = None
+    adversarial: Sequence[Mapping[Any, Any]] = ()
+    simplifier: Callable[[sp.Expr], sp.Expr] | None = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise DerivationError(f"step {self.name!r}: unknown kind {self.kind!r}; allowed {KINDS}")
+        if self.provenance not in PROVENANCES:
+            raise DerivationError(f"step {self.name!r}: provenance must be one of {PROVENANCES}")
+        if self.provenance == "classical" and not self.reference:
+            raise DerivationError(f"step {self.name!r}: a classical step needs a reference")
+        if self.kind == "inequality" and self.relation not in RELATIONS:
+            raise DerivationError(f"step {self.name!r}: inequality needs relation in {RELATIONS}")
+        if self.kind in ("expansion", "limit") and self.var is None:
+            raise DerivationError(f"step {self.name!r}: {self.kind} needs var")
+        if self.kind == "expansion" and self.order is None:
+            raise DerivationError(f"step {self.name!r}: expansion needs order")
+        self.lhs = sp.sympify(self.lhs)
+        self.rhs = sp.sympify(self.rhs)
+        if not isinstance(self.domain, Domain):
+            raise DerivationError(f"step {self.name!r}: domain must be a Domain")
+        missing = self.uncovered()
+        if missing:
+            raise DerivationError(
+                f"step {self.name!r}: free symbols {sorted(map(str, missing))} are not covered by its domain"
+                f" ({self.domain.describe()})"
+            )
+
+    def uncovered(self) -> set[sp.Symbol]:
+        names = free_names(self.lhs) | free_names(self.rhs)
+        if self.kind in ("expansion", "limit") and self.var is not None:
+            names.discard(self.var)
+        return names - set(self.domain.ranges)
+
+    @property
+    def statement(self) -> str:
+        op = {"definition": ":=", "identity": "=", "expansion": "≃", "limit": "="}.get(self.kind)
+        if self.kind == "inequality":
+            op = {"<=": "≤", "<": "<", ">=": "≥", ">": ">"}[self.relation]
+        if self.kind == "limit":
+            return f"lim_{{{self.var}→{self.point}}} {self.lhs} = {self.rhs}"
+        tail = f" + O({self.var}^-{self.order + 1})" if self.kind == "expansion" else ""
+        return f"{self.lhs} {op} {self.rhs}{tail}"
+
+
+@dataclass
+class StepResult:
+    """A verdict with its evidence: how the step was checked and what was found."""
+
+    step: str
+    kind: str
+    verdict: Verdict
+    method: str
+    evidence: str = ""
+    worst_ratio: float | None = None
+    trials: int = 0
+    counterexample: dict[str, str] | None = None
+    seconds: float = 0.0
+    provenance: str = "ours"
+    certified: bool = False  #: True when an interval-arithmetic certificate covers the domain
+    symbolic: bool = False  #: True when SymPy reduced the claim
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "step": self.step,
+            "kind": self.kind,
+            "verdict": str(self.verdict),
+            "method": self.method,
+            "evidence": self.evidence,
+            "worst_ratio": self.worst_ratio,
+            "trials": self.trials,
+            "counterexample": self.counterexample,
+            "seconds": round(self.seconds, 4),
+            "provenance": self.provenance,
+            "symbolic": self.symbolic,
+            "certified": self.certified,
+        }
+
+
+@dataclass
+class Derivation:
+    """An ordered list of steps establishing ``result`` (the name of one of its steps).
+
+    ``source`` says whose result it is: ``"paper"`` (a statement of the paper as reported in the
+    brief, derived here), ``"ours"`` (the toolkit's own constant or bound) or ``"classical"``.
+    ``paper_claim`` quotes what the paper states about it, when it states anything.
+    """
+
+    name: str
+    title: str
+    steps: list[Step]
+    result: str
+    source: str = "ours"
+    depends_on: tuple[str, ...] = ()
+    paper_claim: str = ""
+    summary: str = ""
+    objects: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.source not in PROVENANCES:
+            raise DerivationError(f"derivation {self.name!r}: source must be one of {PROVENANCES}")
+        names = [s.name for s in self.steps]
+        if len(set(names)) != len(names):
+            raise DerivationError(f"derivation {self.name!r}: duplicate step names")
+        if self.result not in names:
+            raise DerivationError(f"derivation {self.name!r}: result {self.result!r} is not one of its steps")
+
+    def step(self, name: str) -> Step:
+        for s in self.steps:
+            if s.name == name:
+                return s
+        raise KeyError(f"derivation {self.name!r} has no step {name!r}")
+
+    @property
+    def result_step(self) -> Step:
+        return self.step(self.result)
+
+    def verify(self, **options: Any) -> list[StepResult]:
+        """Run every step's checker in order; see ``derivations.checks.check_step``."""
+        from .checks import check_step
+
+        out = []
+        for st in self.steps:
+            t0 = time.perf_counter()
+            res = check_step(st, **options)
+            res.seconds = time.perf_counter() - t0
+            out.append(res)
+        return out

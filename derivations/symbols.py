@@ -1,0 +1,57 @@
+"""Every symbol of the toolkit, declared once with its assumptions, and the named domains.
+
+No other module calls ``sp.Symbol``: they import from here (design card, style 2).
+The numeric ranges in the named domains are the toolkit's *stated* ranges: an inequality
+certified "over TAU_RANGE" is certified for ``τ ∈ [1e-3, 1e2]``, nothing more.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from .ledger import Domain
+
+# --- model parameters -------------------------------------------------------------------
+tau = sp.Symbol("tau", positive=True)  #: algorithmic temperature τ > 0
+beta = sp.Symbol("beta", positive=True)  #: inverse temperature β of the continuity family
+k = sp.Symbol("k", integer=True, positive=True)  #: number of negatives k ≥ 1
+n = sp.Symbol("n", integer=True, positive=True)  #: number of training tuples n ≥ 1
+delta = sp.Symbol("delta", positive=True)  #: confidence level δ ∈ (0, 1)
+L = sp.Symbol("L", positive=True)  #: Lipschitz constant of θ ↦ φ_θ
+p = sp.Symbol("p", integer=True, positive=True)  #: parameter count (θ ∈ R^p)
+R = sp.Symbol("R", positive=True)  #: radius of the parameter ball ‖θ‖ ≤ R
+d = sp.Symbol("d", integer=True, positive=True)  #: embedding dimension (sphere S^{d-1})
+r = sp.Symbol("r", positive=True)  #: Hölder exponent r = βτ ≥ 1
+q = sp.Symbol("q", positive=True)  #: conjugate exponent q = r/(r − 1)
+
+# --- similarities and paths -------------------------------------------------------------
+s_pos = sp.Symbol("s_plus", real=True)  #: similarity of the positive pair s⁺ ∈ [−1, 1]
+s = sp.IndexedBase("s", real=True)  #: similarities of the negatives s_j ∈ [−1, 1]
+v = sp.IndexedBase("v", real=True)  #: a similarity vector (path start)
+h = sp.IndexedBase("h", real=True)  #: a direction of similarity vectors
+z = sp.IndexedBase("z", real=True)  #: generic scores for log-mean-exp Λ(b; z)
+j = sp.Symbol("j", integer=True, positive=True)  #: index over negatives
+i = sp.Symbol("i", integer=True, positive=True)  #: index over states / anchors
+t = sp.Symbol("t", real=True)  #: path / segment parameter t ∈ [0, 1]
+b = sp.Symbol("b", positive=True)  #: generic inverse temperature in Λ(b; z)
+
+# --- random-variable summaries ------------------------------------------------------------
+W = sp.Symbol("W", positive=True)  #: W = e^{s(x, Y)/τ} ∈ [e^{−1/τ}, e^{1/τ}]
+Z = sp.Symbol("Z", positive=True)  #: Z = E W, the partition function
+Zk = sp.Symbol("Z_k", positive=True)  #: Z_k = (1/k) Σ_j W_j
+u = sp.Symbol("u", positive=True)  #: u = Z_k/Z
+a = sp.Symbol("a", positive=True)  #: a lower bound on u
+x = sp.Symbol("x", real=True)  #: a generic real variable
+eps = sp.Symbol("epsilon", positive=True)  #: ε = 1/k for expansions about k = ∞
+kappa = sp.IndexedBase("kappa", real=True)  #: cumulants κ_n of W
+mu = sp.IndexedBase("mu", nonnegative=True)  #: weights of a finite measure μ
+nu = sp.IndexedBase("nu", nonnegative=True)  #: weights of a finite measure ν
+w = sp.IndexedBase("w", positive=True)  #: values e^{s(x, y_i)/τ} on finitely many points
+
+# --- named domains (boxes); the stated numeric range of τ is [1e-3, 1e2] --------------------
+TAU_MIN = sp.Rational(1, 1000)
+TAU_MAX = sp.Integer(100)
+TAU_RANGE = Domain({tau: (TAU_MIN, TAU_MAX)}, name="τ ∈ [1e-3, 1e2]")
+SIM_RANGE = (-1, 1)
+
+__all__ = [name for name in dir() if not name.startswith("_") and name not in {"annotations", "sp", "Domain"}]

@@ -1,0 +1,3 @@
+"""Numeric side of infonce-bounds: numba kernels, certified evaluation, experiments, the CLI."""
+
+__all__: list[str] = []

@@ -1,0 +1,62 @@
+"""``infonce-bounds``: the command-line entry point; one module per subcommand in ``commands/``.
+
+Each command module defines ``HELP``, ``add_arguments(parser)`` and ``run(args) -> int``.
+A ``UsageError`` (or a ``DerivationError`` / ``ValueError`` raised by validation) becomes one
+line on stderr and exit status 2; a refuted step is exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from derivations.ledger import DerivationError
+
+#: subcommand name → module under numerics.commands; the order is the order of ``--help``
+COMMANDS: dict[str, str] = {
+    "report": "report",
+    "verify": "verify",
+    "show": "show",
+}
+
+
+class UsageError(ValueError):
+    """Bad input from the command line: reported in one line, exit status 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="infonce-bounds", description="Derive, verify and evaluate the InfoNCE bounds "
+                     "of 'Similarity search generalisation in contrastive learning with InfoNCE loss'.")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name, mod_name in COMMANDS.items():
+        mod = importlib.import_module(f"numerics.commands.{mod_name}")
+        p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
+        mod.add_arguments(p)
+        p.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not getattr(args, "command", None):
+        parser.print_help()
+        return 2
+    try:
+        return int(args._run(args) or 0)
+    except (UsageError, DerivationError, ValueError) as exc:
+        print(f"infonce-bounds {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"infonce-bounds {args.command}: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Subcommands of ``infonce-bounds``; each module: ``HELP``, ``add_arguments``, ``run``."""
