@@ -18,6 +18,7 @@ COMMANDS: dict[str, str] = {
     "report": "report",
     "verify": "verify",
     "show": "show",
+    "experiment": "experiment",
 }
 
 

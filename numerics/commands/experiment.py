@@ -1,0 +1,104 @@
+"""``infonce-bounds experiment NAME [options] [--out DIR] [--seed S] [--quick]``: measure the paper's claims.
+
+Experiments (one module each in ``numerics/experiments/``): ``rate`` (R_k − CE against k, slope),
+``search`` (H_k − log k against R_k), ``generalisation`` (trained embeddings on the digits data),
+``temperature`` (constants and measured gap over τ). Each writes ``NAME.json`` (every number, the
+parameters, the seed, the versions) and ``NAME.png`` into ``--out``; finished points are kept in
+``NAME.points/`` so an interrupted sweep resumes. Sweeps run on all local cores by default
+(``--workers``), or on a Dask cluster with ``--scheduler ADDRESS`` (optional dependency).
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+
+from ..experiments import common
+
+HELP = "run an experiment (rate, search, generalisation, temperature); writes NAME.json and NAME.png"
+
+#: experiment name → module under numerics.experiments
+EXPERIMENTS: dict[str, str] = {
+    "rate": "rate",
+    "search": "search",
+    "generalisation": "generalisation",
+    "temperature": "temperature",
+}
+
+_LIST_OPTS = {"k": int, "taus": float}
+_INT_OPTS = ("samples", "seeds", "n", "steps", "dim")
+
+
+def add_arguments(p) -> None:
+    p.add_argument("name", metavar="NAME", help="one of: " + ", ".join(EXPERIMENTS))
+    p.add_argument("--out", default="experiments", help="output directory (default ./experiments)")
+    p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are reproducible from it")
+    p.add_argument("--quick", action="store_true", help="the reduced sizes the test suite runs")
+    p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores; 1 = serial)")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="run the sweep on the Dask cluster at ADDRESS (needs dask.distributed)")
+    g = p.add_argument_group("sizes (each conflicts with --quick)")
+    g.add_argument("--k", default=None, help="k grid: '1,2,4' or a doubling range '1..4096'")
+    g.add_argument("--samples", default=None, type=int, help="Monte Carlo samples per point (rate, search)")
+    g.add_argument("--seeds", default=None, type=int, help="training seeds per point (generalisation, temperature)")
+    g.add_argument("--n", default=None, type=int, help="training tuples (generalisation, temperature)")
+    g.add_argument("--steps", default=None, type=int, help="gradient steps (generalisation, temperature)")
+    g.add_argument("--taus", default=None, help="temperature grid, e.g. '0.02,0.1,0.5,2' (temperature)")
+    h = p.add_argument_group("parameters")
+    h.add_argument("--tau", default=None, type=float, help="temperature τ (default depends on the experiment)")
+    h.add_argument("--dim", default=None, type=int, help="sphere dimension d (rate, search) or embedding "
+                   "dimension (generalisation, temperature)")
+
+
+def resolve(args) -> tuple[object, dict]:
+    """Validate the command line against the experiment; return (module, options)."""
+    if args.name not in EXPERIMENTS:
+        raise ValueError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}")
+    mod = importlib.import_module(f"numerics.experiments.{EXPERIMENTS[args.name]}")
+    given = {}
+    for opt in (*_LIST_OPTS, *_INT_OPTS, "tau"):
+        val = getattr(args, opt, None)
+        if val is None:
+            continue
+        if opt not in mod.OPTIONS:
+            raise ValueError(f"--{opt} does not apply to experiment {args.name!r} (it takes "
+                             f"{', '.join('--' + o for o in mod.OPTIONS)})")
+        if opt in _LIST_OPTS:
+            val = common.parse_list(val, _LIST_OPTS[opt], f"--{opt}")
+        given[opt] = val
+    if args.quick:
+        clash = [o for o in given if o in mod.SIZE_OPTIONS]
+        if clash:
+            raise ValueError(f"--quick sets the sizes itself and contradicts --{clash[0]} "
+                             f"{getattr(args, clash[0])!r}; drop one of them")
+    for opt in _INT_OPTS:
+        if opt in given and given[opt] < 1:
+            raise ValueError(f"--{opt} must be ≥ 1, got {given[opt]}")
+    if "k" in given and min(given["k"]) < 1:
+        raise ValueError(f"--k values must be ≥ 1, got {min(given['k'])}")
+    if "tau" in given and not (0 < given["tau"] <= 100):
+        raise ValueError(f"--tau must be in (0, 100], got {given['tau']}")
+    if "taus" in given and not all(0 < t <= 100 for t in given["taus"]):
+        raise ValueError(f"--taus values must be in (0, 100], got {given['taus']}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    opts = dict(mod.QUICK if args.quick else mod.FULL)
+    opts.update(given)
+    if "k" in given:
+        opts["k"] = sorted(set(given["k"]))
+    opts["quick"] = bool(args.quick)
+    return mod, opts
+
+
+def run(args) -> int:
+    mod, opts = resolve(args)
+    out = common.prepare_out(args.out)
+    if args.scheduler:
+        common.connect_scheduler(args.scheduler).close()  # fail fast, before any work
+    res = mod.run(opts, out, args.seed, workers=args.workers, scheduler=args.scheduler)
+    rec = res["record"]
+    print(f"wrote {res['json']} and {res['png']} in {rec['run']['seconds']:.1f} s "
+          f"({rec['run']['computed']} points computed, {rec['run']['reused']} reused)", file=sys.stderr)
+    for line in mod.headline(rec) if hasattr(mod, "headline") else []:
+        print(line)
+    return 0

@@ -1,0 +1,381 @@
+"""Shared machinery of the experiments: resumable point store, parallel sweeps, seeds, fits, output.
+
+A sweep is a list of *points* (JSON-able dicts of parameters). Each point is computed by a
+module-level function ``fn(point, seed_seq) -> dict`` and its result is stored, as soon as it is
+finished, in ``OUT/NAME.points/<key>.json`` (written to a temporary file and renamed, so a file
+there is always complete). The key hashes the experiment name, a code version, the point and the
+seed, so a rerun with the same parameters reuses finished points (an interrupted sweep resumes)
+and a rerun with other parameters computes new ones. The final ``NAME.json`` / ``NAME.png`` are
+also written through a temporary file and a rename: nothing partial is left looking complete.
+
+Seeds: a point's random stream is ``SeedSequence(seed, spawn_key=(crc32(key),))``, so results do
+not depend on the number of workers, on the order of completion or on which points were resumed.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import json
+import math
+import multiprocessing
+import os
+import pathlib
+import platform
+import subprocess
+import sys
+import zlib
+from typing import Callable, Iterable
+
+import numpy as np
+
+from ..progress import Progress
+
+#: bump when a point function changes meaning, so stale cached points are not reused
+CODE_VERSION = "1"
+
+# two-sided 97.5% Student-t quantiles for small degrees of freedom (Abramowitz–Stegun table 26.10);
+# beyond 30 the normal quantile 1.95996 is within 0.1 %.
+_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
+         10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
+         18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060,
+         26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042}
+
+
+def t975(dof: int) -> float:
+    """Two-sided 95 % Student-t quantile t_{0.975, dof} (normal 1.95996 beyond 30 dof)."""
+    if dof < 1:
+        return math.inf
+    return _T975.get(dof, 1.959964 + 2.4 / dof if dof > 30 else 1.959964)
+
+
+# ----------------------------------------------------------------------------------------------
+# output directory, atomic writes, versions
+# ----------------------------------------------------------------------------------------------
+
+def prepare_out(out: str | os.PathLike) -> pathlib.Path:
+    """Create ``out`` and check it can be written; ``ValueError`` naming it otherwise."""
+    path = pathlib.Path(out)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        probe = path / f".write-test-{os.getpid()}"
+        probe.write_text("")
+        probe.unlink()
+    except OSError as exc:
+        raise ValueError(f"--out {str(path)!r} cannot be written: {exc.strerror or exc}") from None
+    return path
+
+
+def write_json_atomic(path: pathlib.Path, obj) -> None:
+    """Write JSON to ``path`` via ``path.partial`` and a rename (never a half-written file)."""
+    tmp = path.with_name(path.name + f".partial-{os.getpid()}")
+    tmp.write_text(json.dumps(obj, indent=1, sort_keys=False, default=_json_default) + "\n")
+    tmp.replace(path)
+
+
+def save_figure_atomic(fig, path: pathlib.Path) -> None:
+    """Save a matplotlib figure as PNG via a temporary file and a rename."""
+    import matplotlib.pyplot as plt
+
+    tmp = path.with_name(path.name + f".partial-{os.getpid()}")
+    fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    plt.close(fig)
+    tmp.replace(path)
+
+
+def _json_default(o):
+    if isinstance(o, (np.floating,)):
+        return float(o)
+    if isinstance(o, (np.integer,)):
+        return int(o)
+    if isinstance(o, np.ndarray):
+        return o.tolist()
+    raise TypeError(f"not JSON serialisable: {type(o).__name__}")
+
+
+def clean(x):
+    """Recursively turn numpy scalars/arrays into plain Python; non-finite floats into None."""
+    if isinstance(x, dict):
+        return {str(k): clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [clean(v) for v in x]
+    if isinstance(x, np.ndarray):
+        return clean(x.tolist())
+    if isinstance(x, (np.floating, float)):
+        f = float(x)
+        return f if math.isfinite(f) else None
+    if isinstance(x, np.integer):
+        return int(x)
+    return x
+
+
+def versions() -> dict:
+    """Versions of everything that can change a number, and the git commit if there is one."""
+    out = {"python": platform.python_version(), "numpy": np.__version__}
+    for mod in ("matplotlib", "sklearn", "numba", "mpmath", "sympy"):
+        try:
+            out[mod] = __import__(mod).__version__
+        except Exception:  # noqa: BLE001 - optional
+            out[mod] = None
+    try:
+        from importlib.metadata import version
+
+        out["infonce-bounds"] = version("infonce-bounds")
+    except Exception:  # noqa: BLE001 - not installed (run from a checkout)
+        out["infonce-bounds"] = None
+    try:
+        root = pathlib.Path(__file__).resolve().parents[2]
+        out["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
+                                           text=True, timeout=5).stdout.strip() or None
+    except Exception:  # noqa: BLE001
+        out["git_commit"] = None
+    return out
+
+
+def matplotlib_agg():
+    """Import pyplot on the non-interactive Agg backend (no display needed)."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+# ----------------------------------------------------------------------------------------------
+# point store and sweeps
+# ----------------------------------------------------------------------------------------------
+
+def point_key(name: str, point: dict, seed: int) -> str:
+    blob = json.dumps({"experiment": name, "code": CODE_VERSION, "point": point, "seed": seed}, sort_keys=True)
+    return f"{zlib.crc32(blob.encode()):08x}-{zlib.adler32(blob.encode()):08x}"
+
+
+def point_seed(key: str, seed: int) -> np.random.SeedSequence:
+    return np.random.SeedSequence(seed, spawn_key=(zlib.crc32(key.encode()),))
+
+
+class Store:
+    """Finished points of one experiment in ``OUT/NAME.points/`` (one complete JSON file each)."""
+
+    def __init__(self, out: pathlib.Path, name: str, seed: int):
+        self.dir = out / f"{name}.points"
+        self.name, self.seed = name, seed
+
+    def key(self, point: dict) -> str:
+        return point_key(self.name, point, self.seed)
+
+    def get(self, point: dict):
+        path = self.dir / f"{self.key(point)}.json"
+        if not path.exists():
+            return None
+        try:
+            rec = json.loads(path.read_text())
+        except (OSError, ValueError):
+            return None  # unreadable: recompute (a complete file is only ever renamed into place)
+        return rec["result"] if rec.get("point") == point else None
+
+    def put(self, point: dict, result: dict) -> None:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        write_json_atomic(self.dir / f"{self.key(point)}.json",
+                          {"experiment": self.name, "seed": self.seed, "point": point, "result": clean(result)})
+
+
+def _call(fn, point, key, seed):
+    return fn(point, point_seed(key, seed))
+
+
+def _round_trip(obj):
+    return json.loads(json.dumps(clean(obj)))
+
+
+def connect_scheduler(address: str):
+    """A ``dask.distributed`` client for ``address``; ``ValueError`` if dask is absent or it does not answer."""
+    try:
+        from dask.distributed import Client
+    except ImportError:
+        raise ValueError(f"--scheduler {address!r} needs dask.distributed, which is not installed "
+                         "(pip install 'infonce-bounds[distributed]')") from None
+    try:
+        return Client(address, timeout=5, set_as_default=False)
+    except Exception as exc:  # noqa: BLE001 - OSError / TimeoutError / ValueError depending on the version
+        raise ValueError(f"--scheduler {address!r} does not answer: {type(exc).__name__}: {exc}") from None
+
+
+def sweep(name: str, fn: Callable, points: Iterable[dict], *, out: pathlib.Path, seed: int, workers: int | None = None,
+          scheduler: str | None = None, label: str | None = None) -> tuple[list[dict], dict]:
+    """Run ``fn`` on every point not already stored; return results in point order and run stats.
+
+    ``workers=1`` runs in this process; otherwise a ``ProcessPoolExecutor`` (spawn context: no fork of a
+    threaded process) with ``workers`` processes (default: the number of cores), or the Dask cluster at
+    ``scheduler``. Results pass through JSON before use, so a resumed point and a fresh one are identical.
+    """
+    points = list(points)
+    store = Store(out, name, seed)
+    results: list = [None] * len(points)
+    todo = []
+    for i, pt in enumerate(points):
+        got = store.get(pt)
+        if got is None:
+            todo.append(i)
+        else:
+            results[i] = got
+    stats = {"points": len(points), "reused": len(points) - len(todo), "computed": len(todo),
+             "workers": 1, "scheduler": scheduler}
+    bar = Progress(len(todo), label or name)
+    if not todo:
+        return results, stats
+    if scheduler:
+        client = connect_scheduler(scheduler)
+        try:
+            from dask.distributed import as_completed
+
+            futs = {client.submit(_call, fn, points[i], store.key(points[i]), seed, pure=False): i for i in todo}
+            for fut in as_completed(futs):
+                i = futs[fut]
+                res = _round_trip(fut.result())
+                store.put(points[i], res)
+                results[i] = res
+                bar.update(1, _describe(points[i]))
+        finally:
+            client.close()
+            bar.close()
+        return results, stats
+    workers = workers or os.cpu_count() or 1
+    workers = max(1, min(workers, len(todo)))
+    stats["workers"] = workers
+    try:
+        if workers == 1:
+            for i in todo:
+                res = _round_trip(_call(fn, points[i], store.key(points[i]), seed))
+                store.put(points[i], res)
+                results[i] = res
+                bar.update(1, _describe(points[i]))
+        else:
+            ctx = multiprocessing.get_context("spawn")
+            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+                futs = {pool.submit(_call, fn, points[i], store.key(points[i]), seed): i for i in todo}
+                try:
+                    for fut in cf.as_completed(futs):
+                        i = futs[fut]
+                        res = _round_trip(fut.result())
+                        store.put(points[i], res)  # finished points are kept even if a later one fails
+                        results[i] = res
+                        bar.update(1, _describe(points[i]))
+                except BaseException:
+                    for f in futs:
+                        f.cancel()
+                    raise
+    finally:
+        bar.close()
+    return results, stats
+
+
+def _describe(point: dict) -> str:
+    return " ".join(f"{k}={v}" for k, v in point.items() if not isinstance(v, (list, dict)))[:40]
+
+
+# ----------------------------------------------------------------------------------------------
+# statistics
+# ----------------------------------------------------------------------------------------------
+
+def loglog_slope(k, y, se=None) -> dict:
+    """Fit log|y| = a + b log k; return slope b with a 95 % confidence interval.
+
+    With standard errors ``se`` of ``y`` (Monte Carlo), a weighted least-squares fit with weights
+    1/Var(log|y|) ≈ (y/se)² (delta method) and a z-interval on the known variances, widened by the
+    residual scatter when the fit is worse than the error bars (χ²/dof > 1). Without ``se`` (exact
+    values), ordinary least squares with a Student-t interval on the residuals: the interval then
+    measures how far the points are from a straight line (curvature from the 1/k² term).
+    """
+    k = np.asarray(k, float)
+    y = np.abs(np.asarray(y, float))
+    X = np.column_stack([np.ones_like(k), np.log(k)])
+    ly = np.log(y)
+    n = len(k)
+    if n < 2:
+        raise ValueError(f"a slope needs at least 2 points, got {n}")
+    if se is not None:
+        se = np.asarray(se, float)
+        var = np.maximum((se / y) ** 2, 1e-300)
+        Wt = 1.0 / var
+        XtW = X.T * Wt
+        cov = np.linalg.inv(XtW @ X)
+        coef = cov @ (XtW @ ly)
+        resid = ly - X @ coef
+        chi2 = float(np.sum(resid ** 2 * Wt))
+        dof = n - 2
+        scale = max(1.0, chi2 / dof) if dof > 0 else 1.0
+        half = 1.959964 * math.sqrt(cov[1, 1] * scale)
+        method = "weighted least squares on log|y| (delta-method variances), 95 % z-interval, inflated by χ²/dof if > 1"
+    else:
+        coef, *_ = np.linalg.lstsq(X, ly, rcond=None)
+        resid = ly - X @ coef
+        dof = n - 2
+        if dof <= 0:
+            half = math.inf
+        else:
+            s2 = float(resid @ resid) / dof
+            cov = s2 * np.linalg.inv(X.T @ X)
+            half = t975(dof) * math.sqrt(cov[1, 1])
+        chi2 = None
+        method = "ordinary least squares on log|y|, 95 % Student-t interval from the residuals"
+    b = float(coef[1])
+    return {"slope": b, "slope_ci": [b - half, b + half], "intercept": float(coef[0]), "n_points": n,
+            "k_range": [float(k.min()), float(k.max())], "chi2": chi2, "method": method}
+
+
+def mean_ci(values) -> dict:
+    """Mean and 95 % Student-t interval over independent replicates (seeds)."""
+    v = np.asarray([x for x in values if x is not None], float)
+    n = len(v)
+    if n == 0:
+        return {"mean": None, "ci": [None, None], "sd": None, "n": 0}
+    m = float(v.mean())
+    if n == 1:
+        return {"mean": m, "ci": [None, None], "sd": None, "n": 1}
+    sd = float(v.std(ddof=1))
+    half = t975(n - 1) * sd / math.sqrt(n)
+    return {"mean": m, "ci": [m - half, m + half], "sd": sd, "n": n}
+
+
+def parse_list(text: str | None, kind, name: str):
+    """Parse a comma-separated list (``"1,2,4"``) or a power-of-two range (``"1..4096"``)."""
+    if text is None:
+        return None
+    text = text.strip()
+    if ".." in text and kind is int:
+        lo_s, hi_s = text.split("..", 1)
+        try:
+            lo, hi = int(lo_s), int(hi_s)
+        except ValueError:
+            raise ValueError(f"{name} must be 'a..b' with integers, got {text!r}") from None
+        if lo < 1 or hi < lo:
+            raise ValueError(f"{name} range {text!r} is empty (need 1 ≤ a ≤ b)")
+        vals, v = [], lo
+        while v <= hi:
+            vals.append(v)
+            v *= 2
+        return vals
+    parts = [p for p in text.replace(" ", "").split(",") if p]
+    try:
+        vals = [kind(p) for p in parts]
+    except ValueError:
+        raise ValueError(f"{name} must be a comma-separated list of {kind.__name__}s, got {text!r}") from None
+    if not vals:
+        raise ValueError(f"{name} is empty: give at least one value, got {text!r}")
+    return vals
+
+
+def finish(out: pathlib.Path, name: str, record: dict, fig) -> tuple[pathlib.Path, pathlib.Path]:
+    """Write ``NAME.png`` then ``NAME.json`` atomically (the JSON last: its presence means done)."""
+    png = out / f"{name}.png"
+    js = out / f"{name}.json"
+    save_figure_atomic(fig, png)
+    record = dict(record)
+    record["png"] = png.name
+    write_json_atomic(js, clean(record))
+    return js, png
+
+
+def log(msg: str) -> None:
+    print(msg, file=sys.stderr)
