@@ -13,6 +13,7 @@ from .ledger import Derivation, DerivationError
 
 MODULES: tuple[str, ...] = (
     "loss",
+    "rewriting",
     "gateaux",
 )
 

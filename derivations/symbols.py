@@ -48,6 +48,34 @@ mu = sp.IndexedBase("mu", nonnegative=True)  #: weights of a finite measure μ
 nu = sp.IndexedBase("nu", nonnegative=True)  #: weights of a finite measure ν
 w = sp.IndexedBase("w", positive=True)  #: values e^{s(x, y_i)/τ} on finitely many points
 
+# --- loss family (derivations.loss) --------------------------------------------------------
+c = sp.Symbol("c", real=True)  #: the logit c = log Σ_j e^{(s_j − s⁺)/τ}
+S = sp.IndexedBase("S", real=True)  #: in-batch similarity matrix S[i, j] = ⟨φ(x_i), φ(x_j⁺)⟩
+B_batch = sp.Symbol("B", integer=True, positive=True)  #: batch size of the in-batch form
+y = sp.Symbol("y", real=True)  #: τ log Z_k, the "soft mean" similarity of the negatives
+g = sp.Symbol("g", real=True)  #: g = s⁺ − y ∈ [−2, 2]
+m_shift = sp.Symbol("m", real=True)  #: a shift of the scores (the max, in the kernels)
+ell = sp.Symbol("ell", real=True)  #: the standard loss ℓ
+ell_k = sp.Symbol("ell_k", real=True)  #: the averaged loss ℓ_k
+
+# --- continuity and Rademacher complexity (derivations.continuity, derivations.rademacher) ---
+rho = sp.Symbol("rho", positive=True)  #: similarity range [−ρ, ρ] (ρ = product of norm bounds)
+omega = sp.Symbol("omega", nonnegative=True)  #: a scaled softmax weight ω = k w_j ∈ [0, k]
+Lam = sp.Symbol("Lambda_theta", positive=True)  #: Lipschitz constant in θ of one coordinate
+c0 = sp.Symbol("c_0", positive=True)  #: per-point radius of a class around its centre
+chi = sp.Symbol("chi", positive=True)  #: ratio 2ΛR/c₀ inside the chaining logarithm
+m_lvl = sp.Symbol("m_level", integer=True, positive=True)  #: chaining level (scale c₀ 2^{−m})
+
+# --- combined bound (derivations.theorem) ---------------------------------------------------
+CE_risk = sp.Symbol("CE", real=True)  #: expected cross-entropy E_x H(M(x, ·), Q^φ_τ(x, ·))
+Rk_risk = sp.Symbol("R_k", real=True)  #: population risk with k negatives
+Rhat_n = sp.Symbol("Rhat_n", real=True)  #: empirical risk on n training tuples
+Rad_n = sp.Symbol("Rad_n", nonnegative=True)  #: Rademacher complexity of the loss class
+
+# --- numeric kernels (numerics.codegen: arguments of generated closing formulas) -----------
+lam_beta = sp.Symbol("lam_beta", real=True)  #: Λ(β; z) = log mean_j e^{β z_j}, at the continuity β
+lam_tau = sp.Symbol("lam_tau", real=True)  #: Λ(1/τ; z), at the algorithmic inverse temperature
+
 # --- named domains (boxes); the stated numeric range of τ is [1e-3, 1e2] --------------------
 TAU_MIN = sp.Rational(1, 1000)
 TAU_MAX = sp.Integer(100)

@@ -1,0 +1,397 @@
+"""Public kernel API: InfoNCE losses, risk, softmax search weights, Λ(b; z), continuity factor,
+search cross-entropy and gradients, on real embeddings, for three layouts.
+
+Every function validates its inputs at the boundary (``numerics.validate``: a ``ValueError`` naming
+the argument, its shape or value and what is allowed, before any compiled code runs), then calls a
+``prange`` kernel. Embeddings must be float64 or float32 with unit rows (``normalize=True``
+normalises them); accumulation is float64 in every kernel; losses are returned as float64.
+
+Layouts
+-------
+* per-anchor: ``anchors (n, d)``, ``positives (n, d)``, ``negatives (n, k, d)``;
+* pooled: ``pool (m, d)`` and ``index (n, k)`` of each anchor's negatives (no (n, k, d) copy);
+* in-batch: ``anchors (B, d)``, ``positives (B, d)``; the other positives are the negatives.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from . import validate as V
+
+
+class Risk(NamedTuple):
+    """Mean loss over anchors with its standard error std(ddof=1)/√n (nan when n = 1)."""
+
+    mean: float
+    stderr: float
+    n: int
+
+
+class Gradient(NamedTuple):
+    """Mean loss and its gradient with respect to each input array (same shapes as the inputs)."""
+
+    loss: float
+    anchors: np.ndarray
+    positives: np.ndarray
+    negatives: np.ndarray
+
+
+def _triplet(anchors, positives, negatives, normalize):
+    dt = V.common_dtype(*(np.asarray(x) if not isinstance(x, np.ndarray) else x
+                          for x in (anchors, positives, negatives) if _is_float(x)))
+    a = V.embeddings(anchors, "anchors", 2, dt)
+    p = V.embeddings(positives, "positives", 2, dt)
+    ng = V.embeddings(negatives, "negatives", 3, dt)
+    V.same_rows(a, "anchors", p, "positives")
+    V.same_rows(a, "anchors", ng, "negatives")
+    V.same_dim(a, "anchors", p, "positives")
+    V.same_dim(a, "anchors", ng, "negatives")
+    a = V.finite_unit_rows(a, "anchors", normalize)
+    p = V.finite_unit_rows(p, "positives", normalize)
+    ng = V.finite_unit_rows(ng, "negatives", normalize)
+    return a, p, ng
+
+
+def _is_float(x) -> bool:
+    try:
+        return np.asarray(x).dtype in (np.float64, np.float32)
+    except Exception:
+        return False
+
+
+def _pair(anchors, negatives, normalize):
+    dt = V.common_dtype(*(x for x in (anchors, negatives) if _is_float(x)))
+    a = V.embeddings(anchors, "anchors", 2, dt)
+    ng = V.embeddings(negatives, "negatives", 3, dt)
+    V.same_rows(a, "anchors", ng, "negatives")
+    V.same_dim(a, "anchors", ng, "negatives")
+    return V.finite_unit_rows(a, "anchors", normalize), V.finite_unit_rows(ng, "negatives", normalize)
+
+
+# --- per-anchor layout -----------------------------------------------------------------------
+
+def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normalize=False):
+    """Per-anchor InfoNCE loss: ℓ_k = −s⁺/τ + log((1/k) Σ_j e^{s_j/τ}) ("averaged") or
+    ℓ = −log(e^{s⁺/τ}/(e^{s⁺/τ} + Σ_j e^{s_j/τ})) ("standard"); τ > 0, unit rows.
+
+    Parameters
+    ----------
+    anchors, positives : (n, d) float64 or float32 arrays with unit rows.
+    negatives : (n, k, d) array, k ≥ 1 negatives per anchor.
+    tau : float > 0 (accuracy tested on τ ∈ [1e-3, 1e2]).
+    variant : "averaged" or "standard".
+    normalize : bool, divide every row by its norm first (otherwise rows must be unit).
+
+    Returns
+    -------
+    (n,) float64 array of losses. The standard loss keeps full relative accuracy when it is tiny
+    (the positive dominates), because it is computed as log1p(Σ_j e^{(s_j − s⁺)/τ}).
+    """
+    from .per_anchor import loss_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a, p, ng = _triplet(anchors, positives, negatives, normalize)
+    out = np.empty(a.shape[0])
+    loss_kernel(a, p, ng, t, var, out)
+    return out
+
+
+def risk(losses) -> Risk:
+    """Mean of per-anchor losses with standard error std(ddof=1)/√n; serial, fixed-order reduction."""
+    x = np.asarray(losses, dtype=np.float64)
+    if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
+        raise ValueError(f"losses must be a non-empty finite 1-D array, got {_shape(losses)}")
+    n = x.size
+    mean = float(math.fsum(x) / n)
+    se = float(math.sqrt(math.fsum((x - mean) ** 2) / (n - 1) / n)) if n > 1 else math.nan
+    return Risk(mean, se, n)
+
+
+def _shape(x):
+    try:
+        a = np.asarray(x)
+        return f"shape {a.shape}, dtype {a.dtype}"
+    except Exception:
+        return type(x).__name__
+
+
+def infonce_risk(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Risk:
+    """Empirical risk (1/n) Σ_i ℓ_i of the per-anchor InfoNCE loss, with its standard error."""
+    return risk(infonce_loss(anchors, positives, negatives, tau, variant, normalize))
+
+
+def similarities(anchors, positives, negatives, normalize=False):
+    """(s⁺ (n,), s (n, k)) with s⁺_i = ⟨a_i, p_i⟩ and s_ij = ⟨a_i, n_ij⟩, float64."""
+    from .per_anchor import similarity_kernel
+
+    a, p, ng = _triplet(anchors, positives, negatives, normalize)
+    s_pos = np.empty(a.shape[0])
+    s_neg = np.empty(ng.shape[:2])
+    similarity_kernel(a, p, ng, s_pos, s_neg)
+    return s_pos, s_neg
+
+
+def softmax_weights(anchors, negatives, tau, normalize=False):
+    """Q̂_{τ,k}(x_i, j) = e^{s_ij/τ} / Σ_l e^{s_il/τ}: the empirical softmax search over the negatives,
+    also the Gâteaux weights of the log-partition; (n, k) float64, rows sum to 1."""
+    from .per_anchor import weights_kernel
+
+    t = V.tau_value(tau)
+    a, ng = _pair(anchors, negatives, normalize)
+    out = np.empty(ng.shape[:2])
+    weights_kernel(a, ng, t, out)
+    return out
+
+
+search_kernel = softmax_weights  #: Q̂_{τ,k}, the paper's name for the same weights
+
+
+def search_cross_entropy(anchors, negatives, ideal_weights, tau, normalize=False):
+    """H_i = −Σ_j P̂_k(x_i, j) log Q̂_{τ,k}(x_i, j): cross-entropy of the learned softmax search against
+    the ideal weights P̂ (rows of ``ideal_weights`` ≥ 0 with positive sums, normalised here); (n,) float64."""
+    from .per_anchor import cross_entropy_kernel
+
+    t = V.tau_value(tau)
+    a, ng = _pair(anchors, negatives, normalize)
+    pw = V.weights_array(ideal_weights, "ideal_weights", ng.shape[:2])
+    out = np.empty(a.shape[0])
+    cross_entropy_kernel(a, ng, pw, t, out)
+    return out
+
+
+def log_mean_exp(scores, betas):
+    """Λ(b; z_i) = log((1/k) Σ_j e^{b z_ij}) for every row z_i of ``scores`` (n, k) and every b in
+    ``betas`` (> 0); returns (n, len(betas)) float64, max-shifted (no overflow at b·|z| ~ 1e3)."""
+    from .per_anchor import log_mean_exp_kernel
+
+    z = V.scores_array(scores, "scores")
+    bs = V.betas_array(betas)
+    out = np.empty((z.shape[0], bs.size))
+    log_mean_exp_kernel(z, bs, out)
+    return out
+
+
+def data_continuity_factor(similarities_, beta, tau):
+    """exp(Λ(β; z_i)/(βτ) − Λ(1/τ; z_i)) = ((1/k) Σ_j (k w_ij)^{βτ})^{1/(βτ)}, w = softmax(z/τ):
+    the data-dependent continuity factor for β ≥ 1/τ at each row z_i of similarities (n, k)."""
+    from ._generated import constants as G
+
+    if not hasattr(G, "data_factor"):
+        raise NotImplementedError("data_factor has not been generated yet (derivations.continuity.data_factor "
+                                  "is unavailable): run `python -m numerics.codegen` once it exists")
+    from .per_anchor import data_factor_kernel
+
+    t = V.tau_value(tau)
+    b = V.positive_scalar(beta, "beta")
+    if b * t < 1.0:
+        raise ValueError(f"beta must be ≥ 1/tau = {1 / t:.6g}, got {beta!r}")
+    z = V.scores_array(similarities_, "similarities")
+    out = np.empty(z.shape[0])
+    data_factor_kernel(z, b, t, out)
+    return out
+
+
+def infonce_gradient(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Gradient:
+    """Mean loss (1/n) Σ_i ℓ_i and its gradient with respect to anchors, positives and negatives.
+
+    The gradient is with respect to the arrays as passed (similarities are plain dot products).
+    With ``normalize=True`` the loss is evaluated on x/‖x‖ and the gradient is taken through the
+    normalisation: ∂/∂x = (g − x̂⟨x̂, g⟩)/‖x‖. Gradients have the dtype of the inputs.
+    """
+    from .per_anchor import gradient_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a0, p0, n0 = _triplet(anchors, positives, negatives, False) if not normalize else (None, None, None)
+    if normalize:
+        raw = _raw_triplet(anchors, positives, negatives)
+        a, p, ng = (V.finite_unit_rows(x, nm, True) for x, nm in zip(raw, ("anchors", "positives", "negatives")))
+    else:
+        a, p, ng = a0, p0, n0
+    n = a.shape[0]
+    loss = np.empty(n)
+    g_a, g_p, g_n = np.empty_like(a), np.empty_like(p), np.empty_like(ng)
+    gradient_kernel(a, p, ng, t, var, 1.0 / n, loss, g_a, g_p, g_n)
+    if normalize:
+        g_a, g_p, g_n = (_through_normalisation(x, g) for x, g in zip(raw, (g_a, g_p, g_n)))
+    return Gradient(float(math.fsum(loss) / n), g_a, g_p, g_n)
+
+
+def _raw_triplet(anchors, positives, negatives):
+    dt = V.common_dtype(*(x for x in (anchors, positives, negatives) if _is_float(x)))
+    a = V.embeddings(anchors, "anchors", 2, dt)
+    p = V.embeddings(positives, "positives", 2, dt)
+    ng = V.embeddings(negatives, "negatives", 3, dt)
+    V.same_rows(a, "anchors", p, "positives")
+    V.same_rows(a, "anchors", ng, "negatives")
+    V.same_dim(a, "anchors", p, "positives")
+    V.same_dim(a, "anchors", ng, "negatives")
+    return a, p, ng
+
+
+def _through_normalisation(x, g):
+    x64 = x.astype(np.float64)
+    norm = np.sqrt(np.einsum("...d,...d->...", x64, x64))[..., None]
+    xh = x64 / norm
+    g64 = g.astype(np.float64)
+    return ((g64 - xh * np.einsum("...d,...d->...", xh, g64)[..., None]) / norm).astype(x.dtype)
+
+
+# --- pooled layout ---------------------------------------------------------------------------
+
+def _pooled(anchors, positives, pool, index, normalize):
+    dt = V.common_dtype(*(x for x in (anchors, positives, pool) if _is_float(x)))
+    a = V.embeddings(anchors, "anchors", 2, dt)
+    p = V.embeddings(positives, "positives", 2, dt)
+    pl = V.embeddings(pool, "pool", 2, dt)
+    V.same_rows(a, "anchors", p, "positives")
+    V.same_dim(a, "anchors", p, "positives")
+    V.same_dim(a, "anchors", pl, "pool")
+    idx = V.index_array(index, "index", a.shape[0], pl.shape[0])
+    return (V.finite_unit_rows(a, "anchors", normalize), V.finite_unit_rows(p, "positives", normalize),
+            V.finite_unit_rows(pl, "pool", normalize), idx)
+
+
+def infonce_loss_pooled(anchors, positives, pool, index, tau, variant="averaged", normalize=False):
+    """Per-anchor InfoNCE loss with negatives pool[index[i, :]]: same formulas as ``infonce_loss``.
+
+    pool : (m, d) unit rows; index : (n, k) integers in [0, m). Returns (n,) float64.
+    """
+    from .pooled import loss_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a, p, pl, idx = _pooled(anchors, positives, pool, index, normalize)
+    out = np.empty(a.shape[0])
+    loss_kernel(a, p, pl, idx, t, var, out)
+    return out
+
+
+def softmax_weights_pooled(anchors, pool, index, tau, normalize=False):
+    """Q̂_{τ,k}(x_i, j) over the negatives pool[index[i, :]]; (n, k) float64."""
+    from .pooled import weights_kernel
+
+    t = V.tau_value(tau)
+    dt = V.common_dtype(*(x for x in (anchors, pool) if _is_float(x)))
+    a = V.finite_unit_rows(V.embeddings(anchors, "anchors", 2, dt), "anchors", normalize)
+    pl = V.embeddings(pool, "pool", 2, dt)
+    V.same_dim(a, "anchors", pl, "pool")
+    pl = V.finite_unit_rows(pl, "pool", normalize)
+    idx = V.index_array(index, "index", a.shape[0], pl.shape[0])
+    out = np.empty(idx.shape, dtype=np.float64)
+    weights_kernel(a, pl, idx, t, out)
+    return out
+
+
+class PooledGradient(NamedTuple):
+    """Mean loss and its gradient with respect to anchors, positives and the pool."""
+
+    loss: float
+    anchors: np.ndarray
+    positives: np.ndarray
+    pool: np.ndarray
+
+
+def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="averaged") -> PooledGradient:
+    """Mean loss and its gradient w.r.t. anchors, positives and pool (rows must be unit; plain dot products).
+
+    The pool gradient accumulates over every anchor that uses a pool row, serially in a fixed order.
+    """
+    from .pooled import coefficient_kernel, scatter_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a, p, pl, idx = _pooled(anchors, positives, pool, index, False)
+    n, k = idx.shape
+    loss = np.empty(n)
+    coef = np.empty((n, k))
+    g_a, g_p = np.empty_like(a), np.empty_like(p)
+    coefficient_kernel(a, p, pl, idx, t, var, 1.0 / n, loss, coef, g_a, g_p)
+    g_pool = np.zeros(pl.shape, dtype=np.float64)
+    scatter_kernel(a, idx, coef, g_pool)
+    return PooledGradient(float(math.fsum(loss) / n), g_a, g_p, g_pool.astype(pl.dtype, copy=False))
+
+
+# --- in-batch layout -------------------------------------------------------------------------
+
+def _batch(anchors, positives, normalize):
+    dt = V.common_dtype(*(x for x in (anchors, positives) if _is_float(x)))
+    a = V.embeddings(anchors, "anchors", 2, dt)
+    p = V.embeddings(positives, "positives", 2, dt)
+    V.same_rows(a, "anchors", p, "positives")
+    V.same_dim(a, "anchors", p, "positives")
+    if a.shape[0] < 2:
+        raise ValueError(f"anchors must hold a batch of B ≥ 2 rows (k = B − 1 ≥ 1 negatives), got shape {a.shape}")
+    return V.finite_unit_rows(a, "anchors", normalize), V.finite_unit_rows(p, "positives", normalize)
+
+
+def _similarity_matrix(a, p):
+    """S = A Pᵀ from BLAS, in the inputs' dtype (float32 GEMM for float32 inputs)."""
+    return np.dot(a, p.T)
+
+
+def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric=False, normalize=False):
+    """In-batch InfoNCE, per anchor: row_i = ℓ(S_ii; S_ij, j ≠ i) with S = A Pᵀ, k = B − 1 negatives.
+
+    variant "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``;
+    "averaged" is the same row minus log(B − 1) of the standard-to-averaged relation (exactly: c_i − log k).
+    ``symmetric=True`` returns (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
+    Returns (B,) float64.
+    """
+    from .in_batch import col_kernel, row_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a, p = _batch(anchors, positives, normalize)
+    S = _similarity_matrix(a, p)
+    B = a.shape[0]
+    rows, logits = np.empty(B), np.empty(B)
+    row_kernel(S, t, var, rows, logits)
+    if not symmetric:
+        return rows
+    cols = np.empty(B)
+    col_kernel(S, t, var, cols, logits)
+    return 0.5 * (rows + cols)
+
+
+class BatchGradient(NamedTuple):
+    """Mean in-batch loss and its gradient with respect to anchors and positives."""
+
+    loss: float
+    anchors: np.ndarray
+    positives: np.ndarray
+
+
+def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symmetric=False) -> BatchGradient:
+    """Mean in-batch loss (1/B) Σ_i ℓ_i (symmetric: mean of row and column losses) and its gradient:
+    with D = ∂loss/∂S, ∂/∂A = D P and ∂/∂P = Dᵀ A (BLAS). Rows must be unit (plain dot products)."""
+    from .in_batch import row_grad_kernel, row_kernel
+
+    t = V.tau_value(tau)
+    var = V.variant_value(variant)
+    a, p = _batch(anchors, positives, False)
+    B = a.shape[0]
+    a64, p64 = a.astype(np.float64, copy=False), p.astype(np.float64, copy=False)
+    S = np.dot(a64, p64.T)
+    rows, logits = np.empty(B), np.empty(B)
+    row_kernel(S, t, var, rows, logits)
+    D = np.empty((B, B))
+    scale = 1.0 / B if not symmetric else 0.5 / B
+    row_grad_kernel(S, t, var, logits, scale, D)
+    g_a, g_p = D @ p64, D.T @ a64
+    loss = math.fsum(rows) / B
+    if symmetric:
+        St = np.ascontiguousarray(S.T)
+        cols, clog = np.empty(B), np.empty(B)
+        row_kernel(St, t, var, cols, clog)
+        Dc = np.empty((B, B))
+        row_grad_kernel(St, t, var, clog, scale, Dc)
+        g_p += Dc @ a64
+        g_a += Dc.T @ p64
+        loss = 0.5 * (loss + math.fsum(cols) / B)
+    return BatchGradient(float(loss), g_a.astype(a.dtype, copy=False), g_p.astype(p.dtype, copy=False))

@@ -1,0 +1,152 @@
+"""Per-anchor-negatives layout: anchors (n, d), positives (n, d), negatives (n, k, d).
+
+For anchor i: s⁺_i = ⟨a_i, p_i⟩, s_ij = ⟨a_i, n_ij⟩, the logit c_i = log Σ_j e^{(s_ij − s⁺_i)/τ}
+(max-shifted, ``numerics.logsumexp``), and the closing formulas generated from
+``derivations.loss`` (``numerics._generated.constants``): ℓ_k = c − log k, ℓ = log(1 + e^c).
+Every kernel is ``prange`` over anchors with private outputs (``numerics._jit``); inputs are
+validated by ``numerics.api`` before they reach a kernel. Domain: τ > 0 (accuracy tested for
+τ ∈ [1e-3, 1e2]), unit rows so that every similarity lies in [−1, 1].
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import prange
+
+from ._generated import constants as G
+from ._jit import helper, kernel
+from .logsumexp import dot, log_mean_exp, logsumexp, row_max, softmax_into
+
+AVERAGED, STANDARD = 0, 1
+
+
+@helper
+def row_logit(a, p, negs, tau, z):
+    """c = log Σ_j e^{(s_j − s⁺)/τ}; fills z_j = (s_j − s⁺)/τ; returns (c, s⁺)."""
+    s_pos = dot(a, p)
+    for j in range(negs.shape[0]):
+        z[j] = (dot(a, negs[j]) - s_pos) / tau
+    return logsumexp(z), s_pos
+
+
+@helper
+def close_loss(c, k, variant):
+    """The generated closing formula: ℓ_k = c − log k (variant 0) or ℓ = log(1 + e^c) (variant 1)."""
+    if variant == AVERAGED:
+        return G.averaged_from_logit(c, np.float64(k))
+    return G.standard_from_logit(c)
+
+
+@helper
+def close_dlogit(c, k, variant):
+    """∂ℓ/∂c from the generated derivatives: 1 (averaged) or e^c/(1 + e^c) (standard)."""
+    if variant == AVERAGED:
+        return G.averaged_dlogit(c, np.float64(k))
+    return G.standard_dlogit(c)
+
+
+@kernel
+def loss_kernel(anchors, positives, negatives, tau, variant, out):
+    """out[i] = ℓ_k or ℓ for anchor i."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        z = np.empty(k)
+        c, _ = row_logit(anchors[i], positives[i], negatives[i], tau, z)
+        out[i] = close_loss(c, k, variant)
+
+
+@kernel
+def logit_kernel(anchors, positives, negatives, tau, out):
+    """out[i] = c_i = log Σ_j e^{(s_ij − s⁺_i)/τ}."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        z = np.empty(k)
+        c, _ = row_logit(anchors[i], positives[i], negatives[i], tau, z)
+        out[i] = c
+
+
+@kernel
+def similarity_kernel(anchors, positives, negatives, s_pos, s_neg):
+    """s_pos[i] = ⟨a_i, p_i⟩, s_neg[i, j] = ⟨a_i, n_ij⟩ (float64)."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        s_pos[i] = dot(anchors[i], positives[i])
+        for j in range(k):
+            s_neg[i, j] = dot(anchors[i], negatives[i, j])
+
+
+@kernel
+def weights_kernel(anchors, negatives, tau, out):
+    """out[i, j] = Q̂_{τ,k}(x_i, j) = e^{s_ij/τ} / Σ_l e^{s_il/τ}, the softmax search over the negatives."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        z = np.empty(k)
+        for j in range(k):
+            z[j] = dot(anchors[i], negatives[i, j]) / tau
+        softmax_into(z, out[i])
+
+
+@kernel
+def cross_entropy_kernel(anchors, negatives, ideal, tau, out):
+    """out[i] = −Σ_j P̂_ij log Q̂_ij = Σ_j P̂_ij (log Σ_l e^{z_l} − z_j), z_j = s_ij/τ, Σ_j P̂_ij = 1."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        z = np.empty(k)
+        for j in range(k):
+            z[j] = dot(anchors[i], negatives[i, j]) / tau
+        lse = logsumexp(z)
+        acc = 0.0
+        for j in range(k):
+            acc += ideal[i, j] * (lse - z[j])
+        out[i] = acc
+
+
+@kernel
+def log_mean_exp_kernel(scores, bs, out):
+    """out[i, l] = Λ(b_l; z_i) = log((1/k) Σ_j e^{b_l z_ij}), max-shifted."""
+    n = scores.shape[0]
+    for i in prange(n):
+        row = scores[i].astype(np.float64)
+        for l in range(bs.shape[0]):
+            out[i, l] = log_mean_exp(row, bs[l])
+
+
+@kernel
+def data_factor_kernel(scores, beta, tau, out):
+    """out[i] = exp(Λ(β; z_i)/(βτ) − Λ(1/τ; z_i)), the data-dependent continuity factor (generated closing)."""
+    n = scores.shape[0]
+    for i in prange(n):
+        # shift by m = max_j z_j first: Λ(b; z) = b m + Λ(b; z − m), and the b m terms cancel exactly in
+        # Λ(β; z)/(βτ) − Λ(1/τ; z), so only O(1) quantities (not O(1/τ) ones) are subtracted
+        row = scores[i].astype(np.float64)
+        row -= row_max(row)
+        out[i] = G.data_factor(log_mean_exp(row, beta), log_mean_exp(row, 1.0 / tau), beta, tau)
+
+
+@kernel
+def gradient_kernel(anchors, positives, negatives, tau, variant, scale, loss, g_a, g_p, g_n):
+    """Per-anchor loss and the gradient of scale · Σ_i ℓ_i with respect to a_i, p_i and n_ij.
+
+    With c_i the logit, w_ij = softmax_j((s_ij − s⁺_i)/τ) and g_i = scale · (∂ℓ/∂c)(c_i)/τ:
+    ∂/∂a_i = g_i (Σ_j w_ij n_ij − p_i), ∂/∂p_i = −g_i a_i, ∂/∂n_ij = g_i w_ij a_i.
+    """
+    n, k, dim = negatives.shape[0], negatives.shape[1], negatives.shape[2]
+    for i in prange(n):
+        z = np.empty(k)
+        w = np.empty(k)
+        a = anchors[i]
+        s_pos = dot(a, positives[i])
+        for j in range(k):
+            z[j] = (dot(a, negatives[i, j]) - s_pos) / tau
+        c = softmax_into(z, w)
+        loss[i] = close_loss(c, k, variant)
+        g = scale * close_dlogit(c, k, variant) / tau
+        acc = np.zeros(dim)
+        for j in range(k):
+            gw = g * w[j]
+            for t in range(dim):
+                acc[t] += w[j] * negatives[i, j, t]
+                g_n[i, j, t] = gw * a[t]
+        for t in range(dim):
+            g_a[i, t] = g * (acc[t] - positives[i, t])
+            g_p[i, t] = -g * a[t]

@@ -1,0 +1,190 @@
+"""Boundary checks for the kernels: every bad input becomes a ``ValueError`` that names the argument,
+its shape or value and what is allowed, raised *before* any compute kernel runs.
+
+What the kernels are promised (the compile policy in ``numerics._jit``): C-contiguous ``float64`` or
+``float32`` embedding arrays of one common dtype, finite, with unit rows (or ``normalize=True``);
+``int64`` index arrays inside the pool; a finite ``tau > 0``; ``k ≥ 1`` negatives per anchor.
+Non-contiguous float arrays are copied to C order; integer, boolean, complex and float16 embeddings
+are refused (say what to convert to) rather than silently converted.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+from numba import prange
+
+from ._jit import kernel
+
+#: allowed deviation | ‖x‖ − 1 | of a row that must be a unit vector, per dtype
+UNIT_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-4}
+VARIANTS = ("averaged", "standard")
+
+
+def _describe(x) -> str:
+    a = np.asarray(x) if not isinstance(x, np.ndarray) else x
+    return f"shape {a.shape}, dtype {a.dtype}"
+
+
+def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
+    """``x`` as a C-contiguous float64/float32 array with ``ndim`` dimensions, ≥ 1 entry per axis.
+
+    ``dtype`` forces the result's dtype (used to bring every array of a call to one dtype).
+    """
+    if isinstance(x, (str, bytes)) or x is None:
+        raise ValueError(f"{name} must be a float64 or float32 array, got {type(x).__name__}")
+    try:
+        a = np.asarray(x)
+    except Exception as exc:  # ragged lists and the like
+        raise ValueError(f"{name} must be a float64 or float32 array, got {type(x).__name__} ({exc})") from None
+    if a.dtype not in (np.float64, np.float32):
+        raise ValueError(
+            f"{name} must be a float64 or float32 array, got dtype {a.dtype} ({_describe(a)}); "
+            f"convert explicitly, e.g. {name}.astype(np.float64)")
+    if a.ndim != ndim:
+        axes = {2: "(n, d)", 3: "(n, k, d)"}.get(ndim, f"{ndim} axes")
+        raise ValueError(f"{name} must have shape {axes}, got shape {a.shape}")
+    if any(sz == 0 for sz in a.shape):
+        raise ValueError(f"{name} must have at least one entry along every axis, got shape {a.shape}"
+                         + (" (k = 0 negatives; need k ≥ 1)" if ndim == 3 and a.shape[1] == 0 else ""))
+    target = np.dtype(dtype) if dtype is not None else a.dtype
+    return np.ascontiguousarray(a, dtype=target)
+
+
+def common_dtype(*arrays) -> np.dtype:
+    """float64 if any argument is float64, else float32 (all arguments must be float arrays already)."""
+    return np.dtype(np.float64) if any(np.asarray(a).dtype == np.float64 for a in arrays) else np.dtype(np.float32)
+
+
+def positive_scalar(value, name: str) -> float:
+    """A finite real ``value > 0`` (with ``1/value`` finite) as a Python float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    v = float(value)
+    if not (math.isfinite(v) and v > 0 and math.isfinite(1.0 / v)):
+        raise ValueError(f"{name} must be a finite real number > 0, got {value!r}")
+    return v
+
+
+def tau_value(tau) -> float:
+    """τ > 0, finite. (Accuracy is tested for τ ∈ [1e-3, 1e2], the toolkit's stated range.)"""
+    return positive_scalar(tau, "tau")
+
+
+def variant_value(variant) -> int:
+    """``"averaged"`` → 0, ``"standard"`` → 1."""
+    if variant not in VARIANTS:
+        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
+    return VARIANTS.index(variant)
+
+
+def same_rows(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
+    if a.shape[0] != b.shape[0]:
+        raise ValueError(f"{name_b} must have one row per row of {name_a} ({a.shape[0]}), got shape {b.shape}")
+
+
+def same_dim(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(f"{name_b} must have embedding dimension d = {a.shape[-1]} like {name_a}, "
+                         f"got shape {b.shape}")
+
+
+@kernel
+def _row_norm_deviation(x, out):
+    """out[r] = | ‖x_r‖ − 1 | for finite rows, −1 for rows holding NaN or ±inf."""
+    rows, dim = x.shape
+    for r in prange(rows):
+        acc = 0.0
+        bad = False
+        for t in range(dim):
+            v = np.float64(x[r, t])
+            if not math.isfinite(v):
+                bad = True
+            acc += v * v
+        out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
+
+
+def _row_index(flat: int, shape: tuple) -> tuple:
+    return tuple(int(i) for i in np.unravel_index(flat, shape[:-1]))
+
+
+def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
+    """Refuse NaN/inf; with ``normalize`` return ``x/‖x‖`` row-wise, otherwise require unit rows."""
+    flat = x.reshape(-1, x.shape[-1])
+    dev = np.empty(flat.shape[0], dtype=np.float64)
+    _row_norm_deviation(flat, dev)
+    bad = np.flatnonzero(dev < 0)
+    if bad.size:
+        raise ValueError(f"{name} must be finite; row {_row_index(bad[0], x.shape)} holds NaN or inf "
+                         f"({bad.size} such rows, {name} {_describe(x)})")
+    if normalize:
+        norms = np.sqrt(np.einsum("...d,...d->...", x, x, dtype=np.float64))
+        if np.any(norms == 0):
+            zero = np.flatnonzero(norms.reshape(-1) == 0)[0]
+            raise ValueError(f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised (normalize=True)")
+        return np.ascontiguousarray((x / norms[..., None]).astype(x.dtype, copy=False))
+    tol = UNIT_TOL[x.dtype]
+    worst = int(np.argmax(dev))
+    if dev[worst] > tol:
+        raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
+                         f"{_row_index(worst, x.shape)} has norm {1 + dev[worst]:.6g} or {1 - dev[worst]:.6g}. "
+                         f"Pass normalize=True to normalise the rows")
+    return x
+
+
+def index_array(index, name: str, n: int, m: int) -> np.ndarray:
+    """An ``(n, k)`` integer array with every entry in ``[0, m)``, as C-contiguous int64."""
+    a = np.asarray(index)
+    if a.dtype.kind not in "iu":
+        raise ValueError(f"{name} must be an integer array of pool row numbers, got dtype {a.dtype}")
+    if a.ndim != 2 or a.shape[0] != n:
+        raise ValueError(f"{name} must have shape (n, k) = ({n}, k), got shape {a.shape}")
+    if a.shape[1] == 0:
+        raise ValueError(f"{name} must list k ≥ 1 negatives per anchor, got shape {a.shape}")
+    lo, hi = int(a.min()), int(a.max())
+    if lo < 0 or hi >= m:
+        bad = lo if lo < 0 else hi
+        where = tuple(int(i) for i in np.argwhere(a == bad)[0])
+        raise ValueError(f"{name} entries must lie in [0, {m}) (the pool has {m} rows); "
+                         f"{name}{list(where)} = {bad}")
+    return np.ascontiguousarray(a, dtype=np.int64)
+
+
+def betas_array(betas, name: str = "betas") -> np.ndarray:
+    """A non-empty 1-D array of finite inverse temperatures b > 0, float64."""
+    a = np.atleast_1d(np.asarray(betas))
+    if a.dtype.kind not in "iuf" or a.ndim != 1 or a.size == 0:
+        raise ValueError(f"{name} must be a non-empty list of real numbers > 0, got {betas!r}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a) & (a > 0)):
+        raise ValueError(f"{name} must be finite and > 0, got {betas!r}")
+    return np.ascontiguousarray(a)
+
+
+def scores_array(x, name: str) -> np.ndarray:
+    """An ``(n, k)`` finite float array (similarities or scores), float64 or float32, C order."""
+    a = embeddings(x, name, 2)
+    if not np.all(np.isfinite(a)):
+        bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])
+        raise ValueError(f"{name} must be finite; {name}{list(bad)} = {a[bad]!r}")
+    return a
+
+
+def weights_array(x, name: str, shape: tuple) -> np.ndarray:
+    """Nonnegative finite ``shape`` weights with a positive sum per row, normalised to sum to 1 (float64)."""
+    a = np.asarray(x)
+    if a.dtype.kind not in "iuf":
+        raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
+    if a.shape != shape:
+        raise ValueError(f"{name} must have shape {shape}, got shape {a.shape}")
+    a = a.astype(np.float64)
+    if not np.all(np.isfinite(a) & (a >= 0)):
+        bad = tuple(int(i) for i in np.argwhere(~(np.isfinite(a) & (a >= 0)))[0])
+        raise ValueError(f"{name} must be finite and ≥ 0; {name}{list(bad)} = {a[bad]!r}")
+    tot = a.sum(axis=1)
+    if np.any(tot <= 0):
+        row = int(np.flatnonzero(tot <= 0)[0])
+        raise ValueError(f"{name} row {row} sums to 0; the ideal weights need Σ_j m(x, y_j) > 0")
+    return np.ascontiguousarray(a / tot[:, None])
