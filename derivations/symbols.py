@@ -41,6 +41,8 @@ Z = sp.Symbol("Z", positive=True)  #: Z = E W, the partition function
 Zk = sp.Symbol("Z_k", positive=True)  #: Z_k = (1/k) Σ_j W_j
 u = sp.Symbol("u", positive=True)  #: u = Z_k/Z
 a = sp.Symbol("a", positive=True)  #: a lower bound on u
+y = sp.Symbol("y", nonnegative=True)  #: y = −log a ≥ 0, the lower bound on u in log scale
+zeta = sp.Symbol("zeta", real=True)  #: ζ = τ log Z_k ∈ [−1, 1], a log-scale mean similarity
 x = sp.Symbol("x", real=True)  #: a generic real variable
 eps = sp.Symbol("epsilon", positive=True)  #: ε = 1/k for expansions about k = ∞
 kappa = sp.IndexedBase("kappa", real=True)  #: cumulants κ_n of W
