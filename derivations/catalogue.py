@@ -16,6 +16,8 @@ MODULES: tuple[str, ...] = (
     "rewriting",
     "gateaux",
     "continuity",
+    "theorem",
+    "prior",
 )
 
 

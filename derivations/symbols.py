@@ -54,8 +54,7 @@ w = sp.IndexedBase("w", positive=True)  #: values e^{s(x, y_i)/τ} on finitely m
 c = sp.Symbol("c", real=True)  #: the logit c = log Σ_j e^{(s_j − s⁺)/τ}
 S = sp.IndexedBase("S", real=True)  #: in-batch similarity matrix S[i, j] = ⟨φ(x_i), φ(x_j⁺)⟩
 B_batch = sp.Symbol("B", integer=True, positive=True)  #: batch size of the in-batch form
-y = sp.Symbol("y", real=True)  #: τ log Z_k, the "soft mean" similarity of the negatives
-g = sp.Symbol("g", real=True)  #: g = s⁺ − y ∈ [−2, 2]
+g = sp.Symbol("g", real=True)  #: g = s⁺ − ζ ∈ [−2, 2]
 m_shift = sp.Symbol("m", real=True)  #: a shift of the scores (the max, in the kernels)
 ell = sp.Symbol("ell", real=True)  #: the standard loss ℓ
 ell_k = sp.Symbol("ell_k", real=True)  #: the averaged loss ℓ_k

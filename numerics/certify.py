@@ -1,0 +1,238 @@
+"""Certified evaluation: an outward-rounded interval ``[lo, hi] ∋ expr(params)`` (``mpmath.iv``).
+
+What the toolkit prints as a bound is ``hi`` rounded *up* to the printed digits, so no printed
+bound is understated. Each evaluation also computes the float value of the same expression
+(``sympy.lambdify`` with the ``math`` module) and checks ``float ∈ [lo₅₃, hi₅₃]``, the enclosure
+computed at the float's own precision (53 bits): every float operation of the lambdified tree is
+a correctly (or faithfully) rounded version of an operation the interval evaluator encloses
+outward, so a float outside that interval means the float route and the symbolic route disagree
+(a codegen or transcription bug), never mere rounding. When the float overflows (``τ = 1e-3``
+gives ``e^{2000}``), the certified interval is still returned and printed in scientific form;
+``float_value`` is then ``inf`` and ``overflow`` is true.
+
+Parameters are converted to exact rationals first: a decimal string ``"0.1"`` becomes ``1/10``
+exactly, an ``int`` stays exact, a ``float`` is read through its shortest ``repr`` (so ``0.1``
+also becomes ``1/10``, the number the user typed).
+"""
+
+from __future__ import annotations
+
+import math
+import sys
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+import mpmath
+import sympy as sp
+
+from derivations.intervals import NotEnclosable, interval_eval, iv_prec
+
+#: working precision (bits) of the tight enclosure whose upper end is printed
+TIGHT_BITS = 120
+#: precision of the enclosure the float value is checked against (the float's own)
+FLOAT_BITS = 53
+
+
+class CertificationError(ValueError):
+    """The float value of an expression lies outside its certified interval (a real bug)."""
+
+
+def exact(value: Any, name: str = "value") -> sp.Rational:
+    """``value`` as an exact SymPy rational; decimal strings are read exactly (``"0.1"`` → 1/10).
+
+    Raises ``ValueError`` naming ``name`` for non-numeric or non-finite input.
+    """
+    if isinstance(value, sp.Basic):
+        val = sp.nsimplify(value) if isinstance(value, sp.Float) else value
+        if val.is_Rational:
+            return sp.Rational(val)
+        raise ValueError(f"{name} must be an exact number, got {value!r}")
+    if isinstance(value, bool):
+        raise ValueError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, int):
+        return sp.Integer(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        return sp.Rational(repr(value))
+    if isinstance(value, mpmath.mpf):
+        if not mpmath.isfinite(value):
+            raise ValueError(f"{name} must be a finite number, got {value!r}")
+        man, exp = value.man_exp
+        return sp.Integer(man) * sp.Integer(2) ** exp
+    text = str(value).strip()
+    try:
+        out = sp.Rational(text)
+    except (TypeError, ValueError, SyntaxError, sp.SympifyError):
+        raise ValueError(f"{name} must be a number, got {value!r}") from None
+    if not out.is_Rational:  # pragma: no cover - Rational() returns rationals or raises
+        raise ValueError(f"{name} must be a finite number, got {value!r}")
+    return out
+
+
+@dataclass
+class Certified:
+    """A certified enclosure ``lo ≤ value ≤ hi`` of ``expr`` at ``params``, with its float value."""
+
+    name: str
+    expr: sp.Expr
+    params: dict
+    lo: Any  #: lower end (``mpmath.mpf``), outward rounded
+    hi: Any  #: upper end (``mpmath.mpf``), outward rounded
+    float_value: float  #: lambdified float value (``inf`` when it overflows)
+    float_lo: Any = None  #: 53-bit enclosure the float is checked against
+    float_hi: Any = None
+    meta: dict = field(default_factory=dict)
+
+    @property
+    def overflow(self) -> bool:
+        """True when the float route cannot represent the value (overflow, inf or nan)."""
+        return not math.isfinite(self.float_value)
+
+    @property
+    def float_in_interval(self) -> bool:
+        """``float ∈ [lo₅₃, hi₅₃]``; when the float overflows, true iff the interval really is beyond
+        the float range (so an overflow is never a disguised wrong formula)."""
+        if self.overflow:
+            return bool(abs(self.float_hi) > _FLOAT_MAX or abs(self.float_lo) > _FLOAT_MAX)
+        return bool(self.float_lo <= self.float_value <= self.float_hi)
+
+    @property
+    def upper(self) -> Any:
+        """The certified upper bound (what the toolkit prints)."""
+        return self.hi
+
+    def upper_str(self, digits: int = 6) -> str:
+        """``hi`` rounded *up* to ``digits`` significant digits, scientific when large or small."""
+        return format_up(self.hi, digits)
+
+    def lower_str(self, digits: int = 6) -> str:
+        return format_down(self.lo, digits)
+
+    def as_dict(self, digits: int = 6) -> dict:
+        return {
+            "name": self.name,
+            "upper": self.upper_str(digits),
+            "interval": [self.lower_str(digits), self.upper_str(digits)],
+            "float": None if self.overflow else self.float_value,
+            "float_overflows": self.overflow,
+            "float_in_interval": self.float_in_interval,
+            **self.meta,
+        }
+
+
+_FLOAT_MAX = mpmath.mpf(sys.float_info.max)
+
+
+def _params_exact(params: Mapping) -> dict:
+    return {sym: exact(val, str(sym)) for sym, val in params.items()}
+
+
+def enclose(expr: sp.Expr, params: Mapping, bits: int = TIGHT_BITS) -> tuple[Any, Any]:
+    """``(lo, hi)`` enclosing ``expr`` at the exact parameter values ``params`` (symbol → number)."""
+    ex = _params_exact(params)
+    expr = sp.sympify(expr)
+    missing = {s for s in expr.free_symbols if s not in ex}
+    if missing:
+        raise ValueError(f"no value given for {sorted(map(str, missing))}")
+    with iv_prec(bits):
+        box = {s: (v, v) for s, v in ex.items() if s in expr.free_symbols}
+        val = interval_eval(expr, box)
+        lo, hi = mpmath.mpf(val.a), mpmath.mpf(val.b)
+    if mpmath.isnan(lo) or mpmath.isnan(hi):
+        raise NotEnclosable(f"enclosure of {expr} is nan")
+    return lo, hi
+
+
+def float_value(expr: sp.Expr, params: Mapping) -> float:
+    """The lambdified float value of ``expr`` (``math`` module); ``inf``/``nan`` on overflow."""
+    expr = sp.sympify(expr)
+    syms = sorted(expr.free_symbols, key=str)
+    fn = sp.lambdify(syms, expr, modules="math")
+    args = [float(params[s]) if not isinstance(params[s], str) else float(exact(params[s], str(s))) for s in syms]
+    try:
+        out = float(fn(*args))
+    except OverflowError:
+        return math.inf
+    except (ValueError, ZeroDivisionError):
+        return math.nan
+    return out
+
+
+def certify(expr: sp.Expr, params: Mapping, name: str = "", check: bool = True, bits: int = TIGHT_BITS,
+            **meta: Any) -> Certified:
+    """Certified enclosure of ``expr`` at ``params`` plus its float value, cross-checked.
+
+    Parameters
+    ----------
+    expr : SymPy expression; every free symbol must have a value in ``params``.
+    params : mapping symbol → number (exact decimal strings, ints, floats or SymPy rationals).
+    name : label carried into the result.
+    check : raise ``CertificationError`` when the float lies outside the 53-bit enclosure.
+    bits : precision of the tight enclosure whose upper end is printed.
+
+    Returns
+    -------
+    Certified
+    """
+    expr = sp.sympify(expr)
+    ex = _params_exact(params)
+    lo, hi = enclose(expr, ex, bits)
+    flo, fhi = enclose(expr, ex, FLOAT_BITS)
+    fv = float_value(expr, ex)
+    out = Certified(name or str(expr), expr, ex, lo, hi, fv, flo, fhi, dict(meta))
+    if check and not out.float_in_interval:
+        raise CertificationError(
+            f"{out.name}: float value {fv!r} lies outside its certified interval [{flo}, {fhi}] at "
+            + ", ".join(f"{s}={v}" for s, v in ex.items()))
+    return out
+
+
+def format_up(x: Any, digits: int = 6) -> str:
+    """Decimal string ≥ ``x`` with ``digits`` significant digits (scientific outside [1e-3, 1e6))."""
+    return _fmt(x, digits, up=True)
+
+
+def format_down(x: Any, digits: int = 6) -> str:
+    """Decimal string ≤ ``x`` with ``digits`` significant digits."""
+    return _fmt(x, digits, up=False)
+
+
+def _fmt(x: Any, digits: int, up: bool) -> str:
+    x = mpmath.mpf(x)
+    if mpmath.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    # exact decimal directed rounding: x = m · 10^e with m an integer of `digits` digits
+    neg = x < 0
+    ax = -x if neg else x
+    with mpmath.workprec(max(64, int(mpmath.mag(ax)) + 64)):
+        e = int(mpmath.floor(mpmath.log10(ax))) - digits + 1
+    man, ex2 = ax.man_exp
+    rx = sp.Integer(man) * sp.Integer(2) ** ex2
+    scaled = rx / sp.Integer(10) ** e if e >= 0 else rx * sp.Integer(10) ** (-e)
+    toward_up = up != neg  # rounding the magnitude up when the signed value rounds up
+    m = int(sp.ceiling(scaled)) if toward_up else int(sp.floor(scaled))
+    if m >= 10 ** digits:  # log10 estimate was one low
+        e += 1
+        scaled = scaled / 10
+        m = int(sp.ceiling(scaled)) if toward_up else int(sp.floor(scaled))
+    elif m < 10 ** (digits - 1):
+        e -= 1
+        scaled = scaled * 10
+        m = int(sp.ceiling(scaled)) if toward_up else int(sp.floor(scaled))
+    sign = "-" if neg else ""
+    exp10 = e + digits - 1  # exponent of the leading digit
+    mant = str(m)
+    if -3 <= exp10 < 6:
+        val = sp.Integer(m) * sp.Rational(10) ** e
+        dec = max(0, -e)
+        s = f"{int(val * 10 ** dec)}"
+        if dec:
+            s = s.rjust(dec + 1, "0")
+            s = s[:-dec] + "." + s[-dec:]
+            s = s.rstrip("0").rstrip(".")
+        return sign + s
+    body = mant[0] + ("." + mant[1:].rstrip("0") if mant[1:].rstrip("0") else "")
+    return f"{sign}{body}e{exp10:+d}"
