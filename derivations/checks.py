@@ -103,6 +103,8 @@ class Sampler:
             val = lo if r.random() < 0.5 else hi
         elif lo > 0 and hi / lo > 50:
             val = math.exp(r.uniform(math.log(lo), math.log(hi)))
+        elif lo >= 0 and hi - lo > 50 and r.random() < 0.5:  # [0, big): small values matter too
+            val = lo + math.exp(r.uniform(math.log(1e-9), math.log(hi - lo)))
         else:
             val = r.uniform(lo, hi)
         if sym.is_integer:
@@ -293,7 +295,7 @@ def _spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any]) -> di
 
 def _exact_values(exprs: list[sp.Expr], pt: Mapping, ev: Evaluator, dps: int) -> list:
     """High-precision values; falls back to SymPy evalf for integrals and derivatives."""
-    if any(e.has(sp.Integral, sp.Derivative) for e in exprs):
+    if any(e.has(sp.Derivative) for e in exprs):  # integrals go through lambdify → mpmath.quad
         sub = {s: (sp.Integer(v) if isinstance(v, int) else sp.Float(v, dps)) for s, v in pt.items()}
         struct = {s: int(pt[s]) for s in ev.structural}
         out = []
@@ -317,6 +319,19 @@ def _sides(step: Step) -> tuple[sp.Expr, sp.Expr, bool]:
     return step.rhs, step.lhs, rel == ">"
 
 
+def _obviously_nonnegative(e: sp.Expr) -> bool:
+    """SymPy's assumptions, extended by: even powers of real bases (where defined), and sums and
+    products of nonnegative terms. (x⁻² is nonnegative wherever it is defined.)"""
+    if e.is_nonnegative:
+        return True
+    if isinstance(e, sp.Pow):
+        ex = e.exp
+        return bool(ex.is_integer and ex.is_even and e.base.is_real)
+    if isinstance(e, (sp.Mul, sp.Add)):
+        return all(_obviously_nonnegative(a) for a in e.args)
+    return False
+
+
 def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     small, big, strict = _sides(step)
     gap = big - small
@@ -328,7 +343,7 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     if step.certificate is not None:
         cert = sp.sympify(step.certificate)
         same = sp.simplify(gap - cert) == 0
-        sign_ok = cert.is_positive if strict else cert.is_nonnegative
+        sign_ok = cert.is_positive if strict else _obviously_nonnegative(cert)
         if same and sign_ok:
             symbolic = True
             methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy assumptions")
@@ -383,133 +398,212 @@ class IntervalOutcome:
     counterexample: dict[str, str] | None = None
 
 
-def _split(sym: sp.Symbol, lo: Any, hi: Any) -> list[tuple[Any, Any]] | None:
-    inf = mpmath.inf
-    if sym.is_integer:
-        if hi - lo < 1:
-            return None
-        if hi == inf:
-            mid = max(2 * lo, lo + 1)
-        elif lo > 0 and hi / lo > 4:
-            mid = mpmath.floor(mpmath.sqrt(lo * hi))
-        else:
-            mid = mpmath.floor((lo + hi) / 2)
-        mid = min(max(mid, lo), hi - 1)
-        return [(lo, mid), (mid + 1, hi)]
-    if hi == inf:
-        mid = max(2 * lo, lo + 1) if lo >= 0 else mpmath.mpf(0)
-    elif lo == -inf:
-        mid = min(2 * hi, hi - 1) if hi <= 0 else mpmath.mpf(0)
+def _rat(x: float) -> sp.Rational:
+    return sp.Rational(repr(float(x)))
+
+
+def _split(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
+    """Two exact-rational halves of [lo, hi] (geometric on wide positive ranges, integers kept).
+
+    A range straddling 0 is split at 0 first: claims tight at 0 (log(1 + x) ≤ x) then settle
+    on each half by the monotonicity test instead of being bisected forever.
+    """
+    if lo < 0 < hi and not sym.is_integer:
+        return [(lo, sp.Integer(0)), (sp.Integer(0), hi)]
+    if hi == sp.oo:
+        mid = sp.Max(2 * lo, lo + 1) if lo >= 0 else sp.Integer(0)
+    elif lo == -sp.oo:
+        mid = sp.Min(2 * hi, hi - 1) if hi <= 0 else sp.Integer(0)
     elif lo > 0 and hi / lo > 4:
-        mid = mpmath.sqrt(lo * hi)
+        mid = _rat(math.sqrt(float(lo) * float(hi)))
     else:
         mid = (lo + hi) / 2
-    if not lo < mid < hi:
+    if sym.is_integer:
+        mid = sp.floor(mid)
+        mid = sp.Min(sp.Max(mid, lo), hi - 1)
+        if hi - lo < 1:
+            return None
+        return [(lo, mid), (mid + 1, hi)]
+    if not (lo < mid < hi):
         return None
     return [(lo, mid), (mid, hi)]
 
 
-def _rel_width(sym: sp.Symbol, lo: Any, hi: Any) -> Any:
-    if hi == mpmath.inf or lo == -mpmath.inf:
-        return mpmath.mpf(1e9)
+def _rel_width(lo: sp.Expr, hi: sp.Expr) -> float:
+    if hi == sp.oo or lo == -sp.oo:
+        return 1e9
     if lo > 0 and hi / lo > 4:
-        return mpmath.log(hi / lo)
-    return hi - lo
+        return math.log(float(hi) / float(lo))
+    return float(hi - lo)
+
+
+class _Variants:
+    """The expression with some variables fixed at exact endpoints, simplified, and its partials."""
+
+    def __init__(self, expr: sp.Expr):
+        self.expr = expr
+        self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
+
+    def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, dict]:
+        key = frozenset(fixed.items())
+        if key not in self.cache:
+            e = self.expr.subs(dict(fixed)) if fixed else self.expr
+            if fixed:
+                try:
+                    e = sp.simplify(e)
+                except Exception:  # keep the unsimplified form: still a valid enclosure target
+                    pass
+            self.cache[key] = (e, {})
+        return self.cache[key]
+
+    def partial(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> sp.Expr | None:
+        e, parts = self.get(fixed)
+        if sym not in parts:
+            try:
+                parts[sym] = sp.diff(e, sym)
+            except Exception:
+                parts[sym] = None
+        return parts[sym]
 
 
 def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, budget: int = 1500,
                         max_dims: int = 4) -> IntervalOutcome:
-    """Adaptive interval subdivision: prove ``expr ≥ 0`` (``> 0`` if strict) on the domain box."""
+    """Prove ``expr ≥ 0`` (``> 0`` if strict) on the domain box by interval branch and bound.
+
+    Each box is enclosed with outward-rounded interval arithmetic; a box that is not certified
+    gets the *monotonicity test* (a partial derivative of one sign over the box moves that
+    variable to the face where the minimum lies, substituted exactly and simplified, so a claim
+    that is tight on a face is settled symbolically there), then is bisected. A box centre with
+    a certainly negative value refutes the claim.
+    """
     expr = sp.sympify(expr)
     names = free_names(expr)
     if expr.atoms(sp.Indexed) or _structural_ints(expr):
         return IntervalOutcome("n/a", 0, "vector-valued claim (indexed entries): not subdivided")
     if len(names) > max_dims:
         return IntervalOutcome("n/a", 0, f"{len(names)} free symbols > {max_dims}: not subdivided")
-    syms = sorted(names, key=str)
-    box0 = {}
-    for s in syms:
-        lo, hi = domain.range_of(s)
-        box0[s] = (mpmath.mpf(intervals.to_iv(lo).a) if lo.is_finite else -mpmath.inf,
-                   mpmath.mpf(intervals.to_iv(hi).b) if hi.is_finite else mpmath.inf)
-        if s.is_integer:
-            box0[s] = (mpmath.ceil(box0[s][0]) if box0[s][0] != -mpmath.inf else box0[s][0],
-                       mpmath.floor(box0[s][1]) if box0[s][1] != mpmath.inf else box0[s][1])
+    box0: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
+    for sym in sorted(names, key=str):
+        lo, hi = domain.range_of(sym)
+        if sym.is_integer:
+            lo = sp.ceiling(lo) if lo.is_finite else lo
+            hi = sp.floor(hi) if hi.is_finite else hi
+        box0[sym] = (lo, hi)
     cons = [c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
             for c in domain.constraints]
-    stack = [box0]
+    variants = _Variants(expr)
+    stack: list[tuple[dict, dict]] = [(box0, {})]
     done = 0
-    pending_volume: list[dict] = []
+    left: list[dict] = []
+
+    def ok(val: Any) -> bool:
+        return val.a > 0 or (val.a >= 0 and not strict)
+
+    def enclose(e: sp.Expr, box: Mapping) -> Any:
+        return intervals.interval_eval(e, {x_: intervals.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+
     with mpmath.workprec(80), intervals.iv_prec(80):
         while stack:
             if done >= budget:
-                pending_volume = stack
+                left = [b_ for b_, _ in stack]
                 break
-            box = stack.pop()
+            box, fixed = stack.pop()
             done += 1
-            ibox = {s: mpmath.iv.mpf([lo, hi]) for s, (lo, hi) in box.items()}
-            skip = False
-            for c in cons:
-                try:
-                    cv = intervals.interval_eval(c, ibox)
-                    if cv.b < 0:
-                        skip = True  # the box lies outside the constrained domain
-                except intervals.NotEnclosable:
-                    pass
-            if skip:
+            full = {**box, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+            if any(_outside(c, full) for c in cons):
                 continue
+            e, _ = variants.get(fixed)
+            if e.is_number:
+                sign = (e.is_positive if strict else e.is_nonnegative)
+                if sign:
+                    continue
+                if sign is False:
+                    return IntervalOutcome("refuted", done, f"value {sp.N(e, 10)} at a face of the box",
+                                           counterexample={str(x_): str(v_) for x_, v_ in full.items()})
             try:
-                val = intervals.interval_eval(expr, ibox)
+                val = enclose(e, box)
             except intervals.NotEnclosable as exc:
                 return IntervalOutcome("n/a", done, f"not enclosable: {exc}")
-            except (ZeroDivisionError, ValueError) as exc:
+            except (ZeroDivisionError, ValueError):
                 val = None
-                _ = exc
-            if val is not None and (val.a > 0 or (val.a >= 0 and not strict)):
+            if val is not None and ok(val):
                 continue
-            # not certified here: look at the centre, then split
-            centre = {s: _centre(s, lo, hi) for s, (lo, hi) in box.items()}
+            # monotonicity test: move a monotone variable to the face holding the minimum
+            moved = False
+            for sym, (lo, hi) in box.items():
+                if lo == hi:
+                    continue
+                d_ = variants.partial(fixed, sym)
+                if d_ is None:
+                    continue
+                try:
+                    dv = enclose(d_, box)
+                except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                    continue
+                if dv.a >= 0 and lo.is_finite:
+                    face = lo
+                elif dv.b <= 0 and hi.is_finite:
+                    face = hi
+                else:
+                    continue
+                nb = {x_: r_ for x_, r_ in box.items() if x_ != sym}
+                stack.append((nb, {**fixed, sym: face}))
+                moved = True
+                break
+            if moved:
+                continue
+            # a certainly negative centre refutes
+            centre = {x_: _centre(x_, lo, hi) for x_, (lo, hi) in box.items()}
             try:
-                cval = intervals.interval_eval(expr, {s: mpmath.iv.mpf([c, c]) for s, c in centre.items()})
-                inside = all(intervals.interval_eval(c, {s: mpmath.iv.mpf([v, v]) for s, v in centre.items()}).a >= 0
-                             for c in cons)
-                if inside and (cval.b < 0 or (strict and cval.b <= 0)):
-                    return IntervalOutcome("refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at the centre of a box",
-                                           counterexample={str(s): mpmath.nstr(v, 17) for s, v in centre.items()})
+                cval = enclose(e, {x_: (v_, v_) for x_, v_ in centre.items()})
+                if not any(_outside(c, {**{x_: (v_, v_) for x_, v_ in centre.items()},
+                                        **{x_: (v_, v_) for x_, v_ in fixed.items()}}) for c in cons):
+                    if cval.b < 0 or (strict and cval.b <= 0):
+                        pt = {**{str(x_): str(v_) for x_, v_ in fixed.items()},
+                              **{str(x_): str(v_) for x_, v_ in centre.items()}}
+                        return IntervalOutcome("refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre",
+                                               counterexample=pt)
             except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
                 pass
-            widths = sorted(((_rel_width(s, lo, hi), s) for s, (lo, hi) in box.items()), key=lambda x: -x[0])
-            for _, s in widths:
-                parts = _split(s, *box[s])
+            widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
+            for _, sym in widths:
+                parts = _split(sym, *box[sym])
                 if parts:
                     for lo, hi in parts:
                         nb = dict(box)
-                        nb[s] = (lo, hi)
-                        stack.append(nb)
+                        nb[sym] = (lo, hi)
+                        stack.append((nb, fixed))
                     break
             else:
-                pending_volume.append(box)
-    if not pending_volume and not stack:
+                left.append(full)
+    if not left and not stack:
         return IntervalOutcome("proved", done)
-    left = pending_volume or stack
     return IntervalOutcome("undecided", done, f"{len(left)} boxes not certified after {done} evaluations "
                                               f"(e.g. {_fmt_box(left[0])})")
 
 
-def _centre(sym: sp.Symbol, lo: Any, hi: Any) -> Any:
-    if hi == mpmath.inf:
-        c = max(2 * lo, lo + 1)
-    elif lo == -mpmath.inf:
-        c = min(2 * hi, hi - 1)
+def _outside(c: sp.Expr, box: Mapping) -> bool:
+    try:
+        cv = intervals.interval_eval(c, {x_: intervals.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+    except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+        return False
+    return cv.b < 0  # the constraint c ≥ 0 certainly fails: the box lies outside the domain
+
+
+def _centre(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
+    if hi == sp.oo:
+        c_ = sp.Max(2 * lo, lo + 1)
+    elif lo == -sp.oo:
+        c_ = sp.Min(2 * hi, hi - 1)
     elif lo > 0 and hi / lo > 4:
-        c = mpmath.sqrt(lo * hi)
+        c_ = _rat(math.sqrt(float(lo) * float(hi)))
     else:
-        c = (lo + hi) / 2
-    return mpmath.floor(c) if sym.is_integer else c
+        c_ = (lo + hi) / 2
+    return sp.floor(c_) if sym.is_integer else c_
 
 
 def _fmt_box(box: Mapping) -> str:
-    return ", ".join(f"{s} ∈ [{mpmath.nstr(lo, 5)}, {mpmath.nstr(hi, 5)}]" for s, (lo, hi) in box.items())
+    return ", ".join(f"{x_} ∈ [{sp.N(lo, 5)}, {sp.N(hi, 5)}]" for x_, (lo, hi) in box.items())
 
 
 @dataclass
