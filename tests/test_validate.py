@@ -1,0 +1,139 @@
+"""Every bad input gives a ValueError naming the argument (and its shape/value and what is allowed),
+raised at the Python boundary: no numba traceback, no wrong number."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import numerics
+
+
+def unit(x):
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+@pytest.fixture
+def good(rng):
+    n, k, d = 3, 4, 5
+    return unit(rng.standard_normal((n, d))), unit(rng.standard_normal((n, d))), unit(rng.standard_normal((n, k, d)))
+
+
+def _raises(fn, *words):
+    with pytest.raises(ValueError) as info:
+        fn()
+    msg = str(info.value)
+    assert "numba" not in msg.lower() and "Traceback" not in msg
+    for w in words:
+        assert w in msg, (w, msg)
+    return msg
+
+
+def test_good_input_passes(good):
+    a, p, n = good
+    assert numerics.infonce_loss(a, p, n, 0.1).shape == (3,)
+
+
+@pytest.mark.parametrize("tau", (0, -1.0, float("nan"), float("inf"), "0.1", None, True, 1e-320))
+def test_bad_tau(good, tau):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(a, p, n, tau), "tau", "> 0")
+
+
+def test_bad_variant(good):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(a, p, n, 0.1, variant="mean"), "variant", "'mean'", "averaged")
+
+
+def test_mismatched_shapes(good):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(a, p[:2], n, 0.1), "positives", "(2, 5)")
+    _raises(lambda: numerics.infonce_loss(a, p, n[:, :, :4], 0.1), "negatives", "d = 5")
+    _raises(lambda: numerics.infonce_loss(a, p, n[0], 0.1), "negatives", "(n, k, d)")
+    _raises(lambda: numerics.infonce_loss(a[0], p, n, 0.1), "anchors", "(n, d)")
+
+
+def test_zero_negatives(good):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(a, p, n[:, :0], 0.1), "negatives", "k = 0", "k ≥ 1")
+
+
+def test_nan_and_inf(good):
+    a, p, n = good
+    n = n.copy()
+    n[1, 2, 3] = np.nan
+    _raises(lambda: numerics.infonce_loss(a, p, n, 0.1), "negatives", "(1, 2)", "NaN or inf")
+    a = a.copy()
+    a[2, 0] = np.inf
+    _raises(lambda: numerics.infonce_loss(a, p, good[2], 0.1), "anchors", "(2,)", "NaN or inf")
+
+
+def test_non_unit_rows_and_normalize(good):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(2 * a, p, n, 0.1), "anchors", "unit rows", "normalize=True")
+    np.testing.assert_allclose(numerics.infonce_loss(2 * a, p, 3 * n, 0.1, normalize=True),
+                               numerics.infonce_loss(a, p, n, 0.1), rtol=1e-13)
+    z = a.copy()
+    z[0] = 0
+    _raises(lambda: numerics.infonce_loss(z, p, n, 0.1, normalize=True), "anchors", "zero")
+
+
+@pytest.mark.parametrize("dtype", (np.int64, np.int32, bool, np.complex128, np.float16))
+def test_integer_and_other_dtypes_refused(good, dtype):
+    a, p, n = good
+    _raises(lambda: numerics.infonce_loss(a.astype(dtype), p, n, 0.1), "anchors", "float64 or float32",
+            str(np.dtype(dtype)))
+
+
+def test_non_contiguous_converted(good):
+    a, p, n = good
+    a_f = np.asfortranarray(a)
+    n_strided = np.repeat(n, 2, axis=2)[:, :, ::2]  # a strided view holding exactly n
+    assert not a_f.flags.c_contiguous and not n_strided.flags.c_contiguous
+    np.testing.assert_allclose(numerics.infonce_loss(a_f, p, n_strided, 0.1),
+                               numerics.infonce_loss(a, p, n, 0.1), rtol=0, atol=0)
+
+
+def test_mixed_dtypes_promote_to_float64(good):
+    a, p, n = good
+    out = numerics.infonce_loss(a.astype(np.float32), p, n, 0.1)
+    assert out.dtype == np.float64 and np.all(np.isfinite(out))
+
+
+def test_pooled_index_errors(good, rng):
+    a, p, _ = good
+    pool = unit(rng.standard_normal((10, 5)))
+    idx = rng.integers(0, 10, (3, 4))
+    assert numerics.infonce_loss_pooled(a, p, pool, idx, 0.1).shape == (3,)
+    bad = idx.copy()
+    bad[1, 2] = 10
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool, bad, 0.1), "index", "[0, 10)", "[1, 2]", "= 10")
+    bad[1, 2] = -1
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool, bad, 0.1), "index", "= -1")
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool, idx.astype(float), 0.1), "index", "integer")
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool, idx[:, :0], 0.1), "index", "k ≥ 1")
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool, idx[:2], 0.1), "index", "(3, k)")
+    _raises(lambda: numerics.infonce_loss_pooled(a, p, pool[:, :4], idx, 0.1), "pool", "d = 5")
+
+
+def test_in_batch_errors(good):
+    a, p, _ = good
+    _raises(lambda: numerics.infonce_loss_in_batch(a[:1], p[:1], 0.1), "anchors", "B ≥ 2")
+    _raises(lambda: numerics.infonce_loss_in_batch(a, p[:2], 0.1), "positives")
+
+
+def test_other_outputs_errors(good, rng):
+    a, p, n = good
+    z = rng.uniform(-1, 1, (3, 4))
+    _raises(lambda: numerics.log_mean_exp(z, [1.0, -2.0]), "betas", "> 0")
+    _raises(lambda: numerics.log_mean_exp(z, []), "betas")
+    zn = z.copy()
+    zn[0, 1] = np.nan
+    _raises(lambda: numerics.log_mean_exp(zn, [1.0]), "scores", "finite", "[0, 1]")
+    _raises(lambda: numerics.data_continuity_factor(z, 5.0, 0.1), "beta", "≥ 1/tau = 10")
+    _raises(lambda: numerics.search_cross_entropy(a, n, np.ones((3, 5)), 0.1), "ideal_weights", "(3, 4)")
+    _raises(lambda: numerics.search_cross_entropy(a, n, -np.ones((3, 4)), 0.1), "ideal_weights", "≥ 0")
+    w0 = np.ones((3, 4))
+    w0[2] = 0
+    _raises(lambda: numerics.search_cross_entropy(a, n, w0, 0.1), "ideal_weights", "row 2", "sums to 0")
+    _raises(lambda: numerics.risk([]), "losses")
