@@ -181,7 +181,14 @@ class Store:
 
 
 def _call(fn, point, key, seed):
-    return fn(point, point_seed(key, seed))
+    # one BLAS thread per point: points already run in parallel, and oversubscribed BLAS threads
+    # made the training loop ~7x slower on a busy 2-core machine
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+        return fn(point, point_seed(key, seed))
+    with threadpool_limits(1):
+        return fn(point, point_seed(key, seed))
 
 
 def _round_trip(obj):
