@@ -128,9 +128,9 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     tol = UNIT_TOL[x.dtype]
     worst = int(np.argmax(dev))
     if dev[worst] > tol:
+        norm = float(np.linalg.norm(flat[worst].astype(np.float64)))
         raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
-                         f"{_row_index(worst, x.shape)} has norm {1 + dev[worst]:.6g} or {1 - dev[worst]:.6g}. "
-                         f"Pass normalize=True to normalise the rows")
+                         f"{_row_index(worst, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows")
     return x
 
 
