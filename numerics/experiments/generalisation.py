@@ -39,9 +39,10 @@ DELTA = 0.05
 MEASURES = ("empirical_risk", "test_risk_k", "test_ce", "train_ce", "gap", "gap_same_k", "lipschitz")
 
 
-def train_and_measure(pt: dict, ss: np.random.SeedSequence) -> dict:
+def train_and_measure(pt: dict, ss: np.random.SeedSequence, extra=None) -> dict:
     """One training run: split and initialisation depend only on (seed, rep) — common random numbers
-    across k — while the tuples and evaluation draws come from the point's own stream."""
+    across k — while the tuples and evaluation draws come from the point's own stream.
+    ``extra(W, test_img, mean_img, rng) -> dict`` adds measurements on the trained map."""
     t0 = time.perf_counter()
     rep_rng = np.random.default_rng([pt["seed"], pt["rep"], 5])
     train_img, test_img = digits.split(rep_rng)
@@ -54,7 +55,8 @@ def train_and_measure(pt: dict, ss: np.random.SeedSequence) -> dict:
     test_risk = digits.population_risk(W, test_img, mean_img, pt["k"], pt["tau"], pt["eval_n"], rng)
     te = digits.search_cross_entropy(W, test_img, mean_img, pt["tau"], rng)
     tr = digits.search_cross_entropy(W, train_img, mean_img, pt["tau"], rng)
-    return {"empirical_risk": emp, "test_risk_k": test_risk, "test_ce": te["ce"], "train_ce": tr["ce"],
+    more = extra(W, test_img, mean_img, rng) if extra is not None else {}
+    return {**more, "empirical_risk": emp, "test_risk_k": test_risk, "test_ce": te["ce"], "train_ce": tr["ce"],
             "gap": te["ce"] - emp, "gap_same_k": test_risk - emp, "rho": min(te["rho"], tr["rho"]),
             "lipschitz": 2.0 / min(te["rho"], tr["rho"]), "weight_norm": float(np.linalg.norm(W)),
             "risk_trace": [trace[0], trace[len(trace) // 2], trace[-1]], "seconds": time.perf_counter() - t0}

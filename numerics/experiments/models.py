@@ -148,6 +148,12 @@ def finite_model(name: str, tau: float) -> FiniteModel:
     raise ValueError(f"unknown finite model {name!r}; known: {[m.name for m in finite_models(tau)]}")
 
 
+def _log(U: np.ndarray) -> np.ndarray:
+    """log U: log1p(U − 1) near 1 (no cancellation), log U elsewhere (U − 1 rounds to −1 when U < 1e-16)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(np.abs(U - 1) < 0.5, np.log1p(U - 1), np.log(U))
+
+
 def n_compositions(k: int, N: int) -> int:
     return math.comb(k + N - 1, N - 1)
 
@@ -184,7 +190,7 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
     snis = 0.0
     for x in range(model.N):
         U = (C @ W[x]) / (k * Z[x])
-        gap += model.pi[x] * float(P @ (np.log1p(U - 1) - (U - 1)))  # E(U − 1) = 0 exactly
+        gap += model.pi[x] * float(P @ (_log(U) - (U - 1)))  # E(U − 1) = 0 exactly
         A = (C @ (m[x] * S[x])) / k
         B = (C @ m[x]) / k
         snis += model.pi[x] * float(P @ (A / B)) - model.pi[x] * float(m[x] * S[x] @ model.pi)
@@ -204,7 +210,7 @@ def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chun
             b = min(chunk, n - done)
             C = rng.multinomial(k, model.pi, size=b).astype(float)
             U = (C @ W[x]) / (k * Z[x])
-            g = np.log1p(U - 1) - (U - 1)
+            g = _log(U) - (U - 1)
             A = (C @ (m[x] * S[x])) / k
             B = (C @ m[x]) / k
             e = A / B - muA - ((A - muA) - muA * (B - 1))
@@ -307,7 +313,7 @@ def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chun
         r = min(b, n - done)
         T = model.sample_T(rng, (r, k))
         U = np.exp(T / model.tau).mean(1) / Z
-        g = np.log1p(U - 1) - (U - 1)
+        g = _log(U) - (U - 1)
         mT = np.exp(model.kappa * T) / Mk
         A = (mT * T).mean(1)
         B = mT.mean(1)
