@@ -144,16 +144,30 @@ def theorem_expr(loss: str = "averaged") -> sp.Expr:
     return theorem_terms(loss=loss)["bound"].expr
 
 
+#: preferred ``show`` names, by quantity, among the derivations of the module it comes from
+_SHOW_PREFERRED = {
+    "complexity": ("rademacher", ("rademacher_avg", "rademacher_average", "rademacher")),
+    "complexity_max": ("rademacher", ("rademacher_max", "rademacher")),
+    "finite_k_bias": ("bias", ("bias_bound",)),
+    "simple_bias_constant": ("bias", ("bias_simple_constant", "bias_bound")),
+    "standard_offset_bound": ("bias", ("standard_offset",)),
+}
+
+
 def _show_names() -> dict[str, str]:
     """Result names (for ``infonce-bounds show``) of the derivations the components come from."""
-    out = {"complexity": "rademacher", "finite_k_bias": "bias"}
-    for key, mod in (("complexity", _rademacher), ("finite_k_bias", _bias)):
+    import importlib
+
+    out = {}
+    for key, (mod_name, preferred) in _SHOW_PREFERRED.items():
+        out[key] = preferred[0]
         try:
-            ders = mod().derivations()
-        except Exception:  # noqa: BLE001 - a missing module leaves the documented default name
+            names = [d.name for d in importlib.import_module(f"{__package__}.{mod_name}").derivations()]
+        except ImportError:
             continue
-        if ders:
-            out[key] = ders[-1].name if key == "complexity" else ders[0].name
+        hit = [x for x in preferred if x in names] or [x for x in names if "avg" in x or "bound" in x] or names[-1:]
+        if hit:
+            out[key] = hit[0]
     return out
 
 
@@ -260,7 +274,7 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
              sp.Function("bound")(tau, beta, k, n, delta, L, p, R), total, kind="definition", domain=_FULL_B,
              provenance="ours", note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std"),
     ]
-    depends = tuple(x for x in ("loss", shows["finite_k_bias"], shows["complexity"]))
+    depends = ("loss", shows["finite_k_bias"], shows["complexity"])
     return steps, depends
 
 

@@ -6,9 +6,12 @@ bound is understated. Each evaluation also computes the float value of the same 
 computed at the float's own precision (53 bits): every float operation of the lambdified tree is
 a correctly (or faithfully) rounded version of an operation the interval evaluator encloses
 outward, so a float outside that interval means the float route and the symbolic route disagree
-(a codegen or transcription bug), never mere rounding. When the float overflows (``τ = 1e-3``
-gives ``e^{2000}``), the certified interval is still returned and printed in scientific form;
-``float_value`` is then ``inf`` and ``overflow`` is true.
+(a codegen or transcription bug), never mere rounding: ``certify`` raises ``CertificationError``.
+When the float overflows (``τ = 1e-3`` gives ``e^{2000}``), the certified interval is still
+returned and printed in scientific form; ``float_value`` is then ``inf`` and ``overflow`` is true.
+If the float overflows although the value itself fits in a float (an intermediate ``e^{2000}``
+in a form that is not float-stable), ``intermediate_overflow`` is true: the interval result
+stands, and the expression deserves a stable rewrite.
 
 Parameters are converted to exact rationals first: a decimal string ``"0.1"`` becomes ``1/10``
 exactly, an ``int`` stays exact, a ``float`` is read through its shortest ``repr`` (so ``0.1``
@@ -20,6 +23,7 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Mapping
 
 import mpmath
@@ -98,6 +102,12 @@ class Certified:
         return bool(self.float_lo <= self.float_value <= self.float_hi)
 
     @property
+    def intermediate_overflow(self) -> bool:
+        """The float route overflowed (inf/nan) although the value itself fits in a float: the
+        expression is not written in a float-stable form; the certified interval is still exact."""
+        return self.overflow and not self.float_in_interval
+
+    @property
     def upper(self) -> Any:
         """The certified upper bound (what the toolkit prints)."""
         return self.hi
@@ -117,6 +127,7 @@ class Certified:
             "float": None if self.overflow else self.float_value,
             "float_overflows": self.overflow,
             "float_in_interval": self.float_in_interval,
+            "float_intermediate_overflow": self.intermediate_overflow,
             **self.meta,
         }
 
@@ -144,11 +155,16 @@ def enclose(expr: sp.Expr, params: Mapping, bits: int = TIGHT_BITS) -> tuple[Any
     return lo, hi
 
 
+@lru_cache(maxsize=512)
+def _lambdified(expr: sp.Expr):
+    syms = sorted(expr.free_symbols, key=str)
+    return syms, sp.lambdify(syms, expr, modules="math")
+
+
 def float_value(expr: sp.Expr, params: Mapping) -> float:
     """The lambdified float value of ``expr`` (``math`` module); ``inf``/``nan`` on overflow."""
     expr = sp.sympify(expr)
-    syms = sorted(expr.free_symbols, key=str)
-    fn = sp.lambdify(syms, expr, modules="math")
+    syms, fn = _lambdified(expr)
     args = [float(params[s]) if not isinstance(params[s], str) else float(exact(params[s], str(s))) for s in syms]
     try:
         out = float(fn(*args))
@@ -181,11 +197,30 @@ def certify(expr: sp.Expr, params: Mapping, name: str = "", check: bool = True, 
     flo, fhi = enclose(expr, ex, FLOAT_BITS)
     fv = float_value(expr, ex)
     out = Certified(name or str(expr), expr, ex, lo, hi, fv, flo, fhi, dict(meta))
-    if check and not out.float_in_interval:
+    if check and not out.overflow and not out.float_in_interval:
         raise CertificationError(
             f"{out.name}: float value {fv!r} lies outside its certified interval [{flo}, {fhi}] at "
             + ", ".join(f"{s}={v}" for s, v in ex.items()))
     return out
+
+
+def exact_str(value: sp.Rational) -> str:
+    """An exact rational as a terminating decimal when it is one (``1/10`` → ``"0.1"``), else ``"p/q"``."""
+    r = sp.Rational(value)
+    q, twos, fives = int(r.q), 0, 0
+    while q % 2 == 0:
+        q //= 2
+        twos += 1
+    while q % 5 == 0:
+        q //= 5
+        fives += 1
+    if q != 1:
+        return f"{r.p}/{r.q}"
+    places = max(twos, fives)
+    if places == 0:
+        return str(r.p)
+    digits = str(abs(int(r * 10**places))).rjust(places + 1, "0")
+    return ("-" if r < 0 else "") + digits[:-places] + "." + digits[-places:]
 
 
 def format_up(x: Any, digits: int = 6) -> str:

@@ -18,6 +18,8 @@ COMMANDS: dict[str, str] = {
     "report": "report",
     "verify": "verify",
     "show": "show",
+    "constants": "constants",
+    "compare": "compare",
     "experiment": "experiment",
 }
 

@@ -1,0 +1,261 @@
+"""``infonce-bounds compare``: Theorem-1 components and the prior bounds against k, with a log-log plot.
+
+For each k: our three components (sample variability, complexity penalty from the averaged β
+family, finite-k bias) and their sum; the max-type complexity penalty (ℓ∞ continuity bound) for
+contrast; and the prior bounds as we reconstruct them (``derivations.prior``: the O(k^{-1/2})
+large-k deviation, the k-linear and the log-k complexity penalties). Every number is the upper end
+of a certified interval. The closing note quotes both complexity penalties at k = 1, 64, 4096.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import sys
+
+import mpmath
+import sympy as sp
+
+from derivations.symbols import beta, k, tau
+
+from ..certify import certify
+from .constants import add_parameter_arguments, auto_beta, validate_k, validate_params
+
+HELP = "Theorem-1 components and prior bounds against k (certified), with a log-log PNG plot"
+
+DEFAULT_K = "1,2,4,...,4096"
+NOTE_K = (1, 64, 4096)
+
+#: column key → (header, provenance, where to ``show`` it, builder name)
+COLUMNS = {
+    "sample_variability": ("sample var.", "ours"),
+    "complexity_avg": ("2Rad avg (ours)", "ours"),
+    "complexity_max": ("2Rad max-type", "ours"),
+    "finite_k_bias": ("bias C(τ)/k", "ours"),
+    "bound": ("Theorem 1 (ours)", "ours"),
+    "large_k_deviation": ("prior: k^{-1/2} dev.", "ours (reconstruction)"),
+    "complexity_klinear": ("prior: k-linear", "ours (reconstruction)"),
+    "complexity_logk": ("prior: log-k (const=1)", "ours (reconstruction)"),
+}
+
+
+def add_arguments(p) -> None:
+    add_parameter_arguments(p, k_default=None)
+    p.add_argument("--k", default=DEFAULT_K,
+                   help="comma-separated k values; '...' continues the geometric progression of the two values "
+                        f"before it up to the value after it (default {DEFAULT_K})")
+    p.add_argument("--plot", default="compare.png", help="PNG file for the log-log plot (default compare.png)")
+    p.add_argument("--no-plot", action="store_true", help="do not write the plot")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+
+
+def parse_k_list(text: str) -> list[int]:
+    """``"1,2,4,...,4096"`` → [1, 2, 4, …, 4096]; every entry an integer ≥ 1 (``ValueError`` otherwise)."""
+    parts = [x.strip() for x in str(text).split(",") if x.strip()]
+    if not parts:
+        raise ValueError(f"--k = {text!r} is empty; allowed: comma-separated integers k ≥ 1")
+    out: list[int] = []
+    i = 0
+    while i < len(parts):
+        tok = parts[i]
+        if tok in ("...", "…"):
+            if len(out) < 2 or i + 1 >= len(parts):
+                raise ValueError(f"--k = {text!r}: '...' needs two values before it and one after it")
+            end = int(validate_k(parts[i + 1]))
+            a0, a1 = out[-2], out[-1]
+            if a1 <= a0:
+                raise ValueError(f"--k = {text!r}: '...' needs an increasing progression before it")
+            ratio = sp.Rational(a1, a0)
+            nxt = sp.Rational(a1) * ratio
+            while nxt <= end:
+                if not nxt.is_Integer:
+                    raise ValueError(f"--k = {text!r}: the progression {a0}, {a1}, … leaves the integers")
+                out.append(int(nxt))
+                nxt *= ratio
+            if out[-1] != end:
+                out.append(end)
+            i += 2
+            continue
+        out.append(int(validate_k(tok)))
+        i += 1
+    if len(out) > 200:
+        raise ValueError(f"--k = {text!r} gives {len(out)} values; allowed: at most 200")
+    return sorted(set(out))
+
+
+def _exprs(loss: str) -> dict[str, sp.Expr | None]:
+    from derivations import prior, theorem
+
+    out: dict[str, sp.Expr | None] = {"sample_variability": theorem.sample_variability(loss)}
+    for key, fn in (("complexity_avg", theorem.complexity_term), ("complexity_max", theorem.complexity_max_term),
+                    ("finite_k_bias", theorem.bias_term)):
+        try:
+            out[key] = fn()
+        except (ImportError, AttributeError):
+            out[key] = None
+    parts = [out["sample_variability"], out["complexity_avg"], out["finite_k_bias"]]
+    out["bound"] = sp.Add(*parts) if all(x is not None for x in parts) else None
+    out.update(prior.prior_terms())
+    return out
+
+
+def table(values: dict, ks: list[int], beta_mode: str, loss: str, digits: int = 4) -> list[dict]:
+    """One dict per k: ``{"k", "beta", key: {"upper", "lo", "log10"} | None}`` for every column."""
+    exprs = _exprs(loss)
+    rows = []
+    for kv in ks:
+        vals = dict(values)
+        vals[k] = sp.Integer(kv)
+        if beta_mode == "auto":
+            vals[beta] = auto_beta(vals[tau], vals[k]).value
+        row = {"k": kv, "beta": str(vals[beta])}
+        for key, expr in exprs.items():
+            if expr is None:
+                row[key] = None
+                continue
+            c = certify(expr, {s: v for s, v in vals.items() if s in expr.free_symbols}, name=key)
+            row[key] = {"upper": c.upper_str(digits), "lo": c.lower_str(digits),
+                        "log10": float(mpmath.log10(c.hi)) if c.hi > 0 else None,
+                        "float_in_interval": c.float_in_interval}
+        rows.append(row)
+    return rows
+
+
+def closing_note(values: dict, beta_mode: str, loss: str) -> tuple[str, dict]:
+    """The averaged vs max-type complexity penalties at k = 1, 64, 4096 (certified upper ends)."""
+    rows = table(values, list(NOTE_K), beta_mode, loss)
+    got = {r["k"]: (r["complexity_avg"], r["complexity_max"]) for r in rows}
+    if any(a is None or m is None for a, m in got.values()):
+        return "complexity terms unavailable (derivations.rademacher missing)", {}
+    avg = ", ".join(f"k = {kv}: {got[kv][0]['upper']}" for kv in NOTE_K)
+    mx = ", ".join(f"k = {kv}: {got[kv][1]['upper']}" for kv in NOTE_K)
+    ra = 10 ** (got[4096][0]["log10"] - got[1][0]["log10"])
+    rm = 10 ** (got[4096][1]["log10"] - got[1][1]["log10"])
+    text = (f"Averaged complexity penalty 2·Rad (ours, β family) — {avg} (ratio k=4096 / k=1: {ra:.3g}); "
+            f"max-type penalty — {mx} (ratio {rm:.3g}). The averaged term flattens in k while the max-type term "
+            "grows.")
+    return text, {str(kv): {"complexity_avg": got[kv][0]["upper"], "complexity_max": got[kv][1]["upper"]}
+                  for kv in NOTE_K}
+
+
+def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
+    """Log-log plot of every column against k (Agg backend); log10 values on linear axes if a value
+    exceeds the float range."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ks = [r["k"] for r in rows]
+    fig, ax = plt.subplots(figsize=(8, 5.5))
+    huge = any(r[key] is not None and r[key]["log10"] is not None and r[key]["log10"] > 300
+               for r in rows for key in COLUMNS)
+    styles = {"complexity_avg": "-o", "complexity_max": "-s", "bound": "-", "finite_k_bias": "--",
+              "sample_variability": ":", "large_k_deviation": "--x", "complexity_klinear": "-.^",
+              "complexity_logk": "-.v"}
+    for key, (label, prov) in COLUMNS.items():
+        pts = [(r["k"], r[key]["log10"]) for r in rows if r[key] is not None and r[key]["log10"] is not None]
+        if not pts:
+            continue
+        xs = [x for x, _ in pts]
+        ys = [y for _, y in pts] if huge else [10 ** y for _, y in pts]
+        ax.plot(xs, ys, styles.get(key, "-"), label=f"{label} [{prov}]", markersize=4)
+    ax.set_xscale("log", base=2)
+    if huge:
+        ax.set_ylabel("log10(certified upper bound)")
+    else:
+        ax.set_yscale("log")
+        ax.set_ylabel("certified upper bound (nats)")
+    ax.set_xlabel("k (negatives)")
+    ax.set_xlim(min(ks), max(ks))
+    ax.set_title(title, fontsize=9)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=7, loc="best")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
+    return path
+
+
+def _format_table(rows: list[dict]) -> str:
+    head = ["k", "β"] + [v[0] for v in COLUMNS.values()]
+    body = [[str(r["k"]), r["beta"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] for r in rows]
+    widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
+    fmt = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))  # noqa: E731
+    return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(b) for b in body])
+
+
+def compute(args) -> dict:
+    import argparse
+
+    ks = parse_k_list(args.k)
+    values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
+    from .constants import _number
+
+    beta_mode = "auto"
+    if beta in values:
+        beta_mode = "given"
+    elif str(args.beta).strip().lower() != "auto":  # pragma: no cover - validate_params handles it
+        values[beta] = _number("beta", args.beta, "β ≥ 1/τ")
+    rows = table(values, ks, beta_mode, args.loss, digits=min(args.digits, 6))
+    note, quoted = closing_note(values, beta_mode, args.loss)
+    return {"ks": ks, "values": values, "beta_mode": beta_mode, "rows": rows, "note": note, "quoted": quoted}
+
+
+def _title(values: dict, loss: str, beta_mode: str) -> str:
+    from ..certify import exact_str
+    from derivations.symbols import L, R, delta, n, p
+
+    return (f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
+            f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss")
+
+
+def run(args) -> int:
+    from ..report import render_json
+
+    data = compute(args)
+    title = _title(data["values"], args.loss, data["beta_mode"])
+    written = None
+    if not args.no_plot:
+        try:
+            written = plot(data["rows"], pathlib.Path(args.plot), title)
+        except OSError as exc:
+            raise ValueError(f"--plot {args.plot!r} cannot be written: {exc.strerror or exc}") from None
+    if args.json:
+        print(render_json({"parameters": title, "columns": {k_: v[0] for k_, v in COLUMNS.items()},
+                           "rows": data["rows"], "note": data["note"], "quoted": data["quoted"],
+                           "plot": str(written) if written else None}))
+    else:
+        print("Parameters: " + title)
+        print(_format_table(data["rows"]))
+        print()
+        print("Every number is the upper end of a certified interval. Prior bounds are our reconstructions "
+              "(derivations.prior; the log-k constant is set to 1, a shape only).")
+        print(data["note"])
+        if written:
+            print(f"plot: {written}")
+    if written:
+        print(f"wrote {written}", file=sys.stderr)
+    return 0
+
+
+def section_compare(out: pathlib.Path, args) -> str:
+    """Report section: components and prior bounds against k (k = 1 … 4096), with the plot."""
+    import argparse
+
+    from .constants import DEFAULTS
+
+    ks = "1,4,16,64,256,1024,4096" if getattr(args, "quick", False) else DEFAULT_K
+    ns = argparse.Namespace(**{**DEFAULTS, "k": ks}, loss="averaged", digits=4)
+    data = compute(ns)
+    title = _title(data["values"], "averaged", data["beta_mode"])
+    png = plot(data["rows"], out / "compare.png", title)
+    head = "| k | β | " + " | ".join(v[0] for v in COLUMNS.values()) + " |"
+    lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
+    for r in data["rows"]:
+        lines.append(f"| {r['k']} | {r['beta']} | " + " | ".join(r[key]["upper"] if r[key] else "—"
+                                                           for key in COLUMNS) + " |")
+    return (f"Parameters: {title}. Command: `infonce-bounds compare`.\n\n" + "\n".join(lines)
+            + f"\n\n![components and prior bounds against k]({png.name})\n\n{data['note']}\n\n"
+            "Prior bounds are our reconstructions (`infonce-bounds show prior_large_k`, `prior_klinear`, "
+            "`prior_logk`); the log-k curve has its unknown absolute constant set to 1.\n")

@@ -1,0 +1,303 @@
+"""``infonce-bounds constants``: every constant and every Theorem-1 component, certified.
+
+Each number printed is the upper end of an outward-rounded interval (``numerics.certify``), rounded
+up; the float value of the same expression is checked to lie inside the 53-bit enclosure. Values
+a float cannot hold (τ = 1e-3 gives e^{2000}) are still certified and printed in scientific form.
+
+Defaults (realistic, stated): τ = 0.1, k = 256, β = auto (the β that minimises the ℓ2-Lipschitz
+constant feeding the averaged complexity bound), n = 50 000, δ = 0.05, L = 1, p = 10⁴, R = 1,
+averaged loss.
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import mpmath
+import sympy as sp
+
+from derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, k, n, p, tau
+
+from ..certify import Certified, certify, exact, exact_str, format_up
+
+HELP = "every bound constant and Theorem-1 component at given parameters, certified (interval upper ends)"
+
+DEFAULTS: dict[str, str] = {"tau": "0.1", "k": "256", "beta": "auto", "n": "50000", "delta": "0.05",
+                            "lipschitz": "1", "params": "10000", "radius": "1"}
+
+# flag → (symbol, human name)
+PARAMS = {"tau": (tau, "τ"), "k": (k, "k"), "beta": (beta, "β"), "n": (n, "n"), "delta": (delta, "δ"),
+          "lipschitz": (L, "L"), "params": (p, "p"), "radius": (R, "R")}
+
+
+def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"]) -> None:
+    """The shared parameter flags of ``constants`` and ``compare`` (strings; validated later)."""
+    p_.add_argument("--tau", default=DEFAULTS["tau"], help=f"temperature τ > 0 (default {DEFAULTS['tau']})")
+    if k_default is not None:
+        p_.add_argument("--k", default=k_default, help=f"negatives k ≥ 1, an integer (default {k_default})")
+    p_.add_argument("--beta", default=DEFAULTS["beta"],
+                    help="inverse temperature β ≥ 1/τ of the continuity family, or 'auto' (default): the β "
+                         "minimising the ℓ2-Lipschitz constant that feeds the averaged complexity bound")
+    p_.add_argument("--n", default=DEFAULTS["n"], help=f"training tuples n ≥ 1 (default {DEFAULTS['n']})")
+    p_.add_argument("--delta", default=DEFAULTS["delta"], help=f"confidence δ ∈ (0, 1) (default {DEFAULTS['delta']})")
+    p_.add_argument("--lipschitz", default=DEFAULTS["lipschitz"],
+                    help=f"Lipschitz constant L ≥ 0 of θ ↦ φ_θ (default {DEFAULTS['lipschitz']})")
+    p_.add_argument("--params", default=DEFAULTS["params"],
+                    help=f"parameter count p ≥ 1 (default {DEFAULTS['params']})")
+    p_.add_argument("--radius", default=DEFAULTS["radius"],
+                    help=f"radius R ≥ 0 of the parameter ball ‖θ‖ ≤ R (default {DEFAULTS['radius']})")
+    p_.add_argument("--loss", choices=("averaged", "standard"), default="averaged",
+                    help="loss variant whose range enters the sample-variability term (default averaged)")
+    p_.add_argument("--digits", type=int, default=6, help="significant digits printed (default 6)")
+
+
+def add_arguments(p_) -> None:
+    add_parameter_arguments(p_)
+    g = p_.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="print one JSON object")
+    g.add_argument("--latex", action="store_true", help="print a LaTeX table")
+
+
+# ----------------------------------------------------------------------------- validation
+
+def _number(flag: str, text: Any, allowed: str) -> sp.Rational:
+    try:
+        return exact(text, flag)
+    except ValueError:
+        raise ValueError(f"--{flag} = {text!r} is not a number; allowed: {allowed}") from None
+
+
+def _integer(flag: str, text: Any, lo: int, allowed: str) -> sp.Integer:
+    val = _number(flag, text, allowed)
+    if not val.is_Integer or val < lo:
+        raise ValueError(f"--{flag} = {text!r} is out of range; allowed: {allowed}")
+    return sp.Integer(val)
+
+
+def validate_tau(text: Any) -> sp.Rational:
+    val = _number("tau", text, "τ > 0")
+    if val <= 0:
+        raise ValueError(f"--tau = {text!r} is out of range; allowed: τ > 0")
+    return val
+
+
+def validate_k(text: Any) -> sp.Integer:
+    return _integer("k", text, 1, "an integer k ≥ 1")
+
+
+def validate_params(args) -> dict:
+    """Exact parameter values from the command line; ``ValueError`` naming flag, value and range.
+
+    Returns symbol → exact rational; ``beta`` is resolved from 'auto' by ``auto_beta`` (needs k).
+    """
+    out = {tau: validate_tau(args.tau)}
+    if getattr(args, "k", None) is not None:
+        out[k] = validate_k(args.k)
+    out[n] = _integer("n", args.n, 1, "an integer n ≥ 1")
+    d = _number("delta", args.delta, "0 < δ < 1")
+    if not (0 < d < 1):
+        raise ValueError(f"--delta = {args.delta!r} is out of range; allowed: 0 < δ < 1")
+    out[delta] = d
+    for flag, sym in (("lipschitz", L), ("radius", R)):
+        val = _number(flag, getattr(args, flag), f"{flag} ≥ 0")
+        if val < 0:
+            raise ValueError(f"--{flag} = {getattr(args, flag)!r} is out of range; allowed: {PARAMS[flag][1]} ≥ 0")
+        out[sym] = val
+    pv = _number("params", args.params, "an integer p ≥ 1")
+    if pv < 0:
+        raise ValueError(f"--params = {args.params!r} is out of range; allowed: an integer p ≥ 1 (negative count)")
+    out[p] = _integer("params", args.params, 1, "an integer p ≥ 1")
+    if getattr(args, "digits", 6) < 1 or getattr(args, "digits", 6) > 40:
+        raise ValueError(f"--digits = {args.digits!r} is out of range; allowed: 1 … 40")
+    text = str(args.beta).strip().lower()
+    if text != "auto":
+        bv = _number("beta", args.beta, "β ≥ 1/τ, or 'auto'")
+        if bv * out[tau] < 1:
+            raise ValueError(f"--beta = {args.beta!r} is out of range; allowed: β ≥ 1/τ = {format_up(1 / out[tau])} "
+                             "(the continuity family needs βτ ≥ 1), or 'auto'")
+        out[beta] = bv
+    return out
+
+
+@dataclass
+class BetaPick:
+    value: sp.Rational
+    how: str
+
+
+def auto_beta(tau_: sp.Rational, k_: sp.Integer) -> BetaPick:
+    """β from ``continuity.optimal_beta`` (mpmath), made exact: r = βτ rounded to 12 digits, r ≥ 1.
+
+    Any β ≥ 1/τ gives a valid bound, so rounding the optimiser's β changes only how close to
+    optimal it is, never validity.
+    """
+    from derivations import continuity
+
+    choice = continuity.optimal_beta(str(sp.Float(tau_, 40)), int(k_))
+    r_val = exact(mpmath.nstr(choice.beta * mpmath.mpf(str(sp.Float(tau_, 40))), 12), "beta")
+    if r_val < 1:
+        r_val = sp.Integer(1)
+    return BetaPick(r_val / tau_, f"auto: βτ = {sp.Float(r_val, 8)} ({choice.criterion})")
+
+
+def resolve(args) -> tuple[dict, str]:
+    """Validated exact parameters with β resolved; and how β was chosen."""
+    vals = validate_params(args)
+    if beta in vals:
+        return vals, "given"
+    pick = auto_beta(vals[tau], vals.get(k, sp.Integer(1)))
+    vals[beta] = pick.value
+    return vals, pick.how
+
+
+# ----------------------------------------------------------------------------- rows
+
+@dataclass
+class Quantity:
+    """A named expression to certify, with where it comes from."""
+
+    name: str
+    symbol: str
+    build: Callable[[], sp.Expr]
+    provenance: str
+    rate: str
+    show: str
+    group: str
+    note: str = ""
+
+
+def _mod(name: str):
+    import importlib
+
+    return importlib.import_module(f"derivations.{name}")
+
+
+def quantities(loss: str = "averaged") -> list[Quantity]:
+    """Everything ``constants`` prints: the bound constants, then the Theorem-1 components."""
+    from derivations import theorem
+
+    show = theorem._show_names()
+    out = [
+        Quantity("bias_constant", "C(τ): 0 ≤ CE − R_k ≤ C(τ)/k", lambda: _mod("bias").bias_constant(tau), "ours",
+                 "k-free", show["finite_k_bias"], "constants"),
+        Quantity("simple_bias_constant", "simple rigorous bias constant", lambda: _mod("bias").simple_bias_constant(tau),
+                 "ours", "k-free", show["simple_bias_constant"], "constants"),
+        Quantity("standard_offset_bound", "E[ℓ − log k − ℓ_k] ≤ …", lambda: _mod("bias").standard_offset_bound(tau, k),
+                 "ours", "O(1/k)", show["standard_offset_bound"], "constants"),
+        Quantity("holder_exponent", "q(β, τ) = βτ/(βτ − 1)", lambda: _mod("continuity").holder_exponent(beta, tau),
+                 "ours", "k-free", "continuity", "constants"),
+        Quantity("continuity_factor", "C(β, τ, k)", lambda: _mod("continuity").continuity_factor(beta, tau, k), "ours",
+                 "bounded in k", "continuity", "constants"),
+        Quantity("max_lipschitz", "1/τ (ℓ∞ form)", lambda: _mod("continuity").max_lipschitz(tau), "classical",
+                 "k-free", "continuity", "constants"),
+        Quantity("loss_range", f"b − a ({loss} loss)", lambda: theorem.loss_range(loss), "ours",
+                 "k-free" if loss == "averaged" else "≤ 4/τ for every k", "theorem", "constants"),
+        Quantity("complexity_max", "2 · Rad_n, max-type (ℓ∞)", theorem.complexity_max_term, "ours", "grows with k",
+                 show["complexity_max"], "constants", "for contrast; not part of the bound"),
+    ]
+    syms = {"sample_variability": "(b − a)√(log(1/δ)/(2n))", "complexity": "2 · Rad_n (averaged β family)",
+            "finite_k_bias": "C(τ)/k", "bound": "Theorem 1: the sum of the three"}
+    builders = {
+        "sample_variability": lambda: theorem.sample_variability(loss),
+        "complexity": theorem.complexity_term,
+        "finite_k_bias": theorem.bias_term,
+        "bound": lambda: theorem.theorem_terms(loss=loss)["bound"].expr,
+    }
+    for name in ("sample_variability", "complexity", "finite_k_bias", "bound"):
+        out.append(Quantity(name, syms[name], builders[name], "ours", theorem.RATES[name],
+                            "theorem" if name in ("sample_variability", "bound") else
+                            show["complexity" if name == "complexity" else "finite_k_bias"], "Theorem-1 components",
+                            "paper: " + theorem.PAPER_CLAIMS[name]))
+    return out
+
+
+def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
+    """One row: the certified interval of ``q`` at ``values`` (or why it is unavailable)."""
+    row = {"name": q.name, "symbol": q.symbol, "provenance": q.provenance, "rate": q.rate, "show": q.show,
+           "group": q.group, "note": q.note}
+    try:
+        expr = sp.sympify(q.build())
+    except (ImportError, AttributeError) as exc:
+        row.update(value=None, interval=None, status=f"unavailable: {exc}")
+        return row
+    sub = {s: v for s, v in values.items() if s in expr.free_symbols}
+    if q.name == "holder_exponent" and values[beta] * values[tau] == 1:
+        row.update(value="inf", interval=["inf", "inf"], status="q = ∞ at β = 1/τ (the max form)")
+        return row
+    c: Certified = certify(expr, sub, name=q.name)
+    row.update(value=c.upper_str(digits), interval=[c.lower_str(digits), c.upper_str(digits)],
+               float=None if c.overflow else c.float_value, float_overflows=c.overflow,
+               float_in_interval=c.float_in_interval, status="certified")
+    if c.intermediate_overflow:
+        row["note"] = (row["note"] + "; " if row["note"] else "") + \
+            "float route overflows in an intermediate step (value from the interval path)"
+    return row
+
+
+def rows_for(values: dict, loss: str = "averaged", digits: int = 6) -> list[dict]:
+    return [certify_quantity(q, values, digits) for q in quantities(loss)]
+
+
+def _param_line(values: dict, how: str) -> str:
+    parts = [f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items()
+             if s in values and s is not beta]
+    bv = values[beta]
+    shown = exact_str(bv)
+    parts.insert(2, f"β = {shown}" + ("" if "/" not in shown else f" ≈ {format_up(bv)}") + f" ({how})")
+    return ", ".join(parts)
+
+
+def _footnotes(values: dict) -> list[str]:
+    notes = ["Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
+             "(lambdified) value of each expression was checked to lie in its 53-bit enclosure.",
+             "Run `infonce-bounds show NAME` with the name in the last column for the derivation."]
+    t = values[tau]
+    if not (TAU_MIN <= t <= TAU_MAX):
+        notes.append(f"note: τ = {t} lies outside the toolkit's stated range [1e-3, 1e2], where the inequalities "
+                     "were certified; the numbers are evaluations of the formulas, not certified bounds there.")
+    return notes
+
+
+def payload(args) -> dict:
+    values, how = resolve(args)
+    rows = rows_for(values, args.loss, args.digits)
+    return {"parameters": {f: exact_str(values[s]) for f, (s, _) in PARAMS.items() if s in values},
+            "beta_choice": how, "loss": args.loss, "rows": rows, "notes": _footnotes(values), "_values": values}
+
+
+def run(args) -> int:
+    from ..report import render_json, render_latex, render_table
+
+    data = payload(args)
+    values = data.pop("_values")
+    if args.json:
+        print(render_json(data))
+    elif args.latex:
+        print(render_latex(data["rows"], caption="InfoNCE bound constants and Theorem-1 components at "
+                           + _param_line(values, data["beta_choice"]) + " (upper ends of certified intervals)"))
+    else:
+        print(render_table(data["rows"], header="Parameters: " + _param_line(values, data["beta_choice"])
+                           + f"; {args.loss} loss\n"))
+        print()
+        for line in data["notes"]:
+            print(line)
+    missing = [r["name"] for r in data["rows"] if r.get("status", "").startswith("unavailable")]
+    if missing:
+        print(f"unavailable (module missing): {', '.join(missing)}", file=sys.stderr)
+    return 0
+
+
+def section_constants(out, args) -> str:
+    """Report section: the default constants table (Markdown)."""
+    import argparse
+
+    from ..report import render_markdown
+
+    ns = argparse.Namespace(**DEFAULTS, loss="averaged", digits=6)
+    data = payload(ns)
+    values = data.pop("_values")
+    return ("Parameters: " + _param_line(values, data["beta_choice"]) + "; averaged loss. "
+            "Command: `infonce-bounds constants`.\n\n" + render_markdown(data["rows"]) + "\n\n"
+            + "\n".join(f"- {x}" for x in data["notes"]) + "\n")
