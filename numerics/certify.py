@@ -62,8 +62,8 @@ def exact(value: Any, name: str = "value") -> sp.Rational:
     if isinstance(value, mpmath.mpf):
         if not mpmath.isfinite(value):
             raise ValueError(f"{name} must be a finite number, got {value!r}")
-        man, exp = value.man_exp
-        return sp.Integer(man) * sp.Integer(2) ** exp
+        sign, man, exp, _ = value._mpf_
+        return (-1) ** sign * sp.Integer(man) * sp.Integer(2) ** exp
     text = str(value).strip()
     try:
         out = sp.Rational(text)
@@ -149,7 +149,11 @@ def enclose(expr: sp.Expr, params: Mapping, bits: int = TIGHT_BITS) -> tuple[Any
     with iv_prec(bits):
         box = {s: (v, v) for s, v in ex.items() if s in expr.free_symbols}
         val = interval_eval(expr, box)
-        lo, hi = mpmath.mpf(val.a), mpmath.mpf(val.b)
+        raw_lo, raw_hi = val._mpi_
+    # the endpoints carry `bits` bits: convert them at (more than) that precision, i.e. exactly —
+    # converting at the default 53 bits would round an endpoint to nearest and break the enclosure
+    with mpmath.workprec(bits + 16):
+        lo, hi = mpmath.mpf(raw_lo), mpmath.mpf(raw_hi)
     if mpmath.isnan(lo) or mpmath.isnan(hi):
         raise NotEnclosable(f"enclosure of {expr} is nan")
     return lo, hi
