@@ -110,18 +110,14 @@ def clean(x):
 
 def versions() -> dict:
     """Versions of everything that can change a number, and the git commit if there is one."""
-    out = {"python": platform.python_version(), "numpy": np.__version__}
-    for mod in ("matplotlib", "sklearn", "numba", "mpmath", "sympy"):
-        try:
-            out[mod] = __import__(mod).__version__
-        except Exception:  # noqa: BLE001 - optional
-            out[mod] = None
-    try:
-        from importlib.metadata import version
+    from importlib.metadata import PackageNotFoundError, version  # metadata only: importing sklearn costs ~5 s
 
-        out["infonce-bounds"] = version("infonce-bounds")
-    except Exception:  # noqa: BLE001 - not installed (run from a checkout)
-        out["infonce-bounds"] = None
+    out = {"python": platform.python_version(), "numpy": np.__version__}
+    for dist in ("matplotlib", "scikit-learn", "numba", "mpmath", "sympy", "dask", "distributed", "infonce-bounds"):
+        try:
+            out[dist] = version(dist)
+        except PackageNotFoundError:  # optional, or run from a checkout without installing
+            out[dist] = None
     try:
         root = pathlib.Path(__file__).resolve().parents[2]
         out["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,

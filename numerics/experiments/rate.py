@@ -23,7 +23,7 @@ from .models import SphereModel, exact_possible, finite_exact, finite_mc, finite
 NAME = "rate"
 HELP = "R_k − CE against k on finite and sphere models; log-log slope with 95% CI vs −1 and −1/2"
 FULL = {"k": [2 ** i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
-QUICK = {"k": [1, 4, 16, 64, 256, 1024], "samples": 20_000, "sphere_samples": 2_000}
+QUICK = {"k": [1, 4, 16, 64, 128, 256, 512, 1024], "samples": 20_000, "sphere_samples": 2_000}
 OPTIONS = ("k", "samples", "tau", "dim")
 SIZE_OPTIONS = ("k", "samples")
 K_FIT_MIN = 64

@@ -25,7 +25,7 @@ from .rate import point as _rate_point
 NAME = "search"
 HELP = "similarity-search interpretation: H_k − log k vs R_k; D_k = O(1/k) and its coefficient δ₁"
 FULL = {"k": [2 ** i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
-QUICK = {"k": [1, 4, 16, 64, 256, 1024], "samples": 20_000, "sphere_samples": 2_000}
+QUICK = {"k": [1, 4, 16, 64, 128, 256, 512, 1024], "samples": 20_000, "sphere_samples": 2_000}
 OPTIONS = ("k", "samples", "tau", "dim")
 SIZE_OPTIONS = ("k", "samples")
 K_FIT_MIN = 64
