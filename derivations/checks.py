@@ -519,7 +519,7 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
                     continue
                 if sign is False:
                     return IntervalOutcome("refuted", done, f"value {sp.N(e, 10)} at a face of the box",
-                                           counterexample={str(x_): str(v_) for x_, v_ in full.items()})
+                                           counterexample={str(x_): str(v_) for x_, v_ in fixed.items()})
             try:
                 val = enclose(e, box)
             except intervals.NotEnclosable as exc:

@@ -1,0 +1,139 @@
+"""The ledger: every catalogued derivation verifies, and every checker refutes a planted wrong claim."""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from derivations import catalogue
+from derivations.checks import certify_nonnegative, check_step
+from derivations.ledger import Derivation, DerivationError, Domain, Step, Verdict
+from derivations.symbols import TAU_RANGE, j, k, s, tau, x
+
+FAST = {"trials": 3000}
+
+
+@pytest.mark.parametrize("name", catalogue.names())
+def test_catalogued_derivation_has_no_refuted_step(name):
+    der = catalogue.get(name)
+    results = der.verify(**FAST)
+    assert len(results) == len(der.steps)
+    bad = [(r.step, r.evidence, r.counterexample) for r in results if r.verdict is Verdict.REFUTED]
+    assert not bad
+    assert all(r.verdict is not Verdict.UNDECIDED for r in results if r.kind != "definition"), \
+        [(r.step, r.method, r.evidence) for r in results if r.verdict is Verdict.UNDECIDED]
+
+
+def test_catalogue_rejects_unknown_result():
+    with pytest.raises(catalogue.UnknownResult, match="unknown result 'nope'"):
+        catalogue.get("nope")
+
+
+# ---- planted wrong claims: each checker must refute, and show the counterexample ----------------
+
+def test_identity_checker_refutes_wrong_identity():
+    st = Step("planted: sinh² = (cosh 2x + 1)/2", sp.sinh(1 / tau) ** 2, (sp.cosh(2 / tau) + 1) / 2, domain=TAU_RANGE)
+    res = check_step(st)
+    assert res.verdict is Verdict.REFUTED
+    assert res.counterexample and "tau" in res.counterexample
+
+
+def test_identity_spot_check_catches_what_simplify_would_accept():
+    # a perturbation far below float precision: only the 50-digit spot-check can see it
+    st = Step("planted: tiny perturbation", sp.exp(1 / tau), sp.exp(1 / tau) + sp.Rational(1, 10**30),
+              domain=Domain({tau: (1, 10)}), simplifier=lambda e: sp.Integer(0))  # a 'buggy' simplifier
+    res = check_step(st)
+    assert res.verdict is Verdict.REFUTED and "simplification bug" in res.method
+
+
+def test_identity_checker_proves_true_identity():
+    st = Step("sinh² = (cosh 2x − 1)/2", sp.sinh(1 / tau) ** 2, (sp.cosh(2 / tau) - 1) / 2, domain=TAU_RANGE)
+    res = check_step(st)
+    assert res.verdict is Verdict.PROVED and res.symbolic
+
+
+def test_inequality_counterexample_only_near_boundary_is_found():
+    # e^x ≤ 1 + x + x² holds on [−1, 1.79…] and fails only in the last sliver of [−1, 1.8]
+    st = Step("planted: e^x ≤ 1 + x + x² on [−1, 1.8]", sp.exp(x), 1 + x + x**2, kind="inequality",
+              relation="<=", domain=Domain({x: (-1, sp.Rational(18, 10))}))
+    res = check_step(st, trials=5000)
+    assert res.verdict is Verdict.REFUTED
+    assert float(res.counterexample["x"]) > 1.79
+
+
+def test_interval_certifier_refutes_on_its_own():
+    out = certify_nonnegative(1 + x + x**2 - sp.exp(x), Domain({x: (-1, sp.Rational(18, 10))}))
+    assert out.status == "refuted"
+    assert float(sp.sympify(out.counterexample["x"])) > 1.79
+
+
+def test_interval_certifier_proves_tight_inequality():
+    out = certify_nonnegative(x - sp.log(1 + x), Domain({x: (-sp.Rational(1, 2), 10)}))
+    assert out.status == "proved"
+
+
+def test_halved_constant_is_refuted():
+    # the offset bound log(1 + e^{2/τ}/k) with its constant halved must fail
+    g = sp.Symbol("g_test", real=True)
+    st = Step("planted: offset ≤ log(1 + e^{2/τ}/(2k))", sp.log(1 + sp.exp(g / tau) / k),
+              sp.log(1 + sp.exp(2 / tau) / (2 * k)), kind="inequality", relation="<=",
+              domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo), g: (-2, 2)}))
+    res = check_step(st, trials=2000)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_vector_inequality_falsifier_refutes():
+    st = Step("planted: Λ(1/τ; s) ≤ 0.99/τ", sp.log(sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k),
+              sp.Rational(99, 100) / tau, kind="inequality", relation="<=",
+              domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, 12), s: (-1, 1)}))
+    res = check_step(st, trials=2000)
+    assert res.verdict is Verdict.REFUTED
+    assert res.worst_ratio > 1
+
+
+def test_wrong_certificate_is_not_accepted():
+    st = Step("x² ≥ 0 with a wrong certificate", x**2, 0, kind="inequality", relation=">=",
+              domain=Domain({x: (-1, 1)}), certificate=x**2 + 1)
+    res = check_step(st, trials=500)
+    assert "certificate rejected" in res.evidence
+
+
+def test_expansion_checker_refutes_wrong_coefficient():
+    st = Step("planted: log(1 + 1/k) = 1/k − 1/(3k²)", sp.log(1 + 1 / k), 1 / k - 1 / (3 * k**2),
+              kind="expansion", var=k, order=2, domain=Domain({}))
+    res = check_step(st)
+    assert res.verdict is Verdict.REFUTED
+    assert res.counterexample["term"] == "k^-2" and res.counterexample["derived"] == "-1/2"
+
+
+def test_limit_checker_refutes_wrong_limit():
+    st = Step("planted: k log(1 + τ/k) → 2τ", k * sp.log(1 + tau / k), 2 * tau, kind="limit", var=k, domain=TAU_RANGE)
+    assert check_step(st).verdict is Verdict.REFUTED
+
+
+# ---- malformed steps: one clear error, at construction ----------------------------------------
+
+def test_uncovered_free_symbol_is_an_error():
+    with pytest.raises(DerivationError, match=r"free symbols \['k'\] are not covered"):
+        Step("bad", tau * k, 0, domain=TAU_RANGE)
+
+
+def test_empty_domain_is_an_error():
+    with pytest.raises(DerivationError, match="empty domain"):
+        Domain({x: (2, 1)})
+
+
+def test_inconsistent_domain_is_an_error():
+    with pytest.raises(DerivationError, match="declared positive"):
+        Domain({tau: (-2, -1)})
+
+
+def test_classical_step_needs_reference():
+    with pytest.raises(DerivationError, match="needs a reference"):
+        Step("bad", x, x, domain=Domain({x: (0, 1)}), provenance="classical")
+
+
+def test_derivation_result_must_be_a_step():
+    st = Step("a", x, x, domain=Domain({x: (0, 1)}))
+    with pytest.raises(DerivationError, match="is not one of its steps"):
+        Derivation("d", "t", [st], result="b")
