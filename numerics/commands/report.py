@@ -18,6 +18,8 @@ HELP = "the main job: verify every derivation and write a Markdown report (defau
 #: section title → "module:function"; order is the order in the report
 SECTIONS: dict[str, str] = {
     "Verified derivations": "numerics.commands.report:section_derivations",
+    "Bound constants (certified)": "numerics.commands.constants:section_constants",
+    "Theorem-1 components and prior bounds against k": "numerics.commands.compare:section_compare",
 }
 
 DEFAULTS = {"tau": 0.1, "k": 256, "n": 50_000, "delta": 0.05}

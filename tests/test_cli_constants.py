@@ -1,0 +1,147 @@
+"""``infonce-bounds constants`` and ``compare``: defaults, formats, bad input (exit 2), huge values, plot."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+
+import pytest
+
+from numerics.cli import main
+
+
+def _has(mod: str, attr: str) -> bool:
+    try:
+        return hasattr(importlib.import_module(f"derivations.{mod}"), attr)
+    except ImportError:
+        return False
+
+
+HAS_ALL = _has("bias", "bias_bound") and _has("rademacher", "complexity_avg") and _has("rademacher", "complexity_max")
+needs_all = pytest.mark.skipif(not HAS_ALL, reason="derivations.bias / derivations.rademacher functions missing")
+
+
+def _json(capsys, argv):
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_constants_runs_with_defaults(capsys):
+    assert main(["constants"]) == 0
+    out = capsys.readouterr().out
+    assert "τ = 0.1, k = 256" in out and "n = 50000, δ = 0.05, L = 1, p = 10000, R = 1" in out
+    for name in ("sample_variability", "complexity", "finite_k_bias", "bound", "loss_range"):
+        assert name in out
+    assert "upper end of an outward-rounded interval" in out
+
+
+def test_constants_json_rows_are_certified(capsys):
+    data = _json(capsys, ["constants", "--json"])
+    assert data["parameters"]["tau"] == "0.1" and data["parameters"]["beta"] == "20"
+    names = [r["name"] for r in data["rows"]]
+    assert {"sample_variability", "complexity", "finite_k_bias", "bound"} <= set(names)
+    for r in data["rows"]:
+        assert r["show"] and r["provenance"] in ("ours", "classical", "paper")
+        if r["status"] == "certified":
+            lo, hi = r["interval"]
+            assert float(lo) <= float(hi) and r["value"] == hi
+            assert r["float_in_interval"] or r["float_intermediate_overflow"]
+
+
+@needs_all
+def test_constants_every_row_available(capsys):
+    data = _json(capsys, ["constants", "--json"])
+    assert all(r["status"] == "certified" or r["name"] == "holder_exponent" for r in data["rows"])
+    rows = {r["name"]: r for r in data["rows"]}
+    parts = sum(float(rows[x]["value"]) for x in ("sample_variability", "complexity", "finite_k_bias"))
+    assert float(rows["bound"]["value"]) == pytest.approx(parts, rel=1e-5)
+
+
+def test_show_names_resolve(capsys):
+    from derivations import catalogue
+
+    data = _json(capsys, ["constants", "--json"])
+    known = set(catalogue.names())
+    for r in data["rows"]:
+        if r["status"] == "certified" and r["show"] in ("theorem", "continuity"):
+            assert r["show"] in known
+
+
+def test_constants_latex(capsys):
+    assert main(["constants", "--latex", "--tau", "0.001"]) == 0
+    out = capsys.readouterr().out
+    assert r"\begin{tabular}" in out and r"\end{table}" in out
+    assert r"\times 10^{" in out  # huge values in scientific form
+
+
+def test_huge_values_are_certified_never_inf_or_nan(capsys):
+    data = _json(capsys, ["constants", "--json", "--tau", "0.001", "--k", "1"])
+    for r in data["rows"]:
+        if r["status"] != "certified":
+            continue
+        assert r["value"] not in ("inf", "nan") and "nan" not in r["value"]
+    sv = {r["name"]: r for r in data["rows"]}["sample_variability"]
+    assert float(sv["value"]) > 0
+    bias = {r["name"]: r for r in data["rows"]}.get("bias_constant")
+    if bias and bias["status"] == "certified":
+        assert "e+" in bias["value"] and bias["float_overflows"]
+
+
+@pytest.mark.parametrize("argv,flag", [
+    (["--tau", "0"], "--tau"), (["--tau", "-1"], "--tau"), (["--tau", "abc"], "--tau"), (["--tau", "nan"], "--tau"),
+    (["--beta", "5"], "--beta"), (["--beta", "x"], "--beta"), (["--k", "0"], "--k"), (["--k", "2.5"], "--k"),
+    (["--n", "0"], "--n"), (["--delta", "0"], "--delta"), (["--delta", "1"], "--delta"),
+    (["--lipschitz", "-1"], "--lipschitz"), (["--params", "-3"], "--params"), (["--radius", "-0.5"], "--radius"),
+])
+def test_bad_input_one_line_exit_2(capsys, argv, flag):
+    assert main(["constants", *argv]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and flag in err and repr(argv[1]) in err
+    assert "allowed" in err
+
+
+def test_beta_given_and_auto(capsys):
+    auto = _json(capsys, ["constants", "--json", "--k", "64"])
+    given = _json(capsys, ["constants", "--json", "--k", "64", "--beta", "40"])
+    assert auto["beta_choice"].startswith("auto") and given["beta_choice"] == "given"
+    assert given["parameters"]["beta"] == "40"
+
+
+def test_compare_plot_and_note(capsys, tmp_path):
+    png = tmp_path / "cmp.png"
+    assert main(["compare", "--k", "1,4,...,64", "--plot", str(png), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert [r["k"] for r in data["rows"]] == [1, 4, 16, 64]
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    for r in data["rows"]:
+        for key in ("sample_variability", "large_k_deviation", "complexity_klinear", "complexity_logk"):
+            assert r[key]["float_in_interval"]
+
+
+@needs_all
+def test_compare_averaged_flattens_max_grows(capsys, tmp_path):
+    assert main(["compare", "--k", "1,64,4096", "--plot", str(tmp_path / "c.png"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    q = data["quoted"]
+    avg = [float(q[x]["complexity_avg"]) for x in ("1", "64", "4096")]
+    mx = [float(q[x]["complexity_max"]) for x in ("1", "64", "4096")]
+    assert avg[2] / avg[1] < 1.2  # flattening
+    assert mx[2] / mx[1] > 2  # growing
+    assert "k = 4096" in data["note"]
+
+
+@pytest.mark.parametrize("text", ["0,1", "1,x", "1,...,8", "4,2,...,1", ""])
+def test_compare_bad_k_list(capsys, tmp_path, text):
+    assert main(["compare", "--k", text, "--no-plot"]) == 2
+    assert "--k" in capsys.readouterr().err
+
+
+def test_report_sections(tmp_path):
+    from numerics.commands import compare, constants
+
+    ns = argparse.Namespace(quick=True)
+    md = constants.section_constants(tmp_path, ns)
+    assert "| quantity |" in md and "sample_variability" in md
+    md2 = compare.section_compare(tmp_path, ns)
+    assert "compare.png" in md2 and (tmp_path / "compare.png").exists()

@@ -1,0 +1,123 @@
+"""Prior bounds (our reconstructions): labelled as ours, verified, k-shapes as claimed; planted errors refuted."""
+
+from __future__ import annotations
+
+import importlib
+import itertools
+
+import mpmath
+import pytest
+import sympy as sp
+
+from derivations import prior
+from derivations.checks import check_step
+from derivations.ledger import Verdict
+from derivations.symbols import L, R, k, n, p, tau
+
+
+@pytest.fixture(scope="module")
+def results():
+    out = {}
+    for der in prior.derivations():
+        out[der.name] = (der, {r.step: r for r in der.verify(trials=2000, seed=0)})
+    return out
+
+
+def test_labelled_as_our_reconstruction(results):
+    for name, (der, _) in results.items():
+        assert der.source == "ours"
+        assert "reconstruction" in der.title and "Confidence" in der.summary
+        assert name in prior.CONFIDENCE
+    for fn in (prior.large_k_deviation, prior.complexity_klinear, prior.complexity_logk):
+        doc = fn.__doc__
+        assert "Our reconstruction" in doc or "our reconstruction" in doc.lower()
+        assert "reading of" in doc and "How sure we are" in doc
+
+
+def test_no_step_refuted_and_scalar_steps_proved(results):
+    for name, (der, res) in results.items():
+        for step_name, r in res.items():
+            assert r.verdict != Verdict.REFUTED, (name, step_name, r.evidence)
+            if der.step(step_name).kind in ("identity", "limit"):
+                assert r.verdict == Verdict.PROVED, (name, step_name, r.method)
+
+
+def _exact_gap(xv, yv, pv, t, kv):
+    """|E log Z_k − log Z| for W ∈ {e^{x/τ}, e^{y/τ}} w.p. (1 − π, π), by summing over all 2^k tuples."""
+    a, b = mpmath.exp(xv / t), mpmath.exp(yv / t)
+    z = pv * b + (1 - pv) * a
+    tot = mpmath.mpf(0)
+    for tup in itertools.product((0, 1), repeat=kv):
+        m = sum(tup)
+        tot += pv**m * (1 - pv) ** (kv - m) * mpmath.log((m * b + (kv - m) * a) / kv)
+    return abs(tot - mpmath.log(z))
+
+
+def test_large_k_deviation_dominates_exact_gap_by_brute_force(rng):
+    """Independent route: enumerate all 2^k negative tuples (k ≤ 8), not the binomial sum of the checker."""
+    bound = sp.lambdify((tau, k), prior.large_k_deviation(), "mpmath")
+    with mpmath.workdps(30):
+        for _ in range(40):
+            t = mpmath.mpf(10) ** rng.uniform(-1, 1)
+            xv, yv = mpmath.mpf(rng.uniform(-1, 1)), mpmath.mpf(rng.uniform(-1, 1))
+            pv = mpmath.mpf(rng.uniform(0, 1))
+            kv = int(rng.integers(1, 9))
+            assert _exact_gap(xv, yv, pv, t, kv) <= bound(t, kv)
+
+
+def test_agrees_with_bias_module_when_present():
+    try:
+        bias = importlib.import_module("derivations.bias")
+    except ImportError:
+        pytest.skip("derivations.bias missing")
+    if not hasattr(bias, "deviation_bound"):
+        pytest.skip("bias.deviation_bound missing")
+    assert sp.simplify((prior.large_k_deviation() - bias.deviation_bound(tau, k)).rewrite(sp.exp)) == 0
+
+
+def test_k_shapes():
+    """k-linear grows ∝ k; log-k grows like a power of log k; the deviation falls like k^{-1/2}."""
+    vals = {tau: sp.Rational(1, 2), n: 50000, L: 1, p: 1000, R: 1}
+
+    def f(expr, kv):
+        return float(expr.subs({**vals, k: kv}).evalf(30))
+
+    klin, logk, dev = prior.complexity_klinear(), prior.complexity_logk(), prior.large_k_deviation()
+    assert f(klin, 4095) / f(klin, 2047) == pytest.approx(2.0, rel=1e-3)
+    assert 1 < f(logk, 4096) / f(logk, 64) < 2.5
+    assert f(dev, 4096) / f(dev, 64) == pytest.approx(1 / 8, rel=1e-12)
+
+
+def test_similarity_complexity_decreases_in_n():
+    G = prior.similarity_complexity()
+    vals = [float(G.subs({n: nv, L: 1, p: 100, R: 1})) for nv in (10, 100, 10**4, 10**6)]
+    assert all(a > b for a, b in zip(vals, vals[1:]))
+
+
+def _step(name):
+    for der in prior.derivations():
+        for s in der.steps:
+            if s.name.startswith(name):
+                return s
+    raise KeyError(name)
+
+
+@pytest.mark.parametrize("prefix,factor", [("large-k deviation bound", sp.Rational(1, 20)),
+                                           ("E|Z_k − Z| ≤ √(Var W / k)", sp.Rational(1, 2))])
+def test_planted_wrong_constants_are_refuted(prefix, factor):
+    """The two-point-law checker refutes the deviation bounds with the constant cut down."""
+    good = _step(prefix)
+    from dataclasses import replace
+
+    bad = replace(good, name="planted: " + good.name, rhs=good.rhs * factor)
+    assert check_step(good, trials=2000).verdict == Verdict.VERIFIED
+    res = check_step(bad, trials=2000)
+    assert res.verdict == Verdict.REFUTED and res.counterexample
+
+
+def test_planted_lipschitz_constant_halved_is_refuted():
+    from dataclasses import replace
+
+    good = _step("ℓ2 norm of ∇ℓ_k")
+    bad = replace(good, name="planted: ℓ2 norm ≤ 1/τ", rhs=good.rhs / sp.sqrt(2))
+    assert check_step(bad, trials=2000).verdict == Verdict.REFUTED
