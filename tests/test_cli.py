@@ -1,0 +1,71 @@
+"""The command line: every subcommand of this module runs, exit codes, JSON output, bad input."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from numerics.cli import main
+
+
+def test_verify_one_result_json(capsys):
+    assert main(["verify", "in_batch", "--json", "--trials", "500"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert {r["result"] for r in out["results"]} == {"in_batch"}
+    assert all(r["verdict"] != "refuted" for r in out["results"])
+    assert out["counts"]
+
+
+def test_verify_table_names_methods(capsys):
+    assert main(["verify", "gateaux", "--trials", "500"]) == 0
+    out = capsys.readouterr().out
+    assert "symbolic simplification to 0" in out and "steps in" in out
+
+
+def test_unknown_result_is_a_one_line_error(capsys):
+    assert main(["verify", "no_such_result"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unknown result 'no_such_result'" in err[0]
+
+
+def test_bad_trials(capsys):
+    assert main(["verify", "loss", "--trials", "0"]) == 2
+    assert "--trials must be ≥ 1" in capsys.readouterr().err
+
+
+def test_show_unicode_and_latex(capsys):
+    assert main(["show", "loss"]) == 0
+    uni = capsys.readouterr().out
+    assert "exact relation" in uni and "← result" in uni
+    assert main(["show", "loss", "--latex"]) == 0
+    tex = capsys.readouterr().out
+    assert r"\begin{enumerate}" in tex and r"\log" in tex
+
+
+def test_show_lists_results(capsys):
+    assert main(["show"]) == 0
+    assert "gateaux" in capsys.readouterr().out
+
+
+def test_report_unwritable_out_is_exit_2(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    assert main(["report", "--out", str(blocker / "sub"), "--trials", "10"]) == 2
+    assert "cannot be written" in capsys.readouterr().err
+
+
+def test_console_script_exit_status_on_argparse_error():
+    proc = subprocess.run([sys.executable, "-m", "numerics.cli", "verify", "--trials", "x"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["verify", "--help"]])
+def test_help_exits_zero(argv):
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 0
