@@ -15,6 +15,7 @@ MODULES: tuple[str, ...] = (
     "loss",
     "rewriting",
     "gateaux",
+    "bias",
     "continuity",
     "theorem",
     "prior",

@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "show": "show",
     "constants": "constants",
     "compare": "compare",
+    "exact": "exact",
     "experiment": "experiment",
 }
 
