@@ -102,3 +102,25 @@ def run(args) -> int:
     for line in mod.headline(rec) if hasattr(mod, "headline") else []:
         print(line)
     return 0
+
+
+def report_section(out_dir, args) -> str:
+    """The report's "Experiments (quick forms)" section: run every experiment's quick form into
+    ``OUT/experiments/`` (seed 0; finished points are reused on a rerun) and embed the plots."""
+    import pathlib
+    import time
+
+    sub = common.prepare_out(pathlib.Path(out_dir) / "experiments")
+    parts = ["Quick forms (the sizes the test suite runs; `infonce-bounds experiment NAME` without `--quick` runs "
+             "the full forms). JSON with every number beside each plot in `experiments/`.\n"]
+    for name, mod_name in EXPERIMENTS.items():
+        mod = importlib.import_module(f"numerics.experiments.{mod_name}")
+        opts = dict(mod.QUICK)
+        opts["quick"] = True
+        t0 = time.perf_counter()
+        res = mod.run(opts, sub, 0)
+        lines = mod.headline(res["record"]) if hasattr(mod, "headline") else []
+        parts.append(f"### `{name}` — {mod.HELP}\n\n" + "".join(f"    {ln}\n" for ln in lines) +
+                     f"\n![{name}](experiments/{res['png'].name})\n\n_{time.perf_counter() - t0:.1f} s; "
+                     f"data: `experiments/{res['json'].name}`_\n")
+    return "\n".join(parts)

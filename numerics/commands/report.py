@@ -20,6 +20,7 @@ SECTIONS: dict[str, str] = {
     "Verified derivations": "numerics.commands.report:section_derivations",
     "Bound constants (certified)": "numerics.commands.constants:section_constants",
     "Theorem-1 components and prior bounds against k": "numerics.commands.compare:section_compare",
+    "Experiments (quick forms)": "numerics.commands.experiment:report_section",
 }
 
 DEFAULTS = {"tau": 0.1, "k": 256, "n": 50_000, "delta": 0.05}
