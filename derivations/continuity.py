@@ -225,13 +225,19 @@ def _lme(b_: Any, vec: sp.IndexedBase, k_: Any = k) -> sp.Expr:
 
 def power_mean(expr_j: sp.Expr, q_: Any, k_: Any = k) -> sp.Expr:
     """M_q = ((1/k) Σ_j |e_j|^q)^{1/q} of the entries e_j = ``expr_j`` (a function of ``j``)."""
-    return (sp.Sum(sp.Abs(expr_j) ** q_, (j, 1, k_)) / k_) ** (1 / q_)
+    return (sp.Sum((expr_j**2) ** (q_ / 2), (j, 1, k_)) / k_) ** (1 / q_)  # |e|^q without Abs (cheaper)
 
 
 # ----------------------------------------------------------------------------- custom checks
 
 
-def factored_check(certificate: sp.Expr) -> Callable[[Step, dict], StepResult]:
+def _powsimp(e: sp.Expr) -> sp.Expr:
+    """Combine powers of positive bases (every base in the steps using it is > 0)."""
+    return sp.simplify(sp.powsimp(sp.expand(e), force=True))
+
+
+def factored_check(certificate: sp.Expr, simplifier: Callable[[sp.Expr], sp.Expr] | None = None
+                   ) -> Callable[[Step, dict], StepResult]:
     """Checker for ``lhs ≤ rhs`` via ``rhs − lhs = certificate`` (identity) and ``certificate ≥ 0``.
 
     Tight inequalities (equality on a face of the box) defeat direct interval subdivision; written as
@@ -245,7 +251,7 @@ def factored_check(certificate: sp.Expr) -> Callable[[Step, dict], StepResult]:
 
         small, big = (step.lhs, step.rhs) if step.relation in ("<=", "<") else (step.rhs, step.lhs)
         ident = check_identity(Step(f"{step.name}: gap = certificate", big - small, certificate, kind="identity",
-                                    domain=step.domain), opts)
+                                    domain=step.domain, simplifier=simplifier), opts)
         cert = check_inequality(Step(f"{step.name}: certificate ≥ 0", certificate, 0, kind="inequality",
                                      relation=">=", domain=step.domain), opts)
         orig = check_inequality(step, opts)
@@ -310,6 +316,9 @@ def quadrature_check(step: Step, opts: dict) -> StepResult:
 # ----------------------------------------------------------------------------- the ledger
 
 TAU_BOX = (TAU_MIN, TAU_MAX)
+#: M_k written so that interval arithmetic sees M_k ≥ 1 and M_k/k ≤ 1 (each k-dependence isolated)
+_M_GE_1 = 1 + (k - 1) * (1 - sp.exp(-2 / tau)) / (1 + (k - 1) * sp.exp(-2 / tau))
+_M_OVER_K = 1 / (1 + (k - 1) * sp.exp(-2 / tau))
 R_BOX = (sp.Rational(101, 100), 100)  # r = βτ for vector claims (q = r/(r − 1) finite)
 
 
@@ -359,7 +368,7 @@ def derivations() -> list[Derivation]:
              provenance="classical", reference="fundamental theorem of calculus (F is C¹ on R^k)",
              check=quadrature_check),
         Step("Hölder for the normalised counting measure: Σ_j w_j |h_j| ≤ D_r(w) · M_q(h)",
-             sp.Sum(w_z * sp.Abs(h[j]), (j, 1, k)), Dr * power_mean(h[j], qr), kind="inequality", relation="<=",
+             sp.Sum(w_z * sp.sqrt(h[j] ** 2), (j, 1, k)), Dr * power_mean(h[j], qr), kind="inequality", relation="<=",
              domain=D["holder"], provenance="classical",
              reference="Hölder's inequality (Hardy, Littlewood & Pólya, Inequalities, 1952, Thm 13) with "
                        "Σ_j w_j|h_j| = (1/k) Σ_j (k w_j)|h_j|, exponents r = βτ and q = r/(r − 1)",
@@ -393,9 +402,10 @@ def derivations() -> list[Derivation]:
              check=factored_check(sp.exp(2 / tau - 2 / (r * tau))
                                   * (1 - (1 / (1 + (sp.exp(2 / tau) - 1) / k)) ** (1 - 1 / r)))),
         Step("β-continuity: |F(v) − F(z)| ≤ C(β, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(βτ)}",
-             sp.Abs(F_expr(v) - F_expr(z)), continuity_factor(r / tau, tau, k) * power_mean(hj, qr),
+             F_expr(v) - F_expr(z), continuity_factor(r / tau, tau, k) * power_mean(hj, qr),
              kind="inequality", relation="<=", domain=D["result"], provenance="ours", adversarial=adv_vec,
-             note="combines the steps above; vector claim, falsifier only"),
+             note="combines the steps above; stated for F(v) − F(z): the rhs is symmetric in (v, z), so swapping "
+                  "them gives the absolute value; vector claim, falsifier only"),
         Step("shift: F(z + c·1) = F(z) + c/τ (hence |F(v) − F(z)| ≤ max_j |h_j|/τ with monotonicity)",
              sp.log(sp.Sum(sp.exp((z[j] + x) / tau), (j, 1, k)) / k), F_expr(z) + x / tau, kind="identity",
              domain=D["holder"] | Domain({x: (-2, 2)}), provenance="classical",
@@ -423,6 +433,27 @@ def derivations() -> list[Derivation]:
              domain=D["tq"] | Domain({q: (sp.Rational(101, 100), sp.oo), rho: (sp.Rational(1, 100), 100)}),
              provenance="ours",
              note="sensitivity of the k → ∞ constant to the norm bound ρ; at finite k, C_ρ → k^{1/q}/τ as τ → 0"),
+        Step("M_k = 1 + (k − 1)(1 − e^{−2/τ})/(1 + (k − 1) e^{−2/τ}) (so M_k ≥ 1 is visible)", Mk, _M_GE_1,
+             kind="identity", domain=D["tk"], provenance="ours"),
+        Step("β = 2/τ minimises the ℓ2 constant, branch βτ ≥ 2: M_k^{1/2} ≤ M_k^{1 − 1/r}",
+             _M_GE_1 ** sp.Rational(1, 2), _M_GE_1 ** (1 - 1 / r), kind="inequality", relation="<=",
+             domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (2, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = βτ ≥ 2"),
+             provenance="ours",
+             check=factored_check(_M_GE_1 ** sp.Rational(1, 2) * (_M_GE_1 ** (sp.Rational(1, 2) - 1 / r) - 1),
+                                  simplifier=_powsimp),
+             note="l2_lipschitz = C(β, τ, k) k^{−1/2} for q ≤ 2: increasing in r, smallest at r = 2"),
+        Step("β = 2/τ minimises the ℓ2 constant, branch 1 ≤ βτ ≤ 2: (M_k/k)^{1/2} ≤ (M_k/k)^{1 − 1/r}",
+             (Mk / k) ** sp.Rational(1, 2), (Mk / k) ** (1 - 1 / r), kind="inequality", relation="<=",
+             domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (1, 2)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = βτ ∈ [1, 2]"),
+             provenance="ours",
+             check=factored_check(_M_OVER_K ** (1 - 1 / r) * (1 - _M_OVER_K ** (1 / r - sp.Rational(1, 2)))),
+             note="l2_lipschitz = C(β, τ, k) k^{−1/q} = (M_k/k)^{1−1/r}/τ for q ≥ 2: decreasing in r"),
+        Step("cross-check: ‖∇F(z)‖₂ = (1/τ) ‖w‖₂ ≤ (1/τ) √(M_k/k) = l2_lipschitz(2/τ, τ, k)",
+             sp.sqrt(sp.Sum(w_z**2, (j, 1, k))) / tau, l2_lipschitz(2 / tau, tau, k), kind="inequality",
+             relation="<=", domain=D["holder"], provenance="ours",
+             adversarial=[{k: 12, z[1]: 1, **{z[i_]: -1 for i_ in range(2, 13)}, tau: sp.Rational(1, 3)},
+                          {k: 2, z[1]: 1, z[2]: -1, tau: sp.Rational(1, 1000)}],
+             note="the gradient route to the ℓ2 constant agrees with the β family at its optimum β = 2/τ"),
     ]
     return [Derivation(
         "continuity", "continuity of the log-mean-exp in the negatives: ℓ∞ bound and the β family", steps,

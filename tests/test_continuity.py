@@ -1,0 +1,277 @@
+"""The β-continuity family: ledger steps prove/verify, planted wrong versions are refuted, the bound holds
+on random and adversarial similarity pairs (numpy, independent of the SymPy expressions), the endpoints
+β = 1/τ and β → ∞, the data-dependent factor, the choice of β and input validation."""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import sympy as sp
+
+from derivations import continuity as C
+from derivations.checks import check_step
+from derivations.ledger import Domain, Step, Verdict
+from derivations.symbols import TAU_MAX, TAU_MIN, beta, h, j, k, r, t, tau, v, x, y, z
+
+FAST = {"trials": 3000, "seed": 0, "box_budget": 300}
+
+
+@pytest.fixture(scope="module")
+def der():
+    (d,) = C.derivations()
+    return d
+
+
+def _steps(der, kinds=None, vector=None):
+    out = []
+    for st in der.steps:
+        is_vec = bool(st.lhs.atoms(sp.Indexed) or st.rhs.atoms(sp.Indexed))
+        if kinds and st.kind not in kinds:
+            continue
+        if vector is not None and is_vec != vector:
+            continue
+        out.append(st)
+    return out
+
+
+# ----------------------------------------------------------------------------- the ledger
+
+
+def test_scalar_inequalities_are_proved(der):
+    scalar = _steps(der, kinds={"inequality"}, vector=False)
+    assert len(scalar) >= 6
+    for st in scalar:
+        res = check_step(st, **FAST)
+        assert res.verdict is Verdict.PROVED, (st.name, res.method, res.evidence)
+        assert res.worst_ratio is not None and res.worst_ratio <= 1 + 1e-12
+
+
+def test_limits_and_scalar_identities(der):
+    for st in _steps(der, kinds={"limit", "identity"}, vector=False):
+        res = check_step(st, **FAST)
+        assert res.verdict in (Verdict.PROVED, Verdict.VERIFIED), (st.name, res.evidence)
+
+
+@pytest.mark.slow
+def test_every_step_passes(der):
+    for st in der.steps:
+        res = check_step(st, trials=1500, seed=1)
+        assert res.verdict in (Verdict.PROVED, Verdict.VERIFIED), (st.name, res.method, res.evidence)
+
+
+def _small_k(step: Step, kmax: int = 3) -> Step:
+    """The same claim on k ≤ kmax (each k costs the checker a lambdify of the concrete sums)."""
+    return _planted(step, domain=step.domain | Domain({k: (1, kmax)}))
+
+
+def test_result_step_is_tight_at_k1(der):
+    """At k = 1, F(v) − F(z) = (v − z)/τ and C = 1/τ: the falsifier's worst ratio is 1, never above."""
+    res = check_step(_small_k(der.result_step), trials=1000, seed=0)
+    assert res.verdict is Verdict.VERIFIED
+    assert 0.999 <= res.worst_ratio <= 1 + 1e-9
+
+
+# ----------------------------------------------------------------------------- planted wrong versions
+
+
+def _planted(step: Step, **changes) -> Step:
+    fields = {f: getattr(step, f) for f in ("name", "lhs", "rhs", "kind", "domain", "provenance", "reference",
+                                             "relation", "var", "point", "order", "adversarial", "note")}
+    fields["check"] = step.check
+    fields.update(changes)
+    fields["name"] = "planted: " + fields["name"]
+    return Step(**fields)
+
+
+def test_planted_halved_weight_bound_is_refuted(der):
+    st = next(s for s in der.steps if s.name.startswith("weight bound"))
+    res = check_step(_planted(st, rhs=st.rhs / 2), **FAST)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_planted_halved_continuity_factor_is_refuted(der):
+    st = der.result_step
+    res = check_step(_small_k(_planted(st, rhs=st.rhs / 2)), trials=2000, seed=0)
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+
+
+def test_planted_holder_without_data_factor_is_refuted(der):
+    st = next(s for s in der.steps if s.name.startswith("Hölder"))
+    wrong = C.power_mean(h[j], r / (r - 1))  # drops D_r(w) ≥ 1
+    res = check_step(_small_k(_planted(st, rhs=wrong)), trials=2000, seed=0)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_planted_halved_exponent_in_uniform_factor_is_refuted(der):
+    st = next(s for s in der.steps if s.name.startswith("sharpened ≤ uniform"))
+    res = check_step(_planted(st, rhs=sp.exp((1 / tau) * (1 - 1 / r))), **FAST)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_planted_wrong_limit_is_refuted(der):
+    st = next(s for s in der.steps if s.name == "β → ∞: C → M_k/τ")
+    res = check_step(_planted(st, rhs=sp.exp(2 / tau) / tau), **FAST)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_planted_wrong_mean_value_identity_is_refuted(der):
+    st = next(s for s in der.steps if s.name.startswith("mean value"))
+    integ = st.rhs
+    wrong = sp.Integral(integ.function * tau, *integ.limits)  # forgets the 1/τ
+    res = check_step(_planted(st, rhs=wrong), **FAST)
+    assert res.verdict is Verdict.REFUTED
+
+
+def test_factored_check_rejects_a_wrong_certificate():
+    dom = Domain({x: (0, 1)})
+    st = Step("x² ≤ x on [0, 1] with a wrong certificate", x**2, x, kind="inequality", relation="<=", domain=dom,
+              check=C.factored_check(x * (1 + x)))
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.REFUTED and "gap = certificate: refuted" in res.method
+
+
+# ----------------------------------------------------------------------------- numbers (numpy route)
+
+
+def _lme(b_, zz):
+    m = zz.max(axis=-1, keepdims=True)
+    return (b_ * m[..., 0]) + np.log(np.mean(np.exp(b_ * (zz - m)), axis=-1))
+
+
+def _F(vv, tau_):
+    return _lme(1.0 / tau_, vv)
+
+
+def _mq(hh, q_):
+    a = np.abs(hh)
+    if math.isinf(q_):
+        return a.max(axis=-1)
+    m = a.max(axis=-1, keepdims=True)
+    m_safe = np.where(m > 0, m, 1.0)
+    return m[..., 0] * np.mean((a / m_safe) ** q_, axis=-1) ** (1 / q_)
+
+
+def _factor(beta_, tau_, k_, rho_=1.0):
+    mk = k_ / (1 + (k_ - 1) * math.exp(-2 * rho_ / tau_))
+    return mk ** (1 - 1 / (beta_ * tau_)) / tau_
+
+
+@pytest.mark.parametrize("tau_", [0.05, 0.3, 1.0, 7.0])
+@pytest.mark.parametrize("k_", [1, 2, 5, 64])
+def test_bound_holds_on_random_and_adversarial_pairs(rng, tau_, k_):
+    n = 400
+    vv = rng.uniform(-1, 1, (n, k_))
+    zz = rng.uniform(-1, 1, (n, k_))
+    # adversarial: one negative at +1, the rest at −1, perturbed in every pattern
+    vv[:50] = -1.0
+    vv[:50, 0] = 1.0
+    zz[:50] = np.clip(vv[:50] - rng.uniform(0, 2, (50, k_)) * rng.choice([0.0, 1.0], (50, k_)), -1, 1)
+    zz[50:60] = np.clip(vv[50:60] - 0.3, -1, 1)  # near-constant shift: tight for the max form
+    lhs = np.abs(_F(vv, tau_) - _F(zz, tau_))
+    for r_ in [1.0, 1.2, 2.0, 5.0, 50.0]:
+        beta_ = r_ / tau_
+        q_ = math.inf if r_ == 1.0 else r_ / (r_ - 1)
+        rhs = _factor(beta_, tau_, k_) * _mq(vv - zz, q_)
+        assert np.all(lhs <= rhs * (1 + 1e-10) + 1e-12), (r_, float(np.max(lhs / np.maximum(rhs, 1e-300))))
+        sym = float(C.continuity_factor(sp.nsimplify(beta_), sp.nsimplify(tau_), k_))
+        assert sym == pytest.approx(_factor(beta_, tau_, k_), rel=1e-12)
+
+
+def test_max_form_is_tight_on_constant_shifts(rng):
+    tau_, k_ = 0.2, 7
+    zz = rng.uniform(-1, 0.5, (5, k_))
+    vv = zz + 0.4
+    ratio = np.abs(_F(vv, tau_) - _F(zz, tau_)) / (_mq(vv - zz, math.inf) * float(C.max_lipschitz(tau_)))
+    np.testing.assert_allclose(ratio, 1.0, rtol=1e-12)
+
+
+def test_non_unit_norms(rng):
+    """Similarities in [−ρ, ρ]: C_ρ holds; it is the rescaled unit factor; τ → 0 makes it explode."""
+    for rho_ in (0.5, 3.0):
+        tau_, k_, r_ = 0.4, 16, 2.0
+        vv = rng.uniform(-rho_, rho_, (300, k_))
+        vv[:40] = -rho_
+        vv[:40, 0] = rho_
+        zz = rng.uniform(-rho_, rho_, (300, k_))
+        lhs = np.abs(_F(vv, tau_) - _F(zz, tau_))
+        rhs = _factor(r_ / tau_, tau_, k_, rho_) * _mq(vv - zz, 2.0)
+        assert np.all(lhs <= rhs * (1 + 1e-10))
+        sym = C.continuity_factor(sp.Rational(5), sp.Rational(2, 5), k_, sp.nsimplify(rho_))
+        assert float(sym) == pytest.approx(_factor(5.0, 0.4, k_, rho_), rel=1e-12)
+    big = [float(C.uniform_factor(2 / sp.Rational(tt), sp.Rational(tt), 2) * sp.Rational(tt)) for tt in ("1", "1/4", "1/16")]
+    assert big[0] < big[1] < big[2]  # at fixed q = 2 the norm-driven factor grows as τ → 0
+
+
+def test_data_factor_identity_and_its_bound(rng):
+    for _ in range(20):
+        k_ = int(rng.integers(1, 30))
+        tau_ = float(np.exp(rng.uniform(np.log(0.05), np.log(5))))
+        r_ = float(1 + np.exp(rng.uniform(-3, 3)))
+        zz = rng.uniform(-1, 1, k_)
+        w = np.exp((zz - zz.max()) / tau_)
+        w /= w.sum()
+        direct = np.mean((k_ * w) ** r_) ** (1 / r_)
+        via = float(C.data_factor(sp.Float(_lme(r_ / tau_, zz), 30), sp.Float(_lme(1 / tau_, zz), 30),
+                                  sp.Float(r_ / tau_, 30), sp.Float(tau_, 30)))
+        assert via == pytest.approx(direct, rel=1e-9)
+        assert direct <= _factor(r_ / tau_, tau_, k_) * tau_ * (1 + 1e-12)
+
+
+def test_endpoints_numerically():
+    tau_, k_ = sp.Rational(1, 3), 10
+    assert C.continuity_factor(1 / tau_, tau_, k_) == 1 / tau_
+    assert C.holder_exponent(1 / tau_, tau_) == sp.oo
+    big = C.continuity_factor(sp.Integer(10**9), tau_, k_)
+    mk = k_ * sp.exp(2 / tau_) / (sp.exp(2 / tau_) + k_ - 1)  # the brief's form, independent of weight_bound
+    assert float(big) == pytest.approx(float(mk / tau_), rel=1e-6)
+    assert float(C.holder_exponent(sp.Integer(10**9), tau_)) == pytest.approx(1, rel=1e-6)
+    # sharpened factor below the uniform one, both above 1/τ
+    for k2 in (1, 4, 1000):
+        c_ = float(C.continuity_factor(3 / tau_, tau_, k2))
+        assert 1 / float(tau_) <= c_ * (1 + 1e-15) <= float(C.uniform_factor(3 / tau_, tau_)) * (1 + 1e-15)
+
+
+def test_optimal_beta_l2_is_two_over_tau():
+    for tau_, k_ in [(0.1, 64), (1.0, 5), (3.0, 4096)]:
+        choice = C.optimal_beta(tau_, k_)
+        assert float(choice.beta) == pytest.approx(2 / tau_, rel=1e-6)
+        mk = k_ * math.exp(2 / tau_) / (math.exp(2 / tau_) + k_ - 1)
+        assert float(choice.bound) == pytest.approx(math.sqrt(mk / k_) / tau_, rel=1e-9)
+        assert float(C.l2_lipschitz(2 / sp.nsimplify(tau_), sp.nsimplify(tau_), k_)) == pytest.approx(
+            float(choice.bound), rel=1e-9)
+
+
+def test_optimal_beta_with_data():
+    tau_, k_ = 0.5, 8
+    flat = C.optimal_beta(tau_, k_, h_=[0.3] * k_)  # a constant shift: the max form is exact, β = 1/τ
+    assert float(flat.beta) == pytest.approx(1 / tau_)
+    assert float(flat.bound) == pytest.approx(0.3 / tau_)
+    spiky = C.optimal_beta(tau_, k_, h_=[1.0] + [0.0] * (k_ - 1), beta_max=1000)
+    assert float(spiky.beta) > 100  # one negative moved: the average wins, β as large as allowed
+    mk = k_ / (1 + (k_ - 1) * math.exp(-2 / tau_))
+    assert float(spiky.bound) < 1 / tau_
+    assert float(spiky.bound) >= (mk / k_) / tau_ * (1 - 1e-9)
+
+
+@pytest.mark.parametrize("call, name", [
+    (lambda: C.continuity_factor(1, 0, 3), "tau"),
+    (lambda: C.continuity_factor(1, -1.0, 3), "tau"),
+    (lambda: C.continuity_factor(0.5, 1.0, 3), "beta"),
+    (lambda: C.continuity_factor(2, 1, 0), "k"),
+    (lambda: C.holder_exponent(0.1, 2), "beta"),
+    (lambda: C.weight_bound(1, 2.5), "k"),
+    (lambda: C.optimal_beta(1.0, 3, rho_=-1), "rho"),
+])
+def test_bad_input_names_the_parameter(call, name):
+    with pytest.raises(ValueError, match=rf"^{name} "):
+        call()
+
+
+def test_weight_bound_matches_brief_form():
+    for tau_, k_ in [(sp.Rational(1, 1000), 3), (sp.Integer(100), 4096), (sp.Rational(1, 2), 1)]:
+        brief = k_ * sp.exp(2 / tau_) / (sp.exp(2 / tau_) + k_ - 1)
+        with mpmath.workdps(40):
+            assert sp.N(C.weight_bound(tau_, k_) - brief, 30) == pytest.approx(0, abs=1e-25)
