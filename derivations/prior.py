@@ -225,10 +225,16 @@ def derivations() -> list[Derivation]:
     large_k = Derivation(
         "prior_large_k", "Earlier O(k^{-1/2}) large-k deviation of the bias (our reconstruction)",
         [
-            Step("log is e^{1/τ}-Lipschitz on [e^{−1/τ}, ∞) (W = e^{(y+a)/τ} ≥ W' = e^{y/τ})",
-                 a / tau, sp.exp(1 / tau) * (sp.exp((y + a) / tau) - sp.exp(y / tau)),
-                 kind="inequality", relation="<=", domain=_TYA, provenance="ours",
-                 note="log W − log W' = a/τ; mean value theorem with W' ≥ e^{−1/τ}; a = x − y ≥ 0 by symmetry"),
+            Step("x ≤ e^x − 1 for x = a/τ ≥ 0", x, sp.exp(x) - 1, kind="inequality", relation="<=",
+                 domain=Domain({x: (0, 2 * 1000)}, name="x ∈ [0, 2000]"), provenance="classical",
+                 reference="convexity of exp (tangent at 0)"),
+            Step("1 ≤ e^{(1+y)/τ} for y ≥ −1", 1, sp.exp((1 + y) / tau), kind="inequality", relation="<=",
+                 domain=_TXY, provenance="ours"),
+            Step("log is e^{1/τ}-Lipschitz on [e^{−1/τ}, ∞): e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}(W − W')",
+                 sp.exp((1 + y) / tau) * (sp.exp(a / tau) - 1), sp.exp(1 / tau) * (sp.exp((y + a) / tau) - sp.exp(y / tau)),
+                 domain=_TYA, provenance="ours",
+                 note="W = e^{(y+a)/τ} ≥ W' = e^{y/τ} ≥ e^{−1/τ}: |log W − log W'| = a/τ ≤ e^{a/τ} − 1 "
+                      "≤ e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}|W − W'| (the two steps above)"),
             Step("Popoviciu: (e^{1/τ} − e^{−1/τ})²/4 = sinh²(1/τ)", (sp.exp(1 / tau) - sp.exp(-1 / tau)) ** 2 / 4,
                  sp.sinh(1 / tau) ** 2, domain=_TK, provenance="classical",
                  reference="Popoviciu (1935): Var W ≤ (M − m)²/4 for W ∈ [m, M]"),

@@ -274,7 +274,11 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
              sp.Function("bound")(tau, beta, k, n, delta, L, p, R), total, kind="definition", domain=_FULL_B,
              provenance="ours", note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std"),
     ]
-    depends = ("loss", shows["finite_k_bias"], shows["complexity"])
+    from .catalogue import MODULES  # only depend on results the catalogue registers before this one
+
+    before = MODULES[:MODULES.index("theorem")] if "theorem" in MODULES else MODULES
+    depends = ("loss",) + tuple(name for name, mod in ((shows["finite_k_bias"], "bias"),
+                                                       (shows["complexity"], "rademacher")) if mod in before)
     return steps, depends
 
 
