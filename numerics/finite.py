@@ -224,8 +224,11 @@ class FiniteModel:
             out.append((z_, k2, k3))
         return out
 
-    def exact_at(self, k_: int, with_search: bool = True) -> dict[str, mpmath.mpf | None]:
-        """R_k, R_std,k and (when defined) H_k for one k, exactly, at the current mpmath precision."""
+    def exact_at(self, k_: int, with_search: bool = True, with_std: bool = True) -> dict[str, mpmath.mpf | None]:
+        """R_k, R_std,k (unless ``with_std`` is False) and (when defined) H_k for one k, exactly.
+
+        Evaluated at the current mpmath precision; skipped quantities are ``None``.
+        """
         if not isinstance(k_, int) or isinstance(k_, bool) or k_ < 1:
             raise ValueError(f"k must be an integer ≥ 1, got {k_!r}")
         count = _tuples(len(self.support()), k_)
@@ -247,7 +250,9 @@ class FiniteModel:
             for cnt, pr in comps:
                 sw = mpmath.fsum(c * Wx[y_] for y_, c in enumerate(cnt) if c)
                 e_log.append(pr * mpmath.log(sw / k_))
-                e_std.append(pr * mpmath.fsum(Mx[yp] * mpmath.log(1 + sw / Wx[yp]) for yp in range(N) if Mx[yp] != 0))
+                if with_std:
+                    e_std.append(pr * mpmath.fsum(Mx[yp] * mpmath.log(1 + sw / Wx[yp])
+                                                  for yp in range(N) if Mx[yp] != 0))
                 if search_ok:
                     sm = mpmath.fsum(c * m[x_][y_] for y_, c in enumerate(cnt) if c)
                     lsw = mpmath.log(sw)
@@ -257,7 +262,7 @@ class FiniteModel:
             r_std.append(pis[x_] * mpmath.fsum(e_std))
             if search_ok:
                 h_k.append(pis[x_] * mpmath.fsum(e_h))
-        return {"R_k": mpmath.fsum(r_avg), "R_std_k": mpmath.fsum(r_std),
+        return {"R_k": mpmath.fsum(r_avg), "R_std_k": mpmath.fsum(r_std) if with_std else None,
                 "H_k": mpmath.fsum(h_k) if search_ok else None}
 
     def leading_terms(self, k_: int) -> tuple[mpmath.mpf, mpmath.mpf]:
