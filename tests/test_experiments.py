@@ -51,6 +51,25 @@ def test_finite_exact_matches_brute_force(name, k):
     assert got["gap"] < 0  # Jensen
 
 
+@pytest.mark.parametrize("name,k", [("binary", 256), ("ring6", 3), ("random8", 2)])
+def test_float64_enumeration_agrees_with_numerics_finite(name, k):
+    """Our float64 enumeration (used where mpmath is too slow) against numerics.finite's mpmath one."""
+    pytest.importorskip("numerics.finite")
+    from numerics.experiments import rate
+
+    model = next(m for m in finite_models(0.5) if m.name == name)
+    saved = rate.FINITE_MP_BUDGET
+    try:
+        rate.FINITE_MP_BUDGET = 10 ** 9
+        ref = rate.exact_finite_gap(model, k)
+    finally:
+        rate.FINITE_MP_BUDGET = saved
+    assert ref["engine"].startswith("numerics.finite")
+    ours = finite_exact(model, k)
+    assert ours["gap"] == pytest.approx(ref["gap"], rel=1e-10)
+    assert ours["D"] == pytest.approx(ref["D"], rel=1e-10)
+
+
 def test_finite_mc_agrees_with_exact(rng):
     model = next(m for m in finite_models(0.5) if m.name == "ring6")
     ex = finite_exact(model, 12)

@@ -31,7 +31,7 @@ import numpy as np
 from ..progress import Progress
 
 #: bump when a point function changes meaning, so stale cached points are not reused
-CODE_VERSION = "1"
+CODE_VERSION = "2"
 
 # two-sided 97.5% Student-t quantiles for small degrees of freedom (Abramowitz–Stegun table 26.10);
 # beyond 30 the normal quantile 1.95996 is within 0.1 %.

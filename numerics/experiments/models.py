@@ -193,7 +193,7 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
         gap += model.pi[x] * float(P @ (_log(U) - (U - 1)))  # E(U − 1) = 0 exactly
         A = (C @ (m[x] * S[x])) / k
         B = (C @ m[x]) / k
-        snis += model.pi[x] * float(P @ (A / B)) - model.pi[x] * float(m[x] * S[x] @ model.pi)
+        snis += model.pi[x] * float(P @ (A / B - float(m[x] * S[x] @ model.pi)))  # subtract inside: less cancellation
     compositions.cache_clear()
     return {"gap": gap, "gap_se": 0.0, "D": -snis / model.tau, "D_se": 0.0, "method": "exact"}
 
