@@ -326,3 +326,18 @@ def test_unwritable_out_is_exit_2(tmp_path, capsys):
     assert main(["experiment", "rate", "--quick", "--out", str(blocker / "sub")]) == 2
     err = capsys.readouterr().err.strip()
     assert "--out" in err and "\n" not in err
+
+
+def test_dask_scheduler_runs_the_same_sweep(tmp_path):
+    """--scheduler on a local Dask cluster gives the same numbers as the local pool."""
+    pytest.importorskip("distributed")
+    from distributed import LocalCluster
+
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
+        assert main(["experiment", "search", "--k", "2,8", "--samples", "300", "--out", str(tmp_path / "dask"),
+                     "--scheduler", cluster.scheduler_address]) == 0
+    assert main(["experiment", "search", "--k", "2,8", "--samples", "300", "--out", str(tmp_path / "local"),
+                 "--workers", "1"]) == 0
+    a, b = (json.loads((tmp_path / d / "search.json").read_text()) for d in ("dask", "local"))
+    assert a["run"]["scheduler"] == cluster.scheduler_address
+    assert {n: m["points"] for n, m in a["models"].items()} == {n: m["points"] for n, m in b["models"].items()}

@@ -233,7 +233,7 @@ def sweep(name: str, fn: Callable, points: Iterable[dict], *, out: pathlib.Path,
             from dask.distributed import as_completed
 
             futs = {client.submit(_call, fn, points[i], store.key(points[i]), seed, pure=False): i for i in todo}
-            for fut in as_completed(futs):
+            for fut in as_completed(list(futs), loop=client.loop):
                 i = futs[fut]
                 res = _round_trip(fut.result())
                 store.put(points[i], res)
