@@ -17,6 +17,7 @@ MODULES: tuple[str, ...] = (
     "gateaux",
     "bias",
     "continuity",
+    "rademacher",
     "theorem",
     "prior",
 )

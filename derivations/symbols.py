@@ -66,6 +66,7 @@ Lam = sp.Symbol("Lambda_theta", positive=True)  #: Lipschitz constant in θ of o
 c0 = sp.Symbol("c_0", positive=True)  #: per-point radius of a class around its centre
 chi = sp.Symbol("chi", positive=True)  #: ratio 2ΛR/c₀ inside the chaining logarithm
 m_lvl = sp.Symbol("m_level", integer=True, positive=True)  #: chaining level (scale c₀ 2^{−m})
+Rad_vec = sp.Symbol("Rad_vec", nonnegative=True)  #: (1/n) E sup Σ_{i,m} ε_im f_m(x_i), vector class
 
 # --- combined bound (derivations.theorem) ---------------------------------------------------
 CE_risk = sp.Symbol("CE", real=True)  #: expected cross-entropy E_x H(M(x, ·), Q^φ_τ(x, ·))
