@@ -341,3 +341,20 @@ def test_dask_scheduler_runs_the_same_sweep(tmp_path):
     a, b = (json.loads((tmp_path / d / "search.json").read_text()) for d in ("dask", "local"))
     assert a["run"]["scheduler"] == cluster.scheduler_address
     assert {n: m["points"] for n, m in a["models"].items()} == {n: m["points"] for n, m in b["models"].items()}
+
+
+def test_theorem_values_match_direct_substitution():
+    """The lambdified Theorem-1 components equal SymPy's own evaluation of theorem_terms at numbers."""
+    pytest.importorskip("derivations.rademacher")
+    import sympy as sp
+    from derivations.theorem import theorem_terms
+
+    from numerics.experiments import bounds
+
+    got = bounds.theorem_values(0.5, 16, 500, 0.05, 20.0, 1024, 10.0)
+    assert got["available"]
+    b = got["beta"]
+    terms = theorem_terms(sp.Rational(1, 2), sp.Rational(repr(b)), 16, 500, sp.Rational(1, 20), 20, 1024, 10)
+    for name, t in terms.items():
+        assert got[name] == pytest.approx(float(sp.N(t.expr, 30)), rel=1e-12)
+    assert got["bound"] == pytest.approx(got["sample_variability"] + got["complexity"] + got["finite_k_bias"])

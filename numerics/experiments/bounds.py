@@ -8,6 +8,7 @@ bound: it records why the overlay is missing.
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
 
 def _num(expr) -> float:
@@ -28,21 +29,33 @@ def beta_grid(tau: float) -> list[float]:
     return [c / tau for c in (1.25, 1.5, 2.0, 3.0, 5.0, 10.0)]
 
 
+@lru_cache(maxsize=1)
+def _theorem_functions():
+    """Theorem-1 components as mpmath functions of (τ, β, k, n, δ, L, p, R), lambdified once
+    (substituting numbers into the SymPy expressions and calling ``sp.N`` took ~1 s per evaluation)."""
+    import sympy as sp
+    from derivations.symbols import L, R, beta, delta, k, n, p, tau
+    from derivations.theorem import theorem_terms
+
+    args = (tau, beta, k, n, delta, L, p, R)
+    return {name: sp.lambdify(args, t.expr, "mpmath") for name, t in theorem_terms().items()}
+
+
 def theorem_values(tau: float, k: int, n: int, delta: float, L: float, p: int, R: float) -> dict:
     """Theorem-1 components (``derivations.theorem.theorem_terms``) minimised over ``beta_grid``."""
+    import mpmath
+
     try:
-        from derivations.theorem import theorem_terms
-    except Exception as exc:  # noqa: BLE001
-        return {"available": False, "reason": f"derivations.theorem not importable: {type(exc).__name__}: {exc}"}
+        fns = _theorem_functions()
+    except Exception as exc:  # noqa: BLE001 - a dependency (bias, rademacher) may not exist yet
+        return {"available": False, "reason": f"derivations.theorem unavailable: {type(exc).__name__}: {exc}"}
     best = None
-    try:
+    with mpmath.workdps(30):
         for b in beta_grid(tau):
-            terms = theorem_terms(_rat(tau), _rat(b), int(k), int(n), _rat(delta), _rat(L), int(p), _rat(R))
-            vals = {name: _num(t.expr) for name, t in terms.items()}
+            vals = {name: float(f(mpmath.mpf(tau), mpmath.mpf(b), int(k), int(n), mpmath.mpf(delta), mpmath.mpf(L),
+                                  int(p), mpmath.mpf(R))) for name, f in fns.items()}
             if best is None or vals["bound"] < best["bound"]:
                 best = {**vals, "beta": b}
-    except Exception as exc:  # noqa: BLE001 - a dependency (bias, rademacher) may not exist yet
-        return {"available": False, "reason": f"theorem_terms failed: {type(exc).__name__}: {exc}"}
     return {"available": True, **best, "provenance": "ours (derivations.theorem)"}
 
 
