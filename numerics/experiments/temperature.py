@@ -8,6 +8,7 @@ For each τ on the grid we record
     (exact or Monte Carlo) with their asymptotic a₁(τ) = E Var(W)/(2Z²);
   * the continuity factor of ``derivations.continuity`` at k (max form β = 1/τ, β = 2/τ, and the
     k-free average form β → ∞);
+  * the Theorem-1 components at the same (n, k, τ, δ, L, p, R) as the trained maps (``bounds``);
   * trained on the digits data (as ``generalisation``, fixed k): the measured gap
     CE(held-out) − R̂_k and the fixed-k gap, and the *data-dependent* continuity factor
     exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) at β = 2/τ on held-out similarity vectors z (k negatives),
@@ -98,6 +99,8 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
             "tau": tau,
             "bias_constant": {**bounds.bias_constant(tau), "measured_max_k_times_gap": worst, "measured": measured},
             "continuity_factor": bounds.continuity_values(tau, k),
+            "theorem": bounds.theorem_values(tau, k, opts["n"], generalisation.DELTA,
+                                             max(r["lipschitz"] for r in train), 64 * d, generalisation.RADIUS),
             **{m: common.mean_ci([r[m] for r in train]) for m in
                ("gap", "gap_same_k", "empirical_risk", "test_ce", "test_risk_k", "data_factor_mean", "data_factor_max")},
             "runs": train,
@@ -152,6 +155,8 @@ def plot(per_tau: dict, taus: list[float], k: int):
         for key, lab in (("max_form_beta_1_over_tau", "C(β=1/τ) max form"), ("beta_2_over_tau", "C(β=2/τ)"),
                          ("average_form_beta_inf", "β → ∞ average form")):
             ax.plot(t, [c[key] for c in cf], "-", label=lab)
+    if all(r["theorem"].get("available") for r in rows):
+        ax.plot(t, [r["theorem"]["bound"] for r in rows], "r-", lw=2, label="Theorem-1 bound (nats)")
     ax.plot(t, [r["data_factor_mean"]["mean"] for r in rows], "ko-", ms=4, label="data factor (β = 2/τ), trained φ")
     ax.plot(t, [r["data_factor_max"]["mean"] for r in rows], "k^--", ms=4, label="data factor, max over anchors")
     ax.set(xscale="log", yscale="log", xlabel="τ", ylabel="factor", title=f"continuity factors, k = {k}")
