@@ -110,6 +110,15 @@ def complexity_max_term(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, 
     return 2 * _rademacher().complexity_max(tau_, k_, n_, L_, p_, R_)
 
 
+def complexity_direct_term(tau_: Any = tau, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R) -> sp.Expr:
+    """2 · complexity_direct(τ, n, L, p, R): the k-free penalty from the loss being Lipschitz in θ directly.
+
+    Not the paper's route (no averaging over negatives involved); for parametric classes it is smaller
+    than both vector-contraction penalties, and it is an equally valid complexity term.
+    """
+    return 2 * _rademacher().complexity_direct(tau_, n_, L_, p_, R_)
+
+
 def bias_term(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     """C(τ)/k: the finite-k bias bound 0 ≤ CE − R_k ≤ bias_bound(τ, k) (``derivations.bias``)."""
     return _bias().bias_bound(tau_, k_)
@@ -148,6 +157,7 @@ def theorem_expr(loss: str = "averaged") -> sp.Expr:
 _SHOW_PREFERRED = {
     "complexity": ("rademacher", ("rademacher_avg", "rademacher_average", "rademacher")),
     "complexity_max": ("rademacher", ("rademacher_max", "rademacher")),
+    "complexity_direct": ("rademacher", ("rademacher_direct", "rademacher_chaining", "rademacher")),
     "finite_k_bias": ("bias", ("bias_bound",)),
     "simple_bias_constant": ("bias", ("bias_simple_constant", "bias_bound")),
     "standard_offset_bound": ("bias", ("standard_offset",)),
@@ -282,5 +292,6 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
     return steps, depends
 
 
-__all__ = ["LOSSES", "PAPER_CLAIMS", "RATES", "Term", "bias_term", "complexity_max_term", "complexity_term",
+__all__ = ["LOSSES", "PAPER_CLAIMS", "RATES", "Term", "bias_term", "complexity_direct_term", "complexity_max_term",
+           "complexity_term",
            "derivations", "loss_range", "sample_variability", "theorem_expr", "theorem_terms"]
