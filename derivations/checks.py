@@ -135,9 +135,17 @@ class Instance:
     """An expression with its sums made concrete for given structural integers."""
 
     fn_float: Callable
-    fn_mp: Callable
+    args: list[sp.Symbol]
+    concrete: list[sp.Expr]
     scalars: list[sp.Symbol]
     entries: list[tuple[sp.Indexed, sp.Symbol]]  # (indexed atom, its base label)
+    _fn_mp: Callable | None = None
+
+    @property
+    def fn_mp(self) -> Callable:
+        if self._fn_mp is None:  # built on first use: most instances never need 50 digits
+            self._fn_mp = sp.lambdify(self.args, self.concrete, modules="mpmath", dummify=False)
+        return self._fn_mp
 
 
 class Evaluator:
@@ -153,21 +161,24 @@ class Evaluator:
         self.indexed_labels = set().union(*({a.base.label for a in e.atoms(sp.Indexed)} for e in self.exprs))
         self.scalars = sorted(names - self.indexed_labels, key=str)
         self._cache: dict[tuple, Instance] = {}
+        self._struct_order = sorted(self.structural, key=str)
 
     def instance(self, structural_values: Mapping[sp.Symbol, int]) -> Instance:
-        key = tuple(sorted((str(s), v) for s, v in structural_values.items()))
+        key = tuple(structural_values.get(s_) for s_ in self._struct_order)
+        if len(structural_values) != len(self._struct_order) or any(s_ not in self.structural for s_ in structural_values):
+            key = ("partial",) + tuple(sorted((str(s_), v_) for s_, v_ in structural_values.items()))
         if key in self._cache:
             return self._cache[key]
         concrete = [e.subs(structural_values).doit() for e in self.exprs]
         atoms = sorted(set().union(*(c.atoms(sp.Indexed) for c in concrete)), key=str)
-        dummies = [sp.Dummy(f"e{n}", real=True) for n in range(len(atoms))]
+        dummies = [sp.Symbol(f"_entry{n}", real=True) for n in range(len(atoms))]
         rep = dict(zip(atoms, dummies))
-        concrete = [c.xreplace(rep) for c in concrete]
+        with sp.evaluate(False):  # a plain renaming: re-evaluating every node costs seconds
+            concrete = [c.xreplace(rep) for c in concrete]
         scalars = [s for s in self.scalars if s not in structural_values]
         args = scalars + dummies
-        fn_float = sp.lambdify(args, concrete, modules="math")
-        fn_mp = sp.lambdify(args, concrete, modules="mpmath")
-        inst = Instance(fn_float, fn_mp, scalars, [(a, a.base.label) for a in atoms])
+        fn_float = sp.lambdify(args, concrete, modules="math", dummify=False)
+        inst = Instance(fn_float, args, concrete, scalars, [(a, a.base.label) for a in atoms])
         self._cache[key] = inst
         return inst
 
