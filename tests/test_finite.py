@@ -200,3 +200,13 @@ def test_json_numbers_are_strings_at_requested_digits():
     out = to_json(m.evaluate([2], digits=40), 40)
     ce = out["CE"]
     assert isinstance(ce, str) and len(ce.lstrip("-").replace(".", "").lstrip("0")) == 40
+
+
+def test_report_section_renders():
+    from numerics.commands.exact import section_finite_bias
+
+    md = section_finite_bias(None, None)
+    rows = [ln for ln in md.splitlines() if ln.startswith("| ") and ln[2].isdigit()]
+    assert [ln.split("|")[1].strip() for ln in rows[:8]] == [str(k) for k in range(1, 9)]
+    cells = [c.strip() for ln in rows for c in ln.split("|")[2:-1]]
+    assert cells and not any(c.lstrip("−-") in ("inf", "+inf", "nan") for c in cells)

@@ -19,6 +19,7 @@ HELP = "the main job: verify every derivation and write a Markdown report (defau
 SECTIONS: dict[str, str] = {
     "Verified derivations": "numerics.commands.report:section_derivations",
     "Bound constants (certified)": "numerics.commands.constants:section_constants",
+    "Finite-k bias on the example model": "numerics.commands.exact:section_finite_bias",
     "Theorem-1 components and prior bounds against k": "numerics.commands.compare:section_compare",
     "Experiments (quick forms)": "numerics.commands.experiment:report_section",
 }
