@@ -4,7 +4,8 @@ search cross-entropy and gradients, on real embeddings, for three layouts.
 Every function validates its inputs at the boundary (``numerics.validate``: a ``ValueError`` naming
 the argument, its shape or value and what is allowed, before any compiled code runs), then calls a
 ``prange`` kernel. Embeddings must be float64 or float32 with unit rows (``normalize=True``
-normalises them); accumulation is float64 in every kernel; losses are returned as float64.
+normalises them); similarities accumulate in the input precision (float32 dot products in float32
+lanes), every exponential, sum and logarithm in float64; losses are returned as float64.
 
 Layouts
 -------

@@ -190,7 +190,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{TARGET} is up to date")
         return 0
     TARGET.write_text(text)
-    print(f"wrote {TARGET}")
+    print(f"wrote {TARGET} (numerics._jit drops the stale kernel cache on next import)")
     return 0
 
 

@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import kernel
-from .logsumexp import UNDERFLOW
+from .logsumexp import UNDERFLOW, dot, exp_terms, row_max
 from .per_anchor import close_dlogit, close_loss
 
 
@@ -25,21 +25,16 @@ def row_kernel(S, tau, variant, out, logits):
     """out[i] = closing formula of c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ}; logits[i] = c_i."""
     B = S.shape[0]
     for i in prange(B):
+        z = np.empty(B)
+        poly = np.empty(B)
+        bits = np.empty(B, dtype=np.int64)
         diag = np.float64(S[i, i])
-        m = -math.inf
-        for j in range(B):
-            if j != i:
-                v = np.float64(S[i, j])
-                if v > m:
-                    m = v
-        zm = (m - diag) / tau
-        acc = 0.0
-        for j in range(B):
-            if j != i:
-                t = (np.float64(S[i, j]) - diag) / tau - zm
-                if t > UNDERFLOW:
-                    acc += math.exp(t)
-        c = zm + math.log(acc)
+        for j in range(B):  # vectorised: z_j = (S_ij − S_ii)/τ
+            z[j] = (np.float64(S[i, j]) - diag) / tau
+        z[i] = -math.inf  # the positive is not a negative
+        m = row_max(z)
+        exp_terms(z, m, 1.0, poly, bits)
+        c = m + math.log(dot(poly, bits.view(np.float64)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)
 
@@ -48,27 +43,27 @@ def row_kernel(S, tau, variant, out, logits):
 def col_kernel(S, tau, variant, out, logits):
     """Column form: c_j = log Σ_{i≠j} e^{(S_ij − S_jj)/τ}, blocks of 64 columns read row by row (contiguous)."""
     B = S.shape[0]
-    nblocks = (B + 63) // 64
+    W = 64
+    nblocks = (B + W - 1) // W
     for blk in prange(nblocks):
-        j0 = blk * 64
-        j1 = min(B, j0 + 64)
-        w = j1 - j0
+        j0 = blk * W
+        w = min(B, j0 + W) - j0
         m = np.full(w, -math.inf)
         for i in range(B):
             for jj in range(w):
-                j = j0 + jj
-                if i != j:
-                    v = np.float64(S[i, j])
-                    if v > m[jj]:
-                        m[jj] = v
+                v = np.float64(S[i, j0 + jj]) if i != j0 + jj else -math.inf
+                m[jj] = v if v > m[jj] else m[jj]
         acc = np.zeros(w)
+        x = np.empty(w)
+        poly = np.empty(w)
+        bits = np.empty(w, dtype=np.int64)
         for i in range(B):
             for jj in range(w):
-                j = j0 + jj
-                if i != j:
-                    t = (np.float64(S[i, j]) - m[jj]) / tau
-                    if t > UNDERFLOW:
-                        acc[jj] += math.exp(t)
+                x[jj] = (np.float64(S[i, j0 + jj]) - m[jj]) / tau if i != j0 + jj else -math.inf
+            exp_terms(x, 0.0, 1.0, poly, bits)
+            scale = bits.view(np.float64)
+            for jj in range(w):
+                acc[jj] += poly[jj] * scale[jj]
         for jj in range(w):
             j = j0 + jj
             c = (m[jj] - np.float64(S[j, j])) / tau + math.log(acc[jj])

@@ -17,6 +17,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import kernel
+from .logsumexp import dot
 
 #: allowed deviation | ‖x‖ − 1 | of a row that must be a unit vector, per dtype
 UNIT_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-4}
@@ -96,13 +97,12 @@ def _row_norm_deviation(x, out):
     """out[r] = | ‖x_r‖ − 1 | for finite rows, −1 for rows holding NaN or ±inf."""
     rows, dim = x.shape
     for r in prange(rows):
-        acc = 0.0
+        acc = dot(x[r], x[r])  # vectorised; NaN/±inf entries make it NaN or inf
         bad = False
-        for t in range(dim):
-            v = np.float64(x[r, t])
-            if not math.isfinite(v):
-                bad = True
-            acc += v * v
+        if not math.isfinite(acc):  # rare: find out whether an entry is non-finite or merely huge
+            for t in range(dim):
+                if not math.isfinite(x[r, t]):
+                    bad = True
         out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
 
 

@@ -1,0 +1,292 @@
+"""Benchmark of the InfoNCE kernels against the peers a user would pick, measured in one run on the
+same inputs (not a test).
+
+    PYTHONPATH=. python benchmarks/bench_kernels.py            # issue sizes: n=20000, k=256, d=64; B=4096, d=128
+    PYTHONPATH=. python benchmarks/bench_kernels.py --quick    # small sizes, seconds
+
+Prints, per layout, dtype (float64, float32) and τ (0.1, 0.01): the median time of our kernel (and of
+the validated API call, which adds one parallel pass checking finiteness and unit norms), of
+numpy + ``scipy.special.logsumexp`` and of PyTorch CPU (``bmm`` + ``logsumexp``; in-batch
+``mm`` + ``F.cross_entropy``) when torch is installed; speed ratios ``peer / ours``; and the fraction of
+the machine's floor measured in the same run: memory read bandwidth for per-anchor (time to stream
+the same negatives once with a vectorised parallel read), GEMM time + exp throughput for in-batch.
+Then: the fit of time against n·k·d over a 16× range, the 1 → 2 thread speed-up, and the first-call
+time of a kernel in a fresh process with a cold and then a warm numba cache.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Same thread wake-up policy for every peer (numba's OpenMP layer, PyTorch's OpenMP, OpenBLAS): idle
+# workers that busy-wait after one library's call steal the 2 cores from the next library's call.
+# numerics._jit sets the same default for numba; set here before any of them is loaded.
+os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+
+import argparse  # noqa: E402
+import json
+import math
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+from scipy.special import logsumexp
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+import numba  # noqa: E402
+
+from numerics import _jit, api  # noqa: E402
+from numerics.in_batch import row_kernel  # noqa: E402
+from numerics.per_anchor import loss_kernel  # noqa: E402
+
+try:  # optional peer
+    import torch
+except ImportError:  # pragma: no cover - depends on the machine
+    torch = None
+
+
+def median_time(fn, repeats):
+    fn()  # warm-up (compilation, page faults, BLAS threads)
+    ts = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        ts.append(time.perf_counter() - t0)
+    return statistics.median(ts)
+
+
+def interleaved(fns: dict, repeats: int) -> dict:
+    """Median time of each callable, measured round-robin so that machine load hits all alike."""
+    for fn in fns.values():
+        fn()
+    ts = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            t0 = time.perf_counter()
+            fn()
+            ts[name].append(time.perf_counter() - t0)
+    return {name: statistics.median(v) for name, v in ts.items()}
+
+
+@numba.njit(parallel=True, cache=True, fastmath={"reassoc"})  # floor probe only: vectorised streaming read
+def _stream_read(x):
+    nch = 256
+    step = (x.shape[0] + nch - 1) // nch
+    part = np.zeros(nch)
+    for c in numba.prange(nch):
+        acc = 0.0
+        for i in range(c * step, min(x.shape[0], (c + 1) * step)):
+            acc += x[i]
+        part[c] = acc
+    return part.sum()
+
+
+@numba.njit(parallel=True, cache=True)  # floor probe only: exp throughput (float64 libm exp, as in our kernels)
+def _exp_sum(x):
+    n = x.shape[0]
+    out = np.empty(n)
+    for i in numba.prange(n):
+        out[i] = math.exp(x[i])
+    return out[0]
+
+
+def unit_rows(x):
+    x /= np.linalg.norm(x, axis=-1, keepdims=True).astype(x.dtype)
+    return x
+
+
+def make_per_anchor(n, k, d, dtype, rng):
+    a = unit_rows(rng.standard_normal((n, d), dtype=np.float32).astype(dtype))
+    p = unit_rows(a + 0.5 * rng.standard_normal((n, d), dtype=np.float32).astype(dtype))
+    negs = unit_rows(rng.standard_normal((n, k, d), dtype=np.float32).astype(dtype))
+    return a, p, negs
+
+
+def bench_per_anchor(n, k, d, repeats, rng, rows):
+    for dtype in (np.float64, np.float32):
+        a, p, negs = make_per_anchor(n, k, d, dtype, rng)
+        out = np.empty(n)
+        flat = negs.reshape(-1)
+        nbytes = negs.nbytes + a.nbytes + p.nbytes
+        for tau in (0.1, 0.01):
+            fns = {
+                "ours kernel": lambda: loss_kernel(a, p, negs, tau, 0, out),
+                "ours API": lambda: api.infonce_loss(a, p, negs, tau, "averaged"),
+                "numpy+scipy": lambda: (logsumexp(np.matmul(negs, a[:, :, None])[:, :, 0] / tau, axis=1)
+                                        - np.einsum("nd,nd->n", a, p) / tau - math.log(k)),
+                "read floor": lambda: _stream_read(flat),
+            }
+            if torch is not None:
+                A, P, N = (torch.from_numpy(x) for x in (a, p, negs))
+                fns["torch bmm+logsumexp"] = lambda: (torch.logsumexp(torch.bmm(N, A.unsqueeze(2)).squeeze(2) / tau, 1)
+                                                      - (A * P).sum(1) / tau - math.log(k))
+            t = interleaved(fns, repeats)
+            floor = t["read floor"] * nbytes / negs.nbytes
+            peers = {name: v for name, v in t.items() if not name.startswith(("ours", "read"))}
+            best_peer = min(peers, key=peers.get)
+            rows.append({
+                "layout": "per-anchor", "size": f"n={n} k={k} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
+                "ours_s": t["ours kernel"], "api_s": t["ours API"], **{f"{nm}_s": v for nm, v in peers.items()},
+                "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / t["ours kernel"],
+                "api_speedup_vs_best_peer": peers[best_peer] / t["ours API"],
+                "floor_s": floor, "floor_fraction": floor / t["ours kernel"],
+                "bandwidth_GBps": nbytes / t["read floor"] / 1e9 * t["read floor"] / floor,
+            })
+            print_row(rows[-1])
+        del a, p, negs, flat
+
+
+def bench_in_batch(B, d, repeats, rng, rows):
+    for dtype in (np.float64, np.float32):
+        a = unit_rows(rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
+        p = unit_rows(a + 0.5 * rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
+        S = np.dot(a, p.T)
+        zbuf = -np.abs(rng.standard_normal(B * B))
+        lo, lg = np.empty(B), np.empty(B)
+        for tau in (0.1, 0.01):
+            fns = {
+                "ours API": lambda: api.infonce_loss_in_batch(a, p, tau, "standard"),
+                "ours fused pass": lambda: row_kernel(S, tau, 1, lo, lg),
+                "GEMM floor": lambda: np.dot(a, p.T),
+                "exp floor": lambda: _exp_sum(zbuf),
+                "numpy+scipy": lambda: (lambda M: logsumexp(M, axis=1) - np.diagonal(M))(np.dot(a, p.T) / tau),
+            }
+            if torch is not None:
+                A, P = torch.from_numpy(a), torch.from_numpy(p)
+                tgt = torch.arange(B)
+                fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(A @ P.T / tau, tgt,
+                                                                                          reduction="none")
+            t = interleaved(fns, repeats)
+            floor = t["GEMM floor"] + t["exp floor"]
+            ours = t["ours API"]
+            peers = {nm: v for nm, v in t.items() if not nm.startswith(("ours", "GEMM", "exp"))}
+            best_peer = min(peers, key=peers.get)
+            rows.append({
+                "layout": "in-batch", "size": f"B={B} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
+                "ours_s": ours, "fused_pass_s": t["ours fused pass"], **{f"{nm}_s": v for nm, v in peers.items()},
+                "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / ours,
+                "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
+                "floor_s": floor, "floor_fraction": floor / ours,
+                "gemm_GFLOPs": 2 * B * B * d / t["GEMM floor"] / 1e9, "exp_per_ns": B * B / t["exp floor"] / 1e9,
+            })
+            print_row(rows[-1])
+
+
+def print_row(r):
+    peers = "  ".join(f"{k[:-2]} {v * 1e3:8.1f} ms" for k, v in r.items()
+                      if k.endswith("_s") and k not in ("ours_s", "api_s", "floor_s", "fused_pass_s"))
+    extra = f"  API {r['api_s'] * 1e3:8.1f} ms" if "api_s" in r else f"  fused pass {r['fused_pass_s'] * 1e3:7.1f} ms"
+    print(f"{r['layout']:10s} {r['size']:20s} {r['dtype']:7s} τ={r['tau']:<5}  ours {r['ours_s'] * 1e3:8.1f} ms{extra}  "
+          f"{peers}  → {r['speedup_vs_best_peer']:.2f}× vs {r['best_peer']}, floor fraction {r['floor_fraction']:.2f}",
+          flush=True)
+
+
+def bench_scaling(n, k, d, repeats, rng):
+    """Time of the f64 kernel at n/16 … n (16× range of n·k·d): slope of log t against log(n k d)."""
+    a, p, negs = make_per_anchor(n, k, d, np.float64, rng)
+    out = np.empty(n)
+    sizes, times = [], []
+    for m in (n // 16, n // 8, n // 4, n // 2, n):
+        am, pm, nm_, om = a[:m], p[:m], negs[:m], out[:m]
+        times.append(median_time(lambda: loss_kernel(am, pm, nm_, 0.1, 0, om), repeats))
+        sizes.append(m * k * d)
+    x, y = np.log(sizes), np.log(times)
+    slope, icpt = np.polyfit(x, y, 1)
+    resid = y - (slope * x + icpt)
+    r2 = 1 - resid.var() / y.var()
+    print(f"scaling    n·k·d from {sizes[0]:.3g} to {sizes[-1]:.3g} (16×): times "
+          + ", ".join(f"{t * 1e3:.1f}" for t in times) + f" ms; log-log slope {slope:.3f} (1 = linear), R² {r2:.4f}")
+    # threads: 1 vs 2 on the largest size
+    t2 = median_time(lambda: loss_kernel(a, p, negs, 0.1, 0, out), repeats)
+    prev = _jit.set_threads(1)
+    try:
+        t1 = median_time(lambda: loss_kernel(a, p, negs, 0.1, 0, out), repeats)
+    finally:
+        numba.set_num_threads(prev)
+    print(f"threads    1 thread {t1 * 1e3:.1f} ms, {prev} threads {t2 * 1e3:.1f} ms: speed-up {t1 / t2:.2f}×")
+    return {"sizes": sizes, "times": times, "slope": slope, "r2": r2, "t1": t1, "t2": t2, "threads": prev}
+
+
+_FIRST_CALL = r"""
+import time, sys
+t0 = time.perf_counter()
+import numpy as np, numerics
+from numerics import api
+t1 = time.perf_counter()
+rng = np.random.default_rng(0)
+a = rng.standard_normal((64, 16)); a /= np.linalg.norm(a, axis=1, keepdims=True)
+n = rng.standard_normal((64, 8, 16)); n /= np.linalg.norm(n, axis=2, keepdims=True)
+t2 = time.perf_counter()
+api.infonce_loss(a, a, n, 0.1)
+t3 = time.perf_counter()
+api.infonce_loss(a, a, n, 0.1)
+t4 = time.perf_counter()
+print(f"{t1 - t0:.4f} {t3 - t2:.4f} {t4 - t3:.6f}")
+"""
+
+
+def bench_first_call():
+    """First call of infonce_loss in a fresh process: cold cache (empty NUMBA_CACHE_DIR), then warm."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with tempfile.TemporaryDirectory() as cache:
+        env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
+        res = []
+        for label in ("cold", "warm"):
+            out = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True, text=True,
+                                 check=True, cwd=root).stdout.split()
+            imp, first, second = map(float, out)
+            res.append((label, imp, first, second))
+            print(f"first call ({label} cache, new process): import {imp * 1e3:.0f} ms, first infonce_loss "
+                  f"{first * 1e3:.1f} ms (includes validation kernel), second call {second * 1e3:.2f} ms")
+    return res
+
+
+def bench_tiny_standard_loss():
+    """τ = 0.01, s⁺ = 1, s_j = 0.5: the standard loss is k e^{−50} ≈ 5e-21; naive routes return 0."""
+    d, k = 4, 3
+    a = np.zeros((1, d))
+    a[0, 0] = 1.0
+    negs = np.zeros((1, k, d))
+    negs[0, :, 0] = 0.5
+    negs[0, :, 1] = math.sqrt(0.75)
+    tau = 0.01
+    exact = math.log1p(k * math.exp(-50.0))  # s_j − s⁺ = −0.5 exactly
+    ours = api.infonce_loss(a, a, negs, tau, "standard")[0]
+    s = np.r_[1.0, np.full(k, 0.5)] / tau
+    naive = logsumexp(s) - s[0]
+    line = f"tiny loss  exact {exact:.6e}; ours {ours:.6e} (rel. err {abs(ours / exact - 1):.1e}); numpy/scipy {naive:.1e}"
+    if torch is not None:
+        ts = torch.tensor(s)
+        line += f"; torch {float(torch.nn.functional.cross_entropy(ts[None], torch.tensor([0]))):.1e}"
+    print(line)
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="small sizes (n=2000, k=64, d=32; B=512)")
+    ap.add_argument("--repeats", type=int, default=None, help="timed repetitions per measurement (median)")
+    ap.add_argument("--json", default=None, help="also write the measurements to this JSON file")
+    args = ap.parse_args(argv)
+    n, k, d, B, dB = (2000, 64, 32, 512, 64) if args.quick else (20000, 256, 64, 4096, 128)
+    repeats = args.repeats or (5 if args.quick else 5)
+    rng = np.random.default_rng(20261129)
+    print(f"numba {numba.__version__}, numpy {np.__version__}, torch {torch.__version__ if torch else 'not installed'}, "
+          f"threads {numba.get_num_threads()}, repeats {repeats} (medians)")
+    bench_tiny_standard_loss()
+    rows: list[dict] = []
+    bench_per_anchor(n, k, d, repeats, rng, rows)
+    bench_in_batch(B, dB, repeats, rng, rows)
+    scaling = bench_scaling(n, k, d, max(3, repeats // 2), rng)
+    first = bench_first_call()
+    if args.json:
+        with open(args.json, "w") as fh:
+            json.dump({"rows": rows, "scaling": scaling, "first_call": first}, fh, indent=1, default=float)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
