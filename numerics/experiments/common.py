@@ -23,6 +23,7 @@ import pathlib
 import platform
 import subprocess
 import sys
+import threading
 import zlib
 from typing import Callable, Iterable
 
@@ -31,7 +32,7 @@ import numpy as np
 from ..progress import Progress
 
 #: bump when a point function changes meaning, so stale cached points are not reused
-CODE_VERSION = "2"
+CODE_VERSION = "3"
 
 # two-sided 97.5% Student-t quantiles for small degrees of freedom (Abramowitz–Stegun table 26.10);
 # beyond 30 the normal quantile 1.95996 is within 0.1 %.
@@ -176,15 +177,21 @@ class Store:
                           {"experiment": self.name, "seed": self.seed, "point": point, "result": clean(result)})
 
 
+#: one point at a time per process: mpmath's working precision is process-global, so two points in
+#: threads of one process (a Dask worker with several threads) could change each other's precision
+_CALL_LOCK = threading.Lock()
+
+
 def _call(fn, point, key, seed):
     # one BLAS thread per point: points already run in parallel, and oversubscribed BLAS threads
     # made the training loop ~7x slower on a busy 2-core machine
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
-        return fn(point, point_seed(key, seed))
-    with threadpool_limits(1):
-        return fn(point, point_seed(key, seed))
+    with _CALL_LOCK:
+        try:
+            from threadpoolctl import threadpool_limits
+        except ImportError:  # pragma: no cover - threadpoolctl comes with scikit-learn
+            return fn(point, point_seed(key, seed))
+        with threadpool_limits(1):
+            return fn(point, point_seed(key, seed))
 
 
 def _round_trip(obj):
