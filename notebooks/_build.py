@@ -1,0 +1,342 @@
+"""Write the teaching notebooks ``notebooks/NN_*.ipynb`` (stored without outputs).
+
+Run ``python notebooks/_build.py`` after editing a notebook's cells here; the notebooks are the
+output of this script, so the two never drift. ``tests/test_notebooks.py`` executes every notebook
+headless and checks that none is stored with outputs.
+
+Every number and formula shown by a notebook is computed in it by the toolkit (``derivations``,
+``numerics``); the Markdown cells carry the argument in prose.
+"""
+
+from __future__ import annotations
+
+import pathlib
+import textwrap
+
+import nbformat
+from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+HERE = pathlib.Path(__file__).resolve().parent
+
+
+def md(text: str):
+    return new_markdown_cell(textwrap.dedent(text).strip("\n"))
+
+
+def code(*parts: str):
+    """A code cell from one or more source fragments, each dedented on its own."""
+    return new_code_cell("\n".join(textwrap.dedent(p).strip("\n") for p in parts))
+
+
+#: the setup cell every notebook shares: find the checkout (notebooks/ is inside it), import helpers
+SETUP = code('''
+    # --- setup: make the toolkit importable when it is not installed (running from notebooks/) ---
+    import pathlib, sys, time
+    _root = next((p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "derivations").is_dir()), None)
+    if _root is not None and str(_root) not in sys.path:
+        sys.path.insert(0, str(_root))
+    import mpmath
+    import numpy as np
+    import sympy as sp
+    import matplotlib.pyplot as plt
+    from IPython.display import Markdown, Math, display
+    _T0 = time.perf_counter()
+    ''')
+
+FOOTER = code('''
+    print(f"notebook executed in {time.perf_counter() - _T0:.1f} s")
+    ''')
+
+
+def _finite_model_locator() -> str:
+    return '''
+    # the shared example model: ../../shared/examples beside the checkout (as in CI), else the toolkit's copy
+    from numerics.finite import FiniteModel
+    _candidates = [pathlib.Path("../../shared/examples/finite_model.json"),
+                   *(p / "shared" / "examples" / "finite_model.json" for p in pathlib.Path.cwd().parents)]
+    MODEL_PATH = next((p.resolve() for p in _candidates if p.is_file()), None)
+    BASE = FiniteModel.from_json(MODEL_PATH) if MODEL_PATH else FiniteModel.example()
+    print("model file:", MODEL_PATH or "not found: using numerics.finite.EXAMPLE_MODEL (the same model)")
+    '''
+
+
+# ------------------------------------------------------------------------------------------------
+# 01 — InfoNCE as softmax similarity search
+# ------------------------------------------------------------------------------------------------
+
+def nb01():
+    return [
+        md(r'''
+        # 01 — InfoNCE as softmax similarity search
+
+        Contrastive learning trains an embedding $\varphi$ by asking it to pick out, among $k$ unseen
+        points, the one that was generated from the anchor. This notebook sets up the objects the rest
+        of the course uses:
+
+        1. the **setting**: anchor, positive from a Markov kernel $M$, $k$ negatives from $\pi$;
+        2. the **loss family**: standard and averaged InfoNCE, and the exact relation between them;
+        3. the **Markov-kernel view**: the softmax search kernel $Q^\varphi_\tau$, its empirical version
+           $\hat Q$ over $k$ unseen points, and the idealised search $\hat P$ driven by $M$;
+        4. a **finite model** worked *by hand* (exact SymPy arithmetic) and by the toolkit's exact
+           enumeration (`numerics.finite`, the `infonce-bounds exact` command).
+
+        Every formula below is printed from the toolkit's own SymPy expressions, and every number is
+        computed here. Change the parameters in the next cell and re-run everything.
+        '''),
+        code('''
+        # ---- parameters a student may change ----
+        TAU = None    # temperature τ; None = the model file's own τ (1/4). Try "1/2" or "1/10" (exact strings)
+        K = 4         # number of negatives k for the worked examples (exact enumeration up to K)
+        SEED = 0      # seed of the sampled negatives
+        '''),
+        SETUP,
+        md(r'''
+        ## 1. The setting
+
+        Training tuples are $(x, x^+, x_1, \dots, x_k)$: an anchor $x \sim \pi$, a positive
+        $x^+ \sim M(x, \cdot)$ drawn from a Markov kernel $M$ (the augmentation, a black box), and $k$
+        negatives $x_j \sim \pi$ i.i.d. An embedding $\varphi$ maps into the unit sphere and the
+        similarity is $s(x, y) = \langle \varphi(x), \varphi(y)\rangle \in [-1, 1]$; $\tau > 0$ is the
+        temperature.
+
+        ## 2. The loss family
+
+        The toolkit's derivation `loss` holds the definitions and the relation between the two
+        normalisations. We print its steps as the ledger states them (`derivations.render.step_latex`):
+        '''),
+        code('''
+        from derivations import catalogue
+        from derivations.render import step_latex
+
+        LOSS = catalogue.get("loss")
+        for st in LOSS.steps[:3] + [LOSS.result_step]:
+            display(Markdown(f"**{st.name}** — {st.kind}, provenance *{st.provenance}*"))
+            display(Math(step_latex(st)))
+        '''),
+        md(r'''
+        Both losses are functions of one logit $c = \log\sum_j e^{(s_j - s^+)/\tau}$, and their gap is an
+        explicit function of $Z_k$. The ledger does not just state this: each step has a checker. Here
+        are the verdicts for the identities and the bounds on the gap (a few hundred falsifier trials
+        keep this fast; `infonce-bounds verify loss` runs the full 100 000):
+        '''),
+        code('''
+        from derivations.checks import check_step
+
+        for st in LOSS.steps[5:]:
+            res = check_step(st, trials=300, seed=SEED)
+            print(f"{str(res.verdict):22s} {st.name}\\n{'':22s}   by {res.method}")
+        '''),
+        md(r'''
+        ## 3. The Markov-kernel view
+
+        Fix an anchor $x$. The **softmax similarity search** over the whole data distribution is the
+        Markov kernel
+
+        $$Q^\varphi_\tau(x, dy) = \frac{e^{s(x,y)/\tau}\,\pi(dy)}{Z(x)}, \qquad Z(x) = \int e^{s(x,z)/\tau}\,\pi(dz).$$
+
+        Over $k$ unseen points $y_1, \dots, y_k$ the same search is the empirical kernel
+        $\hat Q_{\tau,k}(x, j) \propto e^{s(x, y_j)/\tau}$, and the **idealised** search uses the similarity
+        hidden in the positive generator: if $M(x, dy) = m(x, y)\,\pi(dy)$, then
+        $\hat P_k(x, j) \propto m(x, y_j)$. Minimising InfoNCE makes $\hat Q$ imitate $\hat P$.
+
+        We use a finite model: $\pi$ on $N$ states, a row-stochastic $M$, unit embeddings $\varphi$, all
+        exact rationals (the file `shared/examples/finite_model.json`).
+        '''),
+        code(_finite_model_locator(), '''
+        data = {"name": BASE.name, "tau": str(TAU) if TAU is not None else str(BASE.tau),
+                "pi": [str(p) for p in BASE.pi], "M": [[str(v) for v in row] for row in BASE.M],
+                "phi": [[str(v) for v in row] for row in BASE.phi]}
+        MODEL = FiniteModel.from_dict(data)
+        N = MODEL.N
+        tau_q = sp.Rational(MODEL.tau.numerator, MODEL.tau.denominator)
+        PI = sp.Matrix([[sp.Rational(p.numerator, p.denominator) for p in MODEL.pi]])
+        M = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in row] for row in MODEL.M])
+        PHI = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in row] for row in MODEL.phi])
+        print(f"N = {N} states, d = {PHI.shape[1]}, τ = {tau_q}")
+        display(Math(r"\\pi = " + sp.latex(PI) + r",\\quad M = " + sp.latex(M) + r",\\quad \\varphi = " + sp.latex(PHI)))
+        '''),
+        md(r'''
+        **By hand.** The similarity matrix is $S = \varphi\varphi^\top$ (exact rationals), the partition
+        function is $Z(x) = \sum_y \pi(y) e^{S_{xy}/\tau}$, and the search kernel is
+        $Q(x, y) = \pi(y) e^{S_{xy}/\tau} / Z(x)$ — SymPy keeps every entry exact:
+        '''),
+        code('''
+        S = PHI * PHI.T
+        Wmat = S.applyfunc(lambda s_: sp.exp(s_ / tau_q))
+        Z_hand = [sum(PI[y] * Wmat[x, y] for y in range(N)) for x in range(N)]
+        Q = sp.Matrix(N, N, lambda x, y: PI[y] * Wmat[x, y] / Z_hand[x])
+        display(Math(r"S = \\varphi\\varphi^\\top = " + sp.latex(S)))
+        for x in range(N):
+            display(Math(f"Z({x}) = " + sp.latex(Z_hand[x]) + r" \\approx " + sp.latex(sp.N(Z_hand[x], 12))))
+        # check: the toolkit's exact partition function agrees with the hand computation to 25 digits
+        with mpmath.workdps(40):
+            Z_tool = MODEL.partition()
+            worst = max(abs(Z_tool[x] - mpmath.mpf(sp.N(Z_hand[x], 50))) / Z_tool[x] for x in range(N))
+        print("numerics.finite.FiniteModel.partition() vs the hand computation: largest relative difference",
+              mpmath.nstr(worst, 3))
+        assert worst < mpmath.mpf(10) ** -30
+        '''),
+        code('''
+        Qf = np.array(Q.evalf(15).tolist(), dtype=float)
+        Mf = np.array(M.evalf(15).tolist(), dtype=float)
+        fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
+        for ax, mat, title in ((axes[0], Mf, "positive generator M(x, y)"), (axes[1], Qf, f"search kernel Q(x, y), τ = {tau_q}")):
+            im = ax.imshow(mat, vmin=0, vmax=1, cmap="viridis")
+            for (i_, j_), val in np.ndenumerate(mat):
+                ax.text(j_, i_, f"{val:.3f}", ha="center", va="center", color="w" if val < 0.6 else "k", fontsize=9)
+            ax.set(title=title, xlabel="y", ylabel="anchor x", xticks=range(N), yticks=range(N))
+        fig.colorbar(im, ax=axes, shrink=0.8)
+        plt.show()
+        '''),
+        md(r'''
+        **The cross-entropy.** The population objective the paper compares InfoNCE with is the expected
+        cross-entropy between the positive generator and the search kernel (densities with respect to
+        $\pi$): $\mathrm{CE} = \sum_x \pi(x) \sum_y M(x,y)\,[-S_{xy}/\tau + \log Z(x)]$.
+        By hand and by `FiniteModel.cross_entropy()`:
+        '''),
+        code('''
+        CE_hand = sum(PI[x] * sum(M[x, y] * (-S[x, y] / tau_q + sp.log(Z_hand[x])) for y in range(N)) for x in range(N))
+        display(Math(r"\\mathrm{CE} = " + sp.latex(sp.nsimplify(CE_hand)) + r" \\approx " + sp.latex(sp.N(CE_hand, 15))))
+        with mpmath.workdps(40):
+            CE_tool = MODEL.cross_entropy()
+            diff = CE_tool - mpmath.mpf(sp.N(CE_hand, 50))
+        print("numerics.finite:", mpmath.nstr(CE_tool, 15), "| difference from the hand computation:", mpmath.nstr(diff, 3))
+        assert abs(diff) < mpmath.mpf(10) ** -30
+        '''),
+        md(r'''
+        **Empirical search over $k$ unseen points.** Draw $k$ negatives from $\pi$ for every anchor and
+        compute $\hat Q$ with the toolkit's numba kernel `numerics.softmax_weights` (the same weights
+        are the Gâteaux weights of notebook 02), and the idealised $\hat P \propto m(x, y_j)$ with
+        $m = M/\pi$. `numerics.search_cross_entropy` gives $-\sum_j \hat P_j \log \hat Q_j$ per anchor.
+        '''),
+        code('''
+        import numerics
+
+        rng = np.random.default_rng(SEED)
+        phi_f = np.array(PHI.evalf(17).tolist(), dtype=float)
+        pi_f = np.array(PI.evalf(17).tolist(), dtype=float)[0]
+        m_f = Mf / pi_f[None, :]                                   # density m(x, y) = M(x, y)/π(y)
+        anchors_idx = np.arange(N)
+        neg_idx = rng.choice(N, size=(N, K), p=pi_f)               # k negatives per anchor
+        Qhat = numerics.softmax_weights(phi_f[anchors_idx], phi_f[neg_idx], float(tau_q))
+        Phat = m_f[anchors_idx[:, None], neg_idx]
+        Phat = Phat / Phat.sum(axis=1, keepdims=True)
+        H = numerics.search_cross_entropy(phi_f[anchors_idx], phi_f[neg_idx], Phat, float(tau_q))
+        fig, axes = plt.subplots(1, N, figsize=(3.2 * N, 3), sharey=True)
+        for x, ax in enumerate(np.atleast_1d(axes)):
+            pos = np.arange(K)
+            ax.bar(pos - 0.2, Qhat[x], 0.4, label="learned Q̂ (softmax of s/τ)")
+            ax.bar(pos + 0.2, Phat[x], 0.4, label="ideal P̂ (∝ m(x, y_j))")
+            ax.set(title=f"anchor x = {x}: H = {H[x]:.3f}", xticks=pos, xticklabels=[f"y={y}" for y in neg_idx[x]])
+        np.atleast_1d(axes)[0].legend(fontsize=7)
+        plt.show()
+        print("rows of Q̂ sum to", Qhat.sum(axis=1))
+        '''),
+        md(r'''
+        ## 4. The finite model, by hand and by exact enumeration
+
+        The population risk of the averaged loss with $k$ negatives is
+        $R_k = \mathbb E[-s^+/\tau + \log Z_k(x)]$, $Z_k = \frac1k\sum_j e^{s(x, x_j)/\tau}$.
+        For $k = 1$ it is a finite sum we can write by hand:
+        $R_1 = \sum_x \pi(x)\big[\sum_y M(x,y)(-S_{xy}/\tau) + \sum_y \pi(y) S_{xy}/\tau\big]$.
+        '''),
+        code('''
+        R1_hand = sum(PI[x] * (sum(M[x, y] * (-S[x, y] / tau_q) for y in range(N))
+                               + sum(PI[y] * S[x, y] / tau_q for y in range(N))) for x in range(N))
+        with mpmath.workdps(40):
+            R1_tool = MODEL.exact_at(1)["R_k"]
+            diff = R1_tool - mpmath.mpf(sp.N(R1_hand, 50))
+        display(Math(r"R_1 = " + sp.latex(sp.nsimplify(R1_hand)) + r" = " + sp.latex(sp.N(R1_hand, 15))))
+        print("numerics.finite exact_at(1):", mpmath.nstr(R1_tool, 15), "| difference:", mpmath.nstr(diff, 3))
+        assert abs(diff) < mpmath.mpf(10) ** -30
+        '''),
+        md(r'''
+        For larger $k$ the expectation over the $k$ i.i.d. negatives is a sum over the
+        $\binom{k+N-1}{N-1}$ count vectors with multinomial probabilities. The command
+        `infonce-bounds exact MODEL.json --k 1-K` does exactly that (here called in-process on the model
+        with the τ chosen above); it also prints $R_{\text{std},k}$, the similarity-search cross-entropy
+        $H_k$ between $\hat P$ and $\hat Q$, the gap $R_k - \mathrm{CE}$ and the bias bound of notebook 03.
+        '''),
+        code('''
+        import json, tempfile
+        from numerics.cli import main as infonce_bounds
+
+        with tempfile.TemporaryDirectory() as tmp:
+            path = pathlib.Path(tmp) / "model.json"
+            path.write_text(json.dumps(data))
+            rc = infonce_bounds(["exact", str(path), "--k", f"1-{K}", "--digits", "15"])
+        assert rc == 0
+        '''),
+        md(r'''
+        **Monte Carlo cross-check with the numba kernels.** Sampling tuples from the model and averaging
+        `numerics.infonce_loss` must reproduce the exact $R_k$ within its standard error:
+        '''),
+        code('''
+        n_mc = 40_000
+        xs = rng.choice(N, size=n_mc, p=pi_f)
+        pos = np.array([rng.choice(N, p=Mf[x] / Mf[x].sum()) for x in xs])
+        negs = rng.choice(N, size=(n_mc, K), p=pi_f)
+        mc = numerics.infonce_risk(phi_f[xs], phi_f[pos], phi_f[negs], float(tau_q), variant="averaged")
+        with mpmath.workdps(20):
+            exact_RK = MODEL.exact_at(K, with_search=False, with_std=False)["R_k"]
+        z = (mc.mean - float(exact_RK)) / mc.stderr
+        print(f"k = {K}: Monte Carlo R_k = {mc.mean:.5f} ± {mc.stderr:.5f}   exact R_k = {mpmath.nstr(exact_RK, 8)}   z = {z:+.2f}")
+        assert abs(z) < 5
+        '''),
+        md(r'''
+        **The picture of the whole course.** As $k$ grows, $R_k$ climbs to $\mathrm{CE}$ (from below:
+        notebook 03 shows why, and at which rate), and $H_k - \log k$ — the cross-entropy of the
+        learned search against the idealised one over the same unseen points — tracks $R_k$:
+        '''),
+        code('''
+        ks = list(range(1, max(K, 12) + 1))
+        res = MODEL.evaluate(ks, digits=15)
+        Rk = [float(r["R_k"]) for r in res["by_k"]]
+        Hk = [float(r["H_k"]) - np.log(r["k"]) if r["H_k"] is not None else np.nan for r in res["by_k"]]
+        Rstd = [float(r["R_std_k"]) - np.log(r["k"]) for r in res["by_k"]]
+        fig, ax = plt.subplots(figsize=(7, 4))
+        ax.plot(ks, Rk, "o-", label="$R_k$ (averaged loss)")
+        ax.plot(ks, Rstd, "s-", label=r"$R_{\\mathrm{std},k} - \\log k$ (standard loss)")
+        ax.plot(ks, Hk, "^-", label=r"$H_k - \\log k$ (search cross-entropy)")
+        ax.axhline(float(res["CE"]), color="k", ls="--", label="CE (k → ∞)")
+        ax.set(xlabel="k", ylabel="nats", title=f"{MODEL.name}, τ = {MODEL.tau}: exact values")
+        ax.legend()
+        plt.show()
+        if res["h_k_note"]:
+            print(res["h_k_note"])
+        '''),
+        md(r'''
+        **What to try.** Set `TAU = "1/10"`: the search kernel $Q$ becomes sharper (closer to a
+        nearest-neighbour search), and the gap between $R_k$ and CE at small $k$ widens — the bias
+        constant of notebook 03 grows like $e^{2/\tau}$. Set `TAU = "2"`: $Q$ flattens towards $\pi$.
+        '''),
+        FOOTER,
+    ]
+
+
+NOTEBOOKS = {
+    "01_similarity_search": nb01,
+}
+
+
+def build(names=None) -> list[pathlib.Path]:
+    out = []
+    for name, fn in NOTEBOOKS.items():
+        if names and name not in names:
+            continue
+        nb = new_notebook(cells=fn(), metadata={
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        })
+        path = HERE / f"{name}.ipynb"
+        nbformat.validate(nb)
+        nbformat.write(nb, path)
+        out.append(path)
+    return out
+
+
+if __name__ == "__main__":
+    import sys
+
+    for p in build(sys.argv[1:]):
+        print("wrote", p.relative_to(HERE.parent))
