@@ -265,6 +265,11 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
     steps = [
         Step("complexity penalty: 2 × Rademacher bound of the averaged-loss class", sp.Function("CP")(tau, beta, k, n),
              cx, kind="definition", domain=_FULL_B, provenance="ours", note=f"from `{shows['complexity']}`"),
+        Step("complexity penalty is O(n^{-1/2}): √n × penalty is independent of n", sp.diff(sp.sqrt(n) * cx, n), 0,
+             domain=_FULL_B, provenance="ours"),
+        Step("complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)", cx.subs(beta, 2 / tau),
+             2 * _rademacher().k_limits()["complexity_avg (beta = 2/tau)"], kind="limit", var=k, domain=_FULL,
+             provenance="ours", note="the max-type penalty instead grows like √k (rademacher_max)"),
         Step("finite-k bias term C(τ)/k", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
              provenance="ours", note=f"from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k ≤ C(τ)/k"),
         Step("finite-k bias is O(1/k): k × bias is independent of k", sp.diff(sp.simplify(k * bs), k), 0, domain=_FULL,
