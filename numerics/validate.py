@@ -106,6 +106,25 @@ def _row_norm_deviation(x, out):
         out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
 
 
+@kernel(parallel=False)
+def _row_norm_deviation_serial(x, out):
+    """``_row_norm_deviation`` without threads, for small arrays: waking worker threads costs more than
+    the pass itself there (up to a scheduler tick, 4 ms, per launch on a loaded machine)."""
+    rows, dim = x.shape
+    for r in range(rows):
+        acc = dot(x[r], x[r])
+        bad = False
+        if not math.isfinite(acc):
+            for t in range(dim):
+                if not math.isfinite(x[r, t]):
+                    bad = True
+        out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
+
+
+#: arrays with fewer entries than this are checked without threads
+SERIAL_BELOW = 1 << 18
+
+
 def _row_index(flat: int, shape: tuple) -> tuple:
     return tuple(int(i) for i in np.unravel_index(flat, shape[:-1]))
 
@@ -114,7 +133,7 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     """Refuse NaN/inf; with ``normalize`` return ``x/‖x‖`` row-wise, otherwise require unit rows."""
     flat = x.reshape(-1, x.shape[-1])
     dev = np.empty(flat.shape[0], dtype=np.float64)
-    _row_norm_deviation(flat, dev)
+    (_row_norm_deviation_serial if flat.size < SERIAL_BELOW else _row_norm_deviation)(flat, dev)
     bad = np.flatnonzero(dev < 0)
     if bad.size:
         raise ValueError(f"{name} must be finite; row {_row_index(bad[0], x.shape)} holds NaN or inf "

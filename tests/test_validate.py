@@ -137,3 +137,17 @@ def test_other_outputs_errors(good, rng):
     w0[2] = 0
     _raises(lambda: numerics.search_cross_entropy(a, n, w0, 0.1), "ideal_weights", "row 2", "sums to 0")
     _raises(lambda: numerics.risk([]), "losses")
+
+
+def test_parallel_validation_path_on_large_array(rng):
+    """Arrays at or above SERIAL_BELOW entries are checked by the threaded kernel: same errors."""
+    from numerics import validate
+
+    n, k, d = 64, 64, 64
+    assert n * k * d >= validate.SERIAL_BELOW
+    a = unit(rng.standard_normal((n, d)))
+    negs = unit(rng.standard_normal((n, k, d)))
+    negs[10, 20, 30] = np.inf
+    _raises(lambda: numerics.infonce_loss(a, a, negs, 0.1), "negatives", "(10, 20)", "NaN or inf")
+    negs[10, 20] = 0.5
+    _raises(lambda: numerics.infonce_loss(a, a, negs, 0.1), "negatives", "(10, 20)", "norm 4")
