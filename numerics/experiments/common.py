@@ -206,7 +206,7 @@ def connect_scheduler(address: str):
         raise ValueError(f"--scheduler {address!r} needs dask.distributed, which is not installed "
                          "(pip install 'infonce-bounds[distributed]')") from None
     try:
-        return Client(address, timeout=5, set_as_default=False)
+        return Client(address, timeout=3, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - OSError / TimeoutError / ValueError depending on the version
         raise ValueError(f"--scheduler {address!r} does not answer: {type(exc).__name__}: {exc}") from None
 
