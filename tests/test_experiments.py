@@ -360,3 +360,17 @@ def test_theorem_values_match_direct_substitution():
     for name, t in terms.items():
         assert got[name] == pytest.approx(float(sp.N(t.expr, 30)), rel=1e-12)
     assert got["bound"] == pytest.approx(got["sample_variability"] + got["complexity"] + got["finite_k_bias"])
+
+
+def test_report_section_embeds_plots(tmp_path, monkeypatch):
+    """The report section runs each experiment's quick form and embeds its plot (one tiny experiment here)."""
+    import argparse
+
+    from numerics.commands import experiment
+    from numerics.experiments import search
+
+    monkeypatch.setattr(experiment, "EXPERIMENTS", {"search": "search"})
+    monkeypatch.setattr(search, "QUICK", {"k": [2, 8], "samples": 300, "sphere_samples": 300})
+    md = experiment.report_section(tmp_path, argparse.Namespace(quick=True))
+    assert "![search](experiments/search.png)" in md and "δ1 =" in md
+    assert (tmp_path / "experiments" / "search.png").exists() and (tmp_path / "experiments" / "search.json").exists()
