@@ -151,3 +151,15 @@ def test_rates_numerically():
     b64, b4096 = val("finite_k_bias", 64), val("finite_k_bias", 4096)
     assert b64 / b4096 == pytest.approx(64.0, rel=1e-9)
     assert val("complexity", 4096) / val("complexity", 64) < 1.5
+
+
+@needs_both
+def test_planted_wrong_limit_is_refuted():
+    """The limit checker refutes the k → ∞ limit of the complexity penalty with its constant halved."""
+    der = theorem.derivations()[0]
+    good = der.step("complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)")
+    from dataclasses import replace
+
+    bad = replace(good, name="planted: limit halved", rhs=good.rhs / 2)
+    assert check_step(good).verdict == Verdict.PROVED
+    assert check_step(bad).verdict == Verdict.REFUTED
