@@ -344,7 +344,7 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     ``symmetric=True`` returns (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
     Returns (B,) float64.
     """
-    from .in_batch import col_kernel, row_kernel
+    from .in_batch import col_kernel, row_kernel, row_kernel32
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
@@ -352,7 +352,7 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     S = _similarity_matrix(a, p)
     B = a.shape[0]
     rows, logits = np.empty(B), np.empty(B)
-    row_kernel(S, t, var, rows, logits)
+    (row_kernel32 if S.dtype == np.float32 else row_kernel)(S, t, var, rows, logits)
     if not symmetric:
         return rows
     cols = np.empty(B)

@@ -16,7 +16,7 @@ import numpy as np
 from numba import prange
 
 from ._jit import kernel
-from .logsumexp import UNDERFLOW, dot, exp_terms, row_max
+from .logsumexp import UNDERFLOW, dot, dot_wide, exp_terms, exp_terms32, row_max
 from .per_anchor import close_dlogit, close_loss
 
 
@@ -35,6 +35,27 @@ def row_kernel(S, tau, variant, out, logits):
         m = row_max(z)
         exp_terms(z, m, 1.0, poly, bits)
         c = m + math.log(dot(poly, bits.view(np.float64)))
+        logits[i] = c
+        out[i] = close_loss(c, B - 1, variant)
+
+
+@kernel
+def row_kernel32(S, tau, variant, out, logits):
+    """``row_kernel`` for a float32 S: z_j and e^{z_j − m} in float32 (8 lanes instead of 4), the sum
+    Σ_j e^{z_j − m}, the logarithm and the closing formula in float64. Error ≤ ~1e-7·max(|ℓ|, 1/τ)."""
+    B = S.shape[0]
+    inv_tau = np.float32(1.0 / tau)
+    for i in prange(B):
+        z = np.empty(B, dtype=np.float32)
+        poly = np.empty(B, dtype=np.float32)
+        bits = np.empty(B, dtype=np.int32)
+        diag = S[i, i]
+        for j in range(B):
+            z[j] = (S[i, j] - diag) * inv_tau
+        z[i] = -np.inf
+        m = row_max(z)
+        exp_terms32(z, m, poly, bits)
+        c = np.float64(m) + math.log(dot_wide(poly, bits.view(np.float32)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)
 

@@ -68,6 +68,47 @@ def exp_terms(z, m, b, poly, bits):
         bits[j] = (np.int64(nf) + 1023) << 52
 
 
+_F = np.float32
+_LN2_HI_F = _F(0.693145751953125)  # Cody–Waite split of ln 2 for float32 (n·LN2_HI_F exact for |n| < 2⁸)
+_LN2_LO_F = _F(1.428606765330187045e-06)
+_LOG2E_F = _F(1.4426950408889634)
+_ROUND_F = _F(12582912.0)  # 1.5·2²³
+_C_F = tuple(_F(c) for c in _C[:8])  # degree 7: truncation < 5.3e-9 on |r| ≤ ln2/2
+UNDERFLOW_F = _F(-87.0)  # e^{−87} > 2⁻¹²⁶: still a normal float32
+
+
+@helper
+def exp_terms32(z, m, poly, bits):
+    """float32 twin of ``exp_terms`` (b = 1): poly_j · 2^{n_j} = e^{z_j − m} in float32 (≤ 1 ulp = 6e-8
+    relative), twice the vector lanes of float64; ``bits`` is int32, read as ``bits.view(np.float32)``.
+    Used where the inputs are float32 anyway (in-batch float32 rows); terms below e^{−87} give 0."""
+    for j in range(z.shape[0]):
+        x = z[j] - m
+        keep = x > UNDERFLOW_F
+        x = x if keep else UNDERFLOW_F
+        nf = (x * _LOG2E_F + _ROUND_F) - _ROUND_F
+        r = (x - nf * _LN2_HI_F) - nf * _LN2_LO_F
+        p = _C_F[7]
+        p = p * r + _C_F[6]
+        p = p * r + _C_F[5]
+        p = p * r + _C_F[4]
+        p = p * r + _C_F[3]
+        p = p * r + _C_F[2]
+        p = p * r + _C_F[1]
+        p = p * r + _C_F[0]
+        poly[j] = p if keep else _F(0.0)
+        bits[j] = (np.int32(nf) + np.int32(127)) << np.int32(23)
+
+
+@dot_helper
+def dot_wide(a, b):
+    """⟨a, b⟩ with every product widened to float64 before the (lane-split) float64 sum."""
+    acc = 0.0
+    for t in range(a.shape[0]):
+        acc += np.float64(a[t]) * np.float64(b[t])
+    return acc
+
+
 @dot_helper
 def dot(a, b):
     """⟨a, b⟩ accumulated in the inputs' precision across vector lanes, returned as float64.

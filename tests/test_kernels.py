@@ -321,3 +321,19 @@ def test_agreement_with_pytorch_metric_learning_ntxent():
     positives = np.concatenate([p, a])
     ours = numerics.infonce_loss_pooled(emb, positives, emb, index, tau, "standard")
     assert float(np.mean(ours)) == pytest.approx(ref, rel=1e-6)
+
+
+@pytest.mark.parametrize("variant", ("averaged", "standard"))
+@pytest.mark.parametrize("tau", (1e-3, 0.1, 1e2))
+def test_in_batch_float32_against_mpmath(variant, tau, rng):
+    """float32 rows: float32 GEMM and float32 exponentials, float64 sums; ≤ 1e-5 · max(|ℓ|, 1/τ)."""
+    B, d = 40, 8
+    a = unit(rng.standard_normal((B, d))).astype(np.float32)
+    p = unit(rng.standard_normal((B, d))).astype(np.float32)
+    p[0] = a[0]
+    got = numerics.infonce_loss_in_batch(a, p, tau, variant)
+    pick = 0 if variant == "averaged" else 1
+    with mpmath.workdps(50):
+        for i in range(0, B, 7):
+            ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
+            assert abs(got[i] - ref) <= 1e-5 * max(abs(ref), 1 / tau), (i, got[i], ref)
