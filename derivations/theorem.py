@@ -17,7 +17,8 @@ The three components, each a SymPy expression with its provenance and rate:
 * **complexity** ``2 · complexity_avg(τ, β, k, n, L, p, R)`` (2 × the Rademacher bound of the
   averaged loss class, ``derivations.rademacher``); the standard loss is softplus(ℓ_k + log k) and
   softplus is 1-Lipschitz, so every continuity bound of ℓ_k, hence the same complexity bound,
-  holds for it. Provenance: ours. Rate O(n^{-1/2}) up to logs, stabilising as k → ∞.
+  holds for it. Provenance: ours. Rate O(n^{-1/2}) exactly (√n × penalty is n-free), stabilising
+  as k → ∞ (limit step at β = 2/τ).
 * **finite-k bias** ``bias_bound(τ, k)`` = C(τ)/k with 0 ≤ CE − R_k ≤ C(τ)/k
   (``derivations.bias``); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
   the same one-sided bias bound applies. Provenance: ours. Rate O(1/k).
@@ -52,7 +53,7 @@ PAPER_CLAIMS = {
 #: the rate each of *our* expressions has (checked by the limit steps of the ``theorem`` derivation)
 RATES = {
     "sample_variability": "O(n^{-1/2}), independent of k",
-    "complexity": "O(n^{-1/2}) up to logs, stabilises as k → ∞",
+    "complexity": "O(n^{-1/2}), stabilises as k → ∞",
     "finite_k_bias": "O(1/k)",
     "bound": "O(n^{-1/2}) + O(1/k)",
 }

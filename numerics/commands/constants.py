@@ -139,7 +139,7 @@ def auto_beta(tau_: sp.Rational, k_: sp.Integer) -> BetaPick:
     r_val = exact(mpmath.nstr(choice.beta * mpmath.mpf(str(sp.Float(tau_, 40))), 12), "beta")
     if r_val < 1:
         r_val = sp.Integer(1)
-    return BetaPick(r_val / tau_, f"auto: βτ = {sp.Float(r_val, 8)} ({choice.criterion})")
+    return BetaPick(r_val / tau_, f"auto: βτ = {exact_str(r_val)}, minimising the {choice.criterion}")
 
 
 def resolve(args) -> tuple[dict, str]:
@@ -232,7 +232,8 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
     c: Certified = certify(expr, sub, name=q.name)
     row.update(value=c.upper_str(digits), interval=[c.lower_str(digits), c.upper_str(digits)],
                float=None if c.overflow else c.float_value, float_overflows=c.overflow,
-               float_in_interval=c.float_in_interval, status="certified")
+               float_in_interval=c.float_in_interval, float_intermediate_overflow=c.intermediate_overflow,
+               status="certified")
     if c.intermediate_overflow:
         row["note"] = (row["note"] + "; " if row["note"] else "") + \
             "float route overflows in an intermediate step (value from the interval path)"
@@ -252,10 +253,17 @@ def _param_line(values: dict, how: str) -> str:
     return ", ".join(parts)
 
 
-def _footnotes(values: dict) -> list[str]:
+def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
     notes = ["Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
              "(lambdified) value of each expression was checked to lie in its 53-bit enclosure.",
              "Run `infonce-bounds show NAME` with the name in the last column for the derivation."]
+    huge = [r["name"] for r in rows if r.get("float_overflows") and not r.get("float_intermediate_overflow")]
+    inter = [r["name"] for r in rows if r.get("float_intermediate_overflow")]
+    if huge:
+        notes.append(f"beyond the float range (certified by the interval path only): {', '.join(huge)}.")
+    if inter:
+        notes.append(f"the float form overflows in an intermediate step although the value fits a float "
+                     f"(value from the interval path; the formula deserves a stable rewrite): {', '.join(inter)}.")
     t = values[tau]
     if not (TAU_MIN <= t <= TAU_MAX):
         notes.append(f"note: τ = {t} lies outside the toolkit's stated range [1e-3, 1e2], where the inequalities "
@@ -267,7 +275,7 @@ def payload(args) -> dict:
     values, how = resolve(args)
     rows = rows_for(values, args.loss, args.digits)
     return {"parameters": {f: exact_str(values[s]) for f, (s, _) in PARAMS.items() if s in values},
-            "beta_choice": how, "loss": args.loss, "rows": rows, "notes": _footnotes(values), "_values": values}
+            "beta_choice": how, "loss": args.loss, "rows": rows, "notes": _footnotes(values, rows), "_values": values}
 
 
 def run(args) -> int:
