@@ -24,13 +24,14 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .symbols import TAU_MAX, TAU_MIN, L, R, a, k, n, p, tau, x, y  # noqa: F401
+from .symbols import TAU_MAX, TAU_MIN, L, R, a, k, n, p, tau, x, y
 
 #: confidence labels used in the docstrings and the ``compare`` output
 CONFIDENCE = {

@@ -36,8 +36,27 @@ from typing import Any
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step
-from .symbols import (TAU_MAX, TAU_MIN, CE_risk, L, R, Rad_n, Rhat_n, Rk_risk, a, beta, c, delta, g, k, n, p, s_pos,
-                      tau, y)
+from .symbols import (
+    TAU_MAX,
+    TAU_MIN,
+    CE_risk,
+    L,
+    R,
+    Rad_n,
+    Rhat_n,
+    Rk_risk,
+    a,
+    beta,
+    c,
+    delta,
+    g,
+    k,
+    n,
+    p,
+    s_pos,
+    tau,
+    y,
+)
 
 LOSSES = ("averaged", "standard")
 

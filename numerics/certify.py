@@ -22,9 +22,10 @@ from __future__ import annotations
 
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -51,8 +52,8 @@ def exact(value: Any, name: str = "value") -> sp.Rational:
         if val.is_Rational:
             return sp.Rational(val)
         raise ValueError(f"{name} must be an exact number, got {value!r}")
-    if isinstance(value, bool):
-        raise ValueError(f"{name} must be a number, got {value!r}")
+    if isinstance(value, bool):  # a flag is not a parameter value; ValueError so the CLI reports it in one line
+        raise ValueError(f"{name} must be a number, got {value!r}")  # noqa: TRY004
     if isinstance(value, int):
         return sp.Integer(value)
     if isinstance(value, float):

@@ -11,7 +11,7 @@ renderer ever rounds a bound down.
 from __future__ import annotations
 
 import json
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 COLUMNS = ("name", "symbol", "value", "interval", "provenance", "rate", "show")
 _HEAD = {"name": "quantity", "symbol": "formula", "value": "bound (upper end)", "interval": "certified interval",

@@ -91,7 +91,7 @@ def test_k_shapes():
 def test_similarity_complexity_decreases_in_n():
     G = prior.similarity_complexity()
     vals = [float(G.subs({n: nv, L: 1, p: 100, R: 1})) for nv in (10, 100, 10**4, 10**6)]
-    assert all(a > b for a, b in zip(vals, vals[1:]))
+    assert all(a > b for a, b in itertools.pairwise(vals))
 
 
 def _step(name):

@@ -191,7 +191,7 @@ def _format_table(rows: list[dict]) -> str:
     head = ["k", "β"] + [v[0] for v in COLUMNS.values()]
     body = [[str(r["k"]), r["beta"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] for r in rows]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
-    fmt = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))  # noqa: E731
+    fmt = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))
     return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(b) for b in body])
 
 
@@ -213,8 +213,9 @@ def compute(args) -> dict:
 
 
 def _title(values: dict, loss: str, beta_mode: str) -> str:
-    from ..certify import exact_str
     from derivations.symbols import L, R, delta, n, p
+
+    from ..certify import exact_str
 
     return (f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
             f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss")

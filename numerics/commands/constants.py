@@ -12,8 +12,9 @@ averaged loss.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -254,8 +255,8 @@ def _param_line(values: dict, how: str) -> str:
 
 
 def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
-    notes = ["Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
-             "(lambdified) value of each expression was checked to lie in its 53-bit enclosure.",
+    notes = [("Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
+              "(lambdified) value of each expression was checked to lie in its 53-bit enclosure."),
              "Run `infonce-bounds show NAME` with the name in the last column for the derivation."]
     huge = [r["name"] for r in rows if r.get("float_overflows") and not r.get("float_intermediate_overflow")]
     inter = [r["name"] for r in rows if r.get("float_intermediate_overflow")]
