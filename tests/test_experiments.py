@@ -310,6 +310,7 @@ def test_interrupted_sweep_keeps_finished_points_and_resumes(tmp_path):
     (["rate", "--k", ","], "--k is empty"),
     (["rate", "--k", "64..8"], "empty"),
     (["rate", "--quick", "--k", "1,2"], "--quick"),
+    (["search", "--k", "16"], "at least 2"),
     (["generalisation", "--quick", "--seeds", "3"], "--quick"),
     (["rate", "--steps", "10"], "does not apply"),
     (["rate", "--tau", "-1"], "--tau"),

@@ -262,19 +262,19 @@ def sweep(name: str, fn: Callable, points: Iterable[dict], *, out: pathlib.Path,
                 bar.update(1, _describe(points[i]))
         else:
             ctx = multiprocessing.get_context("spawn")
-            with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+            pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+            try:
                 futs = {pool.submit(_call, fn, points[i], store.key(points[i]), seed): i for i in todo}
-                try:
-                    for fut in cf.as_completed(futs):
-                        i = futs[fut]
-                        res = _round_trip(fut.result())
-                        store.put(points[i], res)  # finished points are kept even if a later one fails
-                        results[i] = res
-                        bar.update(1, _describe(points[i]))
-                except BaseException:
-                    for f in futs:
-                        f.cancel()
-                    raise
+                for fut in cf.as_completed(futs):
+                    i = futs[fut]
+                    res = _round_trip(fut.result())
+                    store.put(points[i], res)  # finished points are kept even if a later one fails
+                    results[i] = res
+                    bar.update(1, _describe(points[i]))
+            except BaseException:  # error or Ctrl-C: drop queued points, do not wait for running ones
+                pool.shutdown(wait=False, cancel_futures=True)
+                raise
+            pool.shutdown()
     finally:
         bar.close()
     return results, stats

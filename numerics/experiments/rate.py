@@ -125,6 +125,8 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
     d = opts.get("dim") or 8
     kappa = 4.0
     ks = opts["k"]
+    if len(ks) < 2:
+        raise ValueError(f"--k needs at least 2 values to fit a slope, got {ks}")
     models = finite_models(tau)
     points = []
     for mdl in models:
