@@ -17,7 +17,7 @@ import sympy as sp
 
 from derivations.symbols import beta, k, tau
 
-from ..certify import certify
+from ..certify import certify, exact_str
 from .constants import add_parameter_arguments, auto_beta, validate_k, validate_params
 
 HELP = "Theorem-1 components and prior bounds against k (certified), with a log-log PNG plot"
@@ -141,7 +141,7 @@ def closing_note(values: dict, beta_mode: str, loss: str) -> tuple[str, dict]:
     if ra < 1.5 and rm > 4:
         text += "The averaged term flattens in k while the max-type term keeps growing like √k."
     else:
-        text += (f"At τ = {values[tau]} the averaged term has not flattened yet by k = 4096: its ℓ2 constant "
+        text += (f"At τ = {exact_str(values[tau])} the averaged term has not flattened yet by k = 4096: its ℓ2 constant "
                  f"saturates only once k ≫ e^{{2/τ}} ≈ {float(mpmath.exp(2 / mpmath.mpf(str(sp.Float(values[tau], 20))))):.3g}.")
     return text, {str(kv): {"complexity_avg": got[kv][0]["upper"], "complexity_max": got[kv][1]["upper"]}
                   for kv in NOTE_K}
@@ -215,7 +215,6 @@ def compute(args) -> dict:
 def _title(values: dict, loss: str, beta_mode: str) -> str:
     from derivations.symbols import L, R, delta, n, p
 
-    from ..certify import exact_str
 
     return (f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
             f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss")
