@@ -43,8 +43,7 @@ COLUMNS = {
 
 
 def add_arguments(p) -> None:
-    add_parameter_arguments(p, k_default=None)
-    p.set_defaults(tau=DEFAULT_TAU)
+    add_parameter_arguments(p, k_default=None, tau_default=DEFAULT_TAU)
     p.add_argument("--k", default=DEFAULT_K,
                    help="comma-separated k values; '...' continues the geometric progression of the two values "
                         f"before it up to the value after it (default {DEFAULT_K})")

@@ -33,9 +33,9 @@ PARAMS = {"tau": (tau, "τ"), "k": (k, "k"), "beta": (beta, "β"), "n": (n, "n")
           "lipschitz": (L, "L"), "params": (p, "p"), "radius": (R, "R")}
 
 
-def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"]) -> None:
+def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_default: str = DEFAULTS["tau"]) -> None:
     """The shared parameter flags of ``constants`` and ``compare`` (strings; validated later)."""
-    p_.add_argument("--tau", default=DEFAULTS["tau"], help=f"temperature τ > 0 (default {DEFAULTS['tau']})")
+    p_.add_argument("--tau", default=tau_default, help=f"temperature τ > 0 (default {tau_default})")
     if k_default is not None:
         p_.add_argument("--k", default=k_default, help=f"negatives k ≥ 1, an integer (default {k_default})")
     p_.add_argument("--beta", default=DEFAULTS["beta"],
