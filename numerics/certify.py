@@ -276,3 +276,25 @@ def _fmt(x: Any, digits: int, up: bool) -> str:
         return sign + s
     body = mant[0] + ("." + mant[1:].rstrip("0") if mant[1:].rstrip("0") else "")
     return f"{sign}{body}e{exp10:+d}"
+
+
+def certify_theorem(params: Mapping, loss: str = "averaged") -> dict[str, Certified]:
+    """Certified Theorem-1 components at ``params`` (symbol → value; β must be given, β ≥ 1/τ).
+
+    Returns ``{"sample_variability", "complexity", "finite_k_bias", "bound"}`` → ``Certified``; the
+    upper ends are what ``infonce-bounds constants`` prints. Example::
+
+        from derivations.symbols import tau, beta, k, n, delta, L, p, R
+        certify_theorem({tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1})
+    """
+    from derivations import theorem
+    from derivations.symbols import beta, tau
+
+    ex = _params_exact(params)
+    if beta in ex and tau in ex and ex[beta] * ex[tau] < 1:
+        raise ValueError(f"beta = {ex[beta]} is out of range; allowed: β ≥ 1/τ = {exact_str(1 / ex[tau])}")
+    out = {}
+    for name, term in theorem.theorem_terms(loss=loss).items():
+        sub = {s: v for s, v in ex.items() if s in term.expr.free_symbols}
+        out[name] = certify(term.expr, sub, name=name, provenance=term.provenance, rate=term.rate, show=term.show)
+    return out

@@ -166,3 +166,18 @@ def test_missing_parameter_and_unenclosable():
 
     with pytest.raises(NotEnclosable):
         C.certify(sp.gamma(tau), {tau: "0.5"})
+
+
+@pytest.mark.skipif(not (_has("bias", "bias_bound") and _has("rademacher", "complexity_avg")),
+                    reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing")
+def test_certify_theorem_api():
+    vals = {tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1}
+    out = C.certify_theorem(vals)
+    assert set(out) == {"sample_variability", "complexity", "finite_k_bias", "bound"}
+    names = ("sample_variability", "complexity", "finite_k_bias")
+    hi_sum = sum(C.exact(out[x].hi) for x in names)  # exact rational sums: no rounding in the test itself
+    lo_sum = sum(C.exact(out[x].lo) for x in names)
+    assert C.exact(out["bound"].lo) <= hi_sum and C.exact(out["bound"].hi) >= lo_sum
+    assert out["complexity"].meta["show"] == "rademacher_avg"
+    with pytest.raises(ValueError, match="beta"):
+        C.certify_theorem({**vals, beta: 1})
