@@ -1,4 +1,4 @@
-"""Theorem 1 (our version): CE − R̂_n ≤ (range)·√(log(1/δ)/(2n)) + 2·Rad_n + C(τ)/k, w.p. ≥ 1 − δ.
+"""Theorem 1 (our version): CE − R̂_n ≤ (range)·√(log(1/δ)/(2n)) + 2·Rad_n + min(C(τ)/k, 2/τ), w.p. ≥ 1 − δ.
 
 Domain: τ ∈ [1e-3, 1e2], β ≥ 1/τ, k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0; simultaneously for every
 embedding φ_θ, θ ∈ R^p, ‖θ‖ ≤ R, φ_θ(x) ∈ S^{d−1} and L-Lipschitz in θ; n i.i.d. tuples
@@ -19,11 +19,11 @@ The three components, each a SymPy expression with its provenance and rate:
   softplus is 1-Lipschitz, so every continuity bound of ℓ_k, hence the same complexity bound,
   holds for it. Provenance: ours. Rate O(n^{-1/2}) exactly (√n × penalty is n-free), stabilising
   as k → ∞ (limit step at β = 2/τ).
-* **finite-k bias** ``bias_bound(τ, k)`` = C(τ)/k with 0 ≤ CE − R_k ≤ C(τ)/k
-  (``derivations.bias``); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
+* **finite-k bias** ``min(C(τ)/k, 2/τ)`` with 0 ≤ CE − R_k ≤ C(τ)/k (``derivations.bias``) and
+  ≤ 2/τ (log Z, log Z_k ∈ [−1/τ, 1/τ]); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
   the same one-sided bias bound applies. Provenance: ours. Rate O(1/k).
 
-Proof: CE − R̂_n = (CE − R_k) + (R_k − R̂_n); the first is ≤ C(τ)/k surely, the second is
+Proof: CE − R̂_n = (CE − R_k) + (R_k − R̂_n); the first is ≤ min(C(τ)/k, 2/τ) surely, the second is
 ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n)) uniformly in θ with probability ≥ 1 − δ (Mohri,
 Rostamizadeh & Talwalkar 2018, Thm 3.3, rescaled from [0, 1] to [a, b]; Bartlett & Mendelson 2002).
 """
@@ -55,6 +55,7 @@ from .symbols import (
     p,
     s_pos,
     tau,
+    x,
     y,
 )
 
@@ -73,7 +74,7 @@ PAPER_CLAIMS = {
 RATES = {
     "sample_variability": "O(n^{-1/2}), independent of k",
     "complexity": "O(n^{-1/2}), stabilises as k → ∞",
-    "finite_k_bias": "O(1/k)",
+    "finite_k_bias": "O(1/k) (capped at 2/τ)",
     "bound": "O(n^{-1/2}) + O(1/k)",
 }
 
@@ -140,7 +141,17 @@ def complexity_direct_term(tau_: Any = tau, n_: Any = n, L_: Any = L, p_: Any = 
 
 
 def bias_term(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """C(τ)/k: the finite-k bias bound 0 ≤ CE − R_k ≤ bias_bound(τ, k) (``derivations.bias``)."""
+    """min(C(τ)/k, 2/τ): 0 ≤ CE − R_k ≤ bias_bound(τ, k) (``derivations.bias``) and ≤ 2/τ (log-range cap).
+
+    The cap holds because log Z(x) and log Z_k(x) both lie in [−1/τ, 1/τ]; it is what keeps the term
+    finite and non-absurd at small τ (C(τ) ~ 0.22 e^{2/τ}: 1e8 at τ = 0.1), while C(τ)/k is the
+    O(1/k) rate for large k.
+    """
+    return sp.Min(_bias().bias_bound(tau_, k_), 2 / sp.sympify(tau_))
+
+
+def bias_term_uncapped(tau_: Any = tau, k_: Any = k) -> sp.Expr:
+    """C(τ)/k alone (``bias.bias_bound``), the O(1/k) part of ``bias_term``."""
     return _bias().bias_bound(tau_, k_)
 
 
@@ -290,10 +301,13 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
         Step("complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)", cx.subs(beta, 2 / tau),
              2 * _rademacher().k_limits()["complexity_avg (beta = 2/tau)"], kind="limit", var=k, domain=_FULL,
              provenance="ours", note="the max-type penalty instead grows like √k (rademacher_max)"),
-        Step("finite-k bias term C(τ)/k", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
-             provenance="ours", note=f"from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k ≤ C(τ)/k"),
-        Step("finite-k bias is O(1/k): k × bias is independent of k", sp.diff(sp.simplify(k * bs), k), 0, domain=_FULL,
-             provenance="ours"),
+        Step("log-range cap on the bias: τ(log Z − log Z_k) = u − v ≤ 2 for u, v = τ log Z, τ log Z_k ∈ [−1, 1]",
+             x - y, 2, kind="inequality", relation="<=", domain=Domain({x: (-1, 1), y: (-1, 1)}, name="u, v ∈ [−1, 1]"),
+             provenance="ours", note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k"),
+        Step("finite-k bias term min(C(τ)/k, 2/τ)", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
+             provenance="ours", note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k"),
+        Step("finite-k bias is O(1/k): k × C(τ)/k is independent of k", sp.diff(sp.simplify(k * bias_term_uncapped()), k),
+             0, domain=_FULL, provenance="ours"),
         Step("Theorem 1 (ours, averaged loss): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV + 2·Rad_n + C(τ)/k",
              sp.Function("bound")(tau, beta, k, n, delta, L, p, R), total, kind="definition", domain=_FULL_B,
              provenance="ours", note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std"),

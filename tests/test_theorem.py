@@ -95,6 +95,9 @@ def test_loss_ranges_by_brute_force(t, rng):
 
 
 PLANTED = [
+    # the log-range cap on the bias halved: τ(log Z − log Z_k) ≤ 1
+    Step("planted: bias cap u − v ≤ 1", sp.Symbol("x", real=True) - y, 1, kind="inequality", relation="<=",
+         domain=Domain({sp.Symbol("x", real=True): (-1, 1), y: (-1, 1)})),
     # averaged range halved
     Step("planted: τ ℓ_k ≤ 1", y - s_pos, 1, kind="inequality", relation="<=",
          domain=Domain({tau: (sp.Rational(1, 1000), 100), s_pos: (-1, 1), y: (-1, 1)})),
@@ -163,3 +166,12 @@ def test_planted_wrong_limit_is_refuted():
     bad = replace(good, name="planted: limit halved", rhs=good.rhs / 2)
     assert check_step(good).verdict == Verdict.PROVED
     assert check_step(bad).verdict == Verdict.REFUTED
+
+
+@needs_both
+def test_bias_cap_active_only_where_it_helps():
+    bt, raw = theorem.bias_term(), theorem.bias_term_uncapped()
+    at = lambda e, t, kv: float(e.subs({tau: sp.Rational(t), k: kv}))
+    assert at(bt, "0.1", 256) == pytest.approx(20.0)  # C(0.1)/256 ≈ 4e5 ≫ 2/τ = 20
+    assert at(raw, "0.1", 256) > 1e5
+    assert at(bt, "1", 4096) == pytest.approx(at(raw, "1", 4096))  # the O(1/k) part rules at large k
