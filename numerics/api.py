@@ -92,13 +92,24 @@ def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normali
     (n,) float64 array of losses. The standard loss keeps full relative accuracy when it is tiny
     (the positive dominates), because it is computed as log1p(Σ_j e^{(s_j − s⁺)/τ}).
     """
-    from .per_anchor import loss_kernel
+    from .per_anchor import checked_loss_kernel, loss_kernel
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
-    a, p, ng = _triplet(anchors, positives, negatives, normalize)
-    out = np.empty(a.shape[0])
-    loss_kernel(a, p, ng, t, var, out)
+    if normalize:
+        a, p, ng = _triplet(anchors, positives, negatives, True)
+        out = np.empty(a.shape[0])
+        loss_kernel(a, p, ng, t, var, out)
+        return out
+    # the (n, k, d) negatives are checked inside the loss pass (one memory read instead of two); the
+    # error is raised before anything is returned, exactly as the separate check would raise it
+    a, p, ng = _raw_triplet(anchors, positives, negatives)
+    a = V.finite_unit_rows(a, "anchors", False)
+    p = V.finite_unit_rows(p, "positives", False)
+    n, k = ng.shape[:2]
+    out, dev, at = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
+    checked_loss_kernel(a, p, ng, t, var, out, dev, at)
+    V.raise_bad_rows(ng, "negatives", dev, np.arange(n) * k + at)
     return out
 
 

@@ -124,6 +124,17 @@ def dot(a, b):
     return np.float64(acc)
 
 
+@dot_helper
+def dot_and_norm2(a, b):
+    """(⟨a, b⟩, ⟨b, b⟩) in one pass over b, accumulated like ``dot``, returned as float64."""
+    acc = a.dtype.type(0)
+    nrm = a.dtype.type(0)
+    for t in range(a.shape[0]):
+        acc += a[t] * b[t]
+        nrm += b[t] * b[t]
+    return np.float64(acc), np.float64(nrm)
+
+
 @helper
 def row_max(z):
     """max_j z_j of a non-empty row."""

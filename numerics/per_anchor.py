@@ -10,12 +10,14 @@ validated by ``numerics.api`` before they reach a kernel. Domain: τ > 0 (accura
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import prange
 
 from ._generated import constants as G
 from ._jit import helper, kernel
-from .logsumexp import dot, log_mean_exp, logsumexp, row_max, softmax_into
+from .logsumexp import dot, dot_and_norm2, log_mean_exp, logsumexp, row_max, softmax_into
 
 AVERAGED, STANDARD = 0, 1
 
@@ -53,6 +55,31 @@ def loss_kernel(anchors, positives, negatives, tau, variant, out):
         z = np.empty(k)
         c, _ = row_logit(anchors[i], positives[i], negatives[i], tau, z)
         out[i] = close_loss(c, k, variant)
+
+
+@kernel
+def checked_loss_kernel(anchors, positives, negatives, tau, variant, out, worst_dev, worst_at):
+    """``loss_kernel`` that also checks the negatives in the same memory pass (one read of the
+    (n, k, d) array instead of two): worst_dev[i] = max_j | ‖n_ij‖ − 1 |, or −1 if some ‖n_ij‖² is not
+    finite (NaN/inf entries, or overflow), at j = worst_at[i]. The caller raises before returning
+    anything when a row fails (``numerics.api``)."""
+    n, k = negatives.shape[0], negatives.shape[1]
+    for i in prange(n):
+        z = np.empty(k)
+        a = anchors[i]
+        s_pos = dot(a, positives[i])
+        dev = 0.0
+        at = 0
+        for j in range(k):
+            s, nn = dot_and_norm2(a, negatives[i, j])  # one read of the row for the loss and the check
+            z[j] = (s - s_pos) / tau
+            e = abs(math.sqrt(nn) - 1.0) if math.isfinite(nn) else -1.0
+            if dev >= 0.0 and (e < 0.0 or e > dev):
+                dev = e
+                at = j
+        worst_dev[i] = dev
+        worst_at[i] = at
+        out[i] = close_loss(logsumexp(z), k, variant)
 
 
 @kernel
@@ -107,8 +134,8 @@ def log_mean_exp_kernel(scores, bs, out):
     n = scores.shape[0]
     for i in prange(n):
         row = scores[i].astype(np.float64)
-        for l in range(bs.shape[0]):
-            out[i, l] = log_mean_exp(row, bs[l])
+        for col in range(bs.shape[0]):
+            out[i, col] = log_mean_exp(row, bs[col])
 
 
 @kernel

@@ -134,6 +134,9 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     flat = x.reshape(-1, x.shape[-1])
     dev = np.empty(flat.shape[0], dtype=np.float64)
     (_row_norm_deviation_serial if flat.size < SERIAL_BELOW else _row_norm_deviation)(flat, dev)
+    if not normalize:
+        raise_bad_rows(x, name, dev, np.arange(dev.size))
+        return x
     bad = np.flatnonzero(dev < 0)
     if bad.size:
         raise ValueError(f"{name} must be finite; row {_row_index(bad[0], x.shape)} holds NaN or inf "
@@ -142,15 +145,32 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
         norms = np.sqrt(np.einsum("...d,...d->...", x, x, dtype=np.float64))
         if np.any(norms == 0):
             zero = np.flatnonzero(norms.reshape(-1) == 0)[0]
-            raise ValueError(f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised (normalize=True)")
+            raise ValueError(f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised "
+                             "(normalize=True)")
         return np.ascontiguousarray((x / norms[..., None]).astype(x.dtype, copy=False))
-    tol = UNIT_TOL[x.dtype]
-    worst = int(np.argmax(dev))
-    if dev[worst] > tol:
-        norm = float(np.linalg.norm(flat[worst].astype(np.float64)))
-        raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
-                         f"{_row_index(worst, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows")
     return x
+
+
+def raise_bad_rows(x: np.ndarray, name: str, dev: np.ndarray, rows: np.ndarray) -> None:
+    """Raise the ValueError for the first failing row, if any.
+
+    ``dev[i]`` is | ‖x_r‖ − 1 | of flat row ``r = rows[i]`` of ``x`` (rows of its last axis), or −1 when
+    ‖x_r‖² is not finite (NaN/inf entries, or overflow of huge finite entries: told apart here).
+    """
+    flat = x.reshape(-1, x.shape[-1])
+    nonfinite = np.flatnonzero(dev < 0)
+    for i in nonfinite:
+        r = int(rows[i])
+        if not np.all(np.isfinite(flat[r])):
+            raise ValueError(f"{name} must be finite; row {_row_index(r, x.shape)} holds NaN or inf "
+                             f"({name} {_describe(x)})")
+    tol = UNIT_TOL[x.dtype]
+    over = np.flatnonzero((dev < 0) | (dev > tol))
+    if over.size:
+        r = int(rows[over[0]])
+        norm = float(np.linalg.norm(flat[r].astype(np.float64)))
+        raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
+                         f"{_row_index(r, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows")
 
 
 def index_array(index, name: str, n: int, m: int) -> np.ndarray:

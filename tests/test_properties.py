@@ -53,7 +53,8 @@ def test_standard_minus_averaged_is_the_exact_offset(tau, data):
     k = n.shape[1]
     s_pos, s_neg = numerics.similarities(a, p, n)
     offset = np.log1p(np.exp(s_pos / tau - numerics.log_mean_exp(s_neg, [1 / tau])[:, 0]) / k)
-    lhs = numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k) - numerics.infonce_loss(a, p, n, tau, "averaged")
+    lhs = (numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k)
+           - numerics.infonce_loss(a, p, n, tau, "averaged"))
     np.testing.assert_allclose(lhs, offset, rtol=0, atol=1e-12 / tau)
     assert np.all(offset >= np.log1p(math.exp(-2 / tau) / k) - 1e-15)
 
