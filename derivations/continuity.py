@@ -26,13 +26,14 @@ the norms, ∂ log C/∂ρ → 2/(qτ), grows without bound as τ → 0 (brief, 
 from __future__ import annotations
 
 import random
-from typing import Any, Callable, NamedTuple, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any, NamedTuple
 
 import mpmath
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .symbols import TAU_MAX, TAU_MIN, beta, h, j, k, omega, q, r, rho, t, tau, v, x, y, z
+from .symbols import TAU_MAX, TAU_MIN, beta, h, j, k, q, r, rho, t, tau, v, x, y, z
 
 ONE = sp.Integer(1)
 
@@ -52,9 +53,9 @@ def _check(tau_: Any = None, beta_: Any = None, k_: Any = None, rho_: Any = None
         raise ValueError(f"k must be an integer ≥ 1, got {k_!r}")
     if rho_ is not None and _num(rho_) and not float(rho_) > 0:
         raise ValueError(f"rho must be > 0, got {rho_!r}")
-    if beta_ is not None and _num(beta_) and tau_ is not None and _num(tau_):
-        if sp.nsimplify(beta_) * sp.nsimplify(tau_) < 1 - sp.Rational(1, 10**12):
-            raise ValueError(f"beta must be ≥ 1/tau = {1 / float(tau_):.6g}, got {beta_!r}")
+    if (beta_ is not None and _num(beta_) and tau_ is not None and _num(tau_)
+            and sp.nsimplify(beta_) * sp.nsimplify(tau_) < 1 - sp.Rational(1, 10**12)):
+        raise ValueError(f"beta must be ≥ 1/tau = {1 / float(tau_):.6g}, got {beta_!r}")
 
 
 def _s(value: Any) -> Any:
@@ -66,13 +67,21 @@ def _s(value: Any) -> Any:
     return sp.sympify(value)
 
 
+def _r(beta_: Any, tau_: Any) -> Any:
+    """r = βτ; a numeric r within the validation tolerance below 1 (β = 1/τ in floats) is taken as 1."""
+    r_ = _s(beta_) * _s(tau_)
+    if r_.is_number and r_ < 1:
+        return sp.Integer(1)
+    return r_
+
+
 # ----------------------------------------------------------------------------- public constants
 
 
 def holder_exponent(beta_: Any = beta, tau_: Any = tau) -> sp.Expr:
     """q(β, τ) = βτ/(βτ − 1), the Hölder conjugate of r = βτ; valid for β ≥ 1/τ (q = ∞ at β = 1/τ)."""
     _check(tau_, beta_)
-    r_ = _s(beta_) * _s(tau_)
+    r_ = _r(beta_, tau_)
     if r_ == 1:
         return sp.oo
     return r_ / (r_ - 1)
@@ -96,8 +105,7 @@ def continuity_factor(beta_: Any = beta, tau_: Any = tau, k_: Any = k, rho_: Any
     Source: ours (derivation ``continuity``); the brief's k-free factor is ``uniform_factor``.
     """
     _check(tau_, beta_, k_, rho_)
-    beta_, tau_ = _s(beta_), _s(tau_)
-    return weight_bound(tau_, k_, rho_) ** (1 - 1 / (beta_ * tau_)) / tau_
+    return weight_bound(tau_, k_, rho_) ** (1 - 1 / _r(beta_, tau_)) / _s(tau_)
 
 
 def uniform_factor(beta_: Any = beta, tau_: Any = tau, rho_: Any = ONE) -> sp.Expr:
@@ -280,7 +288,7 @@ def quadrature_check(step: Step, opts: dict) -> StepResult:
 
     integral = step.rhs
     if not isinstance(integral, sp.Integral):
-        raise ValueError("quadrature_check needs rhs = Integral(…)")
+        raise TypeError("quadrature_check needs rhs = Integral(…)")
     (var, lo, hi), = integral.limits
     rng = random.Random(f"{opts.get('seed', 0)}:{step.name}")
     ev = Evaluator([step.lhs, integral.function], step.domain)
@@ -347,7 +355,7 @@ def _domains() -> dict[str, Domain]:
 def derivations() -> list[Derivation]:
     D = _domains()
     hj = v[j] - z[j]
-    seg = lambda i_: z[i_] + t * (v[i_] - z[i_])  # noqa: E731 - the segment point, entry i
+    seg = lambda i_: z[i_] + t * (v[i_] - z[i_])
     F_seg = sp.log(sp.Sum(sp.exp(seg(j) / tau), (j, 1, k)) / k)
     grad_along = sp.Sum(_softmax(seg(j), seg) * hj, (j, 1, k)) / tau
     w_z = _softmax(z[j], lambda i_: z[i_])

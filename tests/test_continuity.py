@@ -14,7 +14,7 @@ import sympy as sp
 from derivations import continuity as C
 from derivations.checks import check_step
 from derivations.ledger import Domain, Step, Verdict
-from derivations.symbols import TAU_MAX, TAU_MIN, beta, h, j, k, r, t, tau, v, x, y, z
+from derivations.symbols import h, j, k, r, tau, x
 
 FAST = {"trials": 3000, "seed": 0, "box_budget": 300}
 
