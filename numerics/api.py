@@ -208,6 +208,25 @@ def data_continuity_factor(similarities_, beta, tau):
     return out
 
 
+def data_continuity_factor_segment(v, v_prime, beta, tau, points=65):
+    """max over t on a grid of ``points`` values in [0, 1] of the data-dependent continuity factor at
+    v + t (v′ − v), row by row: the quantity whose supremum over the segment enters the continuity bound.
+
+    v, v_prime : (n, k) similarity vectors (finite). Returns (n,) float64. A grid maximum is a *lower*
+    estimate of the supremum over the segment; raise ``points`` to tighten it.
+    """
+    z0 = V.scores_array(v, "v").astype(np.float64, copy=False)
+    z1 = V.scores_array(v_prime, "v_prime").astype(np.float64, copy=False)
+    if z1.shape != z0.shape:
+        raise ValueError(f"v_prime must have the shape of v {z0.shape}, got shape {z1.shape}")
+    if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
+        raise ValueError(f"points must be an integer ≥ 2, got {points!r}")
+    t = np.linspace(0.0, 1.0, int(points))
+    path = z0[None] + t[:, None, None] * (z1 - z0)[None]  # (points, n, k)
+    vals = data_continuity_factor(path.reshape(-1, z0.shape[1]), beta, tau).reshape(len(t), -1)
+    return vals.max(axis=0)
+
+
 def infonce_gradient(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Gradient:
     """Mean loss (1/n) Σ_i ℓ_i and its gradient with respect to anchors, positives and negatives.
 

@@ -124,3 +124,26 @@ def test_loss_decreases_along_negative_gradient(data):
     after = numerics.infonce_gradient(a2, p2, n2, 0.2, "standard", normalize=True).loss
     sq = sum(float(np.sum(x * x)) for x in g[1:])
     assert after < g.loss and after == pytest.approx(g.loss - step * sq, rel=1e-6)
+
+
+def test_segment_factor_is_max_over_the_path_and_covers_the_ends(rng):
+    v, w = rng.uniform(-1, 1, (3, 6)), rng.uniform(-1, 1, (3, 6))
+    tau, beta = 0.2, 12.0
+    seg = numerics.data_continuity_factor_segment(v, w, beta, tau, points=9)
+    ends = np.maximum(numerics.data_continuity_factor(v, beta, tau), numerics.data_continuity_factor(w, beta, tau))
+    assert np.all(seg >= ends - 1e-15)
+    mid = numerics.data_continuity_factor(0.5 * (v + w), beta, tau)
+    assert np.all(seg >= mid - 1e-15)
+    with pytest.raises(ValueError, match="points"):
+        numerics.data_continuity_factor_segment(v, w, beta, tau, points=1)
+
+
+def test_import_numerics_does_not_load_numba():
+    """The kernel API is exported lazily: the CLI and the derivations stay fast to import."""
+    import subprocess
+    import sys
+
+    code = "import sys, numerics; assert 'numba' not in sys.modules; numerics.infonce_loss; " \
+           "assert 'numba' in sys.modules"
+    root = __import__("pathlib").Path(__file__).resolve().parents[1]
+    subprocess.run([sys.executable, "-c", code], check=True, cwd=root)
