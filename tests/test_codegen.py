@@ -120,3 +120,23 @@ def test_generated_data_factor_matches_continuity():
         with mpmath.workdps(50):
             ref = float(f(*map(mpmath.mpf, vals)))
         assert G.data_factor(*vals) == pytest.approx(ref, rel=1e-14)
+
+
+def test_kernel_cache_guard_drops_stale_cache(tmp_path, monkeypatch):
+    """Editing any kernel source (e.g. regenerating constants.py) removes numba's cached kernels."""
+    from numerics import _jit
+
+    for f in _jit.KERNEL_SOURCES:
+        (tmp_path / f).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / f).write_text(f"# {f}\n")
+    cache = tmp_path / "__pycache__"
+    cache.mkdir()
+    monkeypatch.setattr(_jit, "_ROOT", tmp_path)
+    monkeypatch.delenv("NUMBA_CACHE_DIR", raising=False)
+    _jit._guard_cache()  # first run: writes the fingerprint
+    (cache / "per_anchor.loss_kernel-1.py311.nbi").write_text("x")
+    _jit._guard_cache()  # unchanged sources: the cache stays
+    assert (cache / "per_anchor.loss_kernel-1.py311.nbi").exists()
+    (tmp_path / "_generated" / "constants.py").write_text("# regenerated\n")
+    _jit._guard_cache()  # a helper file changed: every cached kernel goes
+    assert not (cache / "per_anchor.loss_kernel-1.py311.nbi").exists()
