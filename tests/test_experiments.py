@@ -13,9 +13,15 @@ import pytest
 
 from numerics.cli import main
 from numerics.experiments import common, digits
-from numerics.experiments.models import (SphereModel, exact_possible, finite_exact, finite_mc, finite_models,
-                                         sphere_mc, sphere_moment)
-
+from numerics.experiments.models import (
+    SphereModel,
+    exact_possible,
+    finite_exact,
+    finite_mc,
+    finite_models,
+    sphere_mc,
+    sphere_moment,
+)
 
 # ----------------------------------------------------------------------------------------------
 # models: exact values against brute force, Monte Carlo against exact
@@ -249,7 +255,7 @@ def test_generalisation_quick(tmp_path):
     assert _run(tmp_path, "generalisation", "--quick") == 0
     rec = json.loads((tmp_path / "generalisation.json").read_text())
     assert sorted(rec["per_k"], key=int) == ["1", "16", "256"]
-    for k, row in rec["per_k"].items():
+    for row in rec["per_k"].values():
         for key in ("gap", "empirical_risk", "test_ce", "gap_same_k"):
             assert row[key]["n"] == 2 and row[key]["ci"][0] <= row[key]["mean"] <= row[key]["ci"][1]
         assert "theorem" in row and "prior" in row
@@ -350,8 +356,8 @@ def test_theorem_values_match_direct_substitution():
     """The lambdified Theorem-1 components equal SymPy's own evaluation of theorem_terms at numbers."""
     pytest.importorskip("derivations.rademacher")
     import sympy as sp
-    from derivations.theorem import theorem_terms
 
+    from derivations.theorem import theorem_terms
     from numerics.experiments import bounds
 
     got = bounds.theorem_values(0.5, 16, 500, 0.05, 20.0, 1024, 10.0)

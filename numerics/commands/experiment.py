@@ -111,8 +111,8 @@ def report_section(out_dir, args) -> str:
     import time
 
     sub = common.prepare_out(pathlib.Path(out_dir) / "experiments")
-    parts = ["Quick forms (the sizes the test suite runs; `infonce-bounds experiment NAME` without `--quick` runs "
-             "the full forms). JSON with every number beside each plot in `experiments/`.\n"]
+    parts = [("Quick forms (the sizes the test suite runs; `infonce-bounds experiment NAME` without `--quick` runs "
+              "the full forms). JSON with every number beside each plot in `experiments/`.\n")]
     for name, mod_name in EXPERIMENTS.items():
         mod = importlib.import_module(f"numerics.experiments.{mod_name}")
         opts = dict(mod.QUICK)

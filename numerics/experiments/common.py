@@ -25,7 +25,7 @@ import subprocess
 import sys
 import threading
 import zlib
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 
@@ -122,7 +122,7 @@ def versions() -> dict:
     try:
         root = pathlib.Path(__file__).resolve().parents[2]
         out["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                                           text=True, timeout=5).stdout.strip() or None
+                                           text=True, timeout=5, check=False).stdout.strip() or None
     except Exception:  # noqa: BLE001
         out["git_commit"] = None
     return out

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from functools import lru_cache
+from functools import cache, lru_cache
 
 import numpy as np
 
@@ -158,7 +158,7 @@ def n_compositions(k: int, N: int) -> int:
     return math.comb(k + N - 1, N - 1)
 
 
-@lru_cache(maxsize=None)
+@cache
 def compositions(k: int, N: int) -> np.ndarray:
     """All count vectors c ∈ ℕ^N with Σ c = k, shape (C(k+N−1, N−1), N), int32."""
     if N == 1:
@@ -214,7 +214,7 @@ def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chun
             A = (C @ (m[x] * S[x])) / k
             B = (C @ m[x]) / k
             e = A / B - muA - ((A - muA) - muA * (B - 1))
-            g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()  # noqa: E702
+            g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()
             done += b
         gm, dm = g_sum / n, d_sum / n
         gap += model.pi[x] * gm
@@ -297,7 +297,7 @@ def sphere_moment(d: int, b, j: int = 0):
         b = mpmath.mpf(b)
         e = mpmath.mpf(d - 3) / 2
         norm = mpmath.beta(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2)
-        f = lambda t: t ** j * mpmath.exp(b * t) * (1 - t * t) ** e  # noqa: E731
+        f = lambda t: t ** j * mpmath.exp(b * t) * (1 - t * t) ** e
         return mpmath.quad(f, [-1, 0, 1]) / norm
 
 
@@ -318,7 +318,7 @@ def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chun
         A = (mT * T).mean(1)
         B = mT.mean(1)
         e = A / B - muA - ((A - muA) - muA * (B - 1))
-        g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()  # noqa: E702
+        g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()
         done += r
     gm, dm = g_sum / n, d_sum / n
     return {"gap": gm, "gap_se": math.sqrt(max(g_sq / n - gm ** 2, 0.0) / (n - 1)),

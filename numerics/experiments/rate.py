@@ -18,8 +18,16 @@ import time
 import numpy as np
 
 from . import common
-from .models import (SphereModel, exact_possible, finite_exact, finite_mc, finite_model, finite_models, n_compositions,
-                     sphere_mc)
+from .models import (
+    SphereModel,
+    exact_possible,
+    finite_exact,
+    finite_mc,
+    finite_model,
+    finite_models,
+    n_compositions,
+    sphere_mc,
+)
 
 NAME = "rate"
 HELP = "R_k − CE against k on finite and sphere models; log-log slope with 95% CI vs −1 and −1/2"
@@ -81,9 +89,9 @@ def point(pt: dict, ss: np.random.SeedSequence) -> dict:
 def rigorous_bound(tau: float):
     """(C(τ), provenance) from ``derivations.bias.bias_constant`` if importable, else (None, reason)."""
     try:
-        from derivations import bias  # noqa: PLC0415 - written concurrently by the bias engineer
-
         import sympy as sp
+
+        from derivations import bias
 
         c = float(sp.N(bias.bias_constant(sp.Rational(str(tau)))))
         return c, "derivations.bias.bias_constant(tau) (ours)"
