@@ -28,9 +28,10 @@ import json
 import math
 import pathlib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
-from typing import Any, Iterable, Sequence
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -92,10 +93,10 @@ class FiniteModel:
 
     # ------------------------------------------------------------------ construction
     @classmethod
-    def from_dict(cls, data: Any) -> "FiniteModel":
+    def from_dict(cls, data: Any) -> FiniteModel:
         """Validate and build a model from a mapping with keys ``tau``, ``pi``, ``M``, ``phi``."""
         if not isinstance(data, dict):
-            raise ValueError(f"a model must be a JSON object with keys tau, pi, M, phi; got {type(data).__name__}")
+            raise ValueError(f"a model must be a JSON object with keys tau, pi, M, phi; got {type(data).__name__}")  # noqa: TRY004 — bad input is a ValueError here (one-line CLI error, exit 2)
         for key in ("tau", "pi", "M", "phi"):
             if key not in data:
                 raise ValueError(f"model is missing key {key!r} (needs tau, pi, M, phi)")
@@ -149,7 +150,7 @@ class FiniteModel:
         return cls(tau_, pi, rows, emb, name=str(data.get("name", "model")), description=str(data.get("description", "")))
 
     @classmethod
-    def from_json(cls, path: str | pathlib.Path) -> "FiniteModel":
+    def from_json(cls, path: str | pathlib.Path) -> FiniteModel:
         """Read and validate a model file (format of ``../shared/examples/finite_model.json``)."""
         p = pathlib.Path(path)
         try:
@@ -163,7 +164,7 @@ class FiniteModel:
         return cls.from_dict(data)
 
     @classmethod
-    def example(cls) -> "FiniteModel":
+    def example(cls) -> FiniteModel:
         return cls.from_dict(EXAMPLE_MODEL)
 
     @property
@@ -360,4 +361,4 @@ def to_json(result: dict[str, Any], digits: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["EXAMPLE_MODEL", "FiniteModel", "MAX_COMPOSITIONS", "TOL", "parse_k_spec", "to_json"]
+__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "FiniteModel", "parse_k_spec", "to_json"]

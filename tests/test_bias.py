@@ -23,6 +23,7 @@ FAST = {"trials": 2000, "seed": 0}
 
 #: steps that must be *proved* (symbolic or interval-certified), not merely survive the falsifier
 MUST_PROVE = {
+    "bias_sign": ["log u ≤ u − 1"],
     "bias_expansion": ["E X̄^2 from the CGF", "E X̄^3 from the CGF", "E X̄^4 from the CGF", "E X̄^5 = O(k⁻³)",
                        "E X̄^6 = O(k⁻³)", "expansion of E log Z_k − log Z"],
     "bias_asymptotic_constant": ["sup over Z of the Bhatia–Davis bound"],
