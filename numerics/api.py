@@ -91,6 +91,13 @@ def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normali
     -------
     (n,) float64 array of losses. The standard loss keeps full relative accuracy when it is tiny
     (the positive dominates), because it is computed as log1p(Σ_j e^{(s_j − s⁺)/τ}).
+
+    Raises
+    ------
+    ValueError
+        Naming the argument, for bad shapes, dtypes, τ, variant, NaN/inf or non-unit rows. The
+        negatives' values are checked inside the loss pass (one read of the (n, k, d) array, not two);
+        nothing is returned when they fail.
     """
     from .per_anchor import checked_loss_kernel, loss_kernel
 

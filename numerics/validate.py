@@ -1,5 +1,9 @@
 """Boundary checks for the kernels: every bad input becomes a ``ValueError`` that names the argument,
-its shape or value and what is allowed, raised *before* any compute kernel runs.
+its shape or value and what is allowed, raised *before* any compute kernel runs — with one stated
+exception: the values (finiteness, unit norms) of the big ``(n, k, d)`` negatives of
+``numerics.infonce_loss`` are checked inside its loss pass (``per_anchor.checked_loss_kernel``), which
+saves a second read of the largest array; the error is then raised before any number is returned.
+Shapes, dtypes, τ, the variant, indices and all other arrays are always checked first.
 
 What the kernels are promised (the compile policy in ``numerics._jit``): C-contiguous ``float64`` or
 ``float32`` embedding arrays of one common dtype, finite, with unit rows (or ``normalize=True``);
