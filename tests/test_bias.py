@@ -28,7 +28,8 @@ MUST_PROVE = {
                        "E X̄^6 = O(k⁻³)", "expansion of E log Z_k − log Z"],
     "bias_asymptotic_constant": ["sup over Z of the Bhatia–Davis bound"],
     "bias_bound": ["Bhatia–Davis and a = m/Z", "reparametrise a = e^{−y}", "h(y) ≥ 0", "Padé bound h(y) ≤ y/2 + y²/12",
-                   "max of e^{−y} h(y) on y ≥ 1/2", "max of e^{−y} h(y) on y ≤ 1/2 (via Padé)", "AM–GM"],
+                   "max of e^{−y} h(y) on y ≥ 1/2", "max of e^{−y} h(y) on y ≤ 1/2 (via Padé)", "AM–GM",
+                   "(e^y − 1)/y increases"],
     "bias_simple_constant": ["C_A ≤ e^{2/τ}/4"],
     "bias_deviation_route": ["Popoviciu via Bhatia–Davis"],
 }

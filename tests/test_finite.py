@@ -210,3 +210,60 @@ def test_report_section_renders():
     assert [ln.split("|")[1].strip() for ln in rows[:8]] == [str(k) for k in range(1, 9)]
     cells = [c.strip() for ln in rows for c in ln.split("|")[2:-1]]
     assert cells and not any(c.lstrip("−-") in ("inf", "+inf", "nan") for c in cells)
+
+
+def _snis_terms(data: dict, k: int) -> tuple:
+    """E s(x, x⁺) and E Σ_j P̂_k(x, j) s(x, y_j) by brute force over ordered tuples."""
+    pi = [_q(v) for v in data["pi"]]
+    M = [[_q(v) for v in row] for row in data["M"]]
+    phi = [[_q(v) for v in row] for row in data["phi"]]
+    N = len(pi)
+    s = [[mpmath.fsum(a * b for a, b in zip(phi[x], phi[y])) for y in range(N)] for x in range(N)]
+    e_pos = mpmath.fsum(pi[x] * M[x][y] * s[x][y] for x in range(N) for y in range(N))
+    e_hat = mpmath.mpf(0)
+    for x in range(N):
+        for tup in itertools.product(range(N), repeat=k):
+            mm = [M[x][y] / pi[y] for y in tup]
+            e_hat += pi[x] * mpmath.fprod(pi[y] for y in tup) * mpmath.fsum(
+                m_ * s[x][y] for m_, y in zip(mm, tup)) / mpmath.fsum(mm)
+    return e_pos, e_hat
+
+
+@pytest.mark.parametrize("path", [p for p in ALL_MODELS if p is not None and "zero_entry" not in p.name],
+                         ids=lambda p: p.stem)
+def test_search_interpretation_identity(path):
+    """H_k − log k − R_k = (1/τ)(E s(x, x⁺) − E Σ_j P̂_k(x, j) s(x, y_j)) exactly (brief item 2)."""
+    data = json.loads(path.read_text())
+    model = FiniteModel.from_json(path)
+    with mpmath.workdps(40):
+        for k in (1, 2, 3):
+            ex = model.exact_at(k)
+            e_pos, e_hat = _snis_terms(data, k)
+            lhs = ex["H_k"] - mpmath.log(k) - ex["R_k"]
+            assert abs(lhs - (e_pos - e_hat) / _q(data["tau"])) < mpmath.mpf(10) ** -30
+
+
+@pytest.mark.parametrize("model", [FiniteModel.example(), FiniteModel.from_json(DATA / "own_two_point_extremal_tau2.json")],
+                         ids=lambda m: m.name)
+def test_search_gap_first_order(model):
+    """k(H_k − log k − R_k) → δ₁ = (1/τ) E_x[Cov_π(m, m s) − E_π(m s) Var_π(m)] (self-normalised IS bias)."""
+    with mpmath.workdps(30):
+        S = model.similarities()
+        pi = [model._mp(p) for p in model.pi]
+        t_ = model._mp(model.tau)
+        d1 = mpmath.mpf(0)
+        for x in range(model.N):
+            mm = [model._mp(model.M[x][y]) / pi[y] for y in range(model.N)]
+            ms = [mm[y] * S[x][y] for y in range(model.N)]
+
+            def E(f):
+                return mpmath.fsum(p * v for p, v in zip(pi, f))
+
+            cov = E([a * b for a, b in zip(mm, ms)]) - E(mm) * E(ms)
+            var = E([a * a for a in mm]) - E(mm) ** 2
+            d1 += pi[x] * (cov - E(ms) * var) / t_
+        errs = []
+        for k in (16, 128):
+            ex = model.exact_at(k, with_std=False)
+            errs.append(abs(k * (ex["H_k"] - mpmath.log(k) - ex["R_k"]) / d1 - 1))
+        assert errs[1] < errs[0] and errs[1] < 0.05, errs
