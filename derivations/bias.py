@@ -594,9 +594,10 @@ def _bound() -> Derivation:
              check=_falsifier_only("implied by the three steps above: (e^{−y} − e^{−2/τ})h(y) = "
                                    "e^{−y}h(y)(1 − e^{y−2/τ}) ≤ c_A(1 − e^{−2/τ}), h ≥ 0"),
              note="y = 2t/τ; times e^{2/τ} this is (e^{2/τ−y} − 1)h(y) ≤ C_A(τ) = 0.2163 (e^{2/τ} − 1)"),
-        Step("(e^y − 1)/y increases", sp.diff((sp.exp(y) - 1) / y, y), 0, kind="inequality", relation=">=",
-             domain=_Y_POS, check=_series_certificate(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 2, sp.oo))),
-             note="y²·d/dy[(e^y − 1)/y] = y e^y − e^y + 1 = Σ_{n≥2} (n − 1) yⁿ/n!"),
+        Step("(e^y − 1)/y increases", sp.diff((sp.exp(y) - 1) / y, y), sp.Rational(1, 2), kind="inequality",
+             relation=">=", domain=_Y_POS,
+             check=_series_certificate(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 3, sp.oo))),
+             note="y²·(d/dy[(e^y − 1)/y] − 1/2) = y e^y − e^y + 1 − y²/2 = Σ_{n≥3} (n − 1) yⁿ/n!; the slope is ≥ 1/2 > 0"),
         Step("chord bound", sp.exp(-Y_T) - 1 / RHO, (1 - t) * (1 - 1 / RHO), kind="inequality", relation="<=",
              domain=_TAU_T, check=_falsifier_only("equality at t = 0 and t = 1; implied by the step above"),
              note="times e^{2/τ}: e^{x} − 1 ≤ (x/T)(e^T − 1) for x = T − y ∈ [0, T], T = 2/τ, since "
