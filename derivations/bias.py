@@ -339,10 +339,10 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
                         noise += 1
                         sm, bg = float(sm_), float(bg_)
             min_margin = min(min_margin, bg - sm)
-            if bg > 1e-300:
+            if bg > 1e-9:
                 ratio = sm / bg
-            else:  # both sides (numerically) zero counts as equality, ratio 1
-                ratio = 1.0 if abs(sm - bg) <= 1e-40 else (math.inf if sm > bg else -math.inf)
+            else:  # both sides at rounding level (equality laws: constant W, two-point at {m, M}): ratio 1
+                ratio = 1.0 if sm - bg <= 1e-12 else math.inf
             worst.append((ratio, pt))
             if len(worst) > 64:
                 worst.sort(key=lambda w_: -w_[0])
@@ -370,7 +370,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
         if worst and worst[0][0] not in (math.inf, -math.inf):
             with mpmath.workdps(opts["dps"]):
                 sm_, bg_ = evaluate(worst[0][1], mpmath)
-                best_ratio = float(sm_ / bg_) if bg_ > mpmath.mpf(10) ** -40 else worst[0][0]
+                best_ratio = float(sm_ / bg_) if bg_ > 1e-9 else worst[0][0]
         where = ""
         if worst:
             tv, kv, sims, probs = worst[0][1]
