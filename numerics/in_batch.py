@@ -24,13 +24,14 @@ from .per_anchor import close_dlogit, close_loss
 def row_kernel(S, tau, variant, out, logits):
     """out[i] = closing formula of c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ}; logits[i] = c_i."""
     B = S.shape[0]
+    inv_tau = 1.0 / tau  # a multiply, not a divide, per entry (B² of them): ≤ 1 ulp more error in z
     for i in prange(B):
         z = np.empty(B)
         poly = np.empty(B)
         bits = np.empty(B, dtype=np.int64)
         diag = np.float64(S[i, i])
         for j in range(B):  # vectorised: z_j = (S_ij − S_ii)/τ
-            z[j] = (np.float64(S[i, j]) - diag) / tau
+            z[j] = (np.float64(S[i, j]) - diag) * inv_tau
         z[i] = -math.inf  # the positive is not a negative
         m = row_max(z)
         exp_terms(z, m, 1.0, poly, bits)
