@@ -20,7 +20,8 @@ because Σ_j w_j = 1; k w_j ≤ M_k because x ↦ x/(x + c) increases.
 Embeddings off the unit sphere (``continuity_factor(..., rho=ρ)``): if the similarities lie in [−ρ, ρ]
 (ρ = ‖φ(x)‖ · max_j ‖φ(x_j)‖, so the negatives' norms enter), F_τ(v) = F_{τ/ρ}(v/ρ) gives
 C_ρ(β, τ, k) = (1/τ) (k e^{2ρ/τ}/(e^{2ρ/τ} + k − 1))^{1/q}; for large k its logarithmic sensitivity to
-the norms, ∂ log C/∂ρ → 2/(qτ), grows without bound as τ → 0 (brief, item 6).
+the norms, ∂ log C/∂ρ → 2/(qτ), grows without bound as τ → 0 (brief, item 6). With one norm per negative,
+a_j = ‖φ(x)‖ ‖φ(x_j)‖, ``continuity_factor_norms`` uses max_j k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}).
 """
 
 from __future__ import annotations
@@ -149,6 +150,34 @@ def l2_lipschitz(beta_: Any = beta, tau_: Any = tau, k_: Any = k, rho_: Any = ON
     else:
         gamma = sp.Min(sp.Rational(1, 2), 1 / q_)
     return continuity_factor(beta_, tau_, k_, rho_) * _s(k_) ** (-gamma)
+
+
+def continuity_factor_norms(beta_: Any, tau_: Any, rho_x: Any, rho_negs: Sequence[Any], dps: int = 30) -> mpmath.mpf:
+    """(1/τ) (max_j k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}))^{1 − 1/(βτ)},  a_j = ‖φ(x)‖ ‖φ(x_j)‖.
+
+    The β-continuity factor when the embeddings are not unit-norm: the similarity of negative j lies in
+    [−a_j, a_j], and k w_j = k e^{z_j/τ}/(e^{z_j/τ} + Σ_{i≠j} e^{z_i/τ}) increases in z_j and decreases in z_i,
+    so the bracket bounds max_j k w_j; the rest of the proof is the ledger ``continuity``. Each negative's norm
+    enters through e^{±a_j/τ}: as τ → 0 the factor is driven by the largest norm product (brief, item 6).
+    Equals ``continuity_factor(β, τ, k, ρ)`` when every a_j = ρ. Valid for τ > 0, β ≥ 1/τ, norms > 0.
+    """
+    _check(tau_, beta_, len(rho_negs), rho_x)
+    for j_, rj in enumerate(rho_negs):
+        if not float(rj) > 0:
+            raise ValueError(f"rho_negs[{j_}] must be > 0, got {rj!r}")
+    with mpmath.workdps(dps):
+        t_ = mpmath.mpf(tau_)
+        a = [mpmath.mpf(rho_x) * mpmath.mpf(rj) for rj in rho_negs]
+        k_ = len(a)
+        lows = [mpmath.exp(-(ai - a[0]) / t_) for ai in a]  # e^{−a_i/τ} scaled by e^{a_0/τ}
+        total_low = mpmath.fsum(lows)
+        best = mpmath.mpf(0)
+        for j_ in range(k_):
+            # k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}) = k/(1 + e^{−a_j/τ} Σ_{i≠j} e^{−a_i/τ}), in the scaled form
+            rest = (total_low - lows[j_]) * mpmath.exp(-(a[j_] + a[0]) / t_)
+            best = max(best, k_ / (1 + rest))
+        r_ = max(mpmath.mpf(beta_) * t_, mpmath.mpf(1))
+        return best ** (1 - 1 / r_) / t_
 
 
 class BetaChoice(NamedTuple):

@@ -275,3 +275,31 @@ def test_weight_bound_matches_brief_form():
         brief = k_ * sp.exp(2 / tau_) / (sp.exp(2 / tau_) + k_ - 1)
         with mpmath.workdps(40):
             assert sp.N(C.weight_bound(tau_, k_) - brief, 30) == pytest.approx(0, abs=1e-25)
+
+
+def test_per_negative_norms(rng):
+    """Similarities s_j ∈ [−a_j, a_j], a_j = ‖φ(x)‖‖φ(x_j)‖: the per-norm factor bounds the change of F."""
+    tau_, k_ = 0.3, 6
+    for _ in range(10):
+        rho_x = float(rng.uniform(0.5, 2))
+        rho_negs = rng.uniform(0.2, 2, k_)
+        a = rho_x * rho_negs
+        r_ = float(1 + np.exp(rng.uniform(-2, 2)))
+        cf = float(C.continuity_factor_norms(r_ / tau_, tau_, rho_x, list(rho_negs)))
+        vv = rng.uniform(-1, 1, (400, k_)) * a
+        zz = rng.uniform(-1, 1, (400, k_)) * a
+        j0 = int(np.argmax(a))
+        vv[:50] = -a
+        vv[:50, j0] = a[j0]  # the weight of the largest-norm negative at its maximum
+        lhs = np.abs(_F(vv, tau_) - _F(zz, tau_))
+        rhs = cf * _mq(vv - zz, r_ / (r_ - 1))
+        assert np.all(lhs <= rhs * (1 + 1e-10))
+        # the bracket really bounds k·w_j on the box: attained at the adversarial corner
+        w = np.exp((vv[0] - vv[0].max()) / tau_)
+        kw = k_ * w / w.sum()
+        assert kw.max() <= (cf * tau_) ** (1 / (1 - 1 / r_)) * (1 + 1e-9)
+    # all norms equal: the unit-sphere factor with ρ = ρ_x ρ_j
+    same = float(C.continuity_factor_norms(4, 0.5, 2, [1.5] * 8))
+    assert same == pytest.approx(float(C.continuity_factor(4, sp.Rational(1, 2), 8, 3)), rel=1e-12)
+    with pytest.raises(ValueError, match=r"^rho_negs\[1\] "):
+        C.continuity_factor_norms(4, 0.5, 1, [1, 0, 1])
