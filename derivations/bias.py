@@ -14,8 +14,10 @@ Results (each a ``Derivation``, all ``source="ours"``; the paper states only the
 * ``bias_asymptotic_constant``  ``κ₂/(2Z²) ≤ sinh²(1/τ)/2`` — the supremum of the *leading*
   coefficient. It is **not** a finite-k bound: a two-point law exceeds ``sinh²(1/τ)/(2k)``
   (``tests/test_bias.py`` exhibits one by exact computation).
-* ``bias_bound``         ``0 ≤ CE − R_k ≤ C(τ)/k`` with the explicit
-  ``C(τ) = bias_constant(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ))``; it is within a factor
+* ``bias_bound``         ``0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ))`` (``bias_bound(τ, k)``) with the explicit
+  ``D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1)`` (``bias_bound_k_free``: E log Z_k is
+  nondecreasing in k and the k = 1 gap is at most D) and
+  ``C(τ) = bias_constant(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ))``; C is within a factor
   1.04 of the sharp constant c*(τ) of the same route for τ ≤ 1/2 and τ ≥ 10, and within 1.7 for all
   τ (``c_star``; the worst region is τ ≈ 1–2, where the two closed forms cross).
 * ``bias_simple_constant``  ``C(τ) ≤ e^{2/τ}/4``.
@@ -47,7 +49,7 @@ import sympy as sp
 
 from .checks import check_identity, falsify
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .symbols import TAU_MAX, TAU_MIN, TAU_RANGE, Z, a, k, kappa, n, t, tau, u, x, y
+from .symbols import TAU_MAX, TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, t, tau, u, w, x, y
 
 # --------------------------------------------------------------------------------- constants
 
@@ -126,9 +128,28 @@ def bias_constant(tau_: Any = tau) -> sp.Expr:
     return (sp.exp(2 / tau_) - 1) * sp.Min(C_A, (1 + 1 / (3 * tau_)) / (4 * tau_))
 
 
+def bias_bound_k_free(tau_: Any = tau) -> sp.Expr:
+    """D(τ) = log((e^L − 1)/L) − 1 + L/(e^L − 1), L = 2/τ: CE − R_k ≤ CE − R_1 ≤ D(τ) for every k ≥ 1.
+
+    ``sup`` of ``log E W − E log W`` over laws on ``[e^{−1/τ}, e^{1/τ}]`` (chord of the concave log),
+    with ``E log Z_k`` nondecreasing in ``k``. ``D ≈ 2/τ − log(2/τ) − 1`` as τ → 0 (where C(τ)/k is
+    astronomically loose unless ``k ≳ e^{2/τ}``) and ``D ~ 1/(2τ²)`` as τ → ∞. Written as
+    ``L − 1 + log((1 − e^{−L})/L) + L e^{−L}/(1 − e^{−L})`` so that no float overflows at τ = 1e-3.
+    """
+    L_ = 2 / tau_
+    return L_ - 1 + sp.log((1 - sp.exp(-L_)) / L_) + L_ * sp.exp(-L_) / (1 - sp.exp(-L_))
+
+
 def bias_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """C(τ)/k: the rigorous bound 0 ≤ CE − R_k ≤ C(τ)/k; τ > 0, k ≥ 1."""
-    return bias_constant(tau_) / k_
+    """min(C(τ)/k, D(τ)): the rigorous bound 0 ≤ CE − R_k ≤ bias_bound(τ, k); τ > 0, k ≥ 1.
+
+    ``C(τ)/k`` (``bias_constant``) carries the O(1/k) rate; the k-free ``D(τ)``
+    (``bias_bound_k_free``) is the smaller one while ``k ≲ C(τ)/D(τ)``, i.e. at small τ. Written as
+    ``exp(min(log C(τ) − log k, log D(τ)))`` so that its float form does not overflow at τ = 1e-3
+    (``C(1e-3) ≈ 8·10⁸⁶⁷``).
+    """
+    log_c = 2 / tau_ + sp.log(1 - sp.exp(-2 / tau_)) + sp.log(sp.Min(C_A, (1 + 1 / (3 * tau_)) / (4 * tau_)))
+    return sp.exp(sp.Min(log_c - sp.log(k_), sp.log(bias_bound_k_free(tau_))))
 
 
 def simple_bias_constant(tau_: Any = tau) -> sp.Expr:
@@ -249,8 +270,16 @@ def _lse(L: Any, terms: Sequence[Any]) -> Any:
     return mx + L.log(sum(L.exp(t_ - mx) for t_ in terms))
 
 
-def _law_summary(L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any]) -> dict[str, Any]:
-    """Exact law quantities in log domain (``L`` is ``math`` or ``mpmath``); W_i = e^{s_i/τ}."""
+def _law_summary(L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any],
+                 prev: bool = False) -> dict[str, Any]:
+    """Exact law quantities in log domain (``L`` is ``math`` or ``mpmath``); W_i = e^{s_i/τ}.
+
+    With ``prev`` (k ≥ 2) also ``gap_prev`` = log Z − E log Z_{k−1}.
+    """
+    if prev:
+        out = _law_summary(L, tau_v, k_, sims, probs)
+        out["gap_prev"] = _law_summary(L, tau_v, k_ - 1, sims, probs)["gap"]
+        return out
     lw = [s_ / tau_v for s_ in sims]
     logZ = _lse(L, [L.log(p_) + l_ for p_, l_ in zip(probs, lw)])
     r = [L.exp(l_ - logZ) for l_ in lw]  # W_i / Z
@@ -278,7 +307,7 @@ def _law_summary(L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequen
             "offset_hi": off_hi, "offset_lo": off_lo}
 
 
-def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: str) -> Callable:
+def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: str, prev: bool = False) -> Callable:
     """A checker for ``small ≤ big`` over finite laws of W on [e^{−1/τ}, e^{1/τ}], computed exactly.
 
     ``claim(L, τ, k, summary) -> (small, big)``. Laws: 2 or 3 atoms s_i ∈ [−1, 1] (snapped to ±1
@@ -290,6 +319,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     def check(step: Step, opts: dict) -> StepResult:
         rng = random.Random(f"{opts['seed']}:{step.name}")
         k_cap = int(opts["k_cap"])
+        k_min = 2 if prev else 1  # the claim compares k with k − 1
         budget = max(int(opts["trials"]) // 10, 200)  # one trial = one exact law of ≤ 91 compositions
 
         def sample() -> tuple:
@@ -300,7 +330,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
             tv = math.exp(rng.uniform(math.log(float(TAU_MIN)), math.log(float(TAU_MAX))))
             if rng.random() < 0.2:
                 tv = rng.choice((float(TAU_MIN), 0.25, 1.0, 2.0, float(TAU_MAX)))
-            kv = round(math.exp(rng.uniform(0, math.log(k_cap))))
+            kv = max(k_min, round(math.exp(rng.uniform(0, math.log(k_cap)))))
             return tv, kv, sims, probs
 
         def evaluate(pt, L=math):
@@ -310,7 +340,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
                 sims = [mpmath.mpf(s_) for s_ in sims]
                 probs = [mpmath.mpf(p_) for p_ in probs]
                 probs = [p_ / mpmath.fsum(probs) for p_ in probs]  # float weights need not sum to 1
-            return claim(L, tv, kv, _law_summary(L, tv, kv, sims, probs))
+            return claim(L, tv, kv, _law_summary(L, tv, kv, sims, probs, prev=prev))
 
         worst: list[tuple[float, tuple]] = []
         n_done, cx, min_margin, noise = 0, None, math.inf, 0
@@ -361,7 +391,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
                 probs2 = [max(1e-12, p_ * math.exp(rng.gauss(0, scale))) for p_ in probs]
                 probs2 = [p_ / sum(probs2) for p_ in probs2]
                 tv2 = min(float(TAU_MAX), max(float(TAU_MIN), tv * math.exp(rng.gauss(0, scale))))
-                kv2 = min(k_cap, max(1, kv + rng.choice((-1, 0, 0, 1))))
+                kv2 = min(k_cap, max(k_min, kv + rng.choice((-1, 0, 0, 1))))
                 score((tv2, kv2, sims2, probs2))
                 if n_done >= budget or cx is not None:
                     break
@@ -385,6 +415,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
         return StepResult(step.name, step.kind, Verdict.VERIFIED, method, ev, worst_ratio=best_ratio, trials=n_done)
 
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
+    check.prev = prev  # type: ignore[attr-defined]
     check.reason = reason  # type: ignore[attr-defined]
     return check
 
@@ -608,15 +639,45 @@ def _bound() -> Derivation:
              kind="inequality", relation="<=", domain=_TAU_T,
              check=_falsifier_only("implied by chord, AM–GM and y/12 ≤ 1/(6τ)"),
              note="times e^{2/τ}: (e^{2/τ−y} − 1)(y/2)(1 + y/6) ≤ (1 − t)(e^{2/τ} − 1)(t/τ)(1 + 1/(3τ)) ≤ C_B(τ)"),
-        Step("finite-k bias bound", ce_minus_r, bias_bound(), kind="inequality", relation="<=", domain=_LAW,
+        Step("C(τ)/k bound", ce_minus_r, bias_constant() / k, kind="inequality", relation="<=", domain=_LAW,
              check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                               "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors"),
              note="0 ≤ CE − R_k ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1"),
+        # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
+        Step("leave-one-out means", sp.Sum((sp.Sum(w[i], (i, 1, k)) - w[j]) / (k - 1), (j, 1, k)) / k,
+             sp.Sum(w[i], (i, 1, k)) / k, kind="identity", domain=Domain({w: (sp.Rational(1, 1000), 1000), k: (2, sp.oo)}),
+             note="Z_k is the average of the k leave-one-out means Z_{k−1}^{(−j)}"),
+        Step("E log Z_k nondecreasing in k", ElogZk(tau, k), ElogZk(tau, k - 1), kind="inequality", relation=">=",
+             domain=_LAW, provenance="classical",
+             reference="concavity of log over the leave-one-out average (Burda, Grosse & Salakhutdinov, ICLR 2016, Thm 1)",
+             check=_law_check(lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
+                              "E log Z_k − E log Z_{k−1} ≥ 0", prev=True)),
+        Step("chord of log on [m, M]", x / tau, -1 / tau + (sp.exp(x / tau) - W_MIN) * (2 / tau) / (W_MAX - W_MIN),
+             kind="inequality", relation=">=", domain=TAU_RANGE | Domain({x: (-1, 1)}), provenance="classical",
+             reference="concavity of log", check=_falsifier_only("equality at both ends x = ±1"),
+             note="W = e^{x/τ} ∈ [m, M]: log W ≥ log m + (W − m) log(M/m)/(M − m)"),
+        Step("chord bound in expectation", ce_minus_r, _PHI.subs(u, sp.exp(1 / tau) * Z), kind="inequality",
+             relation="<=", domain=_LAW | Domain({Z: (0, sp.oo)}),
+             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
+                              "k = 1 by the chord, every k by monotonicity"),
+             note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ"),
+        Step("D(τ) − φ(z) = v − 1 − log v", bias_bound_k_free() - _PHI, _V - 1 - sp.log(_V), kind="identity",
+             domain=TAU_RANGE | Domain({u: (1, 10**6)}), simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+             note="v = z L/(e^L − 1); the maximum of φ is at v = 1"),
+        Step("log v ≤ v − 1 (again)", sp.log(u), u - 1, kind="inequality", relation="<=", provenance="classical",
+             reference="concavity of log (tangent at 1)", domain=Domain({u: (sp.Rational(1, 10**6), 10**6)})),
+        Step("k-free bound D(τ)", ce_minus_r, bias_bound_k_free(), kind="inequality", relation="<=", domain=_LAW,
+             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above")),
+        Step("finite-k bias bound", ce_minus_r, bias_bound(), kind="inequality", relation="<=", domain=_LAW,
+             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], min(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
+                              "min of the C(τ)/k and D(τ) bounds"),
+             note="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)) for every k ≥ 1"),
     ]
-    return Derivation("bias_bound", "Non-asymptotic finite-k bias bound C(τ)/k", steps, result="finite-k bias bound",
-                      source="ours", depends_on=("bias_sign",),
+    return Derivation("bias_bound", "Non-asymptotic finite-k bias bound min(C(τ)/k, D(τ))", steps,
+                      result="finite-k bias bound", source="ours", depends_on=("bias_sign",),
                       paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
-                      summary="0 ≤ CE − R_k ≤ C(τ)/k, C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)).",
+                      summary="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
+                              "D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1).",
                       objects={"bias_constant": bias_constant(), "bias_bound": bias_bound()})
 
 
@@ -626,6 +687,22 @@ def _exp(L: Any, v: Any) -> Any:
         return L.exp(v)
     except OverflowError:
         return math.inf
+
+
+#: φ(z) = log z − (z − 1) L/(e^L − 1) with z = Z/m = u and L = 2/τ; v = z L/(e^L − 1)
+_PHI = sp.log(u) - (u - 1) * (2 / tau) / (RHO - 1)
+_V = u * (2 / tau) / (RHO - 1)
+
+
+def _phi_numeric(L: Any, tv: Any, logZ: Any) -> Any:
+    """φ(Z/m) in log domain: log z − (z − 1)·L e^{−L}/(1 − e^{−L}), log z = log Z + 1/τ."""
+    lz, ll = logZ + 1 / tv, 2 / tv
+    return lz - (L.exp(lz - ll) - L.exp(-ll)) * ll / (1 - L.exp(-ll))
+
+
+def _d_numeric(L: Any, tv: Any) -> Any:
+    ll = 2 / tv
+    return ll - 1 + L.log((1 - L.exp(-ll)) / ll) + ll * L.exp(-ll) / (1 - L.exp(-ll))
 
 
 def _c_numeric(L: Any, tv: Any) -> Any:
@@ -688,7 +765,7 @@ def derivations() -> list[Derivation]:
 
 
 __all__ = [
-    "C_A", "asymptotic_bias_constant", "bias_bound", "bias_constant", "bias_constant_A", "bias_constant_B",
+    "C_A", "asymptotic_bias_constant", "bias_bound", "bias_bound_k_free", "bias_constant", "bias_constant_A", "bias_constant_B",
     "c_star", "composition_probabilities", "compositions", "derivations", "deviation_bound", "deviation_constant",
     "law_log_gap", "leading_bias_term", "second_order_bias_term", "simple_bias_constant", "standard_offset_bound",
     "standard_offset_lower",

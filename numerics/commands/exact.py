@@ -77,7 +77,7 @@ def _bias_table(model: FiniteModel, ks) -> str:
     res = model.evaluate(ks, digits=20, search=False)
     tq = sp.Rational(model.tau.numerator, model.tau.denominator)
     lines = [("| k | exact R_k − CE | leading term −E κ₂/(2kZ²) | gap / leading | with k⁻² term | "
-              "rigorous −C(τ)/k | gap / bound | asymptotic −sinh²(1/τ)/(2k) | O(k^{-1/2}) route |"),
+              "rigorous −min(C(τ)/k, D(τ)) | gap / bound | asymptotic −sinh²(1/τ)/(2k) | O(k^{-1/2}) route |"),
              "|---|---|---|---|---|---|---|---|---|"]
     for r_ in res["by_k"]:
         kv = r_["k"]
@@ -107,24 +107,26 @@ def section_finite_bias(out, args) -> str:
          f"(`infonce-bounds exact MODEL.json --k 1-8`). Example model `{ex.name}` (N = {ex.N}, τ = {ex.tau}, "
          "the file `../shared/examples/finite_model.json`):"), "", _bias_table(ex, ks), "",
         ("The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = 1/4 that range is "
-         "[e^{−4}, e^{4}] and this model is far from the worst law, so the bound is loose by two orders of "
-         f"magnitude here. On a two-point model (`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a "
-         "two-point law at the ends of its range, where Bhatia–Davis is an equality) it is within a factor 3:"), "",
+         "[e^{−4}, e^{4}], wider than this model uses (see the column gap / bound). On a two-point model "
+         f"(`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a two-point law at the ends of its range, "
+         "where Bhatia–Davis is an equality):"), "",
         _bias_table(two, ks), "",
     ]
     rows = [("| τ | C(τ) (certified upper end) | sharp c*(τ) of the same route | C/c* | e^{2/τ}/4 | "
-             "sinh²(1/τ)/2 (asymptotic only) |"),
-            "|---|---|---|---|---|---|"]
+             "sinh²(1/τ)/2 (asymptotic only) | D(τ) |"),
+            "|---|---|---|---|---|---|---|"]
     for tv in (sp.Rational(1, 10), sp.Rational(1, 4), sp.Rational(1, 2), 1, 2, 10, 100):
         cb = _upper(intervals.interval_eval(bias.bias_constant(), {tau_sym: (tv, tv)}))
         cs = bias.c_star(tv, 20)
         simple = _upper(intervals.interval_eval(bias.simple_bias_constant(), {tau_sym: (tv, tv)}))
         asym = mpmath.mpf(intervals.interval_eval(bias.asymptotic_bias_constant(), {tau_sym: (tv, tv)}).a)
+        dk = _upper(intervals.interval_eval(bias.bias_bound_k_free(), {tau_sym: (tv, tv)}))
         rows.append(f"| {tv} | {mpmath.nstr(cb, 6)} | {mpmath.nstr(cs, 6)} | {mpmath.nstr(cb / cs, 4)} | "
-                    f"{mpmath.nstr(simple, 6)} | {mpmath.nstr(asym, 6)} |")
+                    f"{mpmath.nstr(simple, 6)} | {mpmath.nstr(asym, 6)} | {mpmath.nstr(dk, 6)} |")
     parts += [("The constant C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)) of `infonce-bounds show "
                "bias_bound` against the sharp constant c*(τ) = max_a (a e^{2/τ} − 1)(a − 1 − log a)/(1 − a) of "
-               "the same route (numerical maximum):"), "", "\n".join(rows), "",
+               "the same route (numerical maximum), and the k-free cap D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + "
+               "(2/τ)/(e^{2/τ} − 1) (the bound is min(C(τ)/k, D(τ))):"), "", "\n".join(rows), "",
               ("sinh²(1/τ)/2 bounds only the limit of k(CE − R_k); two-point laws exceed sinh²(1/τ)/(2k) at "
                "finite k (tests/test_bias.py finds one by exact computation).")]
     return "\n".join(parts) + "\n"
