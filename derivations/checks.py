@@ -852,10 +852,14 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy limit failed", evidence=str(exc))
     if isinstance(got, sp.Limit) or got.has(sp.Limit):
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
-    d_ = sp.simplify(got - step.rhs)
-    if d_ == 0:
+    same = got == step.rhs or (got.is_infinite is not True and sp.simplify(got - step.rhs) == 0)
+    if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
         return StepResult(step.name, step.kind, Verdict.PROVED, f"SymPy limit {step.var} → {step.point}",
                           evidence=f"limit = {got}", symbolic=True)
+    if got.is_infinite or sp.sympify(step.rhs).is_infinite:  # one side infinite, not the same infinity
+        return StepResult(step.name, step.kind, Verdict.REFUTED, f"SymPy limit {step.var} → {step.point}",
+                          evidence=f"limit is {got}, claimed {step.rhs}",
+                          counterexample={"limit": str(got), "claimed": str(step.rhs)})
     probe = Step(f"{step.name}: limit value", got, step.rhs, kind="identity", domain=step.domain)
     spot = _spot_check(probe, [got, step.rhs], opts)
     if spot["counterexample"] is not None:

@@ -137,3 +137,10 @@ def test_derivation_result_must_be_a_step():
     st = Step("a", x, x, domain=Domain({x: (0, 1)}))
     with pytest.raises(DerivationError, match="is not one of its steps"):
         Derivation("d", "t", [st], result="b")
+
+
+def test_limit_checker_compares_infinities_structurally():
+    assert check_step(Step("k τ → ∞", k * tau, sp.oo, kind="limit", var=k, domain=TAU_RANGE)).verdict is Verdict.PROVED
+    wrong = check_step(Step("planted: 1/k → ∞", 1 / k, sp.oo, kind="limit", var=k, domain=Domain({})))
+    assert wrong.verdict is Verdict.REFUTED and wrong.counterexample["limit"] == "0"
+    assert check_step(Step("planted: k → −∞", k, -sp.oo, kind="limit", var=k, domain=Domain({}))).verdict is Verdict.REFUTED
