@@ -280,8 +280,8 @@ class FiniteModel:
 
         Returns ``{"CE", "Z", "by_k": [{"k", "R_k", "R_std_k", "H_k", "gap", "lead1", "lead2",
         "bound", "bound_simple", "bound_sqrt", "offset_std"}, …], "h_k_note"}``, where
-        ``gap = R_k − CE``, ``bound = C(τ)/k`` (``derivations.bias.bias_bound``), ``bound_simple =
-        e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
+        ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound``),
+        ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
         """
         if not isinstance(digits, int) or digits < 5 or digits > 1000:
             raise ValueError(f"digits must be an integer in [5, 1000], got {digits!r}")

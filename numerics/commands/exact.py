@@ -2,7 +2,7 @@
 
 Enumerates the multinomial compositions of the k i.i.d. negatives (``numerics.finite``) and prints
 CE, Z(x), R_k, R_std,k, H_k (when defined), the finite-k gap R_k − CE against the expansion terms
-and the rigorous bound C(τ)/k of ``derivations.bias``.
+and the rigorous bound min(C(τ)/k, D(τ)) of ``derivations.bias.bias_bound``.
 """
 
 from __future__ import annotations
@@ -44,7 +44,7 @@ def run(args) -> int:
     print(f"CE = {mpmath.nstr(res['CE'], args.digits)}")
     for i, z_ in enumerate(res["Z"]):
         print(f"Z({i}) = {mpmath.nstr(z_, args.digits)}")
-    head = ("k", "R_k", "R_std_k", "H_k", "R_k − CE", "lead1", "lead2", "−C(τ)/k")
+    head = ("k", "R_k", "R_std_k", "H_k", "R_k − CE", "lead1", "lead2", "−min(C(τ)/k, D(τ))")
     rows = [(str(r["k"]), f(r["R_k"]), f(r["R_std_k"]), f(r["H_k"]), f(r["gap"]), f(r["lead1"]), f(r["lead2"]),
              f(-r["bound"])) for r in res["by_k"]]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
