@@ -79,21 +79,25 @@ QuadBound = sp.Function("quadratic_bound")  #: g(m/Z) Var(W)/(k Z²)
 
 def leading_bias_term(k_: Any = k, kappa2: Any = kappa[2], Z_: Any = Z) -> sp.Expr:
     """−κ₂/(2kZ²): the leading term of E log Z_k − log Z as k → ∞ (κ₂ = Var W)."""
+    k_, kappa2, Z_ = (sp.sympify(v_) for v_ in (k_, kappa2, Z_))
     return -kappa2 / (2 * k_ * Z_**2)
 
 
 def second_order_bias_term(k_: Any = k, kappa2: Any = kappa[2], kappa3: Any = kappa[3], Z_: Any = Z) -> sp.Expr:
     """[κ₃/(3Z³) − 3κ₂²/(4Z⁴)]/k²: the k⁻² term of E log Z_k − log Z."""
+    k_, kappa2, kappa3, Z_ = (sp.sympify(v_) for v_ in (k_, kappa2, kappa3, Z_))
     return (kappa3 / (3 * Z_**3) - 3 * kappa2**2 / (4 * Z_**4)) / k_**2
 
 
 def bias_constant_A(tau_: Any = tau) -> sp.Expr:
     """C_A(τ) = c_A (e^{2/τ} − 1), c_A = 0.2163 ≥ max_y e^{−y}h(y): the constant for small τ; τ > 0."""
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return C_A * (sp.exp(2 / tau_) - 1)
 
 
 def bias_constant_B(tau_: Any = tau) -> sp.Expr:
     """C_B(τ) = (e^{2/τ} − 1)(1 + 1/(3τ))/(4τ) ~ 1/(2τ²) as τ → ∞: the constant for large τ; τ > 0."""
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return (sp.exp(2 / tau_) - 1) * (1 + 1 / (3 * tau_)) / (4 * tau_)
 
 
@@ -125,6 +129,7 @@ def bias_constant(tau_: Any = tau) -> sp.Expr:
     SymPy expression ``(e^{2/τ} − 1)·Min(2163/10000, (1 + 1/(3τ))/(4τ))`` (every k ≥ 1, τ > 0; its
     steps are checked on τ ∈ [1e-3, 1e2]).
     """
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return (sp.exp(2 / tau_) - 1) * sp.Min(C_A, (1 + 1 / (3 * tau_)) / (4 * tau_))
 
 
@@ -136,6 +141,7 @@ def bias_bound_k_free(tau_: Any = tau) -> sp.Expr:
     astronomically loose unless ``k ≳ e^{2/τ}``) and ``D ~ 1/(2τ²)`` as τ → ∞. Written as
     ``L − 1 + log((1 − e^{−L})/L) + L e^{−L}/(1 − e^{−L})`` so that no float overflows at τ = 1e-3.
     """
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     L_ = 2 / tau_
     return L_ - 1 + sp.log((1 - sp.exp(-L_)) / L_) + L_ * sp.exp(-L_) / (1 - sp.exp(-L_))
 
@@ -148,12 +154,14 @@ def bias_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     ``exp(min(log C(τ) − log k, log D(τ)))`` so that its float form does not overflow at τ = 1e-3
     (``C(1e-3) ≈ 8·10⁸⁶⁷``).
     """
+    tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     log_c = 2 / tau_ + sp.log(1 - sp.exp(-2 / tau_)) + sp.log(sp.Min(C_A, (1 + 1 / (3 * tau_)) / (4 * tau_)))
     return sp.exp(sp.Min(log_c - sp.log(k_), sp.log(bias_bound_k_free(tau_))))
 
 
 def simple_bias_constant(tau_: Any = tau) -> sp.Expr:
     """e^{2/τ}/4 ≥ C(τ): the simple rigorous constant; τ > 0."""
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return sp.exp(2 / tau_) / 4
 
 
@@ -162,6 +170,7 @@ def asymptotic_bias_constant(tau_: Any = tau) -> sp.Expr:
 
     Not a finite-k bound (see the module docstring).
     """
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return sp.sinh(1 / tau_) ** 2 / 2
 
 
@@ -171,22 +180,26 @@ def standard_offset_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     Written as ``v + log(1 + e^{−v})`` with ``v = 2/τ − log k`` (the same number), so that its float
     form does not overflow at τ = 1e-3.
     """
+    tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     v_ = 2 / tau_ - sp.log(k_)
     return v_ + sp.log(1 + sp.exp(-v_))
 
 
 def standard_offset_lower(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     """log(1 + e^{−2/τ}/k) ≤ E[ℓ] − log k − E[ℓ_k]; τ > 0, k ≥ 1."""
+    tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     return sp.log(1 + sp.exp(-2 / tau_) / k_)
 
 
 def deviation_constant(tau_: Any = tau) -> sp.Expr:
     """(e^{2/τ} − 1)/2 = e^{1/τ} sinh(1/τ): E|log Z_k − log Z| ≤ this/√k (the O(k^{-1/2}) route)."""
+    tau_ = sp.sympify(tau_)  # a Python int/float must not turn the formula into float arithmetic
     return (sp.exp(2 / tau_) - 1) / 2
 
 
 def deviation_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     """(e^{2/τ} − 1)/(2√k): the earlier-literature O(k^{-1/2}) bound on |R_k − CE|; τ > 0, k ≥ 1."""
+    tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     return deviation_constant(tau_) / sp.sqrt(k_)
 
 

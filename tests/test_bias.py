@@ -191,3 +191,21 @@ def test_bias_constant_is_certifiable_and_above_the_sharp_constant():
     assert lo == sp.Rational(1, 1000) and hi == 100
     with mpmath.workdps(30):  # C_A is the smaller branch at small τ, C_B at large τ
         assert mpmath.mpf(2163) / 10000 > bias.c_star(sp.Rational(1, 20)) / mpmath.exp(40)
+
+
+def test_float_mirrors_match_the_sympy_constants():
+    """The law checker's fast mirrors of C(τ), D(τ) and φ agree with the SymPy expressions (no drift)."""
+    from derivations.symbols import u
+
+    with mpmath.workdps(40):
+        for tv in (sp.Rational(1, 1000), sp.Rational(1, 10), sp.Rational(1, 2), 1, 7, 100):
+            tm = mpmath.mpf(tv.p) / tv.q if isinstance(tv, sp.Rational) else mpmath.mpf(tv)
+            c_sym = mpmath.mpf(str(sp.N(bias.bias_constant(tv), 45)))
+            d_sym = mpmath.mpf(str(sp.N(bias.bias_bound_k_free(tv), 45)))
+            assert abs(bias._c_numeric(mpmath, tm) / c_sym - 1) < mpmath.mpf(10) ** -30
+            assert abs(bias._d_numeric(mpmath, tm) / d_sym - 1) < mpmath.mpf(10) ** -30
+            logz = mpmath.mpf("0.3") - 1 / tm  # Z = e^{0.3 − 1/τ}·…, any Z in range
+            phi_sym = sp.N(bias._PHI.subs({tau: tv, u: sp.exp(sp.Rational(3, 10))}), 45)
+            assert abs(bias._phi_numeric(mpmath, tm, logz) - mpmath.mpf(str(phi_sym))) < mpmath.mpf(10) ** -30
+        if True:  # float path: finite where the float can hold it
+            assert math.isinf(bias._c_numeric(math, 0.001)) or bias._c_numeric(math, 0.001) > 1e300
