@@ -14,7 +14,8 @@ Results (each a ``Derivation``, all ``source="ours"``; the paper states only the
 * ``bias_asymptotic_constant``  ``κ₂/(2Z²) ≤ sinh²(1/τ)/2`` — the supremum of the *leading*
   coefficient. It is **not** a finite-k bound: a two-point law exceeds ``sinh²(1/τ)/(2k)``
   (``tests/test_bias.py`` exhibits one by exact computation).
-* ``bias_bound``         ``0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ))`` (``bias_bound(τ, k)``) with the explicit
+* ``bias_bound``         ``0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ))`` (``bias_bound_sharp(τ, k)``; ``bias_bound(τ, k)``
+  is ``C(τ)/k`` alone) with the explicit
   ``D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1)`` (``bias_bound_k_free``: E log Z_k is
   nondecreasing in k and the k = 1 gap is at most D) and
   ``C(τ) = bias_constant(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ))``; C is within a factor
@@ -147,9 +148,15 @@ def bias_bound_k_free(tau_: Any = tau) -> sp.Expr:
 
 
 def bias_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """min(C(τ)/k, D(τ)): the rigorous bound 0 ≤ CE − R_k ≤ bias_bound(τ, k); τ > 0, k ≥ 1.
+    """C(τ)/k: the O(1/k) bound 0 ≤ CE − R_k ≤ C(τ)/k (``bias_constant``); τ > 0, k ≥ 1."""
+    tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
+    return bias_constant(tau_) / k_
 
-    ``C(τ)/k`` (``bias_constant``) carries the O(1/k) rate; the k-free ``D(τ)``
+
+def bias_bound_sharp(tau_: Any = tau, k_: Any = k) -> sp.Expr:
+    """min(C(τ)/k, D(τ)): the sharpest proved bound 0 ≤ CE − R_k ≤ bias_bound_sharp(τ, k); τ > 0, k ≥ 1.
+
+    ``C(τ)/k`` (``bias_bound``) carries the O(1/k) rate; the k-free ``D(τ) < 2/τ``
     (``bias_bound_k_free``) is the smaller one while ``k ≲ C(τ)/D(τ)``, i.e. at small τ. Written as
     ``exp(min(log C(τ) − log k, log D(τ)))`` so that its float form does not overflow at τ = 1e-3
     (``C(1e-3) ≈ 8·10⁸⁶⁷``).
@@ -652,7 +659,7 @@ def _bound() -> Derivation:
              kind="inequality", relation="<=", domain=_TAU_T,
              check=_falsifier_only("implied by chord, AM–GM and y/12 ≤ 1/(6τ)"),
              note="times e^{2/τ}: (e^{2/τ−y} − 1)(y/2)(1 + y/6) ≤ (1 − t)(e^{2/τ} − 1)(t/τ)(1 + 1/(3τ)) ≤ C_B(τ)"),
-        Step("C(τ)/k bound", ce_minus_r, bias_constant() / k, kind="inequality", relation="<=", domain=_LAW,
+        Step("C(τ)/k bound", ce_minus_r, bias_bound(), kind="inequality", relation="<=", domain=_LAW,
              check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                               "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors"),
              note="0 ≤ CE − R_k ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1"),
@@ -681,7 +688,7 @@ def _bound() -> Derivation:
              reference="concavity of log (tangent at 1)", domain=Domain({u: (sp.Rational(1, 10**6), 10**6)})),
         Step("k-free bound D(τ)", ce_minus_r, bias_bound_k_free(), kind="inequality", relation="<=", domain=_LAW,
              check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above")),
-        Step("finite-k bias bound", ce_minus_r, bias_bound(), kind="inequality", relation="<=", domain=_LAW,
+        Step("finite-k bias bound", ce_minus_r, bias_bound_sharp(), kind="inequality", relation="<=", domain=_LAW,
              check=_law_check(lambda L, tv, kv, sm: (sm["gap"], min(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                               "min of the C(τ)/k and D(τ) bounds"),
              note="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)) for every k ≥ 1"),
@@ -691,7 +698,8 @@ def _bound() -> Derivation:
                       paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
                       summary="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
                               "D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1).",
-                      objects={"bias_constant": bias_constant(), "bias_bound": bias_bound()})
+                      objects={"bias_constant": bias_constant(), "bias_bound": bias_bound(),
+                               "bias_bound_k_free": bias_bound_k_free(), "bias_bound_sharp": bias_bound_sharp()})
 
 
 def _exp(L: Any, v: Any) -> Any:
@@ -778,7 +786,7 @@ def derivations() -> list[Derivation]:
 
 
 __all__ = [
-    "C_A", "asymptotic_bias_constant", "bias_bound", "bias_bound_k_free", "bias_constant", "bias_constant_A", "bias_constant_B",
+    "C_A", "asymptotic_bias_constant", "bias_bound", "bias_bound_k_free", "bias_bound_sharp", "bias_constant", "bias_constant_A", "bias_constant_B",
     "c_star", "composition_probabilities", "compositions", "derivations", "deviation_bound", "deviation_constant",
     "law_log_gap", "leading_bias_term", "second_order_bias_term", "simple_bias_constant", "standard_offset_bound",
     "standard_offset_lower",

@@ -280,7 +280,7 @@ class FiniteModel:
 
         Returns ``{"CE", "Z", "by_k": [{"k", "R_k", "R_std_k", "H_k", "gap", "lead1", "lead2",
         "bound", "bound_simple", "bound_sqrt", "offset_std"}, …], "h_k_note"}``, where
-        ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound``),
+        ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound_sharp``),
         ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
         """
         if not isinstance(digits, int) or digits < 5 or digits > 1000:
@@ -317,7 +317,7 @@ def _lead_functions():
 def _bound_functions():
     """mpmath functions (τ, k) of the rigorous bounds, from ``derivations.bias``."""
     return {
-        "bound": sp.lambdify((_tau, _k), _bias.bias_bound(), modules="mpmath"),
+        "bound": sp.lambdify((_tau, _k), _bias.bias_bound_sharp(), modules="mpmath"),
         "simple": sp.lambdify((_tau, _k), _bias.simple_bias_constant() / _k, modules="mpmath"),
         "sqrt": sp.lambdify((_tau, _k), _bias.deviation_bound(), modules="mpmath"),
     }

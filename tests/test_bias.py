@@ -139,7 +139,7 @@ def test_sinh_squared_is_not_a_finite_k_bound():
         tv_, p_ = mpmath.mpf(tv), mpmath.mpf(p)
         gap = -bias.law_log_gap([mpmath.exp(-1 / tv_), mpmath.exp(1 / tv_)], [1 - p_, p_], kv)
         asym = mpmath.sinh(1 / tv_) ** 2 / (2 * kv)
-        rigorous = sp.N(bias.bias_bound(sp.nsimplify(tv), kv), 50)
+        rigorous = sp.N(bias.bias_bound_sharp(sp.nsimplify(tv), kv), 50)
         assert gap > asym * (1 + mpmath.mpf(10) ** -6), (best, gap, asym)  # sinh²/(2k) is violated …
         assert gap <= mpmath.mpf(str(rigorous))  # … while C(τ)/k holds
 
@@ -159,7 +159,7 @@ def test_bounds_hold_on_exact_finite_models(model):
             hi = mpmath.log(1 + mpmath.exp(2 / tv) / kv)
             assert lo <= row["offset_std"] <= hi <= mpmath.exp(2 / tv) / kv
             # the rigorous value is the upper end of a certified interval, and the float lies inside it
-            enc = intervals.interval_eval(bias.bias_bound(), {tau: (model.tau, model.tau), k: (kv, kv)})
+            enc = intervals.interval_eval(bias.bias_bound_sharp(), {tau: (model.tau, model.tau), k: (kv, kv)})
             assert enc.a <= row["bound"] <= enc.b
 
 

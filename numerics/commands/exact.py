@@ -2,7 +2,7 @@
 
 Enumerates the multinomial compositions of the k i.i.d. negatives (``numerics.finite``) and prints
 CE, Z(x), R_k, R_std,k, H_k (when defined), the finite-k gap R_k − CE against the expansion terms
-and the rigorous bound min(C(τ)/k, D(τ)) of ``derivations.bias.bias_bound``.
+and the rigorous bound min(C(τ)/k, D(τ)) of ``derivations.bias.bias_bound_sharp``.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ def _bias_table(model: FiniteModel, ks) -> str:
     for r_ in res["by_k"]:
         kv = r_["k"]
         box = {tau_sym: (tq, tq), k_sym: (kv, kv)}
-        cb = _upper(intervals.interval_eval(bias.bias_bound(), box))  # certified upper end
+        cb = _upper(intervals.interval_eval(bias.bias_bound_sharp(), box))  # certified upper end
         cs = _upper(intervals.interval_eval(bias.deviation_bound(), box))
         asym = mpmath.mpf(intervals.interval_eval(bias.asymptotic_bias_constant() / k_sym, box).a)
         lines.append(f"| {kv} | {mpmath.nstr(r_['gap'], 6)} | {mpmath.nstr(r_['lead1'], 6)} | "
