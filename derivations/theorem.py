@@ -1,4 +1,4 @@
-"""Theorem 1 (our version): CE − R̂_n ≤ (range)·√(log(1/δ)/(2n)) + 2·Rad_n + min(C(τ)/k, 2/τ), w.p. ≥ 1 − δ.
+"""Theorem 1 (our version): CE − R̂_n ≤ (range)·√(log(1/δ)/(2n)) + 2·Rad_n + min(C(τ)/k, D(τ)), w.p. ≥ 1 − δ.
 
 Domain: τ ∈ [1e-3, 1e2], β ≥ 1/τ, k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0; simultaneously for every
 embedding φ_θ, θ ∈ R^p, ‖θ‖ ≤ R, φ_θ(x) ∈ S^{d−1} and L-Lipschitz in θ; n i.i.d. tuples
@@ -19,11 +19,11 @@ The three components, each a SymPy expression with its provenance and rate:
   softplus is 1-Lipschitz, so every continuity bound of ℓ_k, hence the same complexity bound,
   holds for it. Provenance: ours. Rate O(n^{-1/2}) exactly (√n × penalty is n-free), stabilising
   as k → ∞ (limit step at β = 2/τ).
-* **finite-k bias** ``min(C(τ)/k, 2/τ)`` with 0 ≤ CE − R_k ≤ C(τ)/k (``derivations.bias``) and
-  ≤ 2/τ (log Z, log Z_k ∈ [−1/τ, 1/τ]); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
+* **finite-k bias** ``min(C(τ)/k, D(τ))`` with 0 ≤ CE − R_k ≤ C(τ)/k and ≤ D(τ) < 2/τ
+  (``derivations.bias``; 2/τ is the plain log-range cap, log Z, log Z_k ∈ [−1/τ, 1/τ]); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
   the same one-sided bias bound applies. Provenance: ours. Rate O(1/k).
 
-Proof: CE − R̂_n = (CE − R_k) + (R_k − R̂_n); the first is ≤ min(C(τ)/k, 2/τ) surely, the second is
+Proof: CE − R̂_n = (CE − R_k) + (R_k − R̂_n); the first is ≤ min(C(τ)/k, D(τ)) surely, the second is
 ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n)) uniformly in θ with probability ≥ 1 − δ (Mohri,
 Rostamizadeh & Talwalkar 2018, Thm 3.3, rescaled from [0, 1] to [a, b]; Bartlett & Mendelson 2002).
 """
@@ -74,7 +74,7 @@ PAPER_CLAIMS = {
 RATES = {
     "sample_variability": "O(n^{-1/2}), independent of k",
     "complexity": "O(n^{-1/2}), stabilises as k → ∞",
-    "finite_k_bias": "O(1/k) (capped at 2/τ)",
+    "finite_k_bias": "O(1/k) (k-free cap D(τ) < 2/τ)",
     "bound": "O(n^{-1/2}) + O(1/k)",
 }
 
@@ -141,13 +141,16 @@ def complexity_direct_term(tau_: Any = tau, n_: Any = n, L_: Any = L, p_: Any = 
 
 
 def bias_term(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """min(C(τ)/k, 2/τ): 0 ≤ CE − R_k ≤ bias_bound(τ, k) (``derivations.bias``) and ≤ 2/τ (log-range cap).
+    """min(C(τ)/k, D(τ)): 0 ≤ CE − R_k ≤ ``bias.bias_bound_sharp(τ, k)``; C(τ)/k carries the O(1/k) rate.
 
-    The cap holds because log Z(x) and log Z_k(x) both lie in [−1/τ, 1/τ]; it is what keeps the term
-    finite and non-absurd at small τ (C(τ) ~ 0.22 e^{2/τ}: 1e8 at τ = 0.1), while C(τ)/k is the
-    O(1/k) rate for large k.
+    D(τ) < 2/τ is the bias engineer's k-free cap; without it (older ``bias``) the log-range cap
+    2/τ is used (log Z(x), log Z_k(x) ∈ [−1/τ, 1/τ]). The cap keeps the term finite and meaningful at
+    small τ, where C(τ) ~ 0.22 e^{2/τ} is 1e8 at τ = 0.1.
     """
-    return sp.Min(_bias().bias_bound(tau_, k_), 2 / sp.sympify(tau_))
+    b = _bias()
+    if hasattr(b, "bias_bound_sharp"):
+        return b.bias_bound_sharp(tau_, k_)
+    return sp.Min(b.bias_bound(tau_, k_), 2 / sp.sympify(tau_))
 
 
 def bias_term_uncapped(tau_: Any = tau, k_: Any = k) -> sp.Expr:
@@ -303,8 +306,9 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
              provenance="ours", note="the max-type penalty instead grows like √k (rademacher_max)"),
         Step("log-range cap on the bias: τ(log Z − log Z_k) = u − v ≤ 2 for u, v = τ log Z, τ log Z_k ∈ [−1, 1]",
              x - y, 2, kind="inequality", relation="<=", domain=Domain({x: (-1, 1), y: (-1, 1)}, name="u, v ∈ [−1, 1]"),
-             provenance="ours", note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k"),
-        Step("finite-k bias term min(C(τ)/k, 2/τ)", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
+             provenance="ours", note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k "
+                                     "(bias_bound's k-free D(τ) < 2/τ sharpens this cap)"),
+        Step("finite-k bias term min(C(τ)/k, D(τ))", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
              provenance="ours", note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k"),
         Step("finite-k bias is O(1/k): k × C(τ)/k is independent of k", sp.diff(sp.simplify(k * bias_term_uncapped()), k),
              0, domain=_FULL, provenance="ours"),

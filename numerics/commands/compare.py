@@ -34,7 +34,7 @@ COLUMNS = {
     "complexity_avg": ("2Rad averaged", "ours"),
     "complexity_max": ("2Rad max-type", "ours"),
     "complexity_direct": ("2Rad direct (k-free)", "ours"),
-    "finite_k_bias": ("bias min(C/k, 2/τ)", "ours"),
+    "finite_k_bias": ("bias min(C/k, D)", "ours"),
     "bound": ("Theorem 1", "ours"),
     "large_k_deviation": ("prior: k^-1/2 deviation", "ours (reconstruction)"),
     "complexity_klinear": ("prior: k-linear", "ours (reconstruction)"),

@@ -210,7 +210,7 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
                  "a valid alternative complexity term, smaller for parametric classes; not the paper's route"),
     ]
     syms = {"sample_variability": "(b − a)√(log(1/δ)/(2n))", "complexity": "2 · Rad_n (averaged β family)",
-            "finite_k_bias": "min(C(τ)/k, 2/τ)", "bound": "Theorem 1: the sum of the three"}
+            "finite_k_bias": "min(C(τ)/k, D(τ))", "bound": "Theorem 1: the sum of the three"}
     builders = {
         "sample_variability": lambda: theorem.sample_variability(loss),
         "complexity": theorem.complexity_term,
