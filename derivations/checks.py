@@ -451,15 +451,18 @@ def _rel_width(lo: sp.Expr, hi: sp.Expr) -> float:
 class _Variants:
     """The expression with some variables fixed at exact endpoints, simplified, and its partials."""
 
-    def __init__(self, expr: sp.Expr):
+    def __init__(self, expr: sp.Expr, special: Mapping[sp.Symbol, set] | None = None):
         self.expr = expr
+        self.special = special or {}  # per symbol: the domain's own endpoints (and 0)
         self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
 
     def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, dict]:
         key = frozenset(fixed.items())
         if key not in self.cache:
             e = self.expr.subs(dict(fixed)) if fixed else self.expr
-            if fixed:
+            # simplification pays off only where a claim can be tight: on the domain's own faces;
+            # inner faces (bisection points) are plentiful and enclosure alone settles them
+            if fixed and all(v_ in self.special.get(x_, ()) for x_, v_ in fixed.items()):
                 try:
                     e = sp.simplify(e)
                 except Exception:  # keep the unsimplified form: still a valid enclosure target
@@ -502,7 +505,7 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
         box0[sym] = (lo, hi)
     cons = [c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
             for c in domain.constraints]
-    variants = _Variants(expr)
+    variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()})
     stack: list[tuple[dict, dict]] = [(box0, {})]
     done = 0
     left: list[dict] = []
