@@ -26,8 +26,8 @@ def step_latex(st: Step) -> str:
 
 
 def step_unicode(st: Step) -> str:
-    lhs = sp.pretty(st.lhs, use_unicode=True)
-    rhs = sp.pretty(st.rhs, use_unicode=True)
+    lhs = sp.pretty(st.lhs, use_unicode=True, wrap_line=False)
+    rhs = sp.pretty(st.rhs, use_unicode=True, wrap_line=False)
     op = {"definition": ":=", "identity": "=", "expansion": "=", "limit": "="}.get(st.kind) or _REL_UNI[st.relation]
     tail = f"  + O({st.var}^-{st.order + 1})" if st.kind == "expansion" else ""
     head = f"lim {st.var}→{st.point}: " if st.kind == "limit" else ""
