@@ -340,7 +340,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
         rng = random.Random(f"{opts['seed']}:{step.name}")
         k_cap = int(opts["k_cap"])
         k_min = 2 if prev else 1  # the claim compares k with k − 1
-        budget = max(int(opts["trials"]) // 10, 200)  # one trial = one exact law of ≤ 91 compositions
+        budget = max(int(opts["trials"]), 200)  # one trial = one exact law of ≤ 91 compositions
 
         def sample() -> tuple:
             na = rng.choice((2, 2, 3))
