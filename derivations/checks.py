@@ -224,7 +224,8 @@ def _satisfies(domain: Domain, pt: Mapping) -> bool:
     if not domain.constraints:
         return True
     sub = {s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v) for s, v in pt.items() if isinstance(s, sp.Symbol)}
-    return all(bool(c.subs(sub)) for c in domain.constraints)
+    # a constraint on symbols the claim does not involve cannot exclude any of its points
+    return all(bool(c.subs(sub)) for c in domain.constraints if free_names(c) <= set(sub))
 
 
 def _fmt_point(pt: Mapping) -> dict[str, str]:
@@ -506,6 +507,7 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
     cons = [c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
             for c in domain.constraints]
     variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()})
+    constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
     stack: list[tuple[dict, dict]] = [(box0, {})]
     done = 0
     left: list[dict] = []
@@ -545,7 +547,9 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
             # monotonicity test: move a monotone variable to the face holding the minimum
             moved = False
             for sym, (lo, hi) in box.items():
-                if lo == hi:
+                # the minimum over the box sits on a face, but under a constraint on this variable
+                # that face may lie outside the domain: the test would then discard good points
+                if lo == hi or sym in constrained:
                     continue
                 d_ = variants.partial(fixed, sym)
                 if d_ is None:

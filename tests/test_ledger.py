@@ -144,3 +144,15 @@ def test_limit_checker_compares_infinities_structurally():
     wrong = check_step(Step("planted: 1/k → ∞", 1 / k, sp.oo, kind="limit", var=k, domain=Domain({})))
     assert wrong.verdict is Verdict.REFUTED and wrong.counterexample["limit"] == "0"
     assert check_step(Step("planted: k → −∞", k, -sp.oo, kind="limit", var=k, domain=Domain({}))).verdict is Verdict.REFUTED
+
+
+def test_monotonicity_test_respects_constraints():
+    # 1/2 − 1/(βτ) ≥ 0 is false at βτ = 1, inside the constrained domain; the increasing direction
+    # in β points at a face outside the domain, which must not be taken as the minimum
+    from derivations.symbols import beta
+
+    dom = Domain({tau: (sp.Rational(1, 10), 10), beta: (sp.Rational(1, 100), 100)}, constraints=(beta * tau >= 1,))
+    assert certify_nonnegative(sp.Rational(1, 2) - 1 / (beta * tau), dom).status != "proved"
+    res = check_step(Step("planted: 1/(βτ) ≤ 1/2 for βτ ≥ 1", 1 / (beta * tau), sp.Rational(1, 2), kind="inequality",
+                          relation="<=", domain=dom), trials=2000)
+    assert res.verdict is Verdict.REFUTED
