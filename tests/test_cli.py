@@ -69,3 +69,16 @@ def test_help_exits_zero(argv):
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 0
+
+
+def test_report_builds_with_summary_and_plots(tmp_path, capsys):
+    # the main job end to end, in its quick form: summary first, every section, plots beside it
+    out = tmp_path / "rep"
+    assert main(["report", "--quick", "--trials", "50", "--out", str(out)]) == 0
+    text = (out / "REPORT.md").read_text()
+    assert text.startswith("# infonce-bounds report\n\nBuilt in ")
+    assert text.index("## Summary") < text.index("## Verified derivations")
+    assert "0 refuted" not in text and "refuted" not in text.split("## Verified derivations")[0]
+    for png in ("compare.png", "experiments/rate.png"):
+        assert (out / png).stat().st_size > 1000
+    assert not (out / "REPORT.md.partial").exists()

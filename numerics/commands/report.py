@@ -56,10 +56,31 @@ def section_derivations(out: pathlib.Path, args) -> str:
             f"{sum(r['certified'] for r in rows)}) | {sum(r['verdict'] == 'verified numerically' for r in rows)} | "
             f"{sum(r['verdict'] == 'refuted' for r in rows)} | — |")
     c = summary["counts"]
+    args.summary.append(
+        f"**Derivations:** {len(summary['results'])} steps of {len(by)} results checked: "
+        + ", ".join(f"{v} {k}" for k, v in c.items())
+        + f" ({summary['symbolic']} by SymPy, {summary['certified']} by certified interval arithmetic).")
     head = (f"{len(summary['results'])} steps checked in {summary['seconds']:.1f} s "
             f"({args.trials} falsifier trials per inequality): " + ", ".join(f"{v} {k}" for k, v in c.items()) + ".")
     return head + "\n\n" + "\n".join(lines) + "\n\nRun `infonce-bounds verify` for the step-by-step table " \
         "and `infonce-bounds show RESULT` for a derivation.\n"
+
+
+def _experiment_findings(out: pathlib.Path) -> list[str]:
+    """The headline numbers of the experiments' quick forms, read back from their JSON files."""
+    import json
+
+    lines = []
+    rate = out / "experiments" / "rate.json"
+    if rate.exists():
+        con = json.loads(rate.read_text())["conclusion"]
+        slopes = ", ".join(f"{m} {v:.3f}" for m, v in con["slopes"].items())
+        lines.append(f"**Rate (quick form):** log-log slope of R_k − CE: {slopes} (the paper: −1; earlier work: −1/2).")
+    gen = out / "experiments" / "generalisation.json"
+    if gen.exists():
+        note = json.loads(gen.read_text())["note"]
+        lines.append(f"**Generalisation (quick form, digits):** {note}")
+    return lines
 
 
 def run(args) -> int:
@@ -74,6 +95,7 @@ def run(args) -> int:
     except OSError as exc:
         raise ValueError(f"--out {str(out)!r} cannot be written: {exc.strerror or exc}") from None
     t0 = time.perf_counter()
+    args.summary = []  # one-line findings that sections add for the report's opening summary
     parts = []
     for title, target in SECTIONS.items():
         mod_name, fn_name = target.split(":")
@@ -88,9 +110,11 @@ def run(args) -> int:
               "Paper: N. Whiteley, *Similarity search generalisation in contrastive learning with InfoNCE loss*, "
               "arXiv 2607.09405. Statements marked *paper* are the paper's as reported in our brief; "
               "constants marked *ours* are this toolkit's own derivations.\n")
+    findings = args.summary + _experiment_findings(out)
+    opening = "## Summary\n\n" + "\n".join(f"- {x}" for x in findings) + "\n" if findings else ""
     path = out / "REPORT.md"
     tmp = out / "REPORT.md.partial"
-    tmp.write_text(header + "\n" + "\n".join(parts))
+    tmp.write_text(header + "\n" + opening + "\n" + "\n".join(parts))
     tmp.replace(path)  # never leave a partial report looking complete
     print(f"wrote {path} in {took:.1f} s", file=sys.stderr)
     print(path)
