@@ -42,15 +42,8 @@ class Gradient(NamedTuple):
 
 
 def _triplet(anchors, positives, negatives, normalize):
-    dt = V.common_dtype(*(np.asarray(x) if not isinstance(x, np.ndarray) else x
-                          for x in (anchors, positives, negatives) if _is_float(x)))
-    a = V.embeddings(anchors, "anchors", 2, dt)
-    p = V.embeddings(positives, "positives", 2, dt)
-    ng = V.embeddings(negatives, "negatives", 3, dt)
-    V.same_rows(a, "anchors", p, "positives")
-    V.same_rows(a, "anchors", ng, "negatives")
-    V.same_dim(a, "anchors", p, "positives")
-    V.same_dim(a, "anchors", ng, "negatives")
+    """Shapes and dtypes checked (``_raw_triplet``), then finite unit rows (or normalised)."""
+    a, p, ng = _raw_triplet(anchors, positives, negatives)
     a = V.finite_unit_rows(a, "anchors", normalize)
     p = V.finite_unit_rows(p, "positives", normalize)
     ng = V.finite_unit_rows(ng, "negatives", normalize)
@@ -261,7 +254,8 @@ def infonce_gradient(anchors, positives, negatives, tau, variant="averaged", nor
 
 
 def _raw_triplet(anchors, positives, negatives):
-    dt = V.common_dtype(*(x for x in (anchors, positives, negatives) if _is_float(x)))
+    """The three embedding arrays with one common float dtype and consistent shapes (no norm check)."""
+    dt = V.common_dtype(*(np.asarray(x) for x in (anchors, positives, negatives) if _is_float(x)))
     a = V.embeddings(anchors, "anchors", 2, dt)
     p = V.embeddings(positives, "positives", 2, dt)
     ng = V.embeddings(negatives, "negatives", 3, dt)
