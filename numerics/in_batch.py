@@ -1,7 +1,8 @@
 """In-batch layout: B anchors, B positives, each anchor's negatives are the other B − 1 positives.
 
-S = A Pᵀ comes from BLAS (``numpy.dot``); one fused ``prange`` pass per row (and, for the symmetric
-form, per block of columns) computes the logit c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ} with a
+S = A Pᵀ comes from BLAS (``numpy.dot``), one block of rows at a time into one reused buffer
+(``numerics.api``); one fused ``prange`` pass per row (and, for the symmetric form, per block of
+columns of the whole S) computes the logit c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ} with a
 max-shifted log-sum-exp and closes it with the generated formulas of ``derivations.loss``:
 standard ℓ_i = log(1 + e^{c_i}) (SimCLR / ``F.cross_entropy(S/τ, arange(B))``, the step "in-batch row
 i is the standard loss with k = B − 1 negatives") or averaged c_i − log(B − 1). The symmetric
@@ -15,48 +16,60 @@ import math
 import numpy as np
 from numba import prange
 
-from ._jit import kernel
+from ._jit import helper, kernel
 from .logsumexp import UNDERFLOW, dot, dot_wide, exp_terms, exp_terms32, row_max
 from .per_anchor import close_dlogit, close_loss
 
 
+@helper
+def _off_diagonal_max(row, i):
+    """max_{j≠i} row_j (row has ≥ 2 entries)."""
+    B = row.shape[0]
+    if i == 0:
+        return row_max(row[1:])
+    if i == B - 1:
+        return row_max(row[:i])
+    return max(row_max(row[:i]), row_max(row[i + 1:]))
+
+
 @kernel
-def row_kernel(S, tau, variant, out, logits):
-    """out[i] = closing formula of c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ}; logits[i] = c_i."""
-    B = S.shape[0]
-    inv_tau = 1.0 / tau  # a multiply, not a divide, per entry (B² of them): ≤ 1 ulp more error in z
-    for i in prange(B):
-        z = np.empty(B)
+def row_kernel(S, r0, tau, variant, out, logits):
+    """For the block S = (A Pᵀ)[r0 : r0 + R] (shape (R, B)), anchor i = r0 + r:
+    out[i] = closing formula of c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ}; logits[i] = c_i.
+
+    Max-shifted on the raw similarities: with M = max_{j≠i} S_ij, c_i = (M − S_ii)/τ +
+    log Σ_{j≠i} e^{(S_ij − M)/τ}, whose largest term is exactly 1; no (R, B) temporary is written and
+    S is only read."""
+    R, B = S.shape
+    inv_tau = 1.0 / tau  # a multiply, not a divide, per entry (B² of them): ≤ 1 ulp more error in the exponent
+    for r in prange(R):
+        i = r0 + r
+        row = S[r]
         poly = np.empty(B)
         bits = np.empty(B, dtype=np.int64)
-        diag = np.float64(S[i, i])
-        for j in range(B):  # vectorised: z_j = (S_ij − S_ii)/τ
-            z[j] = (np.float64(S[i, j]) - diag) * inv_tau
-        z[i] = -math.inf  # the positive is not a negative
-        m = row_max(z)
-        exp_terms(z, m, 1.0, poly, bits)
-        c = m + math.log(dot(poly, bits.view(np.float64)))
+        top = np.float64(_off_diagonal_max(row, i))
+        exp_terms(row, top, inv_tau, poly, bits)
+        poly[i] = 0.0  # the positive is not a negative
+        c = (top - np.float64(row[i])) * inv_tau + math.log(dot(poly, bits.view(np.float64)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)
 
 
 @kernel
-def row_kernel32(S, tau, variant, out, logits):
-    """``row_kernel`` for a float32 S: z_j and e^{z_j − m} in float32 (8 lanes instead of 4), the sum
-    Σ_j e^{z_j − m}, the logarithm and the closing formula in float64. Error ≤ ~1e-7·max(|ℓ|, 1/τ)."""
-    B = S.shape[0]
+def row_kernel32(S, r0, tau, variant, out, logits):
+    """``row_kernel`` for a float32 block: the exponentials e^{(S_ij − M)/τ} in float32 (8 lanes instead of
+    4), their sum, the logarithm and the closing formula in float64. Error ≤ ~1e-6·max(|ℓ|, 1/τ)."""
+    R, B = S.shape
     inv_tau = np.float32(1.0 / tau)
-    for i in prange(B):
-        z = np.empty(B, dtype=np.float32)
+    for r in prange(R):
+        i = r0 + r
+        row = S[r]
         poly = np.empty(B, dtype=np.float32)
         bits = np.empty(B, dtype=np.int32)
-        diag = S[i, i]
-        for j in range(B):
-            z[j] = (S[i, j] - diag) * inv_tau
-        z[i] = -np.inf
-        m = row_max(z)
-        exp_terms32(z, m, poly, bits)
-        c = np.float64(m) + math.log(dot_wide(poly, bits.view(np.float32)))
+        top = np.float32(_off_diagonal_max(row, i))
+        exp_terms32(row, top, inv_tau, poly, bits)
+        poly[i] = np.float32(0.0)
+        c = (np.float64(top) - np.float64(row[i])) / tau + math.log(dot_wide(poly, bits.view(np.float32)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)
 

@@ -3,8 +3,8 @@
 For anchor i: s⁺_i = ⟨a_i, p_i⟩, s_ij = ⟨a_i, n_ij⟩, the logit c_i = log Σ_j e^{(s_ij − s⁺_i)/τ}
 (max-shifted, ``numerics.logsumexp``), and the closing formulas generated from
 ``derivations.loss`` (``numerics._generated.constants``): ℓ_k = c − log k, ℓ = log(1 + e^c).
-Every kernel is ``prange`` over anchors with private outputs (``numerics._jit``); inputs are
-validated by ``numerics.api`` before they reach a kernel. Domain: τ > 0 (accuracy tested for
+Every kernel is ``prange`` over anchors (the loss kernels: over groups of ``STREAMS`` anchors) with
+private outputs (``numerics._jit``); inputs are validated by ``numerics.api`` before they reach a kernel. Domain: τ > 0 (accuracy tested for
 τ ∈ [1e-3, 1e2]), unit rows so that every similarity lies in [−1, 1].
 """
 
@@ -47,39 +47,64 @@ def close_dlogit(c, k, variant):
     return G.standard_dlogit(c)
 
 
+#: anchors whose negatives are read side by side in one thread (see ``loss_kernel``)
+STREAMS = 4
+
+
 @kernel
 def loss_kernel(anchors, positives, negatives, tau, variant, out):
-    """out[i] = ℓ_k or ℓ for anchor i."""
+    """out[i] = ℓ_k or ℓ for anchor i.
+
+    The anchors go in groups of ``STREAMS``, and the negatives j of the group's anchors are read side by
+    side. Why: one anchor's negatives are a single sequential stream, and a core then has too few
+    cache lines in flight to reach the memory bandwidth (the loop is latency-bound); four streams
+    per core measured 1.2–1.3× faster at n = 20000, k = 256, d = 64 (2 and 8 streams: less).
+    Every anchor's arithmetic is unchanged, so the results are bit-identical to one anchor at a time.
+    """
     n, k = negatives.shape[0], negatives.shape[1]
-    for i in prange(n):
-        z = np.empty(k)
-        c, _ = row_logit(anchors[i], positives[i], negatives[i], tau, z)
-        out[i] = close_loss(c, k, variant)
+    for grp in prange((n + STREAMS - 1) // STREAMS):
+        i0 = grp * STREAMS
+        cnt = min(STREAMS, n - i0)
+        z = np.empty((cnt, k))
+        s_pos = np.empty(cnt)
+        for g in range(cnt):
+            s_pos[g] = dot(anchors[i0 + g], positives[i0 + g])
+        for j in range(k):
+            for g in range(cnt):
+                z[g, j] = (dot(anchors[i0 + g], negatives[i0 + g, j]) - s_pos[g]) / tau
+        for g in range(cnt):
+            out[i0 + g] = close_loss(logsumexp(z[g]), k, variant)
 
 
 @kernel
-def checked_loss_kernel(anchors, positives, negatives, tau, variant, out, worst_dev, worst_at):
-    """``loss_kernel`` that also checks the negatives in the same memory pass (one read of the
-    (n, k, d) array instead of two): worst_dev[i] = max_j | ‖n_ij‖ − 1 |, or −1 if some ‖n_ij‖² is not
-    finite (NaN/inf entries, or overflow), at j = worst_at[i]. The caller raises before returning
-    anything when a row fails (``numerics.api``)."""
+def checked_loss_kernel(anchors, positives, negatives, tau, variant, out, screen):
+    """``loss_kernel`` that also screens the negatives in the same memory pass (one read of the
+    (n, k, d) array instead of two): screen[i] = max_j | ‖n_ij‖² − 1 |, or NaN if some ‖n_ij‖² is not
+    finite (NaN/inf entries, or overflow). A row with | ‖n‖ − 1 | > tol has | ‖n‖² − 1 | > tol (2 − tol)
+    ≥ tol, so the caller re-checks exactly (``validate.raise_bad_blocks``) only the anchors with
+    screen > tol, and raises before returning anything. Squared norms, no square root or branch per
+    negative: the screen costs a multiply-add per entry and three operations per negative. Same
+    grouping of anchors into ``STREAMS`` side-by-side streams as ``loss_kernel``."""
     n, k = negatives.shape[0], negatives.shape[1]
-    for i in prange(n):
-        z = np.empty(k)
-        a = anchors[i]
-        s_pos = dot(a, positives[i])
-        dev = 0.0
-        at = 0
+    for grp in prange((n + STREAMS - 1) // STREAMS):
+        i0 = grp * STREAMS
+        cnt = min(STREAMS, n - i0)
+        z = np.empty((cnt, k))
+        s_pos = np.empty(cnt)
+        dev = np.zeros(cnt)
+        total = np.zeros(cnt)  # Σ_j ‖n_ij‖² ≥ 0: NaN or inf as soon as one term is
+        for g in range(cnt):
+            s_pos[g] = dot(anchors[i0 + g], positives[i0 + g])
         for j in range(k):
-            s, nn = dot_and_norm2(a, negatives[i, j])  # one read of the row for the loss and the check
-            z[j] = (s - s_pos) / tau
-            e = abs(math.sqrt(nn) - 1.0) if math.isfinite(nn) else -1.0
-            if dev >= 0.0 and (e < 0.0 or e > dev):
-                dev = e
-                at = j
-        worst_dev[i] = dev
-        worst_at[i] = at
-        out[i] = close_loss(logsumexp(z), k, variant)
+            for g in range(cnt):
+                s, nn = dot_and_norm2(anchors[i0 + g], negatives[i0 + g, j])  # one read for loss and check
+                z[g, j] = (s - s_pos[g]) / tau
+                e = abs(nn - 1.0)
+                dev[g] = e if e > dev[g] else dev[g]
+                total[g] += nn
+        for g in range(cnt):
+            screen[i0 + g] = dev[g] if math.isfinite(total[g]) else math.nan
+            out[i0 + g] = close_loss(logsumexp(z[g]), k, variant)
 
 
 @kernel

@@ -1,8 +1,9 @@
 """Boundary checks for the kernels: every bad input becomes a ``ValueError`` that names the argument,
 its shape or value and what is allowed, raised *before* any compute kernel runs — with one stated
 exception: the values (finiteness, unit norms) of the big ``(n, k, d)`` negatives of
-``numerics.infonce_loss`` are checked inside its loss pass (``per_anchor.checked_loss_kernel``), which
-saves a second read of the largest array; the error is then raised before any number is returned.
+``numerics.infonce_loss`` are screened inside its loss pass (``per_anchor.checked_loss_kernel``), which
+saves a second read of the largest array, and the flagged blocks are checked exactly
+(``raise_bad_blocks``); the error is then raised before any number is returned.
 Shapes, dtypes, τ, the variant, indices and all other arrays are always checked first.
 
 What the kernels are promised (the compile policy in ``numerics._jit``): C-contiguous ``float64`` or
@@ -172,9 +173,27 @@ def raise_bad_rows(x: np.ndarray, name: str, dev: np.ndarray, rows: np.ndarray) 
     over = np.flatnonzero((dev < 0) | (dev > tol))
     if over.size:
         r = int(rows[over[0]])
-        norm = float(np.linalg.norm(flat[r].astype(np.float64)))
+        norm = float(np.hypot.reduce(flat[r].astype(np.float64)))  # no overflow for huge finite entries
         raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
                          f"{_row_index(r, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows")
+
+
+def raise_bad_blocks(x: np.ndarray, name: str, screen: np.ndarray) -> None:
+    """Raise the ValueError of ``finite_unit_rows`` for ``x`` of shape (n, k, d), given a screen of its
+    blocks x[i] (``per_anchor.checked_loss_kernel``): screen[i] ≥ max_j | ‖x_ij‖² − 1 | or NaN.
+
+    Only blocks with screen[i] > tol (or NaN) can hold a bad row (| ‖x‖ − 1 | > tol implies
+    | ‖x‖² − 1 | > tol (2 − tol) ≥ tol); their rows are checked exactly here, in order, so the error names
+    the same row the full check would (the first non-finite row, else the first non-unit one).
+    """
+    flagged = np.flatnonzero(~(screen <= UNIT_TOL[x.dtype]))
+    if flagged.size == 0:
+        return
+    k = x.shape[1]
+    rows = x[flagged].reshape(-1, x.shape[-1])
+    dev = np.empty(rows.shape[0])
+    (_row_norm_deviation_serial if rows.size < SERIAL_BELOW else _row_norm_deviation)(rows, dev)
+    raise_bad_rows(x, name, dev, (flagged[:, None] * k + np.arange(k)).reshape(-1))
 
 
 def index_array(index, name: str, n: int, m: int) -> np.ndarray:

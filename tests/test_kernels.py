@@ -337,3 +337,47 @@ def test_in_batch_float32_against_mpmath(variant, tau, rng):
         for i in range(0, B, 7):
             ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
             assert abs(got[i] - ref) <= 1e-5 * max(abs(ref), 1 / tau), (i, got[i], ref)
+
+
+@pytest.mark.parametrize("dtype", (np.float64, np.float32))
+def test_row_max_integer_keys_match_numpy(dtype, rng):
+    """``row_max`` compares bit patterns as integers: same maximum as ``np.max`` on signed values, ±0,
+    −inf, subnormals and huge values, in float64 and float32."""
+    from numerics.logsumexp import row_max
+
+    fi = np.finfo(dtype)
+    special = np.array([-np.inf, -fi.max, -1.0, -fi.tiny / 4, -0.0, 0.0, fi.tiny / 4, fi.tiny, 1.0, fi.max],
+                       dtype=dtype)
+    for _ in range(300):
+        size = int(rng.integers(1, 40))
+        z = rng.choice(special, size) if rng.random() < 0.5 else (rng.standard_normal(size) * 10.0 ** rng.integers(-40, 30))
+        z = z.astype(dtype)
+        assert row_max(z) == np.max(z), z
+    assert row_max(np.full(7, -np.inf, dtype=dtype)) == -np.inf
+    assert row_max(np.array([-3.0, -2.0, -5.0], dtype=dtype)) == -2.0
+
+
+@pytest.mark.parametrize("tau", (1e-3, 0.1))
+@pytest.mark.parametrize("dtype", (np.float64, np.float32))
+def test_in_batch_blocks_of_rows_against_mpmath(dtype, tau, rng, monkeypatch):
+    """S = A Pᵀ in blocks of 3 rows (B = 8: blocks 3, 3, 2) gives the same rows as the mpmath reference;
+    the largest off-diagonal entry sits first, last and next to the diagonal in different rows (at
+    τ = 1e-3 a shift that missed it would overflow)."""
+    from numerics import api
+
+    monkeypatch.setattr(api, "BLOCK_ENTRIES", 3 * 8)
+    B, d = 8, 6
+    a = unit(rng.standard_normal((B, d)))
+    p = unit(rng.standard_normal((B, d)))
+    p[2] = a[2]                # row 2: the diagonal is the row maximum
+    p[7] = unit(a[3] + 0.01)   # row 3: the largest negative is the last column
+    p[0] = unit(a[5] + 0.01)   # row 5: ... the first column
+    p[5] = unit(a[6] - 0.01)   # row 6: ... next to the diagonal
+    a, p = a.astype(dtype), p.astype(dtype)
+    tol = 1e-12 if dtype == np.float64 else 1e-5
+    for variant, pick in (("averaged", 0), ("standard", 1)):
+        got = numerics.infonce_loss_in_batch(a, p, tau, variant)
+        with mpmath.workdps(50):
+            for i in range(B):
+                ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
+                assert abs(got[i] - ref) <= tol * max(abs(ref), 1 / tau), (variant, i, got[i], ref)

@@ -151,3 +151,47 @@ def test_parallel_validation_path_on_large_array(rng):
     _raises(lambda: numerics.infonce_loss(a, a, negs, 0.1), "negatives", "(10, 20)", "NaN or inf")
     negs[10, 20] = 0.5
     _raises(lambda: numerics.infonce_loss(a, a, negs, 0.1), "negatives", "(10, 20)", "norm 4")
+
+
+@pytest.mark.parametrize("dtype", (np.float64, np.float32))
+def test_negatives_screen_and_exact_recheck(rng, dtype):
+    """The loss pass screens | ‖n‖² − 1 | > tol; flagged anchors are re-checked exactly, so the screen's
+    margin neither lets a bad row through nor refuses a good one, and the error names the same row as
+    the full check (a non-finite row first, wherever it is; the last, partial group of anchors too)."""
+    from numerics.validate import UNIT_TOL
+
+    tol = UNIT_TOL[np.dtype(dtype)]
+    n, k, d = 7, 5, 8  # 7 anchors: one full group of STREAMS = 4 and a partial one
+    a = unit(rng.standard_normal((n, d))).astype(dtype)
+    negs = unit(rng.standard_normal((n, k, d)))
+    ref = numerics.infonce_loss(a, a, negs.astype(dtype), 0.1)
+    inside = negs.copy()
+    inside[6, 4] *= 1 + 0.9 * tol  # | ‖n‖² − 1 | ≈ 1.8 tol: flagged by the screen, passes the exact check
+    np.testing.assert_allclose(numerics.infonce_loss(a, a, inside.astype(dtype), 0.1), ref, rtol=0, atol=1e-3)
+    outside = negs.copy()
+    outside[6, 4] *= 1 + 1.05 * tol  # | ‖n‖² − 1 | ≈ 2.1 tol: a screen looser than 2 tol would miss it
+    _raises(lambda: numerics.infonce_loss(a, a, outside.astype(dtype), 0.1), "negatives", "(6, 4)", "unit rows")
+    both = outside.copy()
+    both[1, 0] *= 3.0
+    both[5, 2, 1] = np.nan  # non-finite beats non-unit, as in the full check
+    _raises(lambda: numerics.infonce_loss(a, a, both.astype(dtype), 0.1), "negatives", "(5, 2)", "NaN or inf")
+    huge = negs.copy()
+    huge[3, 1] = 1e200 if dtype == np.float64 else 1e30  # finite entries whose ‖n‖² overflows: not unit
+    _raises(lambda: numerics.infonce_loss(a, a, huge.astype(dtype), 0.1), "negatives", "(3, 1)", "unit rows")
+
+
+def test_grouped_loss_kernels_are_bit_identical_to_one_anchor_at_a_time(rng):
+    """The STREAMS grouping changes the memory access order only: every anchor's value is bit-identical
+    to the single-anchor computation (``row_logit``), for n not a multiple of the group size."""
+    from numerics.per_anchor import STREAMS, checked_loss_kernel, close_loss, loss_kernel, row_logit
+
+    n, k, d = 4 * STREAMS + 3, 9, 16
+    a = unit(rng.standard_normal((n, d)))
+    p = unit(rng.standard_normal((n, d)))
+    negs = unit(rng.standard_normal((n, k, d)))
+    one = np.array([close_loss(row_logit(a[i], p[i], negs[i], 0.05, np.empty(k))[0], k, 1) for i in range(n)])
+    out, out2, screen = np.empty(n), np.empty(n), np.empty(n)
+    loss_kernel(a, p, negs, 0.05, 1, out)
+    checked_loss_kernel(a, p, negs, 0.05, 1, out2, screen)
+    assert np.array_equal(out, one) and np.array_equal(out2, one)
+    assert np.all(screen < 1e-14)
