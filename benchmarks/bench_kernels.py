@@ -9,9 +9,11 @@ call (``numerics.infonce_loss``, which checks the negatives inside its loss pass
 ``numerics.infonce_loss_in_batch``; the unchecked per-anchor kernel is shown beside it), of
 numpy + ``scipy.special.logsumexp`` and of PyTorch CPU (``bmm`` + ``logsumexp``; in-batch
 ``mm`` + ``F.cross_entropy``) when torch is installed; speed ratios ``peer / ours``; and the fraction of
-the machine's floor measured in the same run: memory read bandwidth for per-anchor (best time of three
-probes that stream the same negatives once, one of them our own traversal without exp/log), GEMM time
-+ exp throughput (best of our vectorised exp and numpy's SIMD exp on all threads) for in-batch.
+the machine's floor measured in the same run: memory read bandwidth for per-anchor (best time of four
+probes that stream the same negatives once, two of them our own traversal without exp/log, one anchor
+at a time and in groups of STREAMS anchors), GEMM time (best of the whole S and the API's blocks of rows
+into a reused buffer) + B² exponentials in the input dtype (best of our vectorised exp and numpy's SIMD
+exp on all threads) for in-batch.
 Then: the fit of time against n·k·d over a 16× range, the 1 → 2 thread speed-up, and the first-call
 time of a kernel in a fresh process with a cold and then a warm numba cache.
 """
@@ -24,6 +26,9 @@ import os
 # workers that busy-wait after one library's call steal the 2 cores from the next library's call.
 # numerics._jit sets the same default for numba; set here before any of them is loaded.
 os.environ.setdefault("OMP_WAIT_POLICY", "passive")
+# OpenBLAS (numpy's BLAS: our in-batch blocks and the numpy peer) spins its workers ~0.1 s after every
+# call by default; numerics._jit sets this same default, which only works before numpy is loaded.
+os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
 
 import argparse  # noqa: E402
 import json
@@ -41,10 +46,10 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numba  # noqa: E402
 
-from numerics import _jit, api  # noqa: E402
-from numerics.in_batch import row_kernel  # noqa: E402
-from numerics.logsumexp import dot, exp_terms  # noqa: E402
-from numerics.per_anchor import loss_kernel  # noqa: E402
+from numerics import api  # noqa: E402
+from numerics.in_batch import row_kernel, row_kernel32  # noqa: E402
+from numerics.logsumexp import dot, exp_terms, exp_terms32  # noqa: E402
+from numerics.per_anchor import STREAMS, loss_kernel  # noqa: E402
 
 try:  # optional peer
     import torch
@@ -103,6 +108,20 @@ def _anchor_read(negs, ones, out):
         out[i] = acc
 
 
+@numba.njit(parallel=True, cache=True)  # floor probe only: the grouped traversal (STREAMS side-by-side streams)
+def _anchor_read_grouped(negs, ones, out):
+    n, k = negs.shape[0], negs.shape[1]
+    for grp in numba.prange((n + STREAMS - 1) // STREAMS):
+        i0 = grp * STREAMS
+        cnt = min(STREAMS, n - i0)
+        acc = np.zeros(cnt)
+        for j in range(k):
+            for g in range(cnt):
+                acc[g] += dot(negs[i0 + g, j], ones)
+        for g in range(cnt):
+            out[i0 + g] = acc[g]
+
+
 @numba.njit(parallel=True, cache=True)  # floor probe only: exponentials of a (B, B) array, our vectorised exp
 def _exp_rows(z, out):
     for i in numba.prange(z.shape[0]):
@@ -112,9 +131,19 @@ def _exp_rows(z, out):
         out[i] = poly[0]
 
 
+@numba.njit(parallel=True, cache=True)  # floor probe only: float32 exponentials, our vectorised float32 exp
+def _exp_rows32(z, out):
+    for i in numba.prange(z.shape[0]):
+        poly = np.empty(z.shape[1], dtype=np.float32)
+        bits = np.empty(z.shape[1], dtype=np.int32)
+        exp_terms32(z[i], np.float32(0.0), np.float32(1.0), poly, bits)
+        out[i] = poly[0]
+
+
 def read_floor(negs, repeats):
-    """Best time to stream ``negs`` once: min over three probes (a vectorised chunked sum, a row-dot pass,
-    and the per-anchor traversal of our kernel with the exponentials and logarithms removed)."""
+    """Best time to stream ``negs`` once: min over four probes (a vectorised chunked sum, a row-dot pass,
+    and the per-anchor traversal of our kernel, one anchor at a time and in groups of STREAMS anchors,
+    with the exponentials and logarithms removed)."""
     flat = negs.reshape(-1)
     rows = negs.reshape(-1, negs.shape[-1])
     ones = np.ones(negs.shape[-1], dtype=negs.dtype)
@@ -122,26 +151,45 @@ def read_floor(negs, repeats):
     per_anchor = np.empty(negs.shape[0])
     return min(median_time(lambda: _stream_read(flat), repeats),
                median_time(lambda: _row_read(rows, ones, out), repeats),
-               median_time(lambda: _anchor_read(negs, ones, per_anchor), repeats))
+               median_time(lambda: _anchor_read(negs, ones, per_anchor), repeats),
+               median_time(lambda: _anchor_read_grouped(negs, ones, per_anchor), repeats))
 
 
-def exp_floor(B, repeats, rng):
-    """Best time for B² float64 exponentials: min over our vectorised exp (all threads) and numpy's SIMD exp
-    (split over the threads with a thread pool; numpy releases the GIL)."""
+def exp_floor(B, dtype, repeats, rng):
+    """Best time for B² exponentials in ``dtype``: min over our vectorised exp (all threads) and numpy's SIMD
+    exp (split over the threads with a thread pool; numpy releases the GIL), each over one cache-resident
+    block of rows (the size the API's blocks have) repeated to B² entries, so that memory is not counted."""
     from concurrent.futures import ThreadPoolExecutor
 
-    z = -np.abs(rng.standard_normal((B, B)))
+    R = max(1, min(B, api.BLOCK_ENTRIES // B))
+    z = -np.abs(rng.standard_normal((R, B))).astype(dtype)
     buf = np.empty_like(z)
-    out = np.empty(B)
+    out = np.empty(R)
+    reps = -(-B // R)
     nthr = numba.get_num_threads()
-    parts = np.array_split(np.arange(B), nthr)
+    parts = np.array_split(np.arange(R), nthr)
+    exp_rows = _exp_rows32 if dtype == np.float32 else _exp_rows
     with ThreadPoolExecutor(nthr) as pool:
         def np_exp():
-            list(pool.map(lambda ix: np.exp(z[ix[0]:ix[-1] + 1], out=buf[ix[0]:ix[-1] + 1]), parts))
+            for _ in range(reps):
+                list(pool.map(lambda ix: np.exp(z[ix[0]:ix[-1] + 1], out=buf[ix[0]:ix[-1] + 1]), parts))
 
         t_np = median_time(np_exp, repeats)
-    t_ours = median_time(lambda: _exp_rows(z, out), repeats)
+
+    def ours():
+        for _ in range(reps):
+            exp_rows(z, out)
+
+    t_ours = median_time(ours, repeats)
     return min(t_np, t_ours), {"numpy exp (threads)": t_np, "vectorised numba exp": t_ours}
+
+
+def gemm_blocks(a, p, buf):
+    """S = A Pᵀ block by block of rows into one reused buffer: the GEMM calls of the API, nothing else."""
+    R, B = buf.shape
+    for r0 in range(0, B, R):
+        blk = buf[: min(B, r0 + R) - r0]
+        np.dot(a[r0: r0 + blk.shape[0]], p.T, out=blk)
 
 
 def unit_rows(x):
@@ -199,11 +247,14 @@ def bench_in_batch(B, d, repeats, rng, rows):
         p = unit_rows(a + 0.5 * rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
         S = np.dot(a, p.T)
         lo, lg = np.empty(B), np.empty(B)
+        fused = row_kernel32 if dtype == np.float32 else row_kernel  # the row pass the API runs, on the whole S
+        buf = np.empty((max(1, min(B, api.BLOCK_ENTRIES // B)), B), dtype=dtype)
         for tau in (0.1, 0.01):
             fns = {
                 "ours API": lambda: api.infonce_loss_in_batch(a, p, tau, "standard"),
-                "ours fused pass": lambda: row_kernel(S, tau, 1, lo, lg),
+                "ours fused pass": lambda: fused(S, 0, tau, 1, lo, lg),
                 "GEMM floor": lambda: np.dot(a, p.T),
+                "GEMM floor (blocks)": lambda: gemm_blocks(a, p, buf),
                 "numpy+scipy": lambda: (lambda M: logsumexp(M, axis=1) - np.diagonal(M))(np.dot(a, p.T) / tau),
             }
             if torch is not None:
@@ -212,8 +263,9 @@ def bench_in_batch(B, d, repeats, rng, rows):
                 fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(A @ P.T / tau, tgt,
                                                                                           reduction="none")
             t = interleaved(fns, repeats)
-            t_exp, _ = exp_floor(B, repeats, rng)
-            floor = t["GEMM floor"] + t_exp
+            t_exp, _ = exp_floor(B, dtype, repeats, rng)
+            t_gemm = min(t["GEMM floor"], t["GEMM floor (blocks)"])
+            floor = t_gemm + t_exp
             ours = t["ours API"]
             peers = {nm: v for nm, v in t.items() if not nm.startswith(("ours", "GEMM"))}
             best_peer = min(peers, key=peers.get)
@@ -223,19 +275,51 @@ def bench_in_batch(B, d, repeats, rng, rows):
                 "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / ours,
                 "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
                 "floor_s": floor, "floor_fraction": floor / ours,
-                "gemm_GFLOPs": 2 * B * B * d / t["GEMM floor"] / 1e9, "exp_per_ns": B * B / t_exp / 1e9,
+                "gemm_GFLOPs": 2 * B * B * d / t_gemm / 1e9, "exp_per_ns": B * B / t_exp / 1e9,
             })
             print_row(rows[-1])
+
+
+def bench_pooled(n, k, d, m, repeats, rng, rows):
+    """Pooled layout (a pool (m, d) and an index (n, k)), τ = 0.1: our validated call against the peers'
+    usual route, which gathers the (n, k, d) negatives first (``pool[index]``) and then multiplies.
+    No floor is reported: random rows of a pool that fits in cache have no streaming floor."""
+    tau = 0.1
+    for dtype in (np.float64, np.float32):
+        a = unit_rows(rng.standard_normal((n, d), dtype=np.float32).astype(dtype))
+        p = unit_rows(a + 0.5 * rng.standard_normal((n, d), dtype=np.float32).astype(dtype))
+        pool = unit_rows(rng.standard_normal((m, d), dtype=np.float32).astype(dtype))
+        index = rng.integers(0, m, (n, k))
+        fns = {
+            "ours API": lambda: api.infonce_loss_pooled(a, p, pool, index, tau, "averaged"),
+            "numpy+scipy gather": lambda: (logsumexp(np.einsum("nd,nkd->nk", a, pool[index]) / tau, axis=1)
+                                           - np.einsum("nd,nd->n", a, p) / tau - math.log(k)),
+        }
+        if torch is not None:
+            A, P, PL, I = (torch.from_numpy(x) for x in (a, p, pool, index))
+            fns["torch gather+bmm"] = lambda: (torch.logsumexp(torch.bmm(PL[I], A.unsqueeze(2)).squeeze(2) / tau, 1)
+                                               - (A * P).sum(1) / tau - math.log(k))
+        t = interleaved(fns, repeats)
+        peers = {nm: v for nm, v in t.items() if not nm.startswith("ours")}
+        best_peer = min(peers, key=peers.get)
+        rows.append({
+            "layout": "pooled", "size": f"n={n} k={k} d={d} m={m}", "dtype": np.dtype(dtype).name, "tau": tau,
+            "ours_s": t["ours API"], **{f"{nm}_s": v for nm, v in peers.items()},
+            "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / t["ours API"],
+            "floor_s": None, "floor_fraction": None,
+        })
+        print_row(rows[-1])
 
 
 def print_row(r):
     peers = "  ".join(f"{k[:-2]} {v * 1e3:8.1f} ms" for k, v in r.items()
                       if k.endswith("_s") and k not in ("ours_s", "kernel_s", "floor_s", "fused_pass_s"))
     extra = (f" (unchecked kernel {r['kernel_s'] * 1e3:6.1f} ms)" if "kernel_s" in r
-             else f" (fused pass {r['fused_pass_s'] * 1e3:6.1f} ms)")
+             else f" (fused pass {r['fused_pass_s'] * 1e3:6.1f} ms)" if "fused_pass_s" in r else "")
+    floor = f"{r['floor_fraction']:.2f}" if r["floor_fraction"] is not None else "n/a"
     print(f"{r['layout']:10s} {r['size']:20s} {r['dtype']:7s} τ={r['tau']:<5}  "
           f"ours {r['ours_s'] * 1e3:8.1f} ms{extra}  "
-          f"{peers}  → {r['speedup_vs_best_peer']:.2f}× vs {r['best_peer']}, floor fraction {r['floor_fraction']:.2f}",
+          f"{peers}  → {r['speedup_vs_best_peer']:.2f}× vs {r['best_peer']}, floor fraction {floor}",
           flush=True)
 
 
@@ -254,13 +338,21 @@ def bench_scaling(n, k, d, repeats, rng):
     r2 = 1 - resid.var() / y.var()
     print(f"scaling    n·k·d from {sizes[0]:.3g} to {sizes[-1]:.3g} (16×): times "
           + ", ".join(f"{t * 1e3:.1f}" for t in times) + f" ms; log-log slope {slope:.3f} (1 = linear), R² {r2:.4f}")
-    # threads: 1 vs 2 on the largest size
-    t2 = median_time(lambda: loss_kernel(a, p, negs, 0.1, 0, out), repeats)
-    prev = _jit.set_threads(1)
+    # threads: 1 vs all on the largest size, alternating (round-robin, like ``interleaved``) so that a
+    # change of machine load hits both counts alike
+    prev = numba.get_num_threads()
+    ts = {1: [], prev: []}
     try:
-        t1 = median_time(lambda: loss_kernel(a, p, negs, 0.1, 0, out), repeats)
+        loss_kernel(a, p, negs, 0.1, 0, out)
+        for _ in range(max(5, repeats)):
+            for nt in (1, prev):
+                numba.set_num_threads(nt)
+                t0 = time.perf_counter()
+                loss_kernel(a, p, negs, 0.1, 0, out)
+                ts[nt].append(time.perf_counter() - t0)
     finally:
         numba.set_num_threads(prev)
+    t1, t2 = statistics.median(ts[1]), statistics.median(ts[prev])
     print(f"threads    1 thread {t1 * 1e3:.1f} ms, {prev} threads {t2 * 1e3:.1f} ms: speed-up {t1 / t2:.2f}×")
     return {"sizes": sizes, "times": times, "slope": slope, "r2": r2, "t1": t1, "t2": t2, "threads": prev}
 
@@ -344,6 +436,7 @@ def main(argv=None):
     rows: list[dict] = []
     bench_per_anchor(n, k, d, repeats, rng, rows)
     bench_in_batch(B, dB, repeats, rng, rows)
+    bench_pooled(n, k, d, 2048 if args.quick else 65536, repeats, rng, rows)
     scaling = bench_scaling(n, k, d, max(3, repeats // 2), rng)
     first = bench_first_call()
     print()
@@ -352,9 +445,10 @@ def main(argv=None):
     for r in rows:
         tt = [v for nm, v in r.items() if nm.startswith("torch") and nm.endswith("_s")]
         vs_torch = f"{tt[0] / r['ours_s']:.2f}×" if tt else "n/a"
+        floor = f"{r['floor_fraction']:.2f}" if r["floor_fraction"] is not None else "n/a"
         print(f"| {r['layout']} {r['size']} | {r['dtype']} | {r['tau']} | {r['ours_s'] * 1e3:.0f} | "
               f"{r[r['best_peer'] + '_s'] * 1e3:.0f} ({r['best_peer']}) | {r['speedup_vs_best_peer']:.2f}× | "
-              f"{vs_torch} | {r['floor_fraction']:.2f} |")
+              f"{vs_torch} | {floor} |")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "scaling": scaling, "first_call": first}, fh, indent=1, default=float)
