@@ -381,3 +381,29 @@ def test_in_batch_blocks_of_rows_against_mpmath(dtype, tau, rng, monkeypatch):
             for i in range(B):
                 ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
                 assert abs(got[i] - ref) <= tol * max(abs(ref), 1 / tau), (variant, i, got[i], ref)
+
+
+def test_in_batch_block_buffer_reused_across_calls_and_threads(rng):
+    """The block buffer is kept per thread between calls: calls of other sizes and dtypes in between, and
+    calls from several threads at once, give the same rows as a fresh computation."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from scipy.special import logsumexp
+
+    def reference(a, p, tau):
+        S = np.dot(a.astype(np.float64), p.astype(np.float64).T) / tau
+        off = S.copy()
+        np.fill_diagonal(off, -np.inf)
+        return np.logaddexp(0.0, logsumexp(off - np.diag(S)[:, None], axis=1))
+
+    batches = []
+    for B, dtype in ((8, np.float64), (300, np.float32), (40, np.float64), (8, np.float64), (300, np.float64)):
+        a = unit(rng.standard_normal((B, 16))).astype(dtype)
+        p = unit(rng.standard_normal((B, 16))).astype(dtype)
+        batches.append((a, p, reference(a, p, 0.1), 1e-12 if dtype == np.float64 else 1e-5))
+    for a, p, ref, tol in batches:
+        assert np.max(np.abs(numerics.infonce_loss_in_batch(a, p, 0.1) - ref)) <= tol * 10
+    with ThreadPoolExecutor(4) as pool:
+        results = list(pool.map(lambda b: numerics.infonce_loss_in_batch(b[0], b[1], 0.1), batches * 8))
+    for (a, p, ref, tol), got in zip(batches * 8, results):
+        assert np.max(np.abs(got - ref)) <= tol * 10
