@@ -49,7 +49,10 @@ def row_kernel(S, r0, tau, variant, out, logits):
         bits = np.empty(B, dtype=np.int64)
         top = np.float64(_off_diagonal_max(row, i))
         exp_terms(row, top, inv_tau, poly, bits)
-        poly[i] = 0.0  # the positive is not a negative
+        # the positive is not a negative: drop its term, scale bits included (its exponent (S_ii − M)/τ may
+        # be > 0 and large, where the scale's bit pattern is inf or NaN, and 0·inf would be NaN)
+        poly[i] = 0.0
+        bits[i] = 0
         c = (top - np.float64(row[i])) * inv_tau + math.log(dot(poly, bits.view(np.float64)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)
@@ -68,7 +71,8 @@ def row_kernel32(S, r0, tau, variant, out, logits):
         bits = np.empty(B, dtype=np.int32)
         top = np.float32(_off_diagonal_max(row, i))
         exp_terms32(row, top, inv_tau, poly, bits)
-        poly[i] = np.float32(0.0)
+        poly[i] = np.float32(0.0)  # as in row_kernel: the positive's term and its scale bits
+        bits[i] = np.int32(0)
         c = (np.float64(top) - np.float64(row[i])) / tau + math.log(dot_wide(poly, bits.view(np.float32)))
         logits[i] = c
         out[i] = close_loss(c, B - 1, variant)

@@ -176,7 +176,7 @@ def _row_max32(z):
 
 @helper
 def row_max(z):
-    """max_j z_j of a non-empty contiguous float64 or float32 row (in its own dtype)."""
+    """max_j z_j of a non-empty contiguous float64 or float32 row (exact; numba may return it as float64)."""
     if z.itemsize == 8:
         return _row_max64(z)
     return _row_max32(z)

@@ -4,8 +4,9 @@ For anchor i: s⁺_i = ⟨a_i, p_i⟩, s_ij = ⟨a_i, n_ij⟩, the logit c_i = l
 (max-shifted, ``numerics.logsumexp``), and the closing formulas generated from
 ``derivations.loss`` (``numerics._generated.constants``): ℓ_k = c − log k, ℓ = log(1 + e^c).
 Every kernel is ``prange`` over anchors (the loss kernels: over groups of ``STREAMS`` anchors) with
-private outputs (``numerics._jit``); inputs are validated by ``numerics.api`` before they reach a kernel. Domain: τ > 0 (accuracy tested for
-τ ∈ [1e-3, 1e2]), unit rows so that every similarity lies in [−1, 1].
+private outputs (``numerics._jit``); inputs are validated by ``numerics.api`` before they reach a
+kernel. Domain: τ > 0 (accuracy tested for τ ∈ [1e-3, 1e2]), unit rows so that every similarity lies
+in [−1, 1].
 """
 
 from __future__ import annotations

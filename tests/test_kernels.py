@@ -407,3 +407,23 @@ def test_in_batch_block_buffer_reused_across_calls_and_threads(rng):
         results = list(pool.map(lambda b: numerics.infonce_loss_in_batch(b[0], b[1], 0.1), batches * 8))
     for (a, p, ref, tol), got in zip(batches * 8, results):
         assert np.max(np.abs(got - ref)) <= tol * 10
+
+
+@pytest.mark.parametrize("dtype", (np.float64, np.float32))
+def test_in_batch_positive_far_above_every_negative(dtype):
+    """The row pass computes the positive's exponent (S_ii − max_{j≠i} S_ij)/τ with the others and then
+    drops it; for gaps where that exponent is 710 (float64) or 88.7 (float32) and beyond, its scale's
+    bit pattern is inf or NaN. Every gap from 0 to 2 at τ = 1e-3 must give the exact, finite loss
+    log(1 + e^{−gap/τ}) (regression: a NaN at gap 0.71)."""
+    tau = 1e-3
+    for gap in np.r_[np.linspace(0.0, 2.0, 201), 0.71, 0.0887, 0.0888, 0.7098]:
+        cos = 1.0 - gap
+        th = math.acos(cos)
+        a = np.array([[1.0, 0.0], [math.cos(th), math.sin(th)]])
+        got = numerics.infonce_loss_in_batch(a.astype(dtype), a.astype(dtype), tau)
+        s = float(np.dot(a.astype(dtype)[0], a.astype(dtype)[1]))  # the similarity as the kernel sees it
+        diag = float(np.dot(a.astype(dtype)[0], a.astype(dtype)[0]))
+        exact = math.log1p(math.exp((s - diag) / tau))
+        tol = 1e-12 if dtype == np.float64 else 1e-5
+        assert np.all(np.isfinite(got)), (gap, got)
+        assert abs(got[0] - exact) <= tol * max(exact, 1 / tau), (gap, got[0], exact)
