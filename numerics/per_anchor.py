@@ -27,8 +27,9 @@ AVERAGED, STANDARD = 0, 1
 def row_logit(a, p, negs, tau, z):
     """c = log Σ_j e^{(s_j − s⁺)/τ}; fills z_j = (s_j − s⁺)/τ; returns (c, s⁺)."""
     s_pos = dot(a, p)
+    inv_tau = 1.0 / tau  # the loss kernels' rounding, so that all routes agree bit for bit
     for j in range(negs.shape[0]):
-        z[j] = (dot(a, negs[j]) - s_pos) / tau
+        z[j] = (dot(a, negs[j]) - s_pos) * inv_tau
     return logsumexp(z), s_pos
 
 
@@ -63,6 +64,7 @@ def loss_kernel(anchors, positives, negatives, tau, variant, out):
     Every anchor's arithmetic is unchanged, so the results are bit-identical to one anchor at a time.
     """
     n, k = negatives.shape[0], negatives.shape[1]
+    inv_tau = 1.0 / tau  # a multiply, not a divide, per negative: ≤ 1 ulp more error in the exponent
     for grp in prange((n + STREAMS - 1) // STREAMS):
         i0 = grp * STREAMS
         cnt = min(STREAMS, n - i0)
@@ -72,7 +74,7 @@ def loss_kernel(anchors, positives, negatives, tau, variant, out):
             s_pos[g] = dot(anchors[i0 + g], positives[i0 + g])
         for j in range(k):
             for g in range(cnt):
-                z[g, j] = (dot(anchors[i0 + g], negatives[i0 + g, j]) - s_pos[g]) / tau
+                z[g, j] = (dot(anchors[i0 + g], negatives[i0 + g, j]) - s_pos[g]) * inv_tau
         for g in range(cnt):
             out[i0 + g] = close_loss(logsumexp(z[g]), k, variant)
 
@@ -87,6 +89,7 @@ def checked_loss_kernel(anchors, positives, negatives, tau, variant, out, screen
     negative: the screen costs a multiply-add per entry and three operations per negative. Same
     grouping of anchors into ``STREAMS`` side-by-side streams as ``loss_kernel``."""
     n, k = negatives.shape[0], negatives.shape[1]
+    inv_tau = 1.0 / tau
     for grp in prange((n + STREAMS - 1) // STREAMS):
         i0 = grp * STREAMS
         cnt = min(STREAMS, n - i0)
@@ -99,7 +102,7 @@ def checked_loss_kernel(anchors, positives, negatives, tau, variant, out, screen
         for j in range(k):
             for g in range(cnt):
                 s, nn = dot_and_norm2(anchors[i0 + g], negatives[i0 + g, j])  # one read for loss and check
-                z[g, j] = (s - s_pos[g]) / tau
+                z[g, j] = (s - s_pos[g]) * inv_tau
                 e = abs(nn - 1.0)
                 dev[g] = e if e > dev[g] else dev[g]
                 total[g] += nn

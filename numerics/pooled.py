@@ -21,12 +21,13 @@ from .per_anchor import close_dlogit, close_loss
 def loss_kernel(anchors, positives, pool, index, tau, variant, out):
     """out[i] = ℓ_k or ℓ for anchor i with negatives pool[index[i, :]]."""
     n, k = index.shape[0], index.shape[1]
+    inv_tau = 1.0 / tau  # as ``per_anchor.loss_kernel``: the same rounding, so the two layouts agree bit for bit
     for i in prange(n):
         z = np.empty(k)
         a = anchors[i]
         s_pos = dot(a, positives[i])
         for j in range(k):
-            z[j] = (dot(a, pool[index[i, j]]) - s_pos) / tau
+            z[j] = (dot(a, pool[index[i, j]]) - s_pos) * inv_tau
         out[i] = close_loss(logsumexp(z), k, variant)
 
 

@@ -427,3 +427,14 @@ def test_in_batch_positive_far_above_every_negative(dtype):
         tol = 1e-12 if dtype == np.float64 else 1e-5
         assert np.all(np.isfinite(got)), (gap, got)
         assert abs(got[0] - exact) <= tol * max(exact, 1 / tau), (gap, got[0], exact)
+
+
+def test_pooled_and_per_anchor_layouts_agree_bit_for_bit(rng):
+    """The same negatives held as a pool + index or as an (n, k, d) copy give identical losses."""
+    n, k, d, m = 9, 7, 12, 30
+    a, p = unit(rng.standard_normal((n, d))), unit(rng.standard_normal((n, d)))
+    pool = unit(rng.standard_normal((m, d)))
+    index = rng.integers(0, m, (n, k))
+    for variant in ("averaged", "standard"):
+        assert np.array_equal(numerics.infonce_loss_pooled(a, p, pool, index, 0.03, variant),
+                              numerics.infonce_loss(a, p, pool[index], 0.03, variant))
