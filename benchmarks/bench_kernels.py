@@ -13,7 +13,8 @@ the machine's floor measured in the same run: memory read bandwidth for per-anch
 probes that stream the same negatives once, two of them our own traversal without exp/log, one anchor
 at a time and in groups of STREAMS anchors), GEMM time (best of the whole S and the API's blocks of rows
 into a reused buffer) + B² exponentials in the input dtype (best of our vectorised exp and numpy's SIMD
-exp on all threads) for in-batch.
+exp on all threads) for in-batch. Every probe is timed round-robin with ours and the peers
+(``interleaved``), so a change of machine load hits the floor and ours alike.
 Then: the fit of time against n·k·d over a 16× range, the 1 → 2 thread speed-up, and the first-call
 time of a kernel in a fresh process with a cold and then a warm numba cache.
 """
@@ -140,48 +141,43 @@ def _exp_rows32(z, out):
         out[i] = poly[0]
 
 
-def read_floor(negs, repeats):
-    """Best time to stream ``negs`` once: min over four probes (a vectorised chunked sum, a row-dot pass,
-    and the per-anchor traversal of our kernel, one anchor at a time and in groups of STREAMS anchors,
-    with the exponentials and logarithms removed)."""
+def read_probes(negs):
+    """Four ways to stream ``negs`` once (the floor is the best of them): a vectorised chunked sum, a
+    row-dot pass, and the per-anchor traversal of our kernel, one anchor at a time and in groups of
+    STREAMS anchors, with the exponentials and logarithms removed. Timed round-robin with ours."""
     flat = negs.reshape(-1)
     rows = negs.reshape(-1, negs.shape[-1])
     ones = np.ones(negs.shape[-1], dtype=negs.dtype)
     out = np.empty(rows.shape[0])
     per_anchor = np.empty(negs.shape[0])
-    return min(median_time(lambda: _stream_read(flat), repeats),
-               median_time(lambda: _row_read(rows, ones, out), repeats),
-               median_time(lambda: _anchor_read(negs, ones, per_anchor), repeats),
-               median_time(lambda: _anchor_read_grouped(negs, ones, per_anchor), repeats))
+    return {"floor: chunked sum": lambda: _stream_read(flat),
+            "floor: row dots": lambda: _row_read(rows, ones, out),
+            "floor: anchor traversal": lambda: _anchor_read(negs, ones, per_anchor),
+            "floor: grouped traversal": lambda: _anchor_read_grouped(negs, ones, per_anchor)}
 
 
-def exp_floor(B, dtype, repeats, rng):
-    """Best time for B² exponentials in ``dtype``: min over our vectorised exp (all threads) and numpy's SIMD
-    exp (split over the threads with a thread pool; numpy releases the GIL), each over one cache-resident
-    block of rows (the size the API's blocks have) repeated to B² entries, so that memory is not counted."""
-    from concurrent.futures import ThreadPoolExecutor
-
+def exp_probes(B, dtype, rng, pool):
+    """Two ways to compute B² exponentials in ``dtype`` (the floor takes the faster): our vectorised exp on
+    all threads, and numpy's SIMD exp split over the threads of ``pool`` (numpy releases the GIL); each
+    over one cache-resident block of rows (the API's block size) repeated to B² entries, so that memory
+    is not counted. Timed round-robin with ours."""
     R = max(1, min(B, api.BLOCK_ENTRIES // B))
     z = -np.abs(rng.standard_normal((R, B))).astype(dtype)
     buf = np.empty_like(z)
     out = np.empty(R)
     reps = -(-B // R)
-    nthr = numba.get_num_threads()
-    parts = np.array_split(np.arange(R), nthr)
+    parts = np.array_split(np.arange(R), numba.get_num_threads())
     exp_rows = _exp_rows32 if dtype == np.float32 else _exp_rows
-    with ThreadPoolExecutor(nthr) as pool:
-        def np_exp():
-            for _ in range(reps):
-                list(pool.map(lambda ix: np.exp(z[ix[0]:ix[-1] + 1], out=buf[ix[0]:ix[-1] + 1]), parts))
 
-        t_np = median_time(np_exp, repeats)
+    def numpy_exp():
+        for _ in range(reps):
+            list(pool.map(lambda ix: np.exp(z[ix[0]:ix[-1] + 1], out=buf[ix[0]:ix[-1] + 1]), parts))
 
     def ours():
         for _ in range(reps):
             exp_rows(z, out)
 
-    t_ours = median_time(ours, repeats)
-    return min(t_np, t_ours), {"numpy exp (threads)": t_np, "vectorised numba exp": t_ours}
+    return {"exp floor: numpy (threads)": numpy_exp, "exp floor: vectorised numba": ours}
 
 
 def gemm_blocks(a, p, buf):
@@ -224,10 +220,11 @@ def _per_anchor_dtype(n, k, d, dtype, repeats, rng, rows):
             A, P, N = (torch.from_numpy(x) for x in (a, p, negs))
             fns["torch bmm+logsumexp"] = lambda: (
                 torch.logsumexp(torch.bmm(N, A.unsqueeze(2)).squeeze(2) / tau, 1) - (A * P).sum(1) / tau - math.log(k))
+        fns.update(read_probes(negs))
         t = interleaved(fns, repeats)
-        t_read = read_floor(negs, repeats)
+        t_read = min(v for nm, v in t.items() if nm.startswith("floor"))
         floor = t_read * nbytes / negs.nbytes
-        peers = {name: v for name, v in t.items() if not name.startswith("ours")}
+        peers = {name: v for name, v in t.items() if not name.startswith(("ours", "floor"))}
         best_peer = min(peers, key=peers.get)
         rows.append({
             "layout": "per-anchor", "size": f"n={n} k={k} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
@@ -242,42 +239,50 @@ def _per_anchor_dtype(n, k, d, dtype, repeats, rng, rows):
 
 
 def bench_in_batch(B, d, repeats, rng, rows):
-    for dtype in (np.float64, np.float32):
-        a = unit_rows(rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
-        p = unit_rows(a + 0.5 * rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
-        S = np.dot(a, p.T)
-        lo, lg = np.empty(B), np.empty(B)
-        fused = row_kernel32 if dtype == np.float32 else row_kernel  # the row pass the API runs, on the whole S
-        buf = np.empty((max(1, min(B, api.BLOCK_ENTRIES // B)), B), dtype=dtype)
-        for tau in (0.1, 0.01):
-            fns = {
-                "ours API": lambda: api.infonce_loss_in_batch(a, p, tau, "standard"),
-                "ours fused pass": lambda: fused(S, 0, tau, 1, lo, lg),
-                "GEMM floor": lambda: np.dot(a, p.T),
-                "GEMM floor (blocks)": lambda: gemm_blocks(a, p, buf),
-                "numpy+scipy": lambda: (lambda M: logsumexp(M, axis=1) - np.diagonal(M))(np.dot(a, p.T) / tau),
-            }
-            if torch is not None:
-                A, P = torch.from_numpy(a), torch.from_numpy(p)
-                tgt = torch.arange(B)
-                fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(A @ P.T / tau, tgt,
-                                                                                          reduction="none")
-            t = interleaved(fns, repeats)
-            t_exp, _ = exp_floor(B, dtype, repeats, rng)
-            t_gemm = min(t["GEMM floor"], t["GEMM floor (blocks)"])
-            floor = t_gemm + t_exp
-            ours = t["ours API"]
-            peers = {nm: v for nm, v in t.items() if not nm.startswith(("ours", "GEMM"))}
-            best_peer = min(peers, key=peers.get)
-            rows.append({
-                "layout": "in-batch", "size": f"B={B} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
-                "ours_s": ours, "fused_pass_s": t["ours fused pass"], **{f"{nm}_s": v for nm, v in peers.items()},
-                "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / ours,
-                "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
-                "floor_s": floor, "floor_fraction": floor / ours,
-                "gemm_GFLOPs": 2 * B * B * d / t_gemm / 1e9, "exp_per_ns": B * B / t_exp / 1e9,
-            })
-            print_row(rows[-1])
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(numba.get_num_threads()) as pool:
+        for dtype in (np.float64, np.float32):
+            _in_batch_dtype(B, d, dtype, repeats, rng, rows, pool)
+
+
+def _in_batch_dtype(B, d, dtype, repeats, rng, rows, pool):
+    a = unit_rows(rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
+    p = unit_rows(a + 0.5 * rng.standard_normal((B, d), dtype=np.float32).astype(dtype))
+    S = np.dot(a, p.T)
+    lo, lg = np.empty(B), np.empty(B)
+    fused = row_kernel32 if dtype == np.float32 else row_kernel  # the row pass the API runs, on the whole S
+    buf = np.empty((max(1, min(B, api.BLOCK_ENTRIES // B)), B), dtype=dtype)
+    for tau in (0.1, 0.01):
+        fns = {
+            "ours API": lambda: api.infonce_loss_in_batch(a, p, tau, "standard"),
+            "ours fused pass": lambda: fused(S, 0, tau, 1, lo, lg),
+            "GEMM floor": lambda: np.dot(a, p.T),
+            "GEMM floor (blocks)": lambda: gemm_blocks(a, p, buf),
+            "numpy+scipy": lambda: (lambda M: logsumexp(M, axis=1) - np.diagonal(M))(np.dot(a, p.T) / tau),
+        }
+        if torch is not None:
+            A, P = torch.from_numpy(a), torch.from_numpy(p)
+            tgt = torch.arange(B)
+            fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(A @ P.T / tau, tgt,
+                                                                                      reduction="none")
+        fns.update(exp_probes(B, dtype, rng, pool))
+        t = interleaved(fns, repeats)
+        t_exp = min(v for nm, v in t.items() if nm.startswith("exp floor"))
+        t_gemm = min(t["GEMM floor"], t["GEMM floor (blocks)"])
+        floor = t_gemm + t_exp
+        ours = t["ours API"]
+        peers = {nm: v for nm, v in t.items() if not nm.startswith(("ours", "GEMM", "exp floor"))}
+        best_peer = min(peers, key=peers.get)
+        rows.append({
+            "layout": "in-batch", "size": f"B={B} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
+            "ours_s": ours, "fused_pass_s": t["ours fused pass"], **{f"{nm}_s": v for nm, v in peers.items()},
+            "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / ours,
+            "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
+            "floor_s": floor, "floor_fraction": floor / ours,
+            "gemm_GFLOPs": 2 * B * B * d / t_gemm / 1e9, "exp_per_ns": B * B / t_exp / 1e9,
+        })
+        print_row(rows[-1])
 
 
 def bench_pooled(n, k, d, m, repeats, rng, rows):
