@@ -48,9 +48,10 @@ def row_kernel(S, r0, tau, variant, out, logits):
         poly = np.empty(B)
         bits = np.empty(B, dtype=np.int64)
         top = np.float64(_off_diagonal_max(row, i))
-        exp_terms(row, top, inv_tau, poly, bits)
-        # the positive is not a negative: drop its term, scale bits included (its exponent (S_ii − M)/τ may
-        # be > 0 and large, where the scale's bit pattern is inf or NaN, and 0·inf would be NaN)
+        # the exponentials of the negatives only: the positive's exponent (S_ii − M)/τ may be > 0 and large,
+        # outside exp_terms' domain (there the 2ⁿ scale's bit pattern is inf or NaN); its slot holds 0
+        exp_terms(row[:i], top, inv_tau, poly[:i], bits[:i])
+        exp_terms(row[i + 1:], top, inv_tau, poly[i + 1:], bits[i + 1:])
         poly[i] = 0.0
         bits[i] = 0
         c = (top - np.float64(row[i])) * inv_tau + math.log(dot(poly, bits.view(np.float64)))
@@ -70,8 +71,9 @@ def row_kernel32(S, r0, tau, variant, out, logits):
         poly = np.empty(B, dtype=np.float32)
         bits = np.empty(B, dtype=np.int32)
         top = np.float32(_off_diagonal_max(row, i))
-        exp_terms32(row, top, inv_tau, poly, bits)
-        poly[i] = np.float32(0.0)  # as in row_kernel: the positive's term and its scale bits
+        exp_terms32(row[:i], top, inv_tau, poly[:i], bits[:i])  # the negatives only, as in row_kernel
+        exp_terms32(row[i + 1:], top, inv_tau, poly[i + 1:], bits[i + 1:])
+        poly[i] = np.float32(0.0)
         bits[i] = np.int32(0)
         c = (np.float64(top) - np.float64(row[i])) / tau + math.log(dot_wide(poly, bits.view(np.float32)))
         logits[i] = c
