@@ -46,11 +46,10 @@ from scipy.special import logsumexp
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numba  # noqa: E402
-
-from numerics import api  # noqa: E402
-from numerics.in_batch import row_kernel, row_kernel32  # noqa: E402
-from numerics.logsumexp import dot, exp_terms, exp_terms32  # noqa: E402
-from numerics.per_anchor import STREAMS, loss_kernel  # noqa: E402
+from infonce_bounds.numerics import api  # noqa: E402
+from infonce_bounds.numerics.in_batch import row_kernel, row_kernel32  # noqa: E402
+from infonce_bounds.numerics.logsumexp import dot, exp_terms, exp_terms32  # noqa: E402
+from infonce_bounds.numerics.per_anchor import STREAMS, loss_kernel  # noqa: E402
 
 try:  # optional peer
     import torch
@@ -150,10 +149,12 @@ def read_probes(negs):
     ones = np.ones(negs.shape[-1], dtype=negs.dtype)
     out = np.empty(rows.shape[0])
     per_anchor = np.empty(negs.shape[0])
-    return {"floor: chunked sum": lambda: _stream_read(flat),
-            "floor: row dots": lambda: _row_read(rows, ones, out),
-            "floor: anchor traversal": lambda: _anchor_read(negs, ones, per_anchor),
-            "floor: grouped traversal": lambda: _anchor_read_grouped(negs, ones, per_anchor)}
+    return {
+        "floor: chunked sum": lambda: _stream_read(flat),
+        "floor: row dots": lambda: _row_read(rows, ones, out),
+        "floor: anchor traversal": lambda: _anchor_read(negs, ones, per_anchor),
+        "floor: grouped traversal": lambda: _anchor_read_grouped(negs, ones, per_anchor),
+    }
 
 
 def exp_probes(B, dtype, rng, pool):
@@ -171,7 +172,7 @@ def exp_probes(B, dtype, rng, pool):
 
     def numpy_exp():
         for _ in range(reps):
-            list(pool.map(lambda ix: np.exp(z[ix[0]:ix[-1] + 1], out=buf[ix[0]:ix[-1] + 1]), parts))
+            list(pool.map(lambda ix: np.exp(z[ix[0] : ix[-1] + 1], out=buf[ix[0] : ix[-1] + 1]), parts))
 
     def ours():
         for _ in range(reps):
@@ -185,7 +186,7 @@ def gemm_blocks(a, p, buf):
     R, B = buf.shape
     for r0 in range(0, B, R):
         blk = buf[: min(B, r0 + R) - r0]
-        np.dot(a[r0: r0 + blk.shape[0]], p.T, out=blk)
+        np.dot(a[r0 : r0 + blk.shape[0]], p.T, out=blk)
 
 
 def unit_rows(x):
@@ -213,28 +214,41 @@ def _per_anchor_dtype(n, k, d, dtype, repeats, rng, rows):
         fns = {
             "ours kernel": lambda: loss_kernel(a, p, negs, tau, 0, out),
             "ours API": lambda: api.infonce_loss(a, p, negs, tau, "averaged"),
-            "numpy+scipy": lambda: (logsumexp(np.matmul(negs, a[:, :, None])[:, :, 0] / tau, axis=1)
-                                    - np.einsum("nd,nd->n", a, p) / tau - math.log(k)),
+            "numpy+scipy": lambda: (
+                logsumexp(np.matmul(negs, a[:, :, None])[:, :, 0] / tau, axis=1)
+                - np.einsum("nd,nd->n", a, p) / tau
+                - math.log(k)
+            ),
         }
         if torch is not None:
             A, P, N = (torch.from_numpy(x) for x in (a, p, negs))
             fns["torch bmm+logsumexp"] = lambda: (
-                torch.logsumexp(torch.bmm(N, A.unsqueeze(2)).squeeze(2) / tau, 1) - (A * P).sum(1) / tau - math.log(k))
+                torch.logsumexp(torch.bmm(N, A.unsqueeze(2)).squeeze(2) / tau, 1) - (A * P).sum(1) / tau - math.log(k)
+            )
         fns.update(read_probes(negs))
         t = interleaved(fns, repeats)
         t_read = min(v for nm, v in t.items() if nm.startswith("floor"))
         floor = t_read * nbytes / negs.nbytes
         peers = {name: v for name, v in t.items() if not name.startswith(("ours", "floor"))}
         best_peer = min(peers, key=peers.get)
-        rows.append({
-            "layout": "per-anchor", "size": f"n={n} k={k} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
-            "ours_s": t["ours API"], "kernel_s": t["ours kernel"], **{f"{nm}_s": v for nm, v in peers.items()},
-            "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / t["ours API"],
-            "kernel_speedup_vs_best_peer": peers[best_peer] / t["ours kernel"],
-            "floor_s": floor, "floor_fraction": floor / t["ours API"],
-            "kernel_floor_fraction": floor / t["ours kernel"],
-            "bandwidth_GBps": negs.nbytes / t_read / 1e9,
-        })
+        rows.append(
+            {
+                "layout": "per-anchor",
+                "size": f"n={n} k={k} d={d}",
+                "dtype": np.dtype(dtype).name,
+                "tau": tau,
+                "ours_s": t["ours API"],
+                "kernel_s": t["ours kernel"],
+                **{f"{nm}_s": v for nm, v in peers.items()},
+                "best_peer": best_peer,
+                "speedup_vs_best_peer": peers[best_peer] / t["ours API"],
+                "kernel_speedup_vs_best_peer": peers[best_peer] / t["ours kernel"],
+                "floor_s": floor,
+                "floor_fraction": floor / t["ours API"],
+                "kernel_floor_fraction": floor / t["ours kernel"],
+                "bandwidth_GBps": negs.nbytes / t_read / 1e9,
+            }
+        )
         print_row(rows[-1])
 
 
@@ -264,8 +278,9 @@ def _in_batch_dtype(B, d, dtype, repeats, rng, rows, pool):
         if torch is not None:
             A, P = torch.from_numpy(a), torch.from_numpy(p)
             tgt = torch.arange(B)
-            fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(A @ P.T / tau, tgt,
-                                                                                      reduction="none")
+            fns["torch mm+cross_entropy"] = lambda: torch.nn.functional.cross_entropy(
+                A @ P.T / tau, tgt, reduction="none"
+            )
         fns.update(exp_probes(B, dtype, rng, pool))
         t = interleaved(fns, repeats)
         t_exp = min(v for nm, v in t.items() if nm.startswith("exp floor"))
@@ -274,14 +289,24 @@ def _in_batch_dtype(B, d, dtype, repeats, rng, rows, pool):
         ours = t["ours API"]
         peers = {nm: v for nm, v in t.items() if not nm.startswith(("ours", "GEMM", "exp floor"))}
         best_peer = min(peers, key=peers.get)
-        rows.append({
-            "layout": "in-batch", "size": f"B={B} d={d}", "dtype": np.dtype(dtype).name, "tau": tau,
-            "ours_s": ours, "fused_pass_s": t["ours fused pass"], **{f"{nm}_s": v for nm, v in peers.items()},
-            "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / ours,
-            "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
-            "floor_s": floor, "floor_fraction": floor / ours,
-            "gemm_GFLOPs": 2 * B * B * d / t_gemm / 1e9, "exp_per_ns": B * B / t_exp / 1e9,
-        })
+        rows.append(
+            {
+                "layout": "in-batch",
+                "size": f"B={B} d={d}",
+                "dtype": np.dtype(dtype).name,
+                "tau": tau,
+                "ours_s": ours,
+                "fused_pass_s": t["ours fused pass"],
+                **{f"{nm}_s": v for nm, v in peers.items()},
+                "best_peer": best_peer,
+                "speedup_vs_best_peer": peers[best_peer] / ours,
+                "speedup_vs_torch": (t["torch mm+cross_entropy"] / ours) if torch is not None else None,
+                "floor_s": floor,
+                "floor_fraction": floor / ours,
+                "gemm_GFLOPs": 2 * B * B * d / t_gemm / 1e9,
+                "exp_per_ns": B * B / t_exp / 1e9,
+            }
+        )
         print_row(rows[-1])
 
 
@@ -297,35 +322,59 @@ def bench_pooled(n, k, d, m, repeats, rng, rows):
         index = rng.integers(0, m, (n, k))
         fns = {
             "ours API": lambda: api.infonce_loss_pooled(a, p, pool, index, tau, "averaged"),
-            "numpy+scipy gather": lambda: (logsumexp(np.einsum("nd,nkd->nk", a, pool[index]) / tau, axis=1)
-                                           - np.einsum("nd,nd->n", a, p) / tau - math.log(k)),
+            "numpy+scipy gather": lambda: (
+                logsumexp(np.einsum("nd,nkd->nk", a, pool[index]) / tau, axis=1)
+                - np.einsum("nd,nd->n", a, p) / tau
+                - math.log(k)
+            ),
         }
         if torch is not None:
             A, P, PL, I = (torch.from_numpy(x) for x in (a, p, pool, index))
-            fns["torch gather+bmm"] = lambda: (torch.logsumexp(torch.bmm(PL[I], A.unsqueeze(2)).squeeze(2) / tau, 1)
-                                               - (A * P).sum(1) / tau - math.log(k))
+            fns["torch gather+bmm"] = lambda: (
+                torch.logsumexp(torch.bmm(PL[I], A.unsqueeze(2)).squeeze(2) / tau, 1)
+                - (A * P).sum(1) / tau
+                - math.log(k)
+            )
         t = interleaved(fns, repeats)
         peers = {nm: v for nm, v in t.items() if not nm.startswith("ours")}
         best_peer = min(peers, key=peers.get)
-        rows.append({
-            "layout": "pooled", "size": f"n={n} k={k} d={d} m={m}", "dtype": np.dtype(dtype).name, "tau": tau,
-            "ours_s": t["ours API"], **{f"{nm}_s": v for nm, v in peers.items()},
-            "best_peer": best_peer, "speedup_vs_best_peer": peers[best_peer] / t["ours API"],
-            "floor_s": None, "floor_fraction": None,
-        })
+        rows.append(
+            {
+                "layout": "pooled",
+                "size": f"n={n} k={k} d={d} m={m}",
+                "dtype": np.dtype(dtype).name,
+                "tau": tau,
+                "ours_s": t["ours API"],
+                **{f"{nm}_s": v for nm, v in peers.items()},
+                "best_peer": best_peer,
+                "speedup_vs_best_peer": peers[best_peer] / t["ours API"],
+                "floor_s": None,
+                "floor_fraction": None,
+            }
+        )
         print_row(rows[-1])
 
 
 def print_row(r):
-    peers = "  ".join(f"{k[:-2]} {v * 1e3:8.1f} ms" for k, v in r.items()
-                      if k.endswith("_s") and k not in ("ours_s", "kernel_s", "floor_s", "fused_pass_s"))
-    extra = (f" (unchecked kernel {r['kernel_s'] * 1e3:6.1f} ms)" if "kernel_s" in r
-             else f" (fused pass {r['fused_pass_s'] * 1e3:6.1f} ms)" if "fused_pass_s" in r else "")
+    peers = "  ".join(
+        f"{k[:-2]} {v * 1e3:8.1f} ms"
+        for k, v in r.items()
+        if k.endswith("_s") and k not in ("ours_s", "kernel_s", "floor_s", "fused_pass_s")
+    )
+    extra = (
+        f" (unchecked kernel {r['kernel_s'] * 1e3:6.1f} ms)"
+        if "kernel_s" in r
+        else f" (fused pass {r['fused_pass_s'] * 1e3:6.1f} ms)"
+        if "fused_pass_s" in r
+        else ""
+    )
     floor = f"{r['floor_fraction']:.2f}" if r["floor_fraction"] is not None else "n/a"
-    print(f"{r['layout']:10s} {r['size']:20s} {r['dtype']:7s} τ={r['tau']:<5}  "
-          f"ours {r['ours_s'] * 1e3:8.1f} ms{extra}  "
-          f"{peers}  → {r['speedup_vs_best_peer']:.2f}× vs {r['best_peer']}, floor fraction {floor}",
-          flush=True)
+    print(
+        f"{r['layout']:10s} {r['size']:20s} {r['dtype']:7s} τ={r['tau']:<5}  "
+        f"ours {r['ours_s'] * 1e3:8.1f} ms{extra}  "
+        f"{peers}  → {r['speedup_vs_best_peer']:.2f}× vs {r['best_peer']}, floor fraction {floor}",
+        flush=True,
+    )
 
 
 def bench_scaling(n, k, d, repeats, rng):
@@ -341,8 +390,11 @@ def bench_scaling(n, k, d, repeats, rng):
     slope, icpt = np.polyfit(x, y, 1)
     resid = y - (slope * x + icpt)
     r2 = 1 - resid.var() / y.var()
-    print(f"scaling    n·k·d from {sizes[0]:.3g} to {sizes[-1]:.3g} (16×): times "
-          + ", ".join(f"{t * 1e3:.1f}" for t in times) + f" ms; log-log slope {slope:.3f} (1 = linear), R² {r2:.4f}")
+    print(
+        f"scaling    n·k·d from {sizes[0]:.3g} to {sizes[-1]:.3g} (16×): times "
+        + ", ".join(f"{t * 1e3:.1f}" for t in times)
+        + f" ms; log-log slope {slope:.3f} (1 = linear), R² {r2:.4f}"
+    )
     # threads: 1 vs all on the largest size, alternating (round-robin, like ``interleaved``) so that a
     # change of machine load hits both counts alike
     prev = numba.get_num_threads()
@@ -365,8 +417,9 @@ def bench_scaling(n, k, d, repeats, rng):
 _FIRST_CALL = r"""
 import time
 t0 = time.perf_counter()
-import numpy as np, numerics
-from numerics import api, logsumexp
+import numpy as np
+from infonce_bounds import numerics
+from infonce_bounds.numerics import api, logsumexp
 t1 = time.perf_counter()
 logsumexp.row_max(np.zeros(2))  # numba's one-time start-up (LLVM, runtime) + one cached helper
 t2 = time.perf_counter()
@@ -394,13 +447,23 @@ def bench_first_call():
         env = dict(os.environ, NUMBA_CACHE_DIR=cache, PYTHONPATH=root)
         res = []
         for label in ("cold", "warm"):
-            out = subprocess.run([sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True, text=True,
-                                 check=True, cwd=root).stdout.split()
+            out = subprocess.run(
+                [sys.executable, "-c", _FIRST_CALL], env=env, capture_output=True, text=True, check=True, cwd=root
+            ).stdout.split()
             imp, start, first, second = map(float, out)
-            res.append({"cache": label, "import_s": imp, "numba_startup_s": start, "first_call_s": first,
-                        "second_call_s": second})
-            print(f"first call ({label} cache, new process): import {imp * 1e3:.0f} ms, numba start-up "
-                  f"{start * 1e3:.0f} ms, first infonce_loss {first * 1e3:.1f} ms, second {second * 1e3:.2f} ms")
+            res.append(
+                {
+                    "cache": label,
+                    "import_s": imp,
+                    "numba_startup_s": start,
+                    "first_call_s": first,
+                    "second_call_s": second,
+                }
+            )
+            print(
+                f"first call ({label} cache, new process): import {imp * 1e3:.0f} ms, numba start-up "
+                f"{start * 1e3:.0f} ms, first infonce_loss {first * 1e3:.1f} ms, second {second * 1e3:.2f} ms"
+            )
     return res
 
 
@@ -417,8 +480,9 @@ def bench_tiny_standard_loss():
     ours = api.infonce_loss(a, a, negs, tau, "standard")[0]
     s = np.r_[1.0, np.full(k, 0.5)] / tau
     naive = logsumexp(s) - s[0]
-    line = (f"tiny loss  exact {exact:.6e}; ours {ours:.6e} (rel. err {abs(ours / exact - 1):.1e}); "
-            f"numpy/scipy {naive:.1e}")
+    line = (
+        f"tiny loss  exact {exact:.6e}; ours {ours:.6e} (rel. err {abs(ours / exact - 1):.1e}); numpy/scipy {naive:.1e}"
+    )
     if torch is not None:
         ts = torch.tensor(s)
         line += f"; torch {float(torch.nn.functional.cross_entropy(ts[None], torch.tensor([0]))):.1e}"
@@ -434,9 +498,11 @@ def main(argv=None):
     n, k, d, B, dB = (2000, 64, 32, 512, 64) if args.quick else (20000, 256, 64, 4096, 128)
     repeats = args.repeats or (5 if args.quick else 5)
     rng = np.random.default_rng(20261129)
-    print(f"numba {numba.__version__}, numpy {np.__version__}, "
-          f"torch {torch.__version__ if torch else 'not installed'}, "
-          f"threads {numba.get_num_threads()}, repeats {repeats} (medians)")
+    print(
+        f"numba {numba.__version__}, numpy {np.__version__}, "
+        f"torch {torch.__version__ if torch else 'not installed'}, "
+        f"threads {numba.get_num_threads()}, repeats {repeats} (medians)"
+    )
     bench_tiny_standard_loss()
     rows: list[dict] = []
     bench_per_anchor(n, k, d, repeats, rng, rows)
@@ -451,9 +517,11 @@ def main(argv=None):
         tt = [v for nm, v in r.items() if nm.startswith("torch") and nm.endswith("_s")]
         vs_torch = f"{tt[0] / r['ours_s']:.2f}×" if tt else "n/a"
         floor = f"{r['floor_fraction']:.2f}" if r["floor_fraction"] is not None else "n/a"
-        print(f"| {r['layout']} {r['size']} | {r['dtype']} | {r['tau']} | {r['ours_s'] * 1e3:.0f} | "
-              f"{r[r['best_peer'] + '_s'] * 1e3:.0f} ({r['best_peer']}) | {r['speedup_vs_best_peer']:.2f}× | "
-              f"{vs_torch} | {floor} |")
+        print(
+            f"| {r['layout']} {r['size']} | {r['dtype']} | {r['tau']} | {r['ours_s'] * 1e3:.0f} | "
+            f"{r[r['best_peer'] + '_s'] * 1e3:.0f} ({r['best_peer']}) | {r['speedup_vs_best_peer']:.2f}× | "
+            f"{vs_torch} | {floor} |"
+        )
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"rows": rows, "scaling": scaling, "first_call": first}, fh, indent=1, default=float)

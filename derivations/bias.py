@@ -217,7 +217,9 @@ def c_star(tau_value: Any, dps: int = 30) -> mpmath.mpf:
     close ``bias_constant`` is to the sharp constant of the quadratic-bound route.
     """
     with mpmath.workdps(dps):
-        tv = 2 / mpmath.mpf(sp.Rational(sp.nsimplify(tau_value)) if not isinstance(tau_value, mpmath.mpf) else tau_value)
+        tv = 2 / mpmath.mpf(
+            sp.Rational(sp.nsimplify(tau_value)) if not isinstance(tau_value, mpmath.mpf) else tau_value
+        )
 
         def f(yv):
             return (mpmath.exp(tv - yv) - 1) * (yv / (-mpmath.expm1(-yv)) - 1)
@@ -280,8 +282,10 @@ def law_log_gap(values: Sequence[Any], probs: Sequence[Any], k_: int) -> mpmath.
     """E log Z_k − log Z for a finite law of W (``values`` > 0 with ``probs``), exactly, at mpmath precision."""
     vals = [mpmath.mpf(v_) for v_ in values]
     Zv = mpmath.fsum(mpmath.mpf(p_) * v_ for p_, v_ in zip(probs, vals))
-    tot = mpmath.fsum(pr * mpmath.log(mpmath.fsum(c * v_ for c, v_ in zip(cnt, vals)) / k_)
-                      for cnt, pr in composition_probabilities(k_, probs))
+    tot = mpmath.fsum(
+        pr * mpmath.log(mpmath.fsum(c * v_ for c, v_ in zip(cnt, vals)) / k_)
+        for cnt, pr in composition_probabilities(k_, probs)
+    )
     return tot - mpmath.log(Zv)
 
 
@@ -290,8 +294,9 @@ def _lse(L: Any, terms: Sequence[Any]) -> Any:
     return mx + L.log(sum(L.exp(t_ - mx) for t_ in terms))
 
 
-def _law_summary(L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any],
-                 prev: bool = False) -> dict[str, Any]:
+def _law_summary(
+    L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any], prev: bool = False
+) -> dict[str, Any]:
     """Exact law quantities in log domain (``L`` is ``math`` or ``mpmath``); W_i = e^{s_i/τ}.
 
     With ``prev`` (k ≥ 2) also ``gap_prev`` = log Z − E log Z_{k−1}.
@@ -323,8 +328,15 @@ def _law_summary(L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequen
     dv = av - 1
     # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
     g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
-    return {"gap": -e_log_u, "abs_dev": e_abs, "var_rel": var_rel, "g": g, "logZ": logZ,
-            "offset_hi": off_hi, "offset_lo": off_lo}
+    return {
+        "gap": -e_log_u,
+        "abs_dev": e_abs,
+        "var_rel": var_rel,
+        "g": g,
+        "logZ": logZ,
+        "offset_hi": off_hi,
+        "offset_lo": off_lo,
+    }
 
 
 def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: str, prev: bool = False) -> Callable:
@@ -383,8 +395,14 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
                     sm_, bg_ = evaluate(pt, mpmath)
                     tol = mpmath.mpf(10) ** (10 - opts["dps"]) * max(1, abs(sm_), abs(bg_))
                     if sm_ - bg_ > tol:
-                        cx = {"tau": repr(pt[0]), "k": str(pt[1]), "s": repr(pt[2]), "p": repr(pt[3]),
-                              "lhs": mpmath.nstr(sm_, 20), "rhs": mpmath.nstr(bg_, 20)}
+                        cx = {
+                            "tau": repr(pt[0]),
+                            "k": str(pt[1]),
+                            "s": repr(pt[2]),
+                            "p": repr(pt[3]),
+                            "lhs": mpmath.nstr(sm_, 20),
+                            "rhs": mpmath.nstr(bg_, 20),
+                        }
                     else:  # float rounding only: keep the 50-digit values
                         noise += 1
                         sm, bg = float(sm_), float(bg_)
@@ -425,13 +443,23 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
         if worst:
             tv, kv, sims, probs = worst[0][1]
             where = f" at τ={tv:.4g}, k={kv}, s={[round(s_, 4) for s_ in sims]}, p={[round(p_, 4) for p_ in probs]}"
-        ev = (f"worst ratio lhs/rhs = {best_ratio:.9g}" if best_ratio is not None else "no ratio defined") + \
-            f", min margin {min_margin:.3g}{where}" + \
-            (f"; {noise} float-only violations, re-evaluated at {opts['dps']} digits (no violation)" if noise else "")
+        ev = (
+            (f"worst ratio lhs/rhs = {best_ratio:.9g}" if best_ratio is not None else "no ratio defined")
+            + f", min margin {min_margin:.3g}{where}"
+            + (f"; {noise} float-only violations, re-evaluated at {opts['dps']} digits (no violation)" if noise else "")
+        )
         method = f"exact finite laws (multinomial enumeration): {n_done} laws, k ≤ {k_cap}; {reason}"
         if cx is not None:
-            return StepResult(step.name, step.kind, Verdict.REFUTED, method, ev, worst_ratio=best_ratio,
-                              trials=n_done, counterexample=cx)
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                method,
+                ev,
+                worst_ratio=best_ratio,
+                trials=n_done,
+                counterexample=cx,
+            )
         return StepResult(step.name, step.kind, Verdict.VERIFIED, method, ev, worst_ratio=best_ratio, trials=n_done)
 
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
@@ -451,9 +479,16 @@ def _falsifier_only(reason: str) -> Callable:
     def check(step: Step, opts: dict) -> StepResult:
         fz = falsify(step, opts)
         verdict = Verdict.REFUTED if fz.counterexample is not None else Verdict.VERIFIED
-        return StepResult(step.name, step.kind, verdict,
-                          f"falsifier: {fz.trials} trials (interval not attempted: {reason})", fz.evidence,
-                          worst_ratio=fz.worst_ratio, trials=fz.trials, counterexample=fz.counterexample)
+        return StepResult(
+            step.name,
+            step.kind,
+            verdict,
+            f"falsifier: {fz.trials} trials (interval not attempted: {reason})",
+            fz.evidence,
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+        )
 
     return check
 
@@ -480,8 +515,16 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
         small, big = (step.lhs, step.rhs) if step.relation in ("<=", "<") else (step.rhs, step.lhs)
         fz = falsify(step, opts)
         if fz.counterexample is not None:  # refuted: no symbolic work needed
-            return StepResult(step.name, step.kind, Verdict.REFUTED, f"falsifier: {fz.trials} trials", fz.evidence,
-                              worst_ratio=fz.worst_ratio, trials=fz.trials, counterexample=fz.counterexample)
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                f"falsifier: {fz.trials} trials",
+                fz.evidence,
+                worst_ratio=fz.worst_ratio,
+                trials=fz.trials,
+                counterexample=fz.counterexample,
+            )
         parts = []
         try:
             f_closed, g_closed = factor_series.doit(), gap_series.doit()
@@ -493,10 +536,17 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
         parts.append(f"F terms > 0: {f_ok}; G terms ≥ 0: {g_ok}")
         proved = same and f_ok and g_ok
         verdict = Verdict.PROVED if proved else Verdict.VERIFIED
-        return StepResult(step.name, step.kind, verdict,
-                          f"power series with nonnegative coefficients ({'; '.join(parts)}); falsifier: {fz.trials} trials",
-                          fz.evidence, worst_ratio=fz.worst_ratio, trials=fz.trials,
-                          counterexample=fz.counterexample, symbolic=proved)
+        return StepResult(
+            step.name,
+            step.kind,
+            verdict,
+            f"power series with nonnegative coefficients ({'; '.join(parts)}); falsifier: {fz.trials} trials",
+            fz.evidence,
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+            symbolic=proved,
+        )
 
     return check
 
@@ -515,19 +565,45 @@ _LAW = TAU_RANGE | Domain({k: (1, sp.oo)}, name="laws of W on [e^{−1/τ}, e^{1
 
 def _sign() -> Derivation:
     steps = [
-        Step("bias of one anchor", BiasGap(tau, k), sp.log(Z) - ElogZk(tau, k), kind="definition",
-             domain=_LAW | Domain({Z: (0, sp.oo)}),
-             note="CE − R_k = E_x[log Z(x) − E log Z_k(x)]; the loss terms −s⁺/τ cancel exactly"),
-        Step("log u ≤ u − 1", sp.log(u), u - 1, kind="inequality", relation="<=", provenance="classical",
-             reference="concavity of log (tangent at u = 1)", domain=Domain({u: (sp.Rational(1, 10**6), 10**6)})),
-        Step("Jensen: CE − R_k ≥ 0", BiasGap(tau, k), 0, kind="inequality", relation=">=", domain=_LAW,
-             check=_law_check(lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"]),
-                              "take u = Z_k/Z, E U = 1: E log U ≤ E U − 1 = 0"),
-             note="in expectation over k draws; equality iff W is a.s. constant"),
+        Step(
+            "bias of one anchor",
+            BiasGap(tau, k),
+            sp.log(Z) - ElogZk(tau, k),
+            kind="definition",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            note="CE − R_k = E_x[log Z(x) − E log Z_k(x)]; the loss terms −s⁺/τ cancel exactly",
+        ),
+        Step(
+            "log u ≤ u − 1",
+            sp.log(u),
+            u - 1,
+            kind="inequality",
+            relation="<=",
+            provenance="classical",
+            reference="concavity of log (tangent at u = 1)",
+            domain=Domain({u: (sp.Rational(1, 10**6), 10**6)}),
+        ),
+        Step(
+            "Jensen: CE − R_k ≥ 0",
+            BiasGap(tau, k),
+            0,
+            kind="inequality",
+            relation=">=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"]), "take u = Z_k/Z, E U = 1: E log U ≤ E U − 1 = 0"
+            ),
+            note="in expectation over k draws; equality iff W is a.s. constant",
+        ),
     ]
-    return Derivation("bias_sign", "Sign of the finite-k bias: R_k ≤ CE", steps, result="Jensen: CE − R_k ≥ 0",
-                      source="ours", summary="Jensen's inequality for the concave log: the averaged-loss risk "
-                      "never exceeds the cross-entropy.")
+    return Derivation(
+        "bias_sign",
+        "Sign of the finite-k bias: R_k ≤ CE",
+        steps,
+        result="Jensen: CE − R_k ≥ 0",
+        source="ours",
+        summary="Jensen's inequality for the concave log: the averaged-loss risk never exceeds the cross-entropy.",
+    )
 
 
 def _cgf_moments() -> tuple[sp.Expr, dict[int, sp.Expr]]:
@@ -546,63 +622,133 @@ def _cgf_moments() -> tuple[sp.Expr, dict[int, sp.Expr]]:
 
 def _expansion() -> Derivation:
     K, mom = _cgf_moments()
-    dom = Domain({kappa: (-10, 10), Z: (sp.Rational(1, 10), 10), k: (1, sp.oo)},
-                 name="κ_n ∈ [−10, 10], Z ∈ [0.1, 10], k ≥ 1")
+    dom = Domain(
+        {kappa: (-10, 10), Z: (sp.Rational(1, 10), 10), k: (1, sp.oo)}, name="κ_n ∈ [−10, 10], Z ∈ [0.1, 10], k ≥ 1"
+    )
     mgf_mean = sp.exp(k * K.subs(t, t / k))
     steps = [
-        Step("CGF of X = W/Z − 1", sp.Function("K_X")(t), K, kind="definition",
-             domain=dom | Domain({t: (-1, 1)}), note="κ₁(X) = 0, κ_n(X) = κ_n(W)/Z^n; orders ≥ 7 do not enter moments ≤ 6"),
-        Step("CGF of the mean of k i.i.d. copies", sp.Function("K_Xbar")(t), k * K.subs(t, t / k), kind="definition",
-             provenance="classical", reference="cumulants of independent sums add; scaling by 1/k",
-             domain=dom | Domain({t: (-1, 1)})),
+        Step(
+            "CGF of X = W/Z − 1",
+            sp.Function("K_X")(t),
+            K,
+            kind="definition",
+            domain=dom | Domain({t: (-1, 1)}),
+            note="κ₁(X) = 0, κ_n(X) = κ_n(W)/Z^n; orders ≥ 7 do not enter moments ≤ 6",
+        ),
+        Step(
+            "CGF of the mean of k i.i.d. copies",
+            sp.Function("K_Xbar")(t),
+            k * K.subs(t, t / k),
+            kind="definition",
+            provenance="classical",
+            reference="cumulants of independent sums add; scaling by 1/k",
+            domain=dom | Domain({t: (-1, 1)}),
+        ),
     ]
     for m_, claim in mom.items():
         lhs = sp.Subs(sp.Derivative(mgf_mean, (t, m_)), t, 0)
-        steps.append(Step(f"E X̄^{m_} from the CGF", lhs, claim, kind="identity", domain=dom,
-                          simplifier=lambda e: sp.expand(e.doit()),  # a polynomial in κ, 1/Z, 1/k
-                          check=_identity_few_points))
+        steps.append(
+            Step(
+                f"E X̄^{m_} from the CGF",
+                lhs,
+                claim,
+                kind="identity",
+                domain=dom,
+                simplifier=lambda e: sp.expand(e.doit()),  # a polynomial in κ, 1/Z, 1/k
+                check=_identity_few_points,
+            )
+        )
     steps += [
         Step("E X̄^5 = O(k⁻³)", k**3 * mom[5], 10 * kappa[2] * kappa[3] / Z**5, kind="limit", var=k, domain=dom),
         Step("E X̄^6 = O(k⁻³)", k**3 * mom[6], 15 * kappa[2] ** 3 / Z**6, kind="limit", var=k, domain=dom),
-        Step("Taylor remainder of log(1 + x)",
-             sp.Abs(sp.log(1 + x) - sum((-1) ** (m_ + 1) * x**m_ / m_ for m_ in range(1, 6))),
-             x**6 / (6 * sp.Min(1, 1 + x) ** 6), kind="inequality", relation="<=", provenance="classical",
-             reference="Taylor's theorem with the Lagrange remainder", domain=Domain({x: (-0.999, 1000)}),
-             check=_falsifier_only("both sides vanish to sixth order at x = 0"),
-             note="with U ≥ e^{−2/τ}: E|R₆(X̄)| ≤ e^{12/τ} E X̄⁶/6 = O(k⁻³)"),
-        Step("expansion of E log Z_k − log Z",
-             sum(sp.Integer(-1) ** (m_ + 1) * mom.get(m_, 0) / m_ for m_ in range(1, 6)),
-             leading_bias_term() + second_order_bias_term(), kind="expansion", var=k, order=2, domain=dom,
-             note="E log(1 + X̄) = Σ_{m ≤ 5} (−1)^{m+1} E X̄^m/m + O(k⁻³), by the steps above"),
+        Step(
+            "Taylor remainder of log(1 + x)",
+            sp.Abs(sp.log(1 + x) - sum((-1) ** (m_ + 1) * x**m_ / m_ for m_ in range(1, 6))),
+            x**6 / (6 * sp.Min(1, 1 + x) ** 6),
+            kind="inequality",
+            relation="<=",
+            provenance="classical",
+            reference="Taylor's theorem with the Lagrange remainder",
+            domain=Domain({x: (-0.999, 1000)}),
+            check=_falsifier_only("both sides vanish to sixth order at x = 0"),
+            note="with U ≥ e^{−2/τ}: E|R₆(X̄)| ≤ e^{12/τ} E X̄⁶/6 = O(k⁻³)",
+        ),
+        Step(
+            "expansion of E log Z_k − log Z",
+            sum(sp.Integer(-1) ** (m_ + 1) * mom.get(m_, 0) / m_ for m_ in range(1, 6)),
+            leading_bias_term() + second_order_bias_term(),
+            kind="expansion",
+            var=k,
+            order=2,
+            domain=dom,
+            note="E log(1 + X̄) = Σ_{m ≤ 5} (−1)^{m+1} E X̄^m/m + O(k⁻³), by the steps above",
+        ),
     ]
-    return Derivation("bias_expansion", "Expansion of the finite-k bias in 1/k", steps,
-                      result="expansion of E log Z_k − log Z", source="ours",
-                      paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
-                      summary="−κ₂/(2kZ²) + [κ₃/(3Z³) − 3κ₂²/(4Z⁴)]/k² + O(k⁻³); only asymptotic: its terms are "
-                              "powers of Var(W/Z)/k.")
+    return Derivation(
+        "bias_expansion",
+        "Expansion of the finite-k bias in 1/k",
+        steps,
+        result="expansion of E log Z_k − log Z",
+        source="ours",
+        paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
+        summary="−κ₂/(2kZ²) + [κ₃/(3Z³) − 3κ₂²/(4Z⁴)]/k² + O(k⁻³); only asymptotic: its terms are "
+        "powers of Var(W/Z)/k.",
+    )
 
 
 def _asymptotic_constant() -> Derivation:
     dom = TAU_RANGE | Domain({Z: (0, sp.oo)})
     bd = (W_MAX - Z) * (Z - W_MIN) / Z**2
     steps = [
-        Step("Bhatia–Davis (normalised)", VarW(tau) / Z**2, bd, kind="inequality", relation="<=",
-             provenance="classical", reference="Bhatia & Davis, Amer. Math. Monthly 107 (2000) 353–357",
-             domain=_LAW | Domain({Z: (0, sp.oo)}),
-             check=_law_check(lambda L, tv, kv, sm: (sm["var_rel"], (_exp(L, 1 / tv - sm["logZ"]) - 1)
-                                                     * (1 - L.exp(-1 / tv - sm["logZ"]))), "E[(M − W)(W − m)] ≥ 0")),
-        Step("sup over Z of the Bhatia–Davis bound", bd, SINH_T**2, kind="inequality", relation="<=",
-             domain=dom, certificate=(Z * COSH_T - 1) ** 2 / Z**2,
-             note="equality at Z = 1/cosh(1/τ)"),
-        Step("leading coefficient ≤ sinh²(1/τ)/2", -leading_bias_term(1, VarW(tau), Z),
-             asymptotic_bias_constant(), kind="inequality", relation="<=", domain=_LAW | Domain({Z: (0, sp.oo)}),
-             check=_law_check(lambda L, tv, kv, sm: (sm["var_rel"] / 2, (_exp(L, 1 / tv) - L.exp(-1 / tv)) ** 2 / 8),
-                              "the two steps above"),
-             note="a bound on lim k(CE − R_k) only; two-point laws exceed sinh²(1/τ)/(2k) at finite k"),
+        Step(
+            "Bhatia–Davis (normalised)",
+            VarW(tau) / Z**2,
+            bd,
+            kind="inequality",
+            relation="<=",
+            provenance="classical",
+            reference="Bhatia & Davis, Amer. Math. Monthly 107 (2000) 353–357",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law_check(
+                lambda L, tv, kv, sm: (
+                    sm["var_rel"],
+                    (_exp(L, 1 / tv - sm["logZ"]) - 1) * (1 - L.exp(-1 / tv - sm["logZ"])),
+                ),
+                "E[(M − W)(W − m)] ≥ 0",
+            ),
+        ),
+        Step(
+            "sup over Z of the Bhatia–Davis bound",
+            bd,
+            SINH_T**2,
+            kind="inequality",
+            relation="<=",
+            domain=dom,
+            certificate=(Z * COSH_T - 1) ** 2 / Z**2,
+            note="equality at Z = 1/cosh(1/τ)",
+        ),
+        Step(
+            "leading coefficient ≤ sinh²(1/τ)/2",
+            -leading_bias_term(1, VarW(tau), Z),
+            asymptotic_bias_constant(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["var_rel"] / 2, (_exp(L, 1 / tv) - L.exp(-1 / tv)) ** 2 / 8),
+                "the two steps above",
+            ),
+            note="a bound on lim k(CE − R_k) only; two-point laws exceed sinh²(1/τ)/(2k) at finite k",
+        ),
     ]
-    return Derivation("bias_asymptotic_constant", "Worst-case leading coefficient of the bias (asymptotic only)",
-                      steps, result="leading coefficient ≤ sinh²(1/τ)/2", source="ours",
-                      summary="κ₂/(2Z²) ≤ sinh²(1/τ)/2; NOT a valid finite-k bound.")
+    return Derivation(
+        "bias_asymptotic_constant",
+        "Worst-case leading coefficient of the bias (asymptotic only)",
+        steps,
+        result="leading coefficient ≤ sinh²(1/τ)/2",
+        source="ours",
+        summary="κ₂/(2Z²) ≤ sinh²(1/τ)/2; NOT a valid finite-k bound.",
+    )
 
 
 def _bound() -> Derivation:
@@ -611,95 +757,268 @@ def _bound() -> Derivation:
     ce_minus_r = BiasGap(tau, k)
     steps = [
         Step("g(u)", sp.Function("g")(u), g_u, kind="definition", domain=Domain({u: (0, sp.oo)})),
-        Step("integral form of g", g_u, sp.Integral(t / (1 + t * (u - 1)), (t, 0, 1)), kind="identity",
-             domain=Domain({u: (sp.Rational(1, 100), 100)}),
-             note="the integrand decreases in u for every t ∈ [0, 1], so g is decreasing"),
-        Step("quadratic lower bound of log", sp.log(a) + x, (a * sp.exp(x) - 1) - g_a * (a * sp.exp(x) - 1) ** 2,
-             kind="inequality", relation=">=",
-             domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
-             check=_falsifier_only("equality at u = a and at u = 1"),
-             note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)"),
-        Step("per-anchor quadratic bound", ce_minus_r, QuadBound(tau, k), kind="inequality", relation="<=",
-             domain=_LAW, check=_law_check(lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
-                                           "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)")),
-        Step("Bhatia–Davis and a = m/Z", g_a * (a * RHO - 1) * (1 - a), (a * RHO - 1) * (a - 1 - sp.log(a)) / (1 - a),
-             kind="identity", domain=TAU_RANGE | Domain({a: (sp.Rational(1, 10**6), sp.Rational(999, 1000))}),
-             note="g(a)(M − Z)(Z − m)/Z² with Z = m/a, M/m = e^{2/τ}; the max over a ∈ [e^{−2/τ}, 1) is c*(τ)"),
-        Step("reparametrise a = e^{−y}", ((a - 1 - sp.log(a)) / (1 - a)).subs(a, sp.exp(-y)), H_OF_Y,
-             kind="identity", domain=_Y_POS),
-        Step("h(y) ≥ 0", H_OF_Y, 0, kind="inequality", relation=">=", domain=_Y_POS,
-             check=_series_certificate(sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)),
-                                       sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 2, sp.oo))),
-             note="(e^y − 1) h(y) = Σ_{n≥2} (n − 1) yⁿ/n!"),
-        Step("Padé bound h(y) ≤ y/2 + y²/12", H_OF_Y, PADE_H, kind="inequality", relation="<=", domain=_Y_POS,
-             check=_series_certificate(sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)),
-                                       sp.Sum((n - 3) * (n - 4) * y**n / (12 * sp.factorial(n)), (n, 5, sp.oo))),
-             note="(e^y − 1)(y/2 + y²/12 − h(y)) = Σ_{n≥5} (n − 3)(n − 4) yⁿ/(12 n!)"),
-        Step("max of e^{−y} h(y) on y ≥ 1/2", sp.exp(-y) * H_OF_Y, C_A, kind="inequality", relation="<=",
-             domain=Domain({y: (sp.Rational(1, 2), 2 / TAU_MIN)}),
-             note="the maximum is 0.216216595… at y ≈ 1.1514 (a ≈ 0.3162)"),
-        Step("max of e^{−y} h(y) on y ≤ 1/2 (via Padé)", sp.exp(-y) * PADE_H, C_A, kind="inequality",
-             relation="<=", domain=Domain({y: (0, sp.Rational(1, 2))})),
-        Step("constant C_A", (sp.exp(-Y_T) - 1 / RHO) * H_OF_Y.subs(y, Y_T), C_A * (1 - 1 / RHO), kind="inequality",
-             relation="<=", domain=TAU_RANGE | Domain({t: (sp.Rational(1, 10**9), 1)}),
-             check=_falsifier_only("implied by the three steps above: (e^{−y} − e^{−2/τ})h(y) = "
-                                   "e^{−y}h(y)(1 − e^{y−2/τ}) ≤ c_A(1 − e^{−2/τ}), h ≥ 0"),
-             note="y = 2t/τ; times e^{2/τ} this is (e^{2/τ−y} − 1)h(y) ≤ C_A(τ) = 0.2163 (e^{2/τ} − 1)"),
-        Step("(e^y − 1)/y increases", sp.diff((sp.exp(y) - 1) / y, y), sp.Rational(1, 2), kind="inequality",
-             relation=">=", domain=_Y_POS,
-             check=_series_certificate(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 3, sp.oo))),
-             note="y²·(d/dy[(e^y − 1)/y] − 1/2) = y e^y − e^y + 1 − y²/2 = Σ_{n≥3} (n − 1) yⁿ/n!; the slope is ≥ 1/2 > 0"),
-        Step("chord bound", sp.exp(-Y_T) - 1 / RHO, (1 - t) * (1 - 1 / RHO), kind="inequality", relation="<=",
-             domain=_TAU_T, check=_falsifier_only("equality at t = 0 and t = 1; implied by the step above"),
-             note="times e^{2/τ}: e^{x} − 1 ≤ (x/T)(e^T − 1) for x = T − y ∈ [0, T], T = 2/τ, since "
-                  "(e^x − 1)/x increases"),
-        Step("AM–GM", t * (1 - t), sp.Rational(1, 4), kind="inequality", relation="<=", domain=_TAU_T,
-             certificate=(t - sp.Rational(1, 2)) ** 2, note="y(2/τ − y) = (4/τ²) t(1 − t) ≤ 1/τ²"),
-        Step("constant C_B", (sp.exp(-Y_T) - 1 / RHO) * PADE_H.subs(y, Y_T), bias_constant_B() / RHO,
-             kind="inequality", relation="<=", domain=_TAU_T,
-             check=_falsifier_only("implied by chord, AM–GM and y/12 ≤ 1/(6τ)"),
-             note="times e^{2/τ}: (e^{2/τ−y} − 1)(y/2)(1 + y/6) ≤ (1 − t)(e^{2/τ} − 1)(t/τ)(1 + 1/(3τ)) ≤ C_B(τ)"),
-        Step("C(τ)/k bound", ce_minus_r, bias_bound(), kind="inequality", relation="<=", domain=_LAW,
-             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
-                              "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors"),
-             note="0 ≤ CE − R_k ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1"),
+        Step(
+            "integral form of g",
+            g_u,
+            sp.Integral(t / (1 + t * (u - 1)), (t, 0, 1)),
+            kind="identity",
+            domain=Domain({u: (sp.Rational(1, 100), 100)}),
+            note="the integrand decreases in u for every t ∈ [0, 1], so g is decreasing",
+        ),
+        Step(
+            "quadratic lower bound of log",
+            sp.log(a) + x,
+            (a * sp.exp(x) - 1) - g_a * (a * sp.exp(x) - 1) ** 2,
+            kind="inequality",
+            relation=">=",
+            domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
+            check=_falsifier_only("equality at u = a and at u = 1"),
+            note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)",
+        ),
+        Step(
+            "per-anchor quadratic bound",
+            ce_minus_r,
+            QuadBound(tau, k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
+                "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
+            ),
+        ),
+        Step(
+            "Bhatia–Davis and a = m/Z",
+            g_a * (a * RHO - 1) * (1 - a),
+            (a * RHO - 1) * (a - 1 - sp.log(a)) / (1 - a),
+            kind="identity",
+            domain=TAU_RANGE | Domain({a: (sp.Rational(1, 10**6), sp.Rational(999, 1000))}),
+            note="g(a)(M − Z)(Z − m)/Z² with Z = m/a, M/m = e^{2/τ}; the max over a ∈ [e^{−2/τ}, 1) is c*(τ)",
+        ),
+        Step(
+            "reparametrise a = e^{−y}",
+            ((a - 1 - sp.log(a)) / (1 - a)).subs(a, sp.exp(-y)),
+            H_OF_Y,
+            kind="identity",
+            domain=_Y_POS,
+        ),
+        Step(
+            "h(y) ≥ 0",
+            H_OF_Y,
+            0,
+            kind="inequality",
+            relation=">=",
+            domain=_Y_POS,
+            check=_series_certificate(
+                sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)), sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 2, sp.oo))
+            ),
+            note="(e^y − 1) h(y) = Σ_{n≥2} (n − 1) yⁿ/n!",
+        ),
+        Step(
+            "Padé bound h(y) ≤ y/2 + y²/12",
+            H_OF_Y,
+            PADE_H,
+            kind="inequality",
+            relation="<=",
+            domain=_Y_POS,
+            check=_series_certificate(
+                sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)),
+                sp.Sum((n - 3) * (n - 4) * y**n / (12 * sp.factorial(n)), (n, 5, sp.oo)),
+            ),
+            note="(e^y − 1)(y/2 + y²/12 − h(y)) = Σ_{n≥5} (n − 3)(n − 4) yⁿ/(12 n!)",
+        ),
+        Step(
+            "max of e^{−y} h(y) on y ≥ 1/2",
+            sp.exp(-y) * H_OF_Y,
+            C_A,
+            kind="inequality",
+            relation="<=",
+            domain=Domain({y: (sp.Rational(1, 2), 2 / TAU_MIN)}),
+            note="the maximum is 0.216216595… at y ≈ 1.1514 (a ≈ 0.3162)",
+        ),
+        Step(
+            "max of e^{−y} h(y) on y ≤ 1/2 (via Padé)",
+            sp.exp(-y) * PADE_H,
+            C_A,
+            kind="inequality",
+            relation="<=",
+            domain=Domain({y: (0, sp.Rational(1, 2))}),
+        ),
+        Step(
+            "constant C_A",
+            (sp.exp(-Y_T) - 1 / RHO) * H_OF_Y.subs(y, Y_T),
+            C_A * (1 - 1 / RHO),
+            kind="inequality",
+            relation="<=",
+            domain=TAU_RANGE | Domain({t: (sp.Rational(1, 10**9), 1)}),
+            check=_falsifier_only(
+                "implied by the three steps above: (e^{−y} − e^{−2/τ})h(y) = "
+                "e^{−y}h(y)(1 − e^{y−2/τ}) ≤ c_A(1 − e^{−2/τ}), h ≥ 0"
+            ),
+            note="y = 2t/τ; times e^{2/τ} this is (e^{2/τ−y} − 1)h(y) ≤ C_A(τ) = 0.2163 (e^{2/τ} − 1)",
+        ),
+        Step(
+            "(e^y − 1)/y increases",
+            sp.diff((sp.exp(y) - 1) / y, y),
+            sp.Rational(1, 2),
+            kind="inequality",
+            relation=">=",
+            domain=_Y_POS,
+            check=_series_certificate(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 3, sp.oo))),
+            note="y²·(d/dy[(e^y − 1)/y] − 1/2) = y e^y − e^y + 1 − y²/2 = Σ_{n≥3} (n − 1) yⁿ/n!; the slope is ≥ 1/2 > 0",
+        ),
+        Step(
+            "chord bound",
+            sp.exp(-Y_T) - 1 / RHO,
+            (1 - t) * (1 - 1 / RHO),
+            kind="inequality",
+            relation="<=",
+            domain=_TAU_T,
+            check=_falsifier_only("equality at t = 0 and t = 1; implied by the step above"),
+            note="times e^{2/τ}: e^{x} − 1 ≤ (x/T)(e^T − 1) for x = T − y ∈ [0, T], T = 2/τ, since "
+            "(e^x − 1)/x increases",
+        ),
+        Step(
+            "AM–GM",
+            t * (1 - t),
+            sp.Rational(1, 4),
+            kind="inequality",
+            relation="<=",
+            domain=_TAU_T,
+            certificate=(t - sp.Rational(1, 2)) ** 2,
+            note="y(2/τ − y) = (4/τ²) t(1 − t) ≤ 1/τ²",
+        ),
+        Step(
+            "constant C_B",
+            (sp.exp(-Y_T) - 1 / RHO) * PADE_H.subs(y, Y_T),
+            bias_constant_B() / RHO,
+            kind="inequality",
+            relation="<=",
+            domain=_TAU_T,
+            check=_falsifier_only("implied by chord, AM–GM and y/12 ≤ 1/(6τ)"),
+            note="times e^{2/τ}: (e^{2/τ−y} − 1)(y/2)(1 + y/6) ≤ (1 − t)(e^{2/τ} − 1)(t/τ)(1 + 1/(3τ)) ≤ C_B(τ)",
+        ),
+        Step(
+            "C(τ)/k bound",
+            ce_minus_r,
+            bias_bound(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
+                "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
+            ),
+            note="0 ≤ CE − R_k ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
+        ),
         # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
-        Step("leave-one-out means", sp.Sum((sp.Sum(w[i], (i, 1, k)) - w[j]) / (k - 1), (j, 1, k)) / k,
-             sp.Sum(w[i], (i, 1, k)) / k, kind="identity", domain=Domain({w: (sp.Rational(1, 1000), 1000), k: (2, sp.oo)}),
-             note="Z_k is the average of the k leave-one-out means Z_{k−1}^{(−j)}"),
-        Step("E log Z_k nondecreasing in k", ElogZk(tau, k), ElogZk(tau, k - 1), kind="inequality", relation=">=",
-             domain=_LAW, provenance="classical",
-             reference="concavity of log over the leave-one-out average (Burda, Grosse & Salakhutdinov, ICLR 2016, Thm 1)",
-             check=_law_check(lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
-                              "E log Z_k − E log Z_{k−1} ≥ 0", prev=True)),
-        Step("chord of log on [m, M]", x / tau, -1 / tau + (sp.exp(x / tau) - W_MIN) * (2 / tau) / (W_MAX - W_MIN),
-             kind="inequality", relation=">=", domain=TAU_RANGE | Domain({x: (-1, 1)}), provenance="classical",
-             reference="concavity of log", check=_falsifier_only("equality at both ends x = ±1"),
-             note="W = e^{x/τ} ∈ [m, M]: log W ≥ log m + (W − m) log(M/m)/(M − m)"),
-        Step("chord bound in expectation", ce_minus_r, _PHI.subs(u, sp.exp(1 / tau) * Z), kind="inequality",
-             relation="<=", domain=_LAW | Domain({Z: (0, sp.oo)}),
-             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
-                              "k = 1 by the chord, every k by monotonicity"),
-             note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ"),
-        Step("D(τ) − φ(z) = v − 1 − log v", bias_bound_k_free() - _PHI, _V - 1 - sp.log(_V), kind="identity",
-             domain=TAU_RANGE | Domain({u: (1, 10**6)}), simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
-             note="v = z L/(e^L − 1); the maximum of φ is at v = 1"),
-        Step("log v ≤ v − 1 (again)", sp.log(u), u - 1, kind="inequality", relation="<=", provenance="classical",
-             reference="concavity of log (tangent at 1)", domain=Domain({u: (sp.Rational(1, 10**6), 10**6)})),
-        Step("k-free bound D(τ)", ce_minus_r, bias_bound_k_free(), kind="inequality", relation="<=", domain=_LAW,
-             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above")),
-        Step("finite-k bias bound", ce_minus_r, bias_bound_sharp(), kind="inequality", relation="<=", domain=_LAW,
-             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], min(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
-                              "min of the C(τ)/k and D(τ) bounds"),
-             note="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)) for every k ≥ 1"),
+        Step(
+            "leave-one-out means",
+            sp.Sum((sp.Sum(w[i], (i, 1, k)) - w[j]) / (k - 1), (j, 1, k)) / k,
+            sp.Sum(w[i], (i, 1, k)) / k,
+            kind="identity",
+            domain=Domain({w: (sp.Rational(1, 1000), 1000), k: (2, sp.oo)}),
+            note="Z_k is the average of the k leave-one-out means Z_{k−1}^{(−j)}",
+        ),
+        Step(
+            "E log Z_k nondecreasing in k",
+            ElogZk(tau, k),
+            ElogZk(tau, k - 1),
+            kind="inequality",
+            relation=">=",
+            domain=_LAW,
+            provenance="classical",
+            reference="concavity of log over the leave-one-out average (Burda, Grosse & Salakhutdinov, ICLR 2016, Thm 1)",
+            check=_law_check(
+                lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
+                "E log Z_k − E log Z_{k−1} ≥ 0",
+                prev=True,
+            ),
+        ),
+        Step(
+            "chord of log on [m, M]",
+            x / tau,
+            -1 / tau + (sp.exp(x / tau) - W_MIN) * (2 / tau) / (W_MAX - W_MIN),
+            kind="inequality",
+            relation=">=",
+            domain=TAU_RANGE | Domain({x: (-1, 1)}),
+            provenance="classical",
+            reference="concavity of log",
+            check=_falsifier_only("equality at both ends x = ±1"),
+            note="W = e^{x/τ} ∈ [m, M]: log W ≥ log m + (W − m) log(M/m)/(M − m)",
+        ),
+        Step(
+            "chord bound in expectation",
+            ce_minus_r,
+            _PHI.subs(u, sp.exp(1 / tau) * Z),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
+                "k = 1 by the chord, every k by monotonicity",
+            ),
+            note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
+        ),
+        Step(
+            "D(τ) − φ(z) = v − 1 − log v",
+            bias_bound_k_free() - _PHI,
+            _V - 1 - sp.log(_V),
+            kind="identity",
+            domain=TAU_RANGE | Domain({u: (1, 10**6)}),
+            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            note="v = z L/(e^L − 1); the maximum of φ is at v = 1",
+        ),
+        Step(
+            "log v ≤ v − 1 (again)",
+            sp.log(u),
+            u - 1,
+            kind="inequality",
+            relation="<=",
+            provenance="classical",
+            reference="concavity of log (tangent at 1)",
+            domain=Domain({u: (sp.Rational(1, 10**6), 10**6)}),
+        ),
+        Step(
+            "k-free bound D(τ)",
+            ce_minus_r,
+            bias_bound_k_free(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above"),
+        ),
+        Step(
+            "finite-k bias bound",
+            ce_minus_r,
+            bias_bound_sharp(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["gap"], min(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
+                "min of the C(τ)/k and D(τ) bounds",
+            ),
+            note="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
+        ),
     ]
-    return Derivation("bias_bound", "Non-asymptotic finite-k bias bound min(C(τ)/k, D(τ))", steps,
-                      result="finite-k bias bound", source="ours", depends_on=("bias_sign",),
-                      paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
-                      summary="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
-                              "D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1).",
-                      objects={"bias_constant": bias_constant(), "bias_bound": bias_bound(),
-                               "bias_bound_k_free": bias_bound_k_free(), "bias_bound_sharp": bias_bound_sharp()})
+    return Derivation(
+        "bias_bound",
+        "Non-asymptotic finite-k bias bound min(C(τ)/k, D(τ))",
+        steps,
+        result="finite-k bias bound",
+        source="ours",
+        depends_on=("bias_sign",),
+        paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
+        summary="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
+        "D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1).",
+        objects={
+            "bias_constant": bias_constant(),
+            "bias_bound": bias_bound(),
+            "bias_bound_k_free": bias_bound_k_free(),
+            "bias_bound_sharp": bias_bound_sharp(),
+        },
+    )
 
 
 def _exp(L: Any, v: Any) -> Any:
@@ -728,35 +1047,81 @@ def _d_numeric(L: Any, tv: Any) -> Any:
 
 def _c_numeric(L: Any, tv: Any) -> Any:
     rho = _exp(L, 2 / tv)
-    return min(float(C_A) * (rho - 1) if L is math else mpmath.mpf(2163) / 10000 * (rho - 1),
-               (rho - 1) * (1 + 1 / (3 * tv)) / (4 * tv))
+    return min(
+        float(C_A) * (rho - 1) if L is math else mpmath.mpf(2163) / 10000 * (rho - 1),
+        (rho - 1) * (1 + 1 / (3 * tv)) / (4 * tv),
+    )
 
 
 def _simple() -> Derivation:
     steps = [
-        Step("C ≤ C_A", bias_constant(), bias_constant_A(), kind="inequality", relation="<=", domain=TAU_RANGE,
-             check=_falsifier_only("min(A, B) ≤ A holds by definition of min")),
-        Step("C_A ≤ e^{2/τ}/4", bias_constant_A(), simple_bias_constant(), kind="inequality", relation="<=",
-             domain=TAU_RANGE),
+        Step(
+            "C ≤ C_A",
+            bias_constant(),
+            bias_constant_A(),
+            kind="inequality",
+            relation="<=",
+            domain=TAU_RANGE,
+            check=_falsifier_only("min(A, B) ≤ A holds by definition of min"),
+        ),
+        Step(
+            "C_A ≤ e^{2/τ}/4",
+            bias_constant_A(),
+            simple_bias_constant(),
+            kind="inequality",
+            relation="<=",
+            domain=TAU_RANGE,
+        ),
     ]
-    return Derivation("bias_simple_constant", "Simple bias constant e^{2/τ}/4", steps, result="C_A ≤ e^{2/τ}/4",
-                      source="ours", depends_on=("bias_bound",), summary="0 ≤ CE − R_k ≤ e^{2/τ}/(4k).")
+    return Derivation(
+        "bias_simple_constant",
+        "Simple bias constant e^{2/τ}/4",
+        steps,
+        result="C_A ≤ e^{2/τ}/4",
+        source="ours",
+        depends_on=("bias_bound",),
+        summary="0 ≤ CE − R_k ≤ e^{2/τ}/(4k).",
+    )
 
 
 def _offset() -> Derivation:
     off = sp.Function("E_offset")
     steps = [
-        Step("expected offset, upper end", off(tau, k), standard_offset_bound(), kind="inequality", relation="<=",
-             domain=_LAW, check=_law_check(lambda L, tv, kv, sm: (sm["offset_hi"], _softplus(L, 2 / tv - L.log(kv))),
-                                           "pointwise bound of derivation `loss`, taken at s⁺ = 1"),
-             note="E[ℓ] − log k − E[ℓ_k] = E log(1 + e^{s⁺/τ}/(k Z_k)); pointwise bounds: derivation `loss`"),
-        Step("expected offset, lower end", off(tau, k), standard_offset_lower(), kind="inequality", relation=">=",
-             domain=_LAW, check=_law_check(lambda L, tv, kv, sm: (_softplus(L, -2 / tv - L.log(kv)), sm["offset_lo"]),
-                                           "pointwise bound of derivation `loss`, taken at s⁺ = −1")),
+        Step(
+            "expected offset, upper end",
+            off(tau, k),
+            standard_offset_bound(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["offset_hi"], _softplus(L, 2 / tv - L.log(kv))),
+                "pointwise bound of derivation `loss`, taken at s⁺ = 1",
+            ),
+            note="E[ℓ] − log k − E[ℓ_k] = E log(1 + e^{s⁺/τ}/(k Z_k)); pointwise bounds: derivation `loss`",
+        ),
+        Step(
+            "expected offset, lower end",
+            off(tau, k),
+            standard_offset_lower(),
+            kind="inequality",
+            relation=">=",
+            domain=_LAW,
+            check=_law_check(
+                lambda L, tv, kv, sm: (_softplus(L, -2 / tv - L.log(kv)), sm["offset_lo"]),
+                "pointwise bound of derivation `loss`, taken at s⁺ = −1",
+            ),
+        ),
     ]
-    return Derivation("standard_offset", "Standard vs averaged InfoNCE risk: the expected offset", steps,
-                      result="expected offset, upper end", source="ours", depends_on=("loss",),
-                      summary="0 < log(1 + e^{−2/τ}/k) ≤ R_std,k − log k − R_k ≤ log(1 + e^{2/τ}/k) ≤ e^{2/τ}/k.")
+    return Derivation(
+        "standard_offset",
+        "Standard vs averaged InfoNCE risk: the expected offset",
+        steps,
+        result="expected offset, upper end",
+        source="ours",
+        depends_on=("loss",),
+        summary="0 < log(1 + e^{−2/τ}/k) ≤ R_std,k − log k − R_k ≤ log(1 + e^{2/τ}/k) ≤ e^{2/τ}/k.",
+    )
 
 
 def _softplus(L: Any, v: Any) -> Any:
@@ -767,17 +1132,37 @@ def _softplus(L: Any, v: Any) -> Any:
 def _deviation() -> Derivation:
     dom = TAU_RANGE | Domain({Z: (0, sp.oo)})
     steps = [
-        Step("Popoviciu via Bhatia–Davis", (W_MAX - Z) * (Z - W_MIN), SINH_T**2, kind="inequality",
-             relation="<=", domain=dom, certificate=(Z - COSH_T) ** 2),
-        Step("Lipschitz log and Cauchy–Schwarz", AbsDev(tau, k), deviation_bound(), kind="inequality",
-             relation="<=", domain=_LAW, provenance="classical",
-             reference="|log u − log v| ≤ e^{1/τ}|u − v| on [e^{−1/τ}, e^{1/τ}]; E|Z_k − Z| ≤ (Var W/k)^{1/2}",
-             check=_law_check(lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))),
-                              "e^{1/τ}·sinh(1/τ)/√k")),
+        Step(
+            "Popoviciu via Bhatia–Davis",
+            (W_MAX - Z) * (Z - W_MIN),
+            SINH_T**2,
+            kind="inequality",
+            relation="<=",
+            domain=dom,
+            certificate=(Z - COSH_T) ** 2,
+        ),
+        Step(
+            "Lipschitz log and Cauchy–Schwarz",
+            AbsDev(tau, k),
+            deviation_bound(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            provenance="classical",
+            reference="|log u − log v| ≤ e^{1/τ}|u − v| on [e^{−1/τ}, e^{1/τ}]; E|Z_k − Z| ≤ (Var W/k)^{1/2}",
+            check=_law_check(
+                lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))), "e^{1/τ}·sinh(1/τ)/√k"
+            ),
+        ),
     ]
-    return Derivation("bias_deviation_route", "The O(k^{-1/2}) route of the earlier literature (for contrast)", steps,
-                      result="Lipschitz log and Cauchy–Schwarz", source="ours",
-                      summary="|R_k − CE| ≤ E|log Z_k − log Z| ≤ (e^{2/τ} − 1)/(2√k): rate k^{-1/2} only.")
+    return Derivation(
+        "bias_deviation_route",
+        "The O(k^{-1/2}) route of the earlier literature (for contrast)",
+        steps,
+        result="Lipschitz log and Cauchy–Schwarz",
+        source="ours",
+        summary="|R_k − CE| ≤ E|log Z_k − log Z| ≤ (e^{2/τ} − 1)/(2√k): rate k^{-1/2} only.",
+    )
 
 
 def derivations() -> list[Derivation]:
@@ -786,8 +1171,24 @@ def derivations() -> list[Derivation]:
 
 
 __all__ = [
-    "C_A", "asymptotic_bias_constant", "bias_bound", "bias_bound_k_free", "bias_bound_sharp", "bias_constant", "bias_constant_A", "bias_constant_B",
-    "c_star", "composition_probabilities", "compositions", "derivations", "deviation_bound", "deviation_constant",
-    "law_log_gap", "leading_bias_term", "second_order_bias_term", "simple_bias_constant", "standard_offset_bound",
+    "C_A",
+    "asymptotic_bias_constant",
+    "bias_bound",
+    "bias_bound_k_free",
+    "bias_bound_sharp",
+    "bias_constant",
+    "bias_constant_A",
+    "bias_constant_B",
+    "c_star",
+    "composition_probabilities",
+    "compositions",
+    "derivations",
+    "deviation_bound",
+    "deviation_constant",
+    "law_log_gap",
+    "leading_bias_term",
+    "second_order_bias_term",
+    "simple_bias_constant",
+    "standard_offset_bound",
     "standard_offset_lower",
 ]

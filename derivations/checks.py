@@ -17,8 +17,9 @@ from __future__ import annotations
 import itertools
 import math
 import random
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -165,7 +166,9 @@ class Evaluator:
 
     def instance(self, structural_values: Mapping[sp.Symbol, int]) -> Instance:
         key = tuple(structural_values.get(s_) for s_ in self._struct_order)
-        if len(structural_values) != len(self._struct_order) or any(s_ not in self.structural for s_ in structural_values):
+        if len(structural_values) != len(self._struct_order) or any(
+            s_ not in self.structural for s_ in structural_values
+        ):
             key = ("partial",) + tuple(sorted((str(s_), v_) for s_, v_ in structural_values.items()))
         if key in self._cache:
             return self._cache[key]
@@ -188,7 +191,9 @@ class Evaluator:
         args = [point[s] for s in inst.scalars] + [point[a] for a, _ in inst.entries]
         if exact:
             with mpmath.workdps(dps):
-                return [mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x for x in inst.fn_mp(*[_mp(a) for a in args])]
+                return [
+                    mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x for x in inst.fn_mp(*[_mp(a) for a in args])
+                ]
         try:
             return [float(x) for x in inst.fn_float(*args)]
         except (OverflowError, ZeroDivisionError, ValueError):
@@ -223,7 +228,9 @@ def _mp(x: Any) -> Any:
 def _satisfies(domain: Domain, pt: Mapping) -> bool:
     if not domain.constraints:
         return True
-    sub = {s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v) for s, v in pt.items() if isinstance(s, sp.Symbol)}
+    sub = {
+        s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v) for s, v in pt.items() if isinstance(s, sp.Symbol)
+    }
     # a constraint on symbols the claim does not involve cannot exclude any of its points
     return all(bool(c.subs(sub)) for c in domain.constraints if free_names(c) <= set(sub))
 
@@ -250,23 +257,39 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
     spot = _spot_check(step, [step.lhs, step.rhs], opts)
     if spot["counterexample"] is not None:
         return StepResult(
-            step.name, step.kind, Verdict.REFUTED,
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
             "50-digit spot-check" + (" (SymPy simplified to 0: simplification bug)" if symbolic else ""),
-            evidence=spot["evidence"], counterexample=spot["counterexample"], trials=spot["n"],
+            evidence=spot["evidence"],
+            counterexample=spot["counterexample"],
+            trials=spot["n"],
         )
     if spot["n"] == 0 and not symbolic:
-        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "no symbolic reduction and no evaluable point",
-                          evidence=str(reduced))
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.UNDECIDED,
+            "no symbolic reduction and no evaluable point",
+            evidence=str(reduced),
+        )
     if symbolic:
         return StepResult(
-            step.name, step.kind, Verdict.PROVED,
+            step.name,
+            step.kind,
+            Verdict.PROVED,
             f"symbolic simplification to 0; spot-checked at {spot['n']} points ({opts['dps']} digits)",
-            evidence=spot["evidence"], trials=spot["n"], symbolic=True,
+            evidence=spot["evidence"],
+            trials=spot["n"],
+            symbolic=True,
         )
     return StepResult(
-        step.name, step.kind, Verdict.VERIFIED,
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
         f"SymPy did not reduce lhs − rhs to 0; agrees at {spot['n']} random points ({opts['dps']} digits)",
-        evidence=spot["evidence"], trials=spot["n"],
+        evidence=spot["evidence"],
+        trials=spot["n"],
     )
 
 
@@ -374,7 +397,9 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     # (b) certified interval arithmetic over the box
     interval = None
     if not symbolic:
-        interval = certify_nonnegative(gap, step.domain, strict=strict, budget=opts["box_budget"], max_dims=opts["max_dims"])
+        interval = certify_nonnegative(
+            gap, step.domain, strict=strict, budget=opts["box_budget"], max_dims=opts["max_dims"]
+        )
         if interval.status == "proved":
             certified = True
             methods.append(f"interval arithmetic: certified on {interval.boxes} boxes")
@@ -389,17 +414,41 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     evidence.append(fz.evidence)
 
     if fz.counterexample is not None:
-        return StepResult(step.name, step.kind, Verdict.REFUTED, "; ".join(methods), "; ".join(evidence),
-                          worst_ratio=fz.worst_ratio, trials=fz.trials, counterexample=fz.counterexample)
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            "; ".join(methods),
+            "; ".join(evidence),
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+        )
     if interval is not None and interval.status == "refuted":
-        return StepResult(step.name, step.kind, Verdict.REFUTED, "interval subdivision found a violating point",
-                          interval.reason, worst_ratio=fz.worst_ratio, trials=fz.trials,
-                          counterexample=interval.counterexample)
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            "interval subdivision found a violating point",
+            interval.reason,
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=interval.counterexample,
+        )
     verdict = Verdict.PROVED if (symbolic or certified) else Verdict.VERIFIED
     if fz.trials == 0 and verdict is Verdict.VERIFIED:
         verdict = Verdict.UNDECIDED
-    return StepResult(step.name, step.kind, verdict, "; ".join(methods), "; ".join(evidence),
-                      worst_ratio=fz.worst_ratio, trials=fz.trials, symbolic=symbolic, certified=certified)
+    return StepResult(
+        step.name,
+        step.kind,
+        verdict,
+        "; ".join(methods),
+        "; ".join(evidence),
+        worst_ratio=fz.worst_ratio,
+        trials=fz.trials,
+        symbolic=symbolic,
+        certified=certified,
+    )
 
 
 @dataclass
@@ -481,8 +530,9 @@ class _Variants:
         return parts[sym]
 
 
-def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, budget: int = 1500,
-                        max_dims: int = 4) -> IntervalOutcome:
+def certify_nonnegative(
+    expr: sp.Expr, domain: Domain, strict: bool = False, budget: int = 1500, max_dims: int = 4
+) -> IntervalOutcome:
     """Prove ``expr ≥ 0`` (``> 0`` if strict) on the domain box by interval branch and bound.
 
     Each box is enclosed with outward-rounded interval arithmetic; a box that is not certified
@@ -504,8 +554,10 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
             lo = sp.ceiling(lo) if lo.is_finite else lo
             hi = sp.floor(hi) if hi.is_finite else hi
         box0[sym] = (lo, hi)
-    cons = [c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
-            for c in domain.constraints]
+    cons = [
+        c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
+        for c in domain.constraints
+    ]
     variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()})
     constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
     stack: list[tuple[dict, dict]] = [(box0, {})]
@@ -530,12 +582,16 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
                 continue
             e, _ = variants.get(fixed)
             if e.is_number:
-                sign = (e.is_positive if strict else e.is_nonnegative)
+                sign = e.is_positive if strict else e.is_nonnegative
                 if sign:
                     continue
                 if sign is False:
-                    return IntervalOutcome("refuted", done, f"value {sp.N(e, 10)} at a face of the box",
-                                           counterexample={str(x_): str(v_) for x_, v_ in fixed.items()})
+                    return IntervalOutcome(
+                        "refuted",
+                        done,
+                        f"value {sp.N(e, 10)} at a face of the box",
+                        counterexample={str(x_): str(v_) for x_, v_ in fixed.items()},
+                    )
             try:
                 val = enclose(e, box)
             except intervals.NotEnclosable as exc:
@@ -574,13 +630,20 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
             centre = {x_: _centre(x_, lo, hi) for x_, (lo, hi) in box.items()}
             try:
                 cval = enclose(e, {x_: (v_, v_) for x_, v_ in centre.items()})
-                if not any(_outside(c, {**{x_: (v_, v_) for x_, v_ in centre.items()},
-                                        **{x_: (v_, v_) for x_, v_ in fixed.items()}}) for c in cons):
+                if not any(
+                    _outside(
+                        c, {**{x_: (v_, v_) for x_, v_ in centre.items()}, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+                    )
+                    for c in cons
+                ):
                     if cval.b < 0 or (strict and cval.b <= 0):
-                        pt = {**{str(x_): str(v_) for x_, v_ in fixed.items()},
-                              **{str(x_): str(v_) for x_, v_ in centre.items()}}
-                        return IntervalOutcome("refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre",
-                                               counterexample=pt)
+                        pt = {
+                            **{str(x_): str(v_) for x_, v_ in fixed.items()},
+                            **{str(x_): str(v_) for x_, v_ in centre.items()},
+                        }
+                        return IntervalOutcome(
+                            "refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre", counterexample=pt
+                        )
             except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
                 pass
             widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
@@ -596,8 +659,9 @@ def certify_nonnegative(expr: sp.Expr, domain: Domain, strict: bool = False, bud
                 left.append(full)
     if not left and not stack:
         return IntervalOutcome("proved", done)
-    return IntervalOutcome("undecided", done, f"{len(left)} boxes not certified after {done} evaluations "
-                                              f"(e.g. {_fmt_box(left[0])})")
+    return IntervalOutcome(
+        "undecided", done, f"{len(left)} boxes not certified after {done} evaluations (e.g. {_fmt_box(left[0])})"
+    )
 
 
 def _outside(c: sp.Expr, box: Mapping) -> bool:
@@ -641,8 +705,16 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     sampler = Sampler(step.domain, rng, opts["real_cap"], opts["k_cap"])
     budget = int(opts["trials"])
     dps = opts["dps"]
-    state = {"n": 0, "worst": -math.inf, "worst_pt": None, "min_margin": math.inf, "cx": None, "float_noise": 0,
-             "top": [], "top_r": []}
+    state = {
+        "n": 0,
+        "worst": -math.inf,
+        "worst_pt": None,
+        "min_margin": math.inf,
+        "cx": None,
+        "float_noise": 0,
+        "top": [],
+        "top_r": [],
+    }
     scored: list[tuple[float, dict]] = []
 
     def score(pt: dict) -> float:
@@ -682,8 +754,11 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         m = bv - sv
         tol = mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(sv), abs(bv))
         if m < -tol or (strict and m <= tol):
-            state["cx"] = {**_fmt_point(pt), "lhs": mpmath.nstr(sv if step.relation in ("<=", "<") else bv, 20),
-                           "rhs": mpmath.nstr(bv if step.relation in ("<=", "<") else sv, 20)}
+            state["cx"] = {
+                **_fmt_point(pt),
+                "lhs": mpmath.nstr(sv if step.relation in ("<=", "<") else bv, 20),
+                "rhs": mpmath.nstr(bv if step.relation in ("<=", "<") else sv, 20),
+            }
         else:
             state["float_noise"] += 1
 
@@ -747,8 +822,11 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
 
     worst = state["worst"]
     worst_f = None if worst in (-math.inf, math.inf) else worst
-    ev_txt = (f"worst ratio {'lhs/rhs' if step.relation in ('<=', '<') else 'rhs/lhs'} = "
-              f"{worst_f:.9g}" if worst_f is not None else "no ratio defined")
+    ev_txt = (
+        f"worst ratio {'lhs/rhs' if step.relation in ('<=', '<') else 'rhs/lhs'} = {worst_f:.9g}"
+        if worst_f is not None
+        else "no ratio defined"
+    )
     ev_txt += f", min margin {state['min_margin']:.3g}"
     if state["worst_pt"] is not None:
         ev_txt += f" at {_short(state['worst_pt'])}"
@@ -842,14 +920,30 @@ def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
             unsure.append(n_)
     if mismatches:
         n_, g, w_, cx = mismatches[0]
-        return StepResult(step.name, step.kind, Verdict.REFUTED, f"SymPy series in 1/{step.var} to order {step.order}",
-                          evidence=f"coefficient of {step.var}^-{n_}: derived {g}, claimed {w_}",
-                          counterexample={"term": f"{step.var}^-{n_}", "derived": str(g), "claimed": str(w_), **cx})
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy series in 1/{step.var} to order {step.order}",
+            evidence=f"coefficient of {step.var}^-{n_}: derived {g}, claimed {w_}",
+            counterexample={"term": f"{step.var}^-{n_}", "derived": str(g), "claimed": str(w_), **cx},
+        )
     if unsure:
-        return StepResult(step.name, step.kind, Verdict.VERIFIED, f"SymPy series in 1/{step.var} to order {step.order}",
-                          evidence=f"coefficients {unsure} agree numerically only")
-    return StepResult(step.name, step.kind, Verdict.PROVED, f"SymPy series in 1/{step.var} to order {step.order}",
-                      evidence=f"{step.order + 1} coefficients equal", symbolic=True)
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.VERIFIED,
+            f"SymPy series in 1/{step.var} to order {step.order}",
+            evidence=f"coefficients {unsure} agree numerically only",
+        )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.PROVED,
+        f"SymPy series in 1/{step.var} to order {step.order}",
+        evidence=f"{step.order + 1} coefficients equal",
+        symbolic=True,
+    )
 
 
 def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
@@ -861,16 +955,38 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
     same = got == step.rhs or (got.is_infinite is not True and sp.simplify(got - step.rhs) == 0)
     if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
-        return StepResult(step.name, step.kind, Verdict.PROVED, f"SymPy limit {step.var} → {step.point}",
-                          evidence=f"limit = {got}", symbolic=True)
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.PROVED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit = {got}",
+            symbolic=True,
+        )
     if got.is_infinite or sp.sympify(step.rhs).is_infinite:  # one side infinite, not the same infinity
-        return StepResult(step.name, step.kind, Verdict.REFUTED, f"SymPy limit {step.var} → {step.point}",
-                          evidence=f"limit is {got}, claimed {step.rhs}",
-                          counterexample={"limit": str(got), "claimed": str(step.rhs)})
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit is {got}, claimed {step.rhs}",
+            counterexample={"limit": str(got), "claimed": str(step.rhs)},
+        )
     probe = Step(f"{step.name}: limit value", got, step.rhs, kind="identity", domain=step.domain)
     spot = _spot_check(probe, [got, step.rhs], opts)
     if spot["counterexample"] is not None:
-        return StepResult(step.name, step.kind, Verdict.REFUTED, f"SymPy limit {step.var} → {step.point}",
-                          evidence=f"limit is {got}, claimed {step.rhs}", counterexample=spot["counterexample"])
-    return StepResult(step.name, step.kind, Verdict.VERIFIED, f"SymPy limit {step.var} → {step.point}",
-                      evidence=f"limit {got} agrees numerically with the claim")
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit is {got}, claimed {step.rhs}",
+            counterexample=spot["counterexample"],
+        )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
+        f"SymPy limit {step.var} → {step.point}",
+        evidence=f"limit {got} agrees numerically with the claim",
+    )

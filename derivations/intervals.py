@@ -9,7 +9,8 @@ evaluator does not know raises ``NotEnclosable``: a bound is never produced by g
 from __future__ import annotations
 
 import contextlib
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import mpmath
 import sympy as sp
@@ -67,7 +68,7 @@ def _pow(base: Any, expo: sp.Expr, box: Mapping) -> Any:
         e = int(expo)
         if e >= 0:
             return base**e
-        return 1 / (base**(-e))
+        return 1 / (base ** (-e))
     if expo == sp.Rational(1, 2):
         return _sqrt(base)
     if expo == sp.Rational(-1, 2):

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import enum
 import time
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -103,7 +104,9 @@ class Domain:
             if sym.is_positive and bool(hi_ <= 0):
                 raise DerivationError(f"inconsistent domain: {sym} is declared positive but ranges over [{lo_}, {hi_}]")
             if sym.is_nonnegative and bool(hi_ < 0):
-                raise DerivationError(f"inconsistent domain: {sym} is declared nonnegative but ranges over [{lo_}, {hi_}]")
+                raise DerivationError(
+                    f"inconsistent domain: {sym} is declared nonnegative but ranges over [{lo_}, {hi_}]"
+                )
             if sym.is_integer and lo_.is_finite and hi_.is_finite and sp.floor(hi_) < sp.ceiling(lo_):
                 raise DerivationError(f"empty domain: integer {sym} ∈ [{lo_}, {hi_}] contains no integer")
             normal[sym] = (lo_, hi_)
@@ -116,7 +119,7 @@ class Domain:
             if missing:
                 raise DerivationError(f"constraint {c} uses {sorted(map(str, missing))}, which have no range")
 
-    def __or__(self, other: "Domain") -> "Domain":
+    def __or__(self, other: Domain) -> Domain:
         """Intersection of two domains (the ranges of shared symbols intersected)."""
         ranges = dict(self.ranges)
         for sym, (lo, hi) in other.ranges.items():
@@ -184,7 +187,7 @@ class Step:
     point: Any = sp.oo
     order: int | None = None
     certificate: Any = None
-    check: Callable[..., "StepResult"] | None = None
+    check: Callable[..., StepResult] | None = None
     adversarial: Sequence[Mapping[Any, Any]] = ()
     simplifier: Callable[[sp.Expr], sp.Expr] | None = None
     note: str = ""

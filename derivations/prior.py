@@ -37,7 +37,7 @@ from .symbols import TAU_MAX, TAU_MIN, L, R, a, k, n, p, tau, x, y
 CONFIDENCE = {
     "prior_large_k": "high for the O(k^{-1/2}) route and rate; our own constant",
     "prior_klinear": "medium: the k-linear growth is what later work attributes to classification-style bounds; "
-                     "our own constants",
+    "our own constants",
     "prior_logk": "low for constants (set to 1), medium for the log-k shape",
 }
 
@@ -97,10 +97,13 @@ def complexity_logk(tau_=tau, k_=k, n_=n, L_=L, p_=p, R_=R):
     so this curve is a shape for comparison, not a certified bound.
     """
     m = n_ * (k_ + 1)
-    return 2 * (2 / tau_) * sp.sqrt(k_ + 1) * similarity_complexity(m, L_, p_, R_) * (1 + sp.log(m)) ** sp.Rational(3, 2)
+    return (
+        2 * (2 / tau_) * sp.sqrt(k_ + 1) * similarity_complexity(m, L_, p_, R_) * (1 + sp.log(m)) ** sp.Rational(3, 2)
+    )
 
 
 # --------------------------------------------------------------------------- custom checks
+
 
 def _lae(u: float, v: float) -> float:
     """log(e^u + e^v) for floats, −inf allowed."""
@@ -172,8 +175,12 @@ def _two_point_check(statistic: str):
         rhs_mp = sp.lambdify((tau, k), step.rhs, modules="mpmath")
         rhs_f = sp.lambdify((tau, k), step.rhs, modules="math")
         worst, worst_pt, ce = 0.0, None, None
-        corners = [(tv, xv, yv, pv) for tv in (1e-3, 1e-2, 0.3, 1.0, 100.0) for xv, yv in ((-1.0, 1.0), (1.0, -1.0))
-                   for pv in (0.5, 0.1, 0.9)]
+        corners = [
+            (tv, xv, yv, pv)
+            for tv in (1e-3, 1e-2, 0.3, 1.0, 100.0)
+            for xv, yv in ((-1.0, 1.0), (1.0, -1.0))
+            for pv in (0.5, 0.1, 0.9)
+        ]
         done = 0
         for t in range(trials):
             if t < len(corners):
@@ -194,17 +201,37 @@ def _two_point_check(statistic: str):
             if ratio > 1 + 1e-9:
                 lhs_x, bound_x = _point_exact(statistic, tv, xv, yv, pv, kv, rhs_mp)
                 if lhs_x > bound_x * (1 + mpmath.mpf(10) ** -25):
-                    ce = {"tau": repr(tv), "k": str(kv), "x": repr(xv), "y": repr(yv), "pi": repr(pv),
-                          "lhs": mpmath.nstr(lhs_x, 15), "rhs": mpmath.nstr(bound_x, 15)}
+                    ce = {
+                        "tau": repr(tv),
+                        "k": str(kv),
+                        "x": repr(xv),
+                        "y": repr(yv),
+                        "pi": repr(pv),
+                        "lhs": mpmath.nstr(lhs_x, 15),
+                        "rhs": mpmath.nstr(bound_x, 15),
+                    }
                     break
         where = "" if worst_pt is None else " at τ={:.4g}, x={:.4g}, y={:.4g}, π={:.4g}, k={}".format(*worst_pt)
         if ce is not None:
-            return StepResult(step.name, step.kind, Verdict.REFUTED, "exact binomial sums over two-point laws found a "
-                              "violation (confirmed at 40 digits)", f"worst ratio {worst:.6g}{where}",
-                              worst_ratio=worst, trials=done, counterexample=ce)
-        return StepResult(step.name, step.kind, Verdict.VERIFIED,
-                          f"falsifier: exact binomial sums over {done} two-point laws of W (k ≤ 16, τ ∈ [1e-3, 1e2])",
-                          f"worst ratio lhs/rhs {worst:.6g}{where}", worst_ratio=worst, trials=done)
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                "exact binomial sums over two-point laws found a violation (confirmed at 40 digits)",
+                f"worst ratio {worst:.6g}{where}",
+                worst_ratio=worst,
+                trials=done,
+                counterexample=ce,
+            )
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.VERIFIED,
+            f"falsifier: exact binomial sums over {done} two-point laws of W (k ≤ 16, τ ∈ [1e-3, 1e2])",
+            f"worst ratio lhs/rhs {worst:.6g}{where}",
+            worst_ratio=worst,
+            trials=done,
+        )
 
     return check
 
@@ -214,8 +241,10 @@ def _two_point_check(statistic: str):
 _TK = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1")
 _TXY = Domain({tau: (TAU_MIN, TAU_MAX), x: (-1, 1), y: (-1, 1)}, name="τ ∈ [1e-3, 1e2], x, y ∈ [−1, 1]")
 _TYA = Domain({tau: (TAU_MIN, TAU_MAX), y: (-1, 1), a: (0, 2)}, name="τ ∈ [1e-3, 1e2], y ∈ [−1, 1], a ∈ [0, 2]")
-_ALL = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), n: (1, sp.oo), L: (0, sp.oo), p: (1, sp.oo), R: (0, sp.oo)},
-              name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0")
+_ALL = Domain(
+    {tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), n: (1, sp.oo), L: (0, sp.oo), p: (1, sp.oo), R: (0, sp.oo)},
+    name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0",
+)
 
 #: symbols standing for the two sides of the expectation claims (the custom checker reads τ, k)
 _BIAS_GAP = sp.Function("bias_gap")  # |E log Z_k − log Z| for the law being enumerated
@@ -225,96 +254,202 @@ _ABS_DEV = sp.Function("abs_dev")  # E|Z_k − Z|
 def derivations() -> list[Derivation]:
     bound = large_k_deviation()
     large_k = Derivation(
-        "prior_large_k", "Earlier O(k^{-1/2}) large-k deviation of the bias (our reconstruction)",
+        "prior_large_k",
+        "Earlier O(k^{-1/2}) large-k deviation of the bias (our reconstruction)",
         [
-            Step("x ≤ e^x − 1 for x = a/τ ≥ 0", x, sp.exp(x) - 1, kind="inequality", relation="<=",
-                 domain=Domain({x: (0, 2 * 1000)}, name="x ∈ [0, 2000]"), provenance="classical",
-                 reference="convexity of exp (tangent at 0)"),
-            Step("1 ≤ e^{(1+y)/τ} for y ≥ −1", 1, sp.exp((1 + y) / tau), kind="inequality", relation="<=",
-                 domain=_TXY, provenance="ours"),
-            Step("log is e^{1/τ}-Lipschitz on [e^{−1/τ}, ∞): e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}(W − W')",
-                 sp.exp((1 + y) / tau) * (sp.exp(a / tau) - 1), sp.exp(1 / tau) * (sp.exp((y + a) / tau) - sp.exp(y / tau)),
-                 domain=_TYA, provenance="ours",
-                 note="W = e^{(y+a)/τ} ≥ W' = e^{y/τ} ≥ e^{−1/τ}: |log W − log W'| = a/τ ≤ e^{a/τ} − 1 "
-                      "≤ e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}|W − W'| (the two steps above)"),
-            Step("Popoviciu: (e^{1/τ} − e^{−1/τ})²/4 = sinh²(1/τ)", (sp.exp(1 / tau) - sp.exp(-1 / tau)) ** 2 / 4,
-                 sp.sinh(1 / tau) ** 2, domain=_TK, provenance="classical",
-                 reference="Popoviciu (1935): Var W ≤ (M − m)²/4 for W ∈ [m, M]"),
-            Step("E|Z_k − Z| ≤ √(Var W / k) (Cauchy–Schwarz), checked on two-point laws",
-                 _ABS_DEV(tau, k), sp.sinh(1 / tau) / sp.sqrt(k), kind="inequality", relation="<=", domain=_TK,
-                 provenance="classical", reference="Cauchy–Schwarz: E|Z_k − Z| ≤ (Var Z_k)^{1/2} = (Var W/k)^{1/2}",
-                 check=_two_point_check("abs_dev_mean"),
-                 note="the checker compares with min(√(Var W/k), sinh(1/τ)/√k) (Popoviciu caps Var W)"),
-            Step("large-k deviation bound |R_k − CE| ≤ e^{1/τ} sinh(1/τ)/√k", _BIAS_GAP(tau, k), bound,
-                 kind="inequality", relation="<=", domain=_TK, provenance="ours",
-                 check=_two_point_check("abs_log_gap"),
-                 note="R_k − CE = E_x[E log Z_k − log Z]; checked per anchor x on exact two-point laws"),
-            Step("closed form e^{1/τ} sinh(1/τ)/√k = (e^{2/τ} − 1)/(2√k)", bound,
-                 (sp.exp(2 / tau) - 1) / (2 * sp.sqrt(k)), domain=_TK, provenance="ours",
-                 simplifier=lambda e: sp.simplify(e.rewrite(sp.exp))),
-            Step("rate: √k × bound is independent of k", sp.sqrt(k) * bound, sp.exp(1 / tau) * sp.sinh(1 / tau),
-                 domain=_TK, provenance="ours"),
+            Step(
+                "x ≤ e^x − 1 for x = a/τ ≥ 0",
+                x,
+                sp.exp(x) - 1,
+                kind="inequality",
+                relation="<=",
+                domain=Domain({x: (0, 2 * 1000)}, name="x ∈ [0, 2000]"),
+                provenance="classical",
+                reference="convexity of exp (tangent at 0)",
+            ),
+            Step(
+                "1 ≤ e^{(1+y)/τ} for y ≥ −1",
+                1,
+                sp.exp((1 + y) / tau),
+                kind="inequality",
+                relation="<=",
+                domain=_TXY,
+                provenance="ours",
+            ),
+            Step(
+                "log is e^{1/τ}-Lipschitz on [e^{−1/τ}, ∞): e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}(W − W')",
+                sp.exp((1 + y) / tau) * (sp.exp(a / tau) - 1),
+                sp.exp(1 / tau) * (sp.exp((y + a) / tau) - sp.exp(y / tau)),
+                domain=_TYA,
+                provenance="ours",
+                note="W = e^{(y+a)/τ} ≥ W' = e^{y/τ} ≥ e^{−1/τ}: |log W − log W'| = a/τ ≤ e^{a/τ} − 1 "
+                "≤ e^{(1+y)/τ}(e^{a/τ} − 1) = e^{1/τ}|W − W'| (the two steps above)",
+            ),
+            Step(
+                "Popoviciu: (e^{1/τ} − e^{−1/τ})²/4 = sinh²(1/τ)",
+                (sp.exp(1 / tau) - sp.exp(-1 / tau)) ** 2 / 4,
+                sp.sinh(1 / tau) ** 2,
+                domain=_TK,
+                provenance="classical",
+                reference="Popoviciu (1935): Var W ≤ (M − m)²/4 for W ∈ [m, M]",
+            ),
+            Step(
+                "E|Z_k − Z| ≤ √(Var W / k) (Cauchy–Schwarz), checked on two-point laws",
+                _ABS_DEV(tau, k),
+                sp.sinh(1 / tau) / sp.sqrt(k),
+                kind="inequality",
+                relation="<=",
+                domain=_TK,
+                provenance="classical",
+                reference="Cauchy–Schwarz: E|Z_k − Z| ≤ (Var Z_k)^{1/2} = (Var W/k)^{1/2}",
+                check=_two_point_check("abs_dev_mean"),
+                note="the checker compares with min(√(Var W/k), sinh(1/τ)/√k) (Popoviciu caps Var W)",
+            ),
+            Step(
+                "large-k deviation bound |R_k − CE| ≤ e^{1/τ} sinh(1/τ)/√k",
+                _BIAS_GAP(tau, k),
+                bound,
+                kind="inequality",
+                relation="<=",
+                domain=_TK,
+                provenance="ours",
+                check=_two_point_check("abs_log_gap"),
+                note="R_k − CE = E_x[E log Z_k − log Z]; checked per anchor x on exact two-point laws",
+            ),
+            Step(
+                "closed form e^{1/τ} sinh(1/τ)/√k = (e^{2/τ} − 1)/(2√k)",
+                bound,
+                (sp.exp(2 / tau) - 1) / (2 * sp.sqrt(k)),
+                domain=_TK,
+                provenance="ours",
+                simplifier=lambda e: sp.simplify(e.rewrite(sp.exp)),
+            ),
+            Step(
+                "rate: √k × bound is independent of k",
+                sp.sqrt(k) * bound,
+                sp.exp(1 / tau) * sp.sinh(1 / tau),
+                domain=_TK,
+                provenance="ours",
+            ),
         ],
-        result="large-k deviation bound |R_k − CE| ≤ e^{1/τ} sinh(1/τ)/√k", source="ours",
+        result="large-k deviation bound |R_k − CE| ≤ e^{1/τ} sinh(1/τ)/√k",
+        source="ours",
         paper_claim="the paper's O(1/k) 'refines earlier results that gave O(1/√k)'",
         summary="Our reconstruction of the O(k^{-1/2}) route: log Lipschitz on [e^{−1/τ}, e^{1/τ}] times the "
-                "mean absolute deviation of Z_k. Confidence: " + CONFIDENCE["prior_large_k"] + ".",
+        "mean absolute deviation of Z_k. Confidence: " + CONFIDENCE["prior_large_k"] + ".",
         objects={"large_k_deviation": bound},
     )
 
     G = similarity_complexity()
     klin = complexity_klinear()
     klinear = Derivation(
-        "prior_klinear", "Earlier k-linear classification-style complexity penalty (our reconstruction)",
+        "prior_klinear",
+        "Earlier k-linear classification-style complexity penalty (our reconstruction)",
         [
-            Step("𝔊_n, complexity of one similarity coordinate (the chaining bound of rademacher_chaining)",
-                 sp.Function("G")(n), G, kind="definition", domain=_ALL, provenance="ours",
-                 note="s_θ is 2L-Lipschitz in θ, values in [−1, 1]; same bound as our own complexity terms"),
-            Step("ℓ2 norm of ∇ℓ_k: (1/τ)√(1 + Σ_j w_j²) ≤ √2/τ (Σ_j w_j² = x ∈ [0, 1])",
-                 sp.sqrt(1 + x) / tau, sp.sqrt(2) / tau, kind="inequality", relation="<=",
-                 domain=Domain({tau: (TAU_MIN, TAU_MAX), x: (0, 1)}), provenance="ours",
-                 note="∂ℓ_k/∂s⁺ = −1/τ, ∂ℓ_k/∂s_j = w_j/τ with softmax weights Σ_j w_j = 1"),
-            Step("Maurer's vector contraction, coordinate by coordinate: √2 · (√2/τ) · (k + 1) 𝔊_n",
-                 sp.sqrt(2) * (sp.sqrt(2) / tau) * (k + 1) * G, 2 * (k + 1) * G / tau, domain=_ALL,
-                 provenance="classical", reference="Maurer (2016), A vector-contraction inequality for "
-                 "Rademacher complexities, Cor. 1"),
-            Step("k-linear complexity penalty 2 · Rad", sp.Function("klinear")(k), klin, kind="definition",
-                 domain=_ALL, provenance="ours"),
-            Step("rate: the k-linear penalty grows like k (limit of penalty/k)", klin / k,
-                 4 * G / tau, kind="limit", var=k, domain=_ALL, provenance="ours"),
+            Step(
+                "𝔊_n, complexity of one similarity coordinate (the chaining bound of rademacher_chaining)",
+                sp.Function("G")(n),
+                G,
+                kind="definition",
+                domain=_ALL,
+                provenance="ours",
+                note="s_θ is 2L-Lipschitz in θ, values in [−1, 1]; same bound as our own complexity terms",
+            ),
+            Step(
+                "ℓ2 norm of ∇ℓ_k: (1/τ)√(1 + Σ_j w_j²) ≤ √2/τ (Σ_j w_j² = x ∈ [0, 1])",
+                sp.sqrt(1 + x) / tau,
+                sp.sqrt(2) / tau,
+                kind="inequality",
+                relation="<=",
+                domain=Domain({tau: (TAU_MIN, TAU_MAX), x: (0, 1)}),
+                provenance="ours",
+                note="∂ℓ_k/∂s⁺ = −1/τ, ∂ℓ_k/∂s_j = w_j/τ with softmax weights Σ_j w_j = 1",
+            ),
+            Step(
+                "Maurer's vector contraction, coordinate by coordinate: √2 · (√2/τ) · (k + 1) 𝔊_n",
+                sp.sqrt(2) * (sp.sqrt(2) / tau) * (k + 1) * G,
+                2 * (k + 1) * G / tau,
+                domain=_ALL,
+                provenance="classical",
+                reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, Cor. 1",
+            ),
+            Step(
+                "k-linear complexity penalty 2 · Rad",
+                sp.Function("klinear")(k),
+                klin,
+                kind="definition",
+                domain=_ALL,
+                provenance="ours",
+            ),
+            Step(
+                "rate: the k-linear penalty grows like k (limit of penalty/k)",
+                klin / k,
+                4 * G / tau,
+                kind="limit",
+                var=k,
+                domain=_ALL,
+                provenance="ours",
+            ),
         ],
-        result="k-linear complexity penalty 2 · Rad", source="ours", depends_on=("rademacher_chaining",),
+        result="k-linear complexity penalty 2 · Rad",
+        source="ours",
+        depends_on=("rademacher_chaining",),
         paper_claim="'earlier classification-style bounds grew with k, against practice'",
         summary="Our reconstruction of a classification-style bound: ℓ2-Lipschitz loss, vector contraction "
-                "summed over the k + 1 coordinates. Confidence: " + CONFIDENCE["prior_klinear"] + ".",
+        "summed over the k + 1 coordinates. Confidence: " + CONFIDENCE["prior_klinear"] + ".",
         objects={"complexity_klinear": klin, "similarity_complexity": G},
     )
 
     lk = complexity_logk()
     m = n * (k + 1)
     logk = Derivation(
-        "prior_logk", "Earlier ℓ∞ / log-k style complexity penalty (our reconstruction, constant set to 1)",
+        "prior_logk",
+        "Earlier ℓ∞ / log-k style complexity penalty (our reconstruction, constant set to 1)",
         [
-            Step("ℓ∞-Lipschitz constant of ℓ_k in (s⁺, s) is 2/τ: τ|Δℓ_k| ≤ |x| + |y| ≤ 2 for |x|, |y| ≤ 1",
-                 sp.Abs(x) + sp.Abs(y), 2, kind="inequality", relation="<=",
-                 domain=Domain({x: (-1, 1), y: (-1, 1)}, name="x, y ∈ [−1, 1]"),
-                 provenance="ours",
-                 note="x = Δs⁺, y = ΔΛ(1/τ; s) with |ΔΛ| ≤ max_j |Δs_j| (softmax average); ‖Δ‖∞ = 1 by homogeneity"),
-            Step("log-k penalty (ℓ∞ contraction, absolute constant unknown, set to 1)", sp.Function("logk")(k), lk,
-                 kind="definition", domain=_ALL, provenance="ours",
-                 note="shape for comparison only; not a certified bound"),
-            Step("√(k+1) 𝔊_{n(k+1)} = 𝔊_n: the n(k+1)-point complexity costs no power of k",
-                 sp.sqrt(k + 1) * similarity_complexity(m), G, domain=_ALL, provenance="ours",
-                 simplifier=lambda e: sp.simplify(sp.powsimp(sp.expand_power_base(e, force=True), force=True))),
-            Step("rate: the log-k penalty grows like log^{3/2} k (limit of penalty / log^{3/2} k)",
-                 lk / sp.log(k) ** sp.Rational(3, 2), 2 * (2 / tau) * G, kind="limit", var=k, domain=_ALL,
-                 provenance="ours"),
+            Step(
+                "ℓ∞-Lipschitz constant of ℓ_k in (s⁺, s) is 2/τ: τ|Δℓ_k| ≤ |x| + |y| ≤ 2 for |x|, |y| ≤ 1",
+                sp.Abs(x) + sp.Abs(y),
+                2,
+                kind="inequality",
+                relation="<=",
+                domain=Domain({x: (-1, 1), y: (-1, 1)}, name="x, y ∈ [−1, 1]"),
+                provenance="ours",
+                note="x = Δs⁺, y = ΔΛ(1/τ; s) with |ΔΛ| ≤ max_j |Δs_j| (softmax average); ‖Δ‖∞ = 1 by homogeneity",
+            ),
+            Step(
+                "log-k penalty (ℓ∞ contraction, absolute constant unknown, set to 1)",
+                sp.Function("logk")(k),
+                lk,
+                kind="definition",
+                domain=_ALL,
+                provenance="ours",
+                note="shape for comparison only; not a certified bound",
+            ),
+            Step(
+                "√(k+1) 𝔊_{n(k+1)} = 𝔊_n: the n(k+1)-point complexity costs no power of k",
+                sp.sqrt(k + 1) * similarity_complexity(m),
+                G,
+                domain=_ALL,
+                provenance="ours",
+                simplifier=lambda e: sp.simplify(sp.powsimp(sp.expand_power_base(e, force=True), force=True)),
+            ),
+            Step(
+                "rate: the log-k penalty grows like log^{3/2} k (limit of penalty / log^{3/2} k)",
+                lk / sp.log(k) ** sp.Rational(3, 2),
+                2 * (2 / tau) * G,
+                kind="limit",
+                var=k,
+                domain=_ALL,
+                provenance="ours",
+            ),
         ],
-        result="log-k penalty (ℓ∞ contraction, absolute constant unknown, set to 1)", source="ours",
+        result="log-k penalty (ℓ∞ contraction, absolute constant unknown, set to 1)",
+        source="ours",
         depends_on=("rademacher_chaining",),
         paper_claim="'earlier classification-style bounds grew with k'",
         summary="Our reconstruction of the ℓ∞/log-k route: only logarithmic growth in k. Confidence: "
-                + CONFIDENCE["prior_logk"] + ".",
+        + CONFIDENCE["prior_logk"]
+        + ".",
         objects={"complexity_logk": lk},
     )
     return [large_k, klinear, logk]
@@ -329,5 +464,12 @@ def prior_terms(tau_=tau, k_=k, n_=n, L_=L, p_=p, R_=R) -> dict[str, sp.Expr]:
     }
 
 
-__all__ = ["CONFIDENCE", "complexity_klinear", "complexity_logk", "derivations", "large_k_deviation", "prior_terms",
-           "similarity_complexity"]
+__all__ = [
+    "CONFIDENCE",
+    "complexity_klinear",
+    "complexity_logk",
+    "derivations",
+    "large_k_deviation",
+    "prior_terms",
+    "similarity_complexity",
+]

@@ -128,8 +128,9 @@ def complexity_max(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, p_: A
     return complexity_positive(tau_, n_, L_, p_, R_) + SQRT2 * vector_complexity(k_, n_, L_, p_, R_) / _s(tau_)
 
 
-def complexity_avg(tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p,
-                   R_: Any = R) -> sp.Expr:
+def complexity_avg(
+    tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
+) -> sp.Expr:
     """R̂_n(ℓ_k ∘ Θ) ≤ 6 c₀ J √(p/n) [1/τ + √2 C(β, τ, k) k^{1/2 − min(1/2, 1/q)}]: the averaging family.
 
     Theorem bounded: as ``complexity_max`` (same class, same vector-contraction route), with F's ℓ2-Lipschitz
@@ -189,8 +190,9 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
     for _ in range(trials):
         n_, K_, nf = rng.randint(1, 3), rng.randint(1, 3), rng.randint(2, 5)
         tau_ = 10 ** rng.uniform(-1.5, 1)
-        cls = [[[rng.choice((-1.0, 1.0, rng.uniform(-1, 1))) for _m in range(K_)] for _i in range(n_)]
-               for _f in range(nf)]
+        cls = [
+            [[rng.choice((-1.0, 1.0, rng.uniform(-1, 1))) for _m in range(K_)] for _i in range(n_)] for _f in range(nf)
+        ]
 
         def F(u, tau_=tau_):
             mx = max(u)
@@ -207,12 +209,25 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         if ratio > worst:
             worst, worst_pt = ratio, {"n": n_, "K": K_, "functions": nf, "tau": f"{tau_:.6g}"}
         if lhs > rhs * (1 + 1e-12) + 1e-15:
-            return StepResult(step.name, step.kind, Verdict.REFUTED, "exact enumeration of Rademacher signs",
-                              f"E sup Σ ε F(f) = {mpmath.nstr(lhs, 12)} > {mpmath.nstr(rhs, 12)}", worst_ratio=ratio,
-                              trials=_ + 1, counterexample={**worst_pt, "lhs": str(lhs), "rhs": str(rhs)})
-    return StepResult(step.name, step.kind, Verdict.VERIFIED,
-                      f"exact enumeration of Rademacher signs on {trials} random finite classes (n, K ≤ 3)",
-                      f"worst ratio lhs/rhs = {worst:.9g} at {worst_pt}", worst_ratio=worst, trials=trials)
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                "exact enumeration of Rademacher signs",
+                f"E sup Σ ε F(f) = {mpmath.nstr(lhs, 12)} > {mpmath.nstr(rhs, 12)}",
+                worst_ratio=ratio,
+                trials=_ + 1,
+                counterexample={**worst_pt, "lhs": str(lhs), "rhs": str(rhs)},
+            )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
+        f"exact enumeration of Rademacher signs on {trials} random finite classes (n, K ≤ 3)",
+        f"worst ratio lhs/rhs = {worst:.9g} at {worst_pt}",
+        worst_ratio=worst,
+        trials=trials,
+    )
 
 
 # ----------------------------------------------------------------------------- custom check: a concrete class
@@ -257,17 +272,37 @@ def class_check(step: Step, opts: dict) -> StepResult:
         sub = {tau: sp.Float(tau_, 30), beta: sp.Float(beta_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
         bound = float(step.rhs.subs(sub))
         ratio = est / bound if bound > 0 else math.inf
-        pt = {"n": n_, "k": k_, "tau": f"{tau_:.6g}", "beta": f"{beta_:.6g}", "R": f"{R_:.6g}",
-              "estimate": f"{est:.6g} ± {se:.2g}", "bound": f"{bound:.6g}"}
+        pt = {
+            "n": n_,
+            "k": k_,
+            "tau": f"{tau_:.6g}",
+            "beta": f"{beta_:.6g}",
+            "R": f"{R_:.6g}",
+            "estimate": f"{est:.6g} ± {se:.2g}",
+            "bound": f"{bound:.6g}",
+        }
         if ratio > worst:
             worst, worst_pt = ratio, pt
         if est - 4 * se > bound:
-            return StepResult(step.name, step.kind, Verdict.REFUTED, "Monte-Carlo Rademacher estimate on a concrete "
-                              "1-Lipschitz class", f"estimate {est:.6g} ± {se:.2g} > bound {bound:.6g}",
-                              worst_ratio=ratio, trials=c_ + 1, counterexample=pt)
-    return StepResult(step.name, step.kind, Verdict.VERIFIED,
-                      f"Monte-Carlo Rademacher estimates on {n_classes} random 1-Lipschitz classes on S¹ (p = 1)",
-                      f"worst ratio estimate/bound = {worst:.6g} at {worst_pt}", worst_ratio=worst, trials=n_classes)
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                "Monte-Carlo Rademacher estimate on a concrete 1-Lipschitz class",
+                f"estimate {est:.6g} ± {se:.2g} > bound {bound:.6g}",
+                worst_ratio=ratio,
+                trials=c_ + 1,
+                counterexample=pt,
+            )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
+        f"Monte-Carlo Rademacher estimates on {n_classes} random 1-Lipschitz classes on S¹ (p = 1)",
+        f"worst ratio estimate/bound = {worst:.6g} at {worst_pt}",
+        worst_ratio=worst,
+        trials=n_classes,
+    )
 
 
 # ----------------------------------------------------------------------------- the ledger
@@ -279,122 +314,279 @@ _BIG = {n: (1, sp.oo), p: (1, sp.oo), L: (0, sp.oo), R: (0, sp.oo)}
 
 def derivations() -> list[Derivation]:
     lvl = m_lvl
-    dom_chain = Domain({c0: (0, sp.oo), chi: (sp.Rational(1, 10**6), sp.oo), p: (1, sp.oo), n: (1, sp.oo),
-                        Rad_n: (0, sp.oo)}, name="c₀ ≥ 0, χ > 0, p, m ≥ 1")
+    dom_chain = Domain(
+        {c0: (0, sp.oo), chi: (sp.Rational(1, 10**6), sp.oo), p: (1, sp.oo), n: (1, sp.oo), Rad_n: (0, sp.oo)},
+        name="c₀ ≥ 0, χ > 0, p, m ≥ 1",
+    )
     dom_lvl = Domain({chi: (0, sp.oo), lvl: (1, 200)}, name="χ ≥ 0, l ∈ [1, 200] (integer; 2^{−200} is below any use)")
     dom_chi = Domain({chi: (sp.Rational(1, 10**6), 10**6)}, name="χ ∈ [1e-6, 1e6]")
     chain_sum = sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, sp.oo))
     chaining = Derivation(
-        "rademacher_chaining", "chaining over the parameter ball: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))", [
-            Step("chaining (M → ∞) with the covering of the ball", Rad_n, 6 * c0 * sp.sqrt(p / n) * chain_sum,
-                 kind="definition", domain=dom_chain, provenance="classical",
-                 reference="Shalev-Shwartz & Ben-David (2014), Understanding Machine Learning, Lemma 27.4; "
-                           "Vershynin (2018), High-Dimensional Probability, Cor. 4.2.13",
-                 note="quoted, not re-proved: R(A) ≤ (6c/m) Σ_l 2^{−l} √(log N(c 2^{−l}, A)) for any c ≥ the radius "
-                      "of A about a centre; c = √m c₀, N(ε, A) ≤ (1 + 2ΛR√m/ε)^p; here m = n, χ = 2ΛR/c₀"),
-            Step("scale doubling: 1 + 2^l χ ≤ 2^l (1 + χ)", 1 + 2**lvl * chi, 2**lvl * (1 + chi), kind="inequality",
-                 relation="<=", domain=dom_lvl, provenance="ours", check=_cont.factored_check(2**lvl - 1)),
-            Step("Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))",
-                 sp.Sum(2 ** (-lvl) * (lvl * sp.log(2) + sp.log(1 + chi)), (lvl, 1, sp.oo)),
-                 sp.log(4 * (1 + chi)), kind="identity", domain=dom_chi, provenance="ours",
-                 simplifier=lambda e: sp.simplify(sp.expand_log(e.doit(), force=True))),
-            Step(f"Jensen (weights 2^{{−l}}, √ concave): Σ_{{l≤{JENSEN_LEVELS}}} 2^{{−l}} √(log(1 + 2^l χ)) ≤ √(log(4(1 + χ)))",
-                 sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, JENSEN_LEVELS)),
-                 sp.sqrt(sp.log(4 * (1 + chi))), kind="inequality", relation="<=", domain=dom_chi,
-                 provenance="classical", reference="Jensen's inequality with the two steps above",
-                 note="a partial sum, certified as evidence; the infinite sum follows from Jensen (Σ 2^{−l} = 1) "
-                      "with the two steps above, which is the rigorous route"),
-            Step("chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))", Rad_n, chaining_bound(),
-                 kind="definition", domain=dom_chain, provenance="ours",
-                 note="the steps above applied to the chaining sum; m = n points"),
-        ], result="chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))", source="ours",
+        "rademacher_chaining",
+        "chaining over the parameter ball: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+        [
+            Step(
+                "chaining (M → ∞) with the covering of the ball",
+                Rad_n,
+                6 * c0 * sp.sqrt(p / n) * chain_sum,
+                kind="definition",
+                domain=dom_chain,
+                provenance="classical",
+                reference="Shalev-Shwartz & Ben-David (2014), Understanding Machine Learning, Lemma 27.4; "
+                "Vershynin (2018), High-Dimensional Probability, Cor. 4.2.13",
+                note="quoted, not re-proved: R(A) ≤ (6c/m) Σ_l 2^{−l} √(log N(c 2^{−l}, A)) for any c ≥ the radius "
+                "of A about a centre; c = √m c₀, N(ε, A) ≤ (1 + 2ΛR√m/ε)^p; here m = n, χ = 2ΛR/c₀",
+            ),
+            Step(
+                "scale doubling: 1 + 2^l χ ≤ 2^l (1 + χ)",
+                1 + 2**lvl * chi,
+                2**lvl * (1 + chi),
+                kind="inequality",
+                relation="<=",
+                domain=dom_lvl,
+                provenance="ours",
+                check=_cont.factored_check(2**lvl - 1),
+            ),
+            Step(
+                "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))",
+                sp.Sum(2 ** (-lvl) * (lvl * sp.log(2) + sp.log(1 + chi)), (lvl, 1, sp.oo)),
+                sp.log(4 * (1 + chi)),
+                kind="identity",
+                domain=dom_chi,
+                provenance="ours",
+                simplifier=lambda e: sp.simplify(sp.expand_log(e.doit(), force=True)),
+            ),
+            Step(
+                f"Jensen (weights 2^{{−l}}, √ concave): Σ_{{l≤{JENSEN_LEVELS}}} 2^{{−l}} √(log(1 + 2^l χ)) ≤ √(log(4(1 + χ)))",
+                sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, JENSEN_LEVELS)),
+                sp.sqrt(sp.log(4 * (1 + chi))),
+                kind="inequality",
+                relation="<=",
+                domain=dom_chi,
+                provenance="classical",
+                reference="Jensen's inequality with the two steps above",
+                note="a partial sum, certified as evidence; the infinite sum follows from Jensen (Σ 2^{−l} = 1) "
+                "with the two steps above, which is the rigorous route",
+            ),
+            Step(
+                "chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+                Rad_n,
+                chaining_bound(),
+                kind="definition",
+                domain=dom_chain,
+                provenance="ours",
+                note="the steps above applied to the chaining sum; m = n points",
+            ),
+        ],
+        result="chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+        source="ours",
         summary="R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ))) for a Λ-Lipschitz class over ‖θ‖ ≤ R ⊂ R^p, χ = 2ΛR/c₀",
-        objects={"chaining_bound": chaining_bound})
+        objects={"chaining_bound": chaining_bound},
+    )
 
     # ------------------------------------------------------------------ max-type and averaged
-    dom_all = Domain({tau: _TAU, k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)},
-                     name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0")
-    dom_avg = Domain({tau: _TAU, beta: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)},
-                     constraints=(sp.Ge(beta * tau, 1),), name="τ ∈ [1e-3, 1e2], βτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0")
+    dom_all = Domain(
+        {tau: _TAU, k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)}, name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0"
+    )
+    dom_avg = Domain(
+        {tau: _TAU, beta: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)},
+        constraints=(sp.Ge(beta * tau, 1),),
+        name="τ ∈ [1e-3, 1e2], βτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0",
+    )
     dom_vc = Domain({Rad_vec: (0, sp.oo), Lam: (0, sp.oo), Rad_n: (0, sp.oo)}, name="complexities ≥ 0")
-    maurer = Step("vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec", Rad_n, SQRT2 * Lam * Rad_vec,
-                  kind="inequality", relation="<=", domain=dom_vc, provenance="classical",
-                  reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, "
-                            "Corollary 1", check=maurer_check,
-                  note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
-                       "checked by exact sign enumeration on random finite classes")
-    sim_lip = Step("similarities are 2L-Lipschitz in θ and within min(1, 2LR) of θ = 0", Lam, 2 * L,
-                   kind="definition", domain=Domain({Lam: (0, sp.oo), L: (0, sp.oo)}), provenance="classical",
-                   reference="Cauchy–Schwarz: |⟨a, b⟩ − ⟨a', b'⟩| ≤ ‖a − a'‖‖b‖ + ‖a'‖‖b − b'‖ on the unit sphere",
-                   note="so χ = 2ΛR/c₀ = 4LR/min(1, 2LR) = max(2, 4LR)")
-    chi_id = Step("χ = 4LR/min(1, 2LR) = max(2, 4LR)", 4 * L * R / sp.Min(1, 2 * L * R), similarity_chi(),
-                  kind="identity", domain=Domain({L: (sp.Rational(1, 1000), 1000), R: (sp.Rational(1, 1000), 1000)}),
-                  provenance="ours")
-    vec_step = Step("vector class on nk points: R_vec ≤ k · chaining(m = nk) = 6 c₀ J √(pk/n)",
-                    k * chaining_bound(similarity_radius(), similarity_chi(), p, n * k),
-                    6 * similarity_radius() * entropy_factor() * sp.sqrt(p * k / n), kind="identity",
-                    domain=dom_all, provenance="ours")
-    linf_l2 = Step("max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
-                   Rad_n, complexity_max(), kind="inequality", relation="<=", domain=dom_all, provenance="ours",
-                   check=class_check,
-                   note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
-                        "checked against Monte-Carlo estimates on concrete classes")
+    maurer = Step(
+        "vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec",
+        Rad_n,
+        SQRT2 * Lam * Rad_vec,
+        kind="inequality",
+        relation="<=",
+        domain=dom_vc,
+        provenance="classical",
+        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+        check=maurer_check,
+        note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
+        "checked by exact sign enumeration on random finite classes",
+    )
+    sim_lip = Step(
+        "similarities are 2L-Lipschitz in θ and within min(1, 2LR) of θ = 0",
+        Lam,
+        2 * L,
+        kind="definition",
+        domain=Domain({Lam: (0, sp.oo), L: (0, sp.oo)}),
+        provenance="classical",
+        reference="Cauchy–Schwarz: |⟨a, b⟩ − ⟨a', b'⟩| ≤ ‖a − a'‖‖b‖ + ‖a'‖‖b − b'‖ on the unit sphere",
+        note="so χ = 2ΛR/c₀ = 4LR/min(1, 2LR) = max(2, 4LR)",
+    )
+    chi_id = Step(
+        "χ = 4LR/min(1, 2LR) = max(2, 4LR)",
+        4 * L * R / sp.Min(1, 2 * L * R),
+        similarity_chi(),
+        kind="identity",
+        domain=Domain({L: (sp.Rational(1, 1000), 1000), R: (sp.Rational(1, 1000), 1000)}),
+        provenance="ours",
+    )
+    vec_step = Step(
+        "vector class on nk points: R_vec ≤ k · chaining(m = nk) = 6 c₀ J √(pk/n)",
+        k * chaining_bound(similarity_radius(), similarity_chi(), p, n * k),
+        6 * similarity_radius() * entropy_factor() * sp.sqrt(p * k / n),
+        kind="identity",
+        domain=dom_all,
+        provenance="ours",
+    )
+    linf_l2 = Step(
+        "max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
+        Rad_n,
+        complexity_max(),
+        kind="inequality",
+        relation="<=",
+        domain=dom_all,
+        provenance="ours",
+        check=class_check,
+        note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
+        "checked against Monte-Carlo estimates on concrete classes",
+    )
     cmax = complexity_max()
     maxder = Derivation(
-        "rademacher_max", "Rademacher complexity through the max-type (ℓ∞) continuity bound: grows like √k", [
-            sim_lip, chi_id, maurer, vec_step, linf_l2,
+        "rademacher_max",
+        "Rademacher complexity through the max-type (ℓ∞) continuity bound: grows like √k",
+        [
+            sim_lip,
+            chi_id,
+            maurer,
+            vec_step,
+            linf_l2,
             Step("k → ∞: complexity_max → ∞", cmax, sp.oo, kind="limit", var=k, domain=dom_all, provenance="ours"),
-            Step("k → ∞: complexity_max/√k → 6√2 c₀ J √(p/n)/τ", cmax / sp.sqrt(k),
-                 k_limits()["complexity_max / sqrt(k)"], kind="limit", var=k, domain=dom_all, provenance="ours"),
-            Step("direct route is k-free: complexity_direct = (12/τ) c₀ J √(p/n)", complexity_direct(),
-                 12 * similarity_radius() * entropy_factor() * sp.sqrt(p / n) / tau, kind="identity",
-                 domain=dom_all, provenance="ours",
-                 note="|Δℓ| ≤ |Δs⁺|/τ + max_j |Δs_j|/τ ≤ (4L/τ)‖Δθ‖: chaining on the losses themselves"),
-        ], result="max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
-        source="ours", depends_on=("continuity", "rademacher_chaining"),
+            Step(
+                "k → ∞: complexity_max/√k → 6√2 c₀ J √(p/n)/τ",
+                cmax / sp.sqrt(k),
+                k_limits()["complexity_max / sqrt(k)"],
+                kind="limit",
+                var=k,
+                domain=dom_all,
+                provenance="ours",
+            ),
+            Step(
+                "direct route is k-free: complexity_direct = (12/τ) c₀ J √(p/n)",
+                complexity_direct(),
+                12 * similarity_radius() * entropy_factor() * sp.sqrt(p / n) / tau,
+                kind="identity",
+                domain=dom_all,
+                provenance="ours",
+                note="|Δℓ| ≤ |Δs⁺|/τ + max_j |Δs_j|/τ ≤ (4L/τ)‖Δθ‖: chaining on the losses themselves",
+            ),
+        ],
+        result="max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
+        source="ours",
+        depends_on=("continuity", "rademacher_chaining"),
         paper_claim="earlier classification-style bounds grow with k",
         summary="R̂_n ≤ 6 c₀ J √(p/n) (1/τ)(1 + √2 √k), J = √(log(4(1 + max(2, 4LR)))), c₀ = min(1, 2LR)",
-        objects={"complexity_max": complexity_max, "complexity_direct": complexity_direct})
+        objects={"complexity_max": complexity_max, "complexity_direct": complexity_direct},
+    )
 
     hq = _cont.power_mean(h[j], r / (r - 1))
     l2norm = sp.sqrt(sp.Sum(h[j] ** 2, (j, 1, k)))
-    dom_pm = lambda lo, hi: Domain({k: (1, sp.oo), h: (-2, 2), r: (lo, hi)},
-                                   name=f"k ≥ 1, h ∈ [−2, 2]^k, r = βτ ∈ [{lo}, {hi}]")
+    dom_pm = lambda lo, hi: Domain(
+        {k: (1, sp.oo), h: (-2, 2), r: (lo, hi)}, name=f"k ≥ 1, h ∈ [−2, 2]^k, r = βτ ∈ [{lo}, {hi}]"
+    )
     cavg = complexity_avg()
-    cavg_r = (complexity_positive() + SQRT2 * (_cont.weight_bound(tau, k) ** (1 - 1 / r) / tau)
-              * k ** (-sp.Rational(1, 2)) * vector_complexity())
+    cavg_r = (
+        complexity_positive()
+        + SQRT2 * (_cont.weight_bound(tau, k) ** (1 - 1 / r) / tau) * k ** (-sp.Rational(1, 2)) * vector_complexity()
+    )
     avgder = Derivation(
-        "rademacher_avg", "Rademacher complexity through the β-continuity family: stable as k → ∞", [
-            Step("power means, q ≤ 2 (βτ ≥ 2): M_q(h) ≤ k^{−1/2} ‖h‖₂", hq, l2norm / sp.sqrt(k), kind="inequality",
-                 relation="<=", domain=dom_pm(2, 100), provenance="classical",
-                 reference="power-mean inequality M_q ≤ M_2 for q ≤ 2 (Hardy, Littlewood & Pólya 1952, Thm 16)"),
-            Step("q ≥ 2 (1 < βτ ≤ 2): M_q(h) = k^{−1/q} ‖h‖_q ≤ k^{−1/q} ‖h‖₂", hq, k ** (-(r - 1) / r) * l2norm,
-                 kind="inequality", relation="<=", domain=dom_pm(sp.Rational(101, 100), 2), provenance="classical",
-                 reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2"),
-            Step("averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
-                 Rad_n, cavg, kind="inequality", relation="<=", domain=dom_avg, provenance="ours",
-                 check=class_check,
-                 note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
-                      "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes"),
-            Step("at β = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)", complexity_avg(tau, 2 / tau),
-                 6 * similarity_radius() * entropy_factor() * sp.sqrt(p / n) / tau
-                 * (1 + SQRT2 * sp.sqrt(_cont.weight_bound(tau, k))), kind="identity", domain=dom_all,
-                 provenance="ours"),
-            Step("averaged ≤ max-type at β = 2/τ: √(M_k/k) ≤ 1", sp.sqrt(_cont.weight_bound(tau, k) / k), 1,
-                 kind="inequality", relation="<=", domain=Domain({tau: _TAU, k: (1, sp.oo)}), provenance="ours",
-                 check=_cont.factored_check(1 - 1 / sp.sqrt(1 + (k - 1) * sp.exp(-2 / tau)))),
-            Step("k → ∞ (βτ ≥ 2): complexity_avg → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{(2/τ)(1 − 1/(βτ))})", cavg_r,
-                 k_limits()["complexity_avg (beta >= 2/tau)"].subs(beta, r / tau), kind="limit", var=k,
-                 domain=Domain({tau: _TAU, r: (2, sp.oo), k: (1, sp.oo), **_BIG}), provenance="ours"),
-            Step("k → ∞ at β = 2/τ: → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{1/τ})", complexity_avg(tau, 2 / tau),
-                 k_limits()["complexity_avg (beta = 2/tau)"], kind="limit", var=k, domain=dom_all, provenance="ours"),
-            Step("approach to the limit: √M_k = e^{1/τ}(1 − (e^{2/τ} − 1)/(2k)) + O(1/k²)",
-                 sp.sqrt(_cont.weight_bound(tau, k)), sp.exp(1 / tau) * (1 - (sp.exp(2 / tau) - 1) / (2 * k)),
-                 kind="expansion", var=k, order=1, domain=Domain({tau: _TAU, k: (1, sp.oo)}), provenance="ours"),
-        ], result="averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
-        source="ours", depends_on=("continuity", "rademacher_chaining", "rademacher_max"),
+        "rademacher_avg",
+        "Rademacher complexity through the β-continuity family: stable as k → ∞",
+        [
+            Step(
+                "power means, q ≤ 2 (βτ ≥ 2): M_q(h) ≤ k^{−1/2} ‖h‖₂",
+                hq,
+                l2norm / sp.sqrt(k),
+                kind="inequality",
+                relation="<=",
+                domain=dom_pm(2, 100),
+                provenance="classical",
+                reference="power-mean inequality M_q ≤ M_2 for q ≤ 2 (Hardy, Littlewood & Pólya 1952, Thm 16)",
+            ),
+            Step(
+                "q ≥ 2 (1 < βτ ≤ 2): M_q(h) = k^{−1/q} ‖h‖_q ≤ k^{−1/q} ‖h‖₂",
+                hq,
+                k ** (-(r - 1) / r) * l2norm,
+                kind="inequality",
+                relation="<=",
+                domain=dom_pm(sp.Rational(101, 100), 2),
+                provenance="classical",
+                reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2",
+            ),
+            Step(
+                "averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
+                Rad_n,
+                cavg,
+                kind="inequality",
+                relation="<=",
+                domain=dom_avg,
+                provenance="ours",
+                check=class_check,
+                note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
+                "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
+            ),
+            Step(
+                "at β = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)",
+                complexity_avg(tau, 2 / tau),
+                6
+                * similarity_radius()
+                * entropy_factor()
+                * sp.sqrt(p / n)
+                / tau
+                * (1 + SQRT2 * sp.sqrt(_cont.weight_bound(tau, k))),
+                kind="identity",
+                domain=dom_all,
+                provenance="ours",
+            ),
+            Step(
+                "averaged ≤ max-type at β = 2/τ: √(M_k/k) ≤ 1",
+                sp.sqrt(_cont.weight_bound(tau, k) / k),
+                1,
+                kind="inequality",
+                relation="<=",
+                domain=Domain({tau: _TAU, k: (1, sp.oo)}),
+                provenance="ours",
+                check=_cont.factored_check(1 - 1 / sp.sqrt(1 + (k - 1) * sp.exp(-2 / tau))),
+            ),
+            Step(
+                "k → ∞ (βτ ≥ 2): complexity_avg → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{(2/τ)(1 − 1/(βτ))})",
+                cavg_r,
+                k_limits()["complexity_avg (beta >= 2/tau)"].subs(beta, r / tau),
+                kind="limit",
+                var=k,
+                domain=Domain({tau: _TAU, r: (2, sp.oo), k: (1, sp.oo), **_BIG}),
+                provenance="ours",
+            ),
+            Step(
+                "k → ∞ at β = 2/τ: → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{1/τ})",
+                complexity_avg(tau, 2 / tau),
+                k_limits()["complexity_avg (beta = 2/tau)"],
+                kind="limit",
+                var=k,
+                domain=dom_all,
+                provenance="ours",
+            ),
+            Step(
+                "approach to the limit: √M_k = e^{1/τ}(1 − (e^{2/τ} − 1)/(2k)) + O(1/k²)",
+                sp.sqrt(_cont.weight_bound(tau, k)),
+                sp.exp(1 / tau) * (1 - (sp.exp(2 / tau) - 1) / (2 * k)),
+                kind="expansion",
+                var=k,
+                order=1,
+                domain=Domain({tau: _TAU, k: (1, sp.oo)}),
+                provenance="ours",
+            ),
+        ],
+        result="averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
+        source="ours",
+        depends_on=("continuity", "rademacher_chaining", "rademacher_max"),
         paper_claim="the averaging effect of the k negatives carries over: the generalisation error stabilises as k "
-                    "grows (constant not known to us)",
+        "grows (constant not known to us)",
         summary="R̂_n ≤ 6 c₀ J √(p/n) [1/τ + √2 C(β, τ, k) k^{1/2 − min(1/2, 1/q)}]; at β = 2/τ: (1/τ)(1 + √2 √M_k)",
-        objects={"complexity_avg": complexity_avg, "l2_lipschitz": _cont.l2_lipschitz})
+        objects={"complexity_avg": complexity_avg, "l2_lipschitz": _cont.l2_lipschitz},
+    )
     return [chaining, maxder, avgder]

@@ -41,7 +41,9 @@ def _side_by_side(a: str, op: str, b: str) -> str:
     pad_a = [""] * ((h - len(la)) // 2) + la + [""] * (h - len(la) - (h - len(la)) // 2)
     pad_b = [""] * ((h - len(lb)) // 2) + lb + [""] * (h - len(lb) - (h - len(lb)) // 2)
     mid = h // 2
-    return "\n".join(f"{x.ljust(wa)}{op if r == mid else ' ' * len(op)}{y}".rstrip() for r, (x, y) in enumerate(zip(pad_a, pad_b)))
+    return "\n".join(
+        f"{x.ljust(wa)}{op if r == mid else ' ' * len(op)}{y}".rstrip() for r, (x, y) in enumerate(zip(pad_a, pad_b))
+    )
 
 
 def render(der: Derivation, fmt: str = "unicode") -> str:
@@ -54,8 +56,10 @@ def render(der: Derivation, fmt: str = "unicode") -> str:
         lines.append(r"\begin{enumerate}")
         for st in der.steps:
             ref = f" [{st.reference}]" if st.reference else ""
-            lines.append(f"  \\item \\textbf{{{_tex_escape(st.name)}}} ({st.kind}; {st.provenance}{_tex_escape(ref)}; "
-                         f"on ${_tex_escape(st.domain.describe())}$)")
+            lines.append(
+                f"  \\item \\textbf{{{_tex_escape(st.name)}}} ({st.kind}; {st.provenance}{_tex_escape(ref)}; "
+                f"on ${_tex_escape(st.domain.describe())}$)"
+            )
             lines.append(f"  \\[ {step_latex(st)} \\]")
         lines.append(r"\end{enumerate}")
         return "\n".join(lines)

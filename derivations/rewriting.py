@@ -93,22 +93,50 @@ def derivations() -> list[Derivation]:
     xdom = Domain({x: (-sp.Rational(1, 2), sp.oo)}, name="x > −1")
     kw = dict(provenance="classical", reference=_REF, simplifier=_unfold)
     steps = [
-        Step("log1p: log(1 + x) = log1p(x)", sp.log(1 + x), log1p(x), domain=xdom,
-             note="log1p keeps full relative accuracy for |x| ≪ 1, where 1 + x rounds away x", **kw),
+        Step(
+            "log1p: log(1 + x) = log1p(x)",
+            sp.log(1 + x),
+            log1p(x),
+            domain=xdom,
+            note="log1p keeps full relative accuracy for |x| ≪ 1, where 1 + x rounds away x",
+            **kw,
+        ),
         Step("expm1: e^x − 1 = expm1(x)", sp.exp(x) - 1, expm1(x), domain=Domain({x: (-50, 50)}), **kw),
-        Step("softplus, c > 0 branch: log(1 + e^c) = c + log1p(e^{−c})", sp.log(1 + sp.exp(c)),
-             c + log1p(sp.exp(-c)), domain=pos, note="e^{−c} < 1: no overflow at c = 2/τ = 2000", **kw),
-        Step("softplus, c ≤ 0 branch: log(1 + e^c) = log1p(e^c)", sp.log(1 + sp.exp(c)), log1p(sp.exp(c)),
-             domain=neg, note="relative accuracy kept when e^c ~ 1e-22 (the positive dominates)", **kw),
+        Step(
+            "softplus, c > 0 branch: log(1 + e^c) = c + log1p(e^{−c})",
+            sp.log(1 + sp.exp(c)),
+            c + log1p(sp.exp(-c)),
+            domain=pos,
+            note="e^{−c} < 1: no overflow at c = 2/τ = 2000",
+            **kw,
+        ),
+        Step(
+            "softplus, c ≤ 0 branch: log(1 + e^c) = log1p(e^c)",
+            sp.log(1 + sp.exp(c)),
+            log1p(sp.exp(c)),
+            domain=neg,
+            note="relative accuracy kept when e^c ~ 1e-22 (the positive dominates)",
+            **kw,
+        ),
         Step("softplus stable form (both branches)", sp.log(1 + sp.exp(c)), softplus_stable(c), domain=real, **kw),
-        Step("logistic stable form: e^c/(1 + e^c)", sp.exp(c) / (1 + sp.exp(c)), logistic_stable(c), domain=real,
-             **kw),
-        Step("stabilise() of the softplus is the softplus", sp.log(1 + sp.exp(c)), stabilise(sp.log(1 + sp.exp(c))),
-             domain=real, **kw),
+        Step("logistic stable form: e^c/(1 + e^c)", sp.exp(c) / (1 + sp.exp(c)), logistic_stable(c), domain=real, **kw),
+        Step(
+            "stabilise() of the softplus is the softplus",
+            sp.log(1 + sp.exp(c)),
+            stabilise(sp.log(1 + sp.exp(c))),
+            domain=real,
+            **kw,
+        ),
     ]
-    return [Derivation(
-        "rewriting", "Stability rewrites applied before code generation (log1p, expm1, softplus, logistic)",
-        steps, result="softplus stable form (both branches)", source="classical", depends_on=("loss",),
-        summary="Each rewrite used by numerics.codegen is an exact identity on its domain with exponents ≤ 0.",
-        objects={"softplus_stable": softplus_stable(c), "logistic_stable": logistic_stable(c)},
-    )]
+    return [
+        Derivation(
+            "rewriting",
+            "Stability rewrites applied before code generation (log1p, expm1, softplus, logistic)",
+            steps,
+            result="softplus stable form (both branches)",
+            source="classical",
+            depends_on=("loss",),
+            summary="Each rewrite used by numerics.codegen is an exact identity on its domain with exponents ≤ 0.",
+            objects={"softplus_stable": softplus_stable(c), "logistic_stable": logistic_stable(c)},
+        )
+    ]

@@ -67,7 +67,7 @@ PAPER_CLAIMS = {
     "complexity": "complexity penalty, O(n^{-1/2}), which stabilises as k → ∞ thanks to the averaging",
     "finite_k_bias": "finite-k bias, O(1/k)",
     "bound": "expected cross-entropy of the similarity search on unseen data minus the empirical risk is bounded "
-             "by three parts (Theorem 1)",
+    "by three parts (Theorem 1)",
 }
 
 #: the rate each of *our* expressions has (checked by the limit steps of the ``theorem`` derivation)
@@ -112,16 +112,19 @@ def sample_variability(loss: str = "averaged", tau_: Any = tau, k_: Any = k, n_:
 
 def _bias():
     from . import bias  # the bias engineer's module (named interface)
+
     return bias
 
 
 def _rademacher():
     from . import rademacher  # the continuity engineer's module (named interface)
+
     return rademacher
 
 
-def complexity_term(tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p,
-                    R_: Any = R) -> sp.Expr:
+def complexity_term(
+    tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
+) -> sp.Expr:
     """2 · complexity_avg(τ, β, k, n, L, p, R): twice the Rademacher bound of the averaged-loss class."""
     return 2 * _rademacher().complexity_avg(tau_, beta_, k_, n_, L_, p_, R_)
 
@@ -158,8 +161,17 @@ def bias_term_uncapped(tau_: Any = tau, k_: Any = k) -> sp.Expr:
     return _bias().bias_bound(tau_, k_)
 
 
-def theorem_terms(tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, delta_: Any = delta, L_: Any = L,
-                  p_: Any = p, R_: Any = R, loss: str = "averaged") -> dict[str, Term]:
+def theorem_terms(
+    tau_: Any = tau,
+    beta_: Any = beta,
+    k_: Any = k,
+    n_: Any = n,
+    delta_: Any = delta,
+    L_: Any = L,
+    p_: Any = p,
+    R_: Any = R,
+    loss: str = "averaged",
+) -> dict[str, Term]:
     """The named components of Theorem 1 and their sum.
 
     Returns ``{"sample_variability", "complexity", "finite_k_bias", "bound"}`` → ``Term``; every
@@ -170,15 +182,37 @@ def theorem_terms(tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, 
     bs = bias_term(tau_, k_)
     shows = _show_names()
     terms = {
-        "sample_variability": Term("sample_variability", sv, "ours", RATES["sample_variability"],
-                                   PAPER_CLAIMS["sample_variability"], "theorem", {"loss": loss}),
-        "complexity": Term("complexity", cx, "ours", RATES["complexity"], PAPER_CLAIMS["complexity"],
-                           shows["complexity"], {"loss": loss}),
-        "finite_k_bias": Term("finite_k_bias", bs, "ours", RATES["finite_k_bias"], PAPER_CLAIMS["finite_k_bias"],
-                              shows["finite_k_bias"], {"loss": loss}),
+        "sample_variability": Term(
+            "sample_variability",
+            sv,
+            "ours",
+            RATES["sample_variability"],
+            PAPER_CLAIMS["sample_variability"],
+            "theorem",
+            {"loss": loss},
+        ),
+        "complexity": Term(
+            "complexity",
+            cx,
+            "ours",
+            RATES["complexity"],
+            PAPER_CLAIMS["complexity"],
+            shows["complexity"],
+            {"loss": loss},
+        ),
+        "finite_k_bias": Term(
+            "finite_k_bias",
+            bs,
+            "ours",
+            RATES["finite_k_bias"],
+            PAPER_CLAIMS["finite_k_bias"],
+            shows["finite_k_bias"],
+            {"loss": loss},
+        ),
     }
-    terms["bound"] = Term("bound", sv + cx + bs, "ours", RATES["bound"], PAPER_CLAIMS["bound"], "theorem",
-                          {"loss": loss})
+    terms["bound"] = Term(
+        "bound", sv + cx + bs, "ours", RATES["bound"], PAPER_CLAIMS["bound"], "theorem", {"loss": loss}
+    )
     return terms
 
 
@@ -206,17 +240,28 @@ def _show_names() -> dict[str, str]:
 
 # --------------------------------------------------------------------------- the derivation
 
-_RANGE_DOMAIN = Domain({tau: (TAU_MIN, TAU_MAX), s_pos: (-1, 1), y: (-1, 1)},
-                       name="τ ∈ [1e-3, 1e2], s⁺ ∈ [−1, 1], y = τ log Z_k ∈ [−1, 1]")
+_RANGE_DOMAIN = Domain(
+    {tau: (TAU_MIN, TAU_MAX), s_pos: (-1, 1), y: (-1, 1)}, name="τ ∈ [1e-3, 1e2], s⁺ ∈ [−1, 1], y = τ log Z_k ∈ [−1, 1]"
+)
 _G_DOMAIN = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), g: (-2, 2)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, g ∈ [−2, 2]")
 _TK = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1")
-_FULL = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), n: (1, sp.oo),
-                delta: (sp.Rational(1, 10**9), 1 - sp.Rational(1, 10**9)), L: (0, sp.oo), p: (1, sp.oo), R: (0, sp.oo)},
-               name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0")
+_FULL = Domain(
+    {
+        tau: (TAU_MIN, TAU_MAX),
+        k: (1, sp.oo),
+        n: (1, sp.oo),
+        delta: (sp.Rational(1, 10**9), 1 - sp.Rational(1, 10**9)),
+        L: (0, sp.oo),
+        p: (1, sp.oo),
+        R: (0, sp.oo),
+    },
+    name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0",
+)
 #: with β: only for steps whose expressions contain β (the checker substitutes a constraint's
 #: symbols from the step's own expressions)
-_FULL_B = _FULL | Domain({beta: (1 / TAU_MAX, sp.oo), tau: (TAU_MIN, TAU_MAX)}, constraints=(sp.GreaterThan(beta * tau, 1),),
-                         name="β ≥ 1/τ")
+_FULL_B = _FULL | Domain(
+    {beta: (1 / TAU_MAX, sp.oo), tau: (TAU_MIN, TAU_MAX)}, constraints=(sp.GreaterThan(beta * tau, 1),), name="β ≥ 1/τ"
+)
 
 
 def derivations() -> list[Derivation]:
@@ -226,65 +271,162 @@ def derivations() -> list[Derivation]:
     dev = a * sp.sqrt(sp.log(1 / delta) / (2 * n))
     risks = Domain({CE_risk: (-sp.oo, sp.oo), Rk_risk: (-sp.oo, sp.oo), Rhat_n: (-sp.oo, sp.oo)})
     steps = [
-        Step("risk decomposition CE − R̂_n = (CE − R_k) + (R_k − R̂_n)", CE_risk - Rhat_n,
-             (CE_risk - Rk_risk) + (Rk_risk - Rhat_n), domain=risks, provenance="ours",
-             note="first bracket: finite-k bias (deterministic); second: generalisation gap at fixed k"),
+        Step(
+            "risk decomposition CE − R̂_n = (CE − R_k) + (R_k − R̂_n)",
+            CE_risk - Rhat_n,
+            (CE_risk - Rk_risk) + (Rk_risk - Rhat_n),
+            domain=risks,
+            provenance="ours",
+            note="first bracket: finite-k bias (deterministic); second: generalisation gap at fixed k",
+        ),
         # --- loss ranges
-        Step("averaged loss in reduced form: τ ℓ_k = y − s⁺ with y = τ log Z_k", tau * (-s_pos / tau + sp.log(sp.exp(y / tau))),
-             y - s_pos, domain=_RANGE_DOMAIN, provenance="ours",
-             simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True))),
-        Step("averaged loss upper end: τ ℓ_k ≤ 2", y - s_pos, 2, kind="inequality", relation="<=",
-             domain=_RANGE_DOMAIN, provenance="ours", note="attained at s⁺ = −1, every s_j = 1"),
-        Step("averaged loss lower end: τ ℓ_k ≥ −2", y - s_pos, -2, kind="inequality", relation=">=",
-             domain=_RANGE_DOMAIN, provenance="ours", note="attained at s⁺ = 1, every s_j = −1: width 4/τ"),
-        Step("standard loss in reduced form: ℓ = log(1 + k Z_k e^{−s⁺/τ}) = log(1 + k e^{−g/τ}), g = s⁺ − y",
-             sp.log(1 + k * sp.exp(y / tau) * sp.exp(-s_pos / tau)), sp.log(1 + k * sp.exp(-(s_pos - y) / tau)),
-             domain=_RANGE_DOMAIN | Domain({k: (1, sp.oo)}), provenance="ours"),
-        Step("standard loss upper end log(1 + k e^{2/τ})", sp.log(1 + k * sp.exp(-g / tau)),
-             sp.log(1 + k * sp.exp(2 / tau)), kind="inequality", relation="<=", domain=_G_DOMAIN, provenance="ours"),
-        Step("standard loss lower end log(1 + k e^{−2/τ})", sp.log(1 + k * sp.exp(-g / tau)),
-             sp.log(1 + k * sp.exp(-2 / tau)), kind="inequality", relation=">=", domain=_G_DOMAIN, provenance="ours"),
-        Step("standard range, stable form (no overflow at τ = 1e-3)", width_std, loss_range("standard"), domain=_TK,
-             provenance="ours", simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True))),
-        Step("standard range ≤ 4/τ for every k: 1 + k e^{2/τ} ≤ e^{4/τ}(1 + k e^{−2/τ})",
-             1 + k * sp.exp(2 / tau), sp.exp(4 / tau) * (1 + k * sp.exp(-2 / tau)), kind="inequality", relation="<=",
-             domain=_TK, provenance="ours", certificate=sp.exp(4 / tau) - 1,
-             note="the difference is e^{4/τ} − 1 ≥ 0; taking logs, width ≤ 4/τ (= 2/τ at k = 1)"),
+        Step(
+            "averaged loss in reduced form: τ ℓ_k = y − s⁺ with y = τ log Z_k",
+            tau * (-s_pos / tau + sp.log(sp.exp(y / tau))),
+            y - s_pos,
+            domain=_RANGE_DOMAIN,
+            provenance="ours",
+            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+        ),
+        Step(
+            "averaged loss upper end: τ ℓ_k ≤ 2",
+            y - s_pos,
+            2,
+            kind="inequality",
+            relation="<=",
+            domain=_RANGE_DOMAIN,
+            provenance="ours",
+            note="attained at s⁺ = −1, every s_j = 1",
+        ),
+        Step(
+            "averaged loss lower end: τ ℓ_k ≥ −2",
+            y - s_pos,
+            -2,
+            kind="inequality",
+            relation=">=",
+            domain=_RANGE_DOMAIN,
+            provenance="ours",
+            note="attained at s⁺ = 1, every s_j = −1: width 4/τ",
+        ),
+        Step(
+            "standard loss in reduced form: ℓ = log(1 + k Z_k e^{−s⁺/τ}) = log(1 + k e^{−g/τ}), g = s⁺ − y",
+            sp.log(1 + k * sp.exp(y / tau) * sp.exp(-s_pos / tau)),
+            sp.log(1 + k * sp.exp(-(s_pos - y) / tau)),
+            domain=_RANGE_DOMAIN | Domain({k: (1, sp.oo)}),
+            provenance="ours",
+        ),
+        Step(
+            "standard loss upper end log(1 + k e^{2/τ})",
+            sp.log(1 + k * sp.exp(-g / tau)),
+            sp.log(1 + k * sp.exp(2 / tau)),
+            kind="inequality",
+            relation="<=",
+            domain=_G_DOMAIN,
+            provenance="ours",
+        ),
+        Step(
+            "standard loss lower end log(1 + k e^{−2/τ})",
+            sp.log(1 + k * sp.exp(-g / tau)),
+            sp.log(1 + k * sp.exp(-2 / tau)),
+            kind="inequality",
+            relation=">=",
+            domain=_G_DOMAIN,
+            provenance="ours",
+        ),
+        Step(
+            "standard range, stable form (no overflow at τ = 1e-3)",
+            width_std,
+            loss_range("standard"),
+            domain=_TK,
+            provenance="ours",
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+        ),
+        Step(
+            "standard range ≤ 4/τ for every k: 1 + k e^{2/τ} ≤ e^{4/τ}(1 + k e^{−2/τ})",
+            1 + k * sp.exp(2 / tau),
+            sp.exp(4 / tau) * (1 + k * sp.exp(-2 / tau)),
+            kind="inequality",
+            relation="<=",
+            domain=_TK,
+            provenance="ours",
+            certificate=sp.exp(4 / tau) - 1,
+            note="the difference is e^{4/τ} − 1 ≥ 0; taking logs, width ≤ 4/τ (= 2/τ at k = 1)",
+        ),
         # --- sample variability
-        Step("McDiarmid tail at t = (b − a)√(log(1/δ)/(2n)) is δ (differences c_i = (b − a)/n)",
-             sp.exp(-2 * dev**2 / (n * (a / n) ** 2)), delta,
-             domain=Domain({a: (sp.Rational(1, 10**6), sp.oo), n: (1, sp.oo), delta: (sp.Rational(1, 10**9), 1)}),
-             provenance="classical", reference="McDiarmid (1989), bounded differences: P(f − E f ≥ t) ≤ "
-             "exp(−2t²/Σ c_i²)", note="a = b − a is the loss-range width; one tuple moves sup_θ(R_k − R̂_n) by ≤ a/n"),
-        Step("uniform deviation: w.p. ≥ 1 − δ, sup_θ (R_k − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))",
-             sp.Function("gap_bound")(Rad_n, a, n, delta), 2 * Rad_n + dev, kind="definition",
-             domain=Domain({Rad_n: (0, sp.oo), a: (0, sp.oo), n: (1, sp.oo), delta: (0, 1)}),
-             provenance="classical", reference="Mohri, Rostamizadeh & Talwalkar (2018), Foundations of ML, Thm 3.3, "
-             "rescaled from [0, 1] to [a, b]; Bartlett & Mendelson (2002)"),
-        Step("sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))", sp.Function("SV")(tau, n, delta), sv,
-             kind="definition", domain=_FULL, provenance="ours"),
-        Step("sample variability, standard loss: width_std·√(log(1/δ)/(2n))", sp.Function("SV_std")(tau, k, n, delta),
-             sv_std, kind="definition", domain=_FULL, provenance="ours"),
+        Step(
+            "McDiarmid tail at t = (b − a)√(log(1/δ)/(2n)) is δ (differences c_i = (b − a)/n)",
+            sp.exp(-2 * dev**2 / (n * (a / n) ** 2)),
+            delta,
+            domain=Domain({a: (sp.Rational(1, 10**6), sp.oo), n: (1, sp.oo), delta: (sp.Rational(1, 10**9), 1)}),
+            provenance="classical",
+            reference="McDiarmid (1989), bounded differences: P(f − E f ≥ t) ≤ exp(−2t²/Σ c_i²)",
+            note="a = b − a is the loss-range width; one tuple moves sup_θ(R_k − R̂_n) by ≤ a/n",
+        ),
+        Step(
+            "uniform deviation: w.p. ≥ 1 − δ, sup_θ (R_k − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))",
+            sp.Function("gap_bound")(Rad_n, a, n, delta),
+            2 * Rad_n + dev,
+            kind="definition",
+            domain=Domain({Rad_n: (0, sp.oo), a: (0, sp.oo), n: (1, sp.oo), delta: (0, 1)}),
+            provenance="classical",
+            reference="Mohri, Rostamizadeh & Talwalkar (2018), Foundations of ML, Thm 3.3, "
+            "rescaled from [0, 1] to [a, b]; Bartlett & Mendelson (2002)",
+        ),
+        Step(
+            "sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))",
+            sp.Function("SV")(tau, n, delta),
+            sv,
+            kind="definition",
+            domain=_FULL,
+            provenance="ours",
+        ),
+        Step(
+            "sample variability, standard loss: width_std·√(log(1/δ)/(2n))",
+            sp.Function("SV_std")(tau, k, n, delta),
+            sv_std,
+            kind="definition",
+            domain=_FULL,
+            provenance="ours",
+        ),
         Step("sample variability is independent of k (∂/∂k = 0)", sp.diff(sv, k), 0, domain=_FULL, provenance="ours"),
-        Step("sample variability is O(n^{-1/2}): lim √n · SV = (4/τ)√(log(1/δ)/2)", sp.sqrt(n) * sv,
-             4 / tau * sp.sqrt(sp.log(1 / delta) / 2), kind="limit", var=n, domain=_FULL, provenance="ours"),
+        Step(
+            "sample variability is O(n^{-1/2}): lim √n · SV = (4/τ)√(log(1/δ)/2)",
+            sp.sqrt(n) * sv,
+            4 / tau * sp.sqrt(sp.log(1 / delta) / 2),
+            kind="limit",
+            var=n,
+            domain=_FULL,
+            provenance="ours",
+        ),
         # --- complexity carries over to the standard loss
-        Step("softplus is 1-Lipschitz: d/dc log(1 + e^c) = 1/(1 + e^{−c}) ≤ 1", sp.diff(sp.log(1 + sp.exp(c)), c), 1,
-             kind="inequality", relation="<=", domain=Domain({c: (-50, 50)}), provenance="ours",
-             certificate=sp.exp(-c) / (1 + sp.exp(-c)),
-             note="ℓ = softplus(ℓ_k + log k): every continuity bound of ℓ_k holds for ℓ, so does its complexity bound"),
+        Step(
+            "softplus is 1-Lipschitz: d/dc log(1 + e^c) = 1/(1 + e^{−c}) ≤ 1",
+            sp.diff(sp.log(1 + sp.exp(c)), c),
+            1,
+            kind="inequality",
+            relation="<=",
+            domain=Domain({c: (-50, 50)}),
+            provenance="ours",
+            certificate=sp.exp(-c) / (1 + sp.exp(-c)),
+            note="ℓ = softplus(ℓ_k + log k): every continuity bound of ℓ_k holds for ℓ, so does its complexity bound",
+        ),
     ]
     extra, depends = _dependent_steps(sv)
     steps += extra
-    return [Derivation(
-        "theorem", "Theorem 1 (our version): sample variability + complexity penalty + finite-k bias", steps,
-        result=steps[-2].name if extra else "sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))",
-        source="ours", depends_on=depends, paper_claim="; ".join(PAPER_CLAIMS[x] for x in
-                                                                  ("sample_variability", "complexity", "finite_k_bias")),
-        summary="CE − R̂_n ≤ (4/τ)√(log(1/δ)/(2n)) + 2·Rad_n + C(τ)/k with probability ≥ 1 − δ, uniformly over the "
-                "embedding class; our constants, the paper's three-part structure.",
-        objects={"sample_variability": sv, "sample_variability_standard": sv_std},
-    )]
+    return [
+        Derivation(
+            "theorem",
+            "Theorem 1 (our version): sample variability + complexity penalty + finite-k bias",
+            steps,
+            result=steps[-2].name if extra else "sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))",
+            source="ours",
+            depends_on=depends,
+            paper_claim="; ".join(PAPER_CLAIMS[x] for x in ("sample_variability", "complexity", "finite_k_bias")),
+            summary="CE − R̂_n ≤ (4/τ)√(log(1/δ)/(2n)) + 2·Rad_n + C(τ)/k with probability ≥ 1 − δ, uniformly over the "
+            "embedding class; our constants, the paper's three-part structure.",
+            objects={"sample_variability": sv, "sample_variability_standard": sv_std},
+        )
+    ]
 
 
 def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
@@ -297,38 +439,100 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
     shows = _show_names()
     total = sv + cx + bs
     steps = [
-        Step("complexity penalty: 2 × Rademacher bound of the averaged-loss class", sp.Function("CP")(tau, beta, k, n),
-             cx, kind="definition", domain=_FULL_B, provenance="ours", note=f"from `{shows['complexity']}`"),
-        Step("complexity penalty is O(n^{-1/2}): √n × penalty is independent of n", sp.diff(sp.sqrt(n) * cx, n), 0,
-             domain=_FULL_B, provenance="ours"),
-        Step("complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)", cx.subs(beta, 2 / tau),
-             2 * _rademacher().k_limits()["complexity_avg (beta = 2/tau)"], kind="limit", var=k, domain=_FULL,
-             provenance="ours", note="the max-type penalty instead grows like √k (rademacher_max)"),
-        Step("log-range cap on the bias: τ(log Z − log Z_k) = u − v ≤ 2 for u, v = τ log Z, τ log Z_k ∈ [−1, 1]",
-             x - y, 2, kind="inequality", relation="<=", domain=Domain({x: (-1, 1), y: (-1, 1)}, name="u, v ∈ [−1, 1]"),
-             provenance="ours", note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k "
-                                     "(bias_bound's k-free D(τ) < 2/τ sharpens this cap)"),
-        Step("finite-k bias term min(C(τ)/k, D(τ))", sp.Function("B")(tau, k), bs, kind="definition", domain=_FULL,
-             provenance="ours", note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k"),
-        Step("finite-k bias is O(1/k): k × C(τ)/k is independent of k", sp.diff(sp.simplify(k * bias_term_uncapped()), k),
-             0, domain=_FULL, provenance="ours"),
-        Step("Theorem 1 (ours, averaged loss): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV + 2·Rad_n + C(τ)/k",
-             sp.Function("bound")(tau, beta, k, n, delta, L, p, R), total, kind="definition", domain=_FULL_B,
-             provenance="ours", note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std"),
-        Step("Theorem 1 (ours, standard loss): w.p. ≥ 1 − δ, CE − (R̂_std − log k) ≤ SV_std + 2·Rad_n + C(τ)/k",
-             sp.Function("bound_std")(tau, beta, k, n, delta, L, p, R), sample_variability("standard") + cx + bs,
-             kind="definition", domain=_FULL_B, provenance="ours",
-             note="R_std,k − log k ≥ R_k (loss: offset ≥ 0), so CE − (R_std,k − log k) ≤ CE − R_k ≤ C(τ)/k; the "
-                  "complexity bound carries over by the softplus step; the range is the standard one"),
+        Step(
+            "complexity penalty: 2 × Rademacher bound of the averaged-loss class",
+            sp.Function("CP")(tau, beta, k, n),
+            cx,
+            kind="definition",
+            domain=_FULL_B,
+            provenance="ours",
+            note=f"from `{shows['complexity']}`",
+        ),
+        Step(
+            "complexity penalty is O(n^{-1/2}): √n × penalty is independent of n",
+            sp.diff(sp.sqrt(n) * cx, n),
+            0,
+            domain=_FULL_B,
+            provenance="ours",
+        ),
+        Step(
+            "complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)",
+            cx.subs(beta, 2 / tau),
+            2 * _rademacher().k_limits()["complexity_avg (beta = 2/tau)"],
+            kind="limit",
+            var=k,
+            domain=_FULL,
+            provenance="ours",
+            note="the max-type penalty instead grows like √k (rademacher_max)",
+        ),
+        Step(
+            "log-range cap on the bias: τ(log Z − log Z_k) = u − v ≤ 2 for u, v = τ log Z, τ log Z_k ∈ [−1, 1]",
+            x - y,
+            2,
+            kind="inequality",
+            relation="<=",
+            domain=Domain({x: (-1, 1), y: (-1, 1)}, name="u, v ∈ [−1, 1]"),
+            provenance="ours",
+            note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k "
+            "(bias_bound's k-free D(τ) < 2/τ sharpens this cap)",
+        ),
+        Step(
+            "finite-k bias term min(C(τ)/k, D(τ))",
+            sp.Function("B")(tau, k),
+            bs,
+            kind="definition",
+            domain=_FULL,
+            provenance="ours",
+            note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k",
+        ),
+        Step(
+            "finite-k bias is O(1/k): k × C(τ)/k is independent of k",
+            sp.diff(sp.simplify(k * bias_term_uncapped()), k),
+            0,
+            domain=_FULL,
+            provenance="ours",
+        ),
+        Step(
+            "Theorem 1 (ours, averaged loss): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV + 2·Rad_n + C(τ)/k",
+            sp.Function("bound")(tau, beta, k, n, delta, L, p, R),
+            total,
+            kind="definition",
+            domain=_FULL_B,
+            provenance="ours",
+            note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std",
+        ),
+        Step(
+            "Theorem 1 (ours, standard loss): w.p. ≥ 1 − δ, CE − (R̂_std − log k) ≤ SV_std + 2·Rad_n + C(τ)/k",
+            sp.Function("bound_std")(tau, beta, k, n, delta, L, p, R),
+            sample_variability("standard") + cx + bs,
+            kind="definition",
+            domain=_FULL_B,
+            provenance="ours",
+            note="R_std,k − log k ≥ R_k (loss: offset ≥ 0), so CE − (R_std,k − log k) ≤ CE − R_k ≤ C(τ)/k; the "
+            "complexity bound carries over by the softplus step; the range is the standard one",
+        ),
     ]
     from .catalogue import MODULES  # only depend on results the catalogue registers before this one
 
-    before = MODULES[:MODULES.index("theorem")] if "theorem" in MODULES else MODULES
-    depends = ("loss",) + tuple(name for name, mod in ((shows["finite_k_bias"], "bias"),
-                                                       (shows["complexity"], "rademacher")) if mod in before)
+    before = MODULES[: MODULES.index("theorem")] if "theorem" in MODULES else MODULES
+    depends = ("loss",) + tuple(
+        name for name, mod in ((shows["finite_k_bias"], "bias"), (shows["complexity"], "rademacher")) if mod in before
+    )
     return steps, depends
 
 
-__all__ = ["LOSSES", "PAPER_CLAIMS", "RATES", "Term", "bias_term", "complexity_direct_term", "complexity_max_term",
-           "complexity_term",
-           "derivations", "loss_range", "sample_variability", "theorem_expr", "theorem_terms"]
+__all__ = [
+    "LOSSES",
+    "PAPER_CLAIMS",
+    "RATES",
+    "Term",
+    "bias_term",
+    "complexity_direct_term",
+    "complexity_max_term",
+    "complexity_term",
+    "derivations",
+    "loss_range",
+    "sample_variability",
+    "theorem_expr",
+    "theorem_terms",
+]

@@ -28,45 +28,43 @@ def code(*parts: str):
     return new_code_cell("\n".join(textwrap.dedent(p).strip("\n") for p in parts))
 
 
-#: the setup cell every notebook shares: find the checkout (notebooks/ is inside it), import helpers
-SETUP = code('''
-    # --- setup: make the toolkit importable when it is not installed (running from notebooks/) ---
-    import pathlib, sys, time
-    _root = next((p for p in [pathlib.Path.cwd(), *pathlib.Path.cwd().parents] if (p / "derivations").is_dir()), None)
-    if _root is not None and str(_root) not in sys.path:
-        sys.path.insert(0, str(_root))
+#: the setup cell every notebook shares: imports and the clock
+SETUP = code("""
+    # --- setup: the toolkit is installed (pip install infonce-bounds) and imported as infonce_bounds ---
+    import pathlib, time
     import mpmath
     import numpy as np
     import sympy as sp
     import matplotlib.pyplot as plt
     from IPython.display import Markdown, Math, display
     _T0 = time.perf_counter()
-    ''')
+    """)
 
-FOOTER = code('''
+FOOTER = code("""
     print(f"notebook executed in {time.perf_counter() - _T0:.1f} s")
-    ''')
+    """)
 
 
 def _finite_model_locator() -> str:
-    return '''
+    return """
     # the shared example model: ../../shared/examples beside the checkout (as in CI), else the toolkit's copy
-    from numerics.finite import FiniteModel
+    from infonce_bounds.numerics.finite import FiniteModel
     _candidates = [pathlib.Path("../../shared/examples/finite_model.json"),
                    *(p / "shared" / "examples" / "finite_model.json" for p in pathlib.Path.cwd().parents)]
     MODEL_PATH = next((p.resolve() for p in _candidates if p.is_file()), None)
     BASE = FiniteModel.from_json(MODEL_PATH) if MODEL_PATH else FiniteModel.example()
-    print("model file:", MODEL_PATH or "not found: using numerics.finite.EXAMPLE_MODEL (the same model)")
-    '''
+    print("model file:", MODEL_PATH or "not found: using infonce_bounds.numerics.finite.EXAMPLE_MODEL (the same model)")
+    """
 
 
 # ------------------------------------------------------------------------------------------------
 # 01 — InfoNCE as softmax similarity search
 # ------------------------------------------------------------------------------------------------
 
+
 def nb01():
     return [
-        md(r'''
+        md(r"""
         # 01 — InfoNCE as softmax similarity search
 
         Contrastive learning trains an embedding $\varphi$ by asking it to pick out, among $k$ unseen
@@ -82,15 +80,15 @@ def nb01():
 
         Every formula below is printed from the toolkit's own SymPy expressions, and every number is
         computed here. Change the parameters in the next cell and re-run everything.
-        '''),
-        code('''
+        """),
+        code("""
         # ---- parameters a student may change ----
         TAU = None    # temperature τ; None = the model file's own τ (1/4). Try "1/2" or "1/10" (exact strings)
         K = 4         # number of negatives k for the worked examples (exact enumeration up to K)
         SEED = 0      # seed of the sampled negatives
-        '''),
+        """),
         SETUP,
-        md(r'''
+        md(r"""
         ## 1. The setting
 
         Training tuples are $(x, x^+, x_1, \dots, x_k)$: an anchor $x \sim \pi$, a positive
@@ -103,30 +101,30 @@ def nb01():
 
         The toolkit's derivation `loss` holds the definitions and the relation between the two
         normalisations. We print its steps as the ledger states them (`derivations.render.step_latex`):
-        '''),
-        code('''
-        from derivations import catalogue
-        from derivations.render import step_latex
+        """),
+        code("""
+        from infonce_bounds.derivations import catalogue
+        from infonce_bounds.derivations.render import step_latex
 
         LOSS = catalogue.get("loss")
         for st in LOSS.steps[:3] + [LOSS.result_step]:
             display(Markdown(f"**{st.name}** — {st.kind}, provenance *{st.provenance}*"))
             display(Math(step_latex(st)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         Both losses are functions of one logit $c = \log\sum_j e^{(s_j - s^+)/\tau}$, and their gap is an
         explicit function of $Z_k$. The ledger does not just state this: each step has a checker. Here
         are the verdicts for the identities and the bounds on the gap (a few hundred falsifier trials
         keep this fast; `infonce-bounds verify loss` runs the full 100 000):
-        '''),
-        code('''
-        from derivations.checks import check_step
+        """),
+        code("""
+        from infonce_bounds.derivations.checks import check_step
 
         for st in LOSS.steps[5:]:
             res = check_step(st, trials=300, seed=SEED)
             print(f"{str(res.verdict):22s} {st.name}\\n{'':22s}   by {res.method}")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 3. The Markov-kernel view
 
         Fix an anchor $x$. The **softmax similarity search** over the whole data distribution is the
@@ -141,8 +139,10 @@ def nb01():
 
         We use a finite model: $\pi$ on $N$ states, a row-stochastic $M$, unit embeddings $\varphi$, all
         exact rationals (the file `shared/examples/finite_model.json`).
-        '''),
-        code(_finite_model_locator(), '''
+        """),
+        code(
+            _finite_model_locator(),
+            """
         data = {"name": BASE.name, "tau": str(TAU) if TAU is not None else str(BASE.tau),
                 "pi": [str(p) for p in BASE.pi], "M": [[str(v) for v in row] for row in BASE.M],
                 "phi": [[str(v) for v in row] for row in BASE.phi]}
@@ -154,13 +154,14 @@ def nb01():
         PHI = sp.Matrix([[sp.Rational(v.numerator, v.denominator) for v in row] for row in MODEL.phi])
         print(f"N = {N} states, d = {PHI.shape[1]}, τ = {tau_q}")
         display(Math(r"\\pi = " + sp.latex(PI) + r",\\quad M = " + sp.latex(M) + r",\\quad \\varphi = " + sp.latex(PHI)))
-        '''),
-        md(r'''
+        """,
+        ),
+        md(r"""
         **By hand.** The similarity matrix is $S = \varphi\varphi^\top$ (exact rationals), the partition
         function is $Z(x) = \sum_y \pi(y) e^{S_{xy}/\tau}$, and the search kernel is
         $Q(x, y) = \pi(y) e^{S_{xy}/\tau} / Z(x)$ — SymPy keeps every entry exact:
-        '''),
-        code('''
+        """),
+        code("""
         S = PHI * PHI.T
         Wmat = S.applyfunc(lambda s_: sp.exp(s_ / tau_q))
         Z_hand = [sum(PI[y] * Wmat[x, y] for y in range(N)) for x in range(N)]
@@ -175,8 +176,8 @@ def nb01():
         print("numerics.finite.FiniteModel.partition() vs the hand computation: largest relative difference",
               mpmath.nstr(worst, 3))
         assert worst < mpmath.mpf(10) ** -30
-        '''),
-        code('''
+        """),
+        code("""
         Qf = np.array(Q.evalf(15).tolist(), dtype=float)
         Mf = np.array(M.evalf(15).tolist(), dtype=float)
         fig, axes = plt.subplots(1, 2, figsize=(9, 3.6))
@@ -187,14 +188,14 @@ def nb01():
             ax.set(title=title, xlabel="y", ylabel="anchor x", xticks=range(N), yticks=range(N))
         fig.colorbar(im, ax=axes, shrink=0.8)
         plt.show()
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The cross-entropy.** The population objective the paper compares InfoNCE with is the expected
         cross-entropy between the positive generator and the search kernel (densities with respect to
         $\pi$): $\mathrm{CE} = \sum_x \pi(x) \sum_y M(x,y)\,[-S_{xy}/\tau + \log Z(x)]$.
         By hand and by `FiniteModel.cross_entropy()`:
-        '''),
-        code('''
+        """),
+        code("""
         CE_hand = sum(PI[x] * sum(M[x, y] * (-S[x, y] / tau_q + sp.log(Z_hand[x])) for y in range(N)) for x in range(N))
         display(Math(r"\\mathrm{CE} = " + sp.latex(sp.nsimplify(CE_hand)) + r" \\approx " + sp.latex(sp.N(CE_hand, 15))))
         with mpmath.workdps(40):
@@ -202,15 +203,15 @@ def nb01():
             diff = CE_tool - mpmath.mpf(sp.N(CE_hand, 50))
         print("numerics.finite:", mpmath.nstr(CE_tool, 15), "| difference from the hand computation:", mpmath.nstr(diff, 3))
         assert abs(diff) < mpmath.mpf(10) ** -30
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **Empirical search over $k$ unseen points.** Draw $k$ negatives from $\pi$ for every anchor and
         compute $\hat Q$ with the toolkit's numba kernel `numerics.softmax_weights` (the same weights
         are the Gâteaux weights of notebook 02), and the idealised $\hat P \propto m(x, y_j)$ with
         $m = M/\pi$. `numerics.search_cross_entropy` gives $-\sum_j \hat P_j \log \hat Q_j$ per anchor.
-        '''),
-        code('''
-        import numerics
+        """),
+        code("""
+        from infonce_bounds import numerics
 
         rng = np.random.default_rng(SEED)
         phi_f = np.array(PHI.evalf(17).tolist(), dtype=float)
@@ -231,16 +232,16 @@ def nb01():
         np.atleast_1d(axes)[0].legend(fontsize=7)
         plt.show()
         print("rows of Q̂ sum to", Qhat.sum(axis=1))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 4. The finite model, by hand and by exact enumeration
 
         The population risk of the averaged loss with $k$ negatives is
         $R_k = \mathbb E[-s^+/\tau + \log Z_k(x)]$, $Z_k = \frac1k\sum_j e^{s(x, x_j)/\tau}$.
         For $k = 1$ it is a finite sum we can write by hand:
         $R_1 = \sum_x \pi(x)\big[\sum_y M(x,y)(-S_{xy}/\tau) + \sum_y \pi(y) S_{xy}/\tau\big]$.
-        '''),
-        code('''
+        """),
+        code("""
         R1_hand = sum(PI[x] * (sum(M[x, y] * (-S[x, y] / tau_q) for y in range(N))
                                + sum(PI[y] * S[x, y] / tau_q for y in range(N))) for x in range(N))
         with mpmath.workdps(40):
@@ -249,29 +250,29 @@ def nb01():
         display(Math(r"R_1 = " + sp.latex(sp.nsimplify(R1_hand)) + r" = " + sp.latex(sp.N(R1_hand, 15))))
         print("numerics.finite exact_at(1):", mpmath.nstr(R1_tool, 15), "| difference:", mpmath.nstr(diff, 3))
         assert abs(diff) < mpmath.mpf(10) ** -30
-        '''),
-        md(r'''
+        """),
+        md(r"""
         For larger $k$ the expectation over the $k$ i.i.d. negatives is a sum over the
         $\binom{k+N-1}{N-1}$ count vectors with multinomial probabilities. The command
         `infonce-bounds exact MODEL.json --k 1-K` does exactly that (here called in-process on the model
         with the τ chosen above); it also prints $R_{\text{std},k}$, the similarity-search cross-entropy
         $H_k$ between $\hat P$ and $\hat Q$, the gap $R_k - \mathrm{CE}$ and the bias bound of notebook 03.
-        '''),
-        code('''
+        """),
+        code("""
         import json, tempfile
-        from numerics.cli import main as infonce_bounds
+        from infonce_bounds.numerics.cli import main as infonce_bounds
 
         with tempfile.TemporaryDirectory() as tmp:
             path = pathlib.Path(tmp) / "model.json"
             path.write_text(json.dumps(data))
             rc = infonce_bounds(["exact", str(path), "--k", f"1-{K}", "--digits", "15"])
         assert rc == 0
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **Monte Carlo cross-check with the numba kernels.** Sampling tuples from the model and averaging
         `numerics.infonce_loss` must reproduce the exact $R_k$ within its standard error:
-        '''),
-        code('''
+        """),
+        code("""
         n_mc = 40_000
         xs = rng.choice(N, size=n_mc, p=pi_f)
         pos = np.array([rng.choice(N, p=Mf[x] / Mf[x].sum()) for x in xs])
@@ -282,13 +283,13 @@ def nb01():
         z = (mc.mean - float(exact_RK)) / mc.stderr
         print(f"k = {K}: Monte Carlo R_k = {mc.mean:.5f} ± {mc.stderr:.5f}   exact R_k = {mpmath.nstr(exact_RK, 8)}   z = {z:+.2f}")
         assert abs(z) < 5
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The picture of the whole course.** As $k$ grows, $R_k$ climbs to $\mathrm{CE}$ (from below:
         notebook 03 shows why, and at which rate), and $H_k - \log k$ — the cross-entropy of the
         learned search against the idealised one over the same unseen points — tracks $R_k$:
-        '''),
-        code('''
+        """),
+        code("""
         ks = list(range(1, max(K, 12) + 1))
         res = MODEL.evaluate(ks, digits=15)
         Rk = [float(r["R_k"]) for r in res["by_k"]]
@@ -304,12 +305,12 @@ def nb01():
         plt.show()
         if res["h_k_note"]:
             print(res["h_k_note"])
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **What to try.** Set `TAU = "1/10"`: the search kernel $Q$ becomes sharper (closer to a
         nearest-neighbour search), and the gap between $R_k$ and CE at small $k$ widens — the bias
         constant of notebook 03 grows like $e^{2/\tau}$. Set `TAU = "2"`: $Q$ flattens towards $\pi$.
-        '''),
+        """),
         FOOTER,
     ]
 
@@ -318,9 +319,10 @@ def nb01():
 # 02 — The Gâteaux derivative, step by step
 # ------------------------------------------------------------------------------------------------
 
+
 def nb02():
     return [
-        md(r'''
+        md(r"""
         # 02 — The Gâteaux derivative, step by step
 
         The paper's continuity bound is obtained by **Gâteaux differentiation**: differentiate the
@@ -330,38 +332,38 @@ def nb02():
         toolkit's ledger `gateaux` step by step — each step stated by SymPy, checked by the checker of
         its kind (symbolic simplification, a 50-digit spot check, interval arithmetic or a falsifier) —
         then checks the results numerically, and finally **alters a step and watches the check fail**.
-        '''),
-        code('''
+        """),
+        code("""
         # ---- parameters a student may change ----
         TAU = 0.5      # temperature τ of the numerical illustrations
         K = 8          # number of draws k of the empirical direction ν (section 3) / of negatives (section 4)
         TRIALS = 300   # falsifier trials per inequality (the CLI's `verify` uses 100 000)
         SEED = 0
-        '''),
+        """),
         SETUP,
-        md(r'''
+        md(r"""
         ## 1. The ledger
 
         The toolkit works with a finite measure on $n = 3$ points with symbolic weights $\mu_i$ and
         values $w_i = e^{s(x, y_i)/\tau} > 0$ — enough to make every claim a concrete SymPy identity.
         Here is the derivation as the ledger holds it (`derivations.render.render`):
-        '''),
-        code('''
-        from derivations import catalogue
-        from derivations.render import render, step_latex
+        """),
+        code("""
+        from infonce_bounds.derivations import catalogue
+        from infonce_bounds.derivations.render import render, step_latex
 
         GATEAUX = catalogue.get("gateaux")
         print(render(GATEAUX))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 2. Each step, with its check
 
         `Derivation.verify` runs every step's checker and returns a verdict with the method and the
         evidence. *proved* means a rigorous argument (SymPy simplified the difference to 0, or interval
         arithmetic certified the inequality on the whole domain); *verified numerically* means no proof
         was found and every numerical attack failed.
-        '''),
-        code('''
+        """),
+        code("""
         results = GATEAUX.verify(trials=TRIALS, seed=SEED)
         for st, res in zip(GATEAUX.steps, results):
             display(Markdown(f"**{st.name}** ({st.kind}, {st.provenance}) — verdict: **{res.verdict}**  \\n"
@@ -372,8 +374,8 @@ def nb02():
             counts[str(res.verdict)] = counts.get(str(res.verdict), 0) + 1
         print(counts)
         assert "refuted" not in counts
-        '''),
-        md(r'''
+        """),
+        md(r"""
         Read the three results together:
 
         * the **first derivative** at $\mu$ in the direction $\nu - \mu$ is the $Q$-weighted difference
@@ -389,10 +391,10 @@ def nb02():
         Take three points with similarities $s_i$ to the anchor, so $w_i = e^{s_i/\tau}$, a measure
         $\mu$ and a direction $\nu$, and evaluate the ledger's own expressions (lambdified) against
         finite differences of $F(\mu_t)$:
-        '''),
-        code('''
-        from derivations.gateaux import N_POINTS, first_gateaux, log_partition, segment
-        from derivations.symbols import k as k_sym, mu, nu, t, w
+        """),
+        code("""
+        from infonce_bounds.derivations.gateaux import N_POINTS, first_gateaux, log_partition, segment
+        from infonce_bounds.derivations.symbols import k as k_sym, mu, nu, t, w
 
         rng = np.random.default_rng(SEED)
         s_i = rng.uniform(-1, 1, N_POINTS)
@@ -418,14 +420,14 @@ def nb02():
         ax.set(xlabel="t", ylabel="F", title="F is concave along the segment μ → ν")
         ax.legend()
         plt.show()
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **A square, not a variance.** For one fixed direction $\nu$ the second derivative at $t = 0$ is
         $-(\text{tilted difference})^2$, which has nothing to do with $\mathrm{Var}_\mu(W)$. Average it
         over $\nu$ = the empirical measure of $k$ i.i.d. draws from $\mu$ and the variance appears. The
         ledger's step states the average exactly; here we also estimate it by Monte Carlo:
-        '''),
-        code('''
+        """),
+        code("""
         avg_step = next(st for st in GATEAUX.steps if st.name.startswith("averaged over ν"))
         p3 = mu_val  # the ledger's probability vector is (μ_1, μ_2, 1 − μ_1 − μ_2)
         claim = float(avg_step.rhs.xreplace({mu[1]: p3[0], mu[2]: p3[1], **{w[i + 1]: w_val[i] for i in range(3)},
@@ -438,8 +440,8 @@ def nb02():
         print(f"average over ν (Monte Carlo, k = {K}): {sq.mean():+.6f} ± {se:.6f}")
         print(f"ledger: −Var_μ(W)/(k Z²) = {claim:+.6f}")
         assert abs(sq.mean() - claim) < 5 * se
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 4. The derivative of the loss
 
         The averaged InfoNCE loss depends on the negatives only through
@@ -447,24 +449,24 @@ def nb02():
         derivative is the softmax-weighted average of the direction, and its second derivative the tilted
         variance (ledger `gateaux_path`). We check the two derivative identities here (the mean-value
         step, slower to verify, is checked by `infonce-bounds verify gateaux_path`):
-        '''),
-        code('''
+        """),
+        code("""
         PATH = catalogue.get("gateaux_path")
-        from derivations.checks import check_step
+        from infonce_bounds.derivations.checks import check_step
 
         for st in PATH.steps[:3]:
             res = check_step(st, trials=TRIALS, seed=SEED)
             display(Markdown(f"**{st.name}** — **{res.verdict}** <small>({res.method})</small>"))
             display(Math(step_latex(st)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         The weights $w_j$ are the empirical search kernel $\hat Q_{\tau,k}(x, j)$ of notebook 01. On real
         (random unit) embeddings, the numba kernel `numerics.softmax_weights` gives them, and
         `numerics.log_mean_exp` gives $F$; the slope along a random direction in similarity space matches
         $(1/\tau)\sum_j w_j h_j$:
-        '''),
-        code('''
-        import numerics
+        """),
+        code("""
+        from infonce_bounds import numerics
 
         d = 16
         X = rng.normal(size=(1 + K, d))
@@ -478,8 +480,8 @@ def nb02():
         slope_gateaux = wts @ h_dir / TAU
         print(f"dF/dt at t = 0: finite difference {slope_fd:+.8f}   (1/τ) Σ_j w_j h_j = {slope_gateaux:+.8f}")
         assert abs(slope_fd - slope_gateaux) < 1e-5
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 5. A check that fails
 
         A ledger is only worth something if its checks can fail. We build three **altered** steps — the
@@ -491,9 +493,9 @@ def nb02():
 
         Each is **refuted**, and the checker returns the counterexample it found (then confirmed at 50
         digits):
-        '''),
-        code('''
-        from derivations.ledger import Step
+        """),
+        code("""
+        from infonce_bounds.derivations.ledger import Step
 
         first_step, concave_step = GATEAUX.steps[1], GATEAUX.steps[3]
         n3 = range(1, N_POINTS + 1)
@@ -510,13 +512,13 @@ def nb02():
             ce = {kk: vv for kk, vv in (res.counterexample or {}).items()}
             print("    counterexample:", ", ".join(f"{kk} = {vv[:10]}" for kk, vv in ce.items()))
             assert str(res.verdict) == "refuted", st.name
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **What to try.** Change `TAU` or `K` and re-run: the identities stay *proved* (they hold for
         every value), the numerical checks keep agreeing, and the Monte Carlo average keeps matching
         $-\mathrm{Var}_\mu(W)/(kZ^2)$ — halve `K` and it doubles. Then alter a step yourself: any
         `Step(name, lhs, rhs, kind=..., domain=...)` can be checked with `check_step`.
-        '''),
+        """),
         FOOTER,
     ]
 
@@ -525,9 +527,10 @@ def nb02():
 # 03 — Why the bias is O(1/k)
 # ------------------------------------------------------------------------------------------------
 
+
 def nb03():
     return [
-        md(r'''
+        md(r"""
         # 03 — Why the finite-k bias is O(1/k)
 
         With $k$ negatives the population risk of the averaged InfoNCE loss is $R_k$; with infinitely
@@ -545,19 +548,19 @@ def nb03():
         4. the earlier **$1/\sqrt k$ route**, for contrast;
 
         and compares all of them with exact values on a finite model and with the `rate` experiment.
-        '''),
-        code('''
+        """),
+        code("""
         # ---- parameters a student may change ----
         TAU = "1/4"    # temperature τ (exact string); the shared model file has τ = 1/4. Try "1/2" or "1".
         K_MAX = 128    # largest k of the exact enumeration (powers of two up to it)
         TRIALS = 300   # falsifier trials per inequality (`infonce-bounds verify` uses 100 000)
         SEED = 0
-        '''),
+        """),
         SETUP,
         code('''
-        from derivations import bias, catalogue
-        from derivations.render import render, step_latex
-        from derivations.symbols import k as k_sym, tau as tau_sym
+        from infonce_bounds.derivations import bias, catalogue
+        from infonce_bounds.derivations.render import render, step_latex
+        from infonce_bounds.derivations.symbols import k as k_sym, tau as tau_sym
 
         tau_q = sp.Rational(TAU)
 
@@ -572,36 +575,36 @@ def nb03():
             assert all(str(r.verdict) != "refuted" for r in results)
             return der, results
         '''),
-        md(r'''
+        md(r"""
         ## 1. The sign: Jensen
 
         Put $U = Z_k/Z$, so $\mathbb E U = 1$. From $\log u \le u - 1$:
         $\mathbb E\log U \le \mathbb E U - 1 = 0$. Claims about expectations over a law of $W$ are checked by
         exact enumeration of the multinomial compositions of the $k$ draws, on random and extreme laws:
-        '''),
-        code('''
+        """),
+        code("""
         show_verified("bias_sign");
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 2. The expansion in 1/k
 
         Write $\bar X = Z_k/Z - 1$, the mean of $k$ i.i.d. centred copies of $W/Z - 1$. Its moments
         follow from the cumulant generating function (cumulants of independent sums add), and the Taylor
         series of $\log(1 + \bar X)$ gives the expansion. The leading and second-order terms, as the
         toolkit holds them:
-        '''),
-        code('''
+        """),
+        code("""
         display(Math(r"\\mathbb E\\log Z_k - \\log Z = " + sp.latex(bias.leading_bias_term()) + " + "
                      + sp.latex(bias.second_order_bias_term()) + r" + O(k^{-3})"))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         The ledger `bias_expansion` proves the moment identities symbolically and the expansion as a
         series in $1/k$. The higher moments ($m \ge 4$) take longest to simplify; we check the steps up to
         $\mathbb E\bar X^3$, the limits and the expansion itself here (`infonce-bounds verify bias_expansion`
         checks all of them):
-        '''),
-        code('''
-        from derivations.checks import check_step
+        """),
+        code("""
+        from infonce_bounds.derivations.checks import check_step
 
         EXP = catalogue.get("bias_expansion")
         for st in EXP.steps:
@@ -610,8 +613,8 @@ def nb03():
                 continue
             res = check_step(st, trials=TRIALS, seed=SEED)
             print(f"{str(res.verdict):22s} {st.name}")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The expansion is only asymptotic.** Its terms are powers of $\mathrm{Var}(W/Z)/k$, and
         $W \in [e^{-1/\tau}, e^{1/\tau}]$: at small $k$ and small $\tau$ the "leading term" can be far from
         the truth. The worst-case leading coefficient is $\sinh^2(1/\tau)/2$ (ledger
@@ -623,42 +626,44 @@ def nb03():
         $g(u) = (u - 1 - \log u)/(u - 1)^2$ is decreasing; take expectations, use
         $\mathrm{Var}\,U = \mathrm{Var}\,W/(kZ^2)$ and the Bhatia–Davis bound on $\mathrm{Var}\,W$, then
         maximise over $a = e^{-1/\tau}/Z$. Two closed-form upper bounds of that maximum give
-        '''),
-        code('''
+        """),
+        code("""
         display(Math(r"0 \\le \\mathrm{CE} - R_k \\le \\frac{C(\\tau)}{k},\\qquad C(\\tau) = " + sp.latex(bias.bias_constant())))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         Every step is checked below. We give interval arithmetic a small box budget to keep the notebook
         fast, so one maximum that needs a few hundred boxes is only *verified numerically* here;
         `infonce-bounds verify bias_bound` (default budget) certifies it.
-        '''),
-        code('''
+        """),
+        code("""
         show_verified("bias_bound", box_budget=40);
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The constant at your τ.** `numerics.certify` evaluates it in outward-rounded interval arithmetic,
         so the printed upper end is never understated. Beside it: the sharp constant $c^*(\tau)$ of the
         same route (a numerical maximum), the simple constant $e^{2/\tau}/4$, and the asymptotic
         coefficient $\sinh^2(1/\tau)/2$ (not a finite-$k$ bound):
-        '''),
-        code('''
-        from numerics.certify import certify
+        """),
+        code("""
+        from infonce_bounds.numerics.certify import certify
 
         rows = [("C(τ), certified", certify(bias.bias_constant(), {tau_sym: tau_q}).upper_str(8)),
                 ("c*(τ), sharp constant of the route", mpmath.nstr(bias.c_star(tau_q), 8)),
                 ("e^{2/τ}/4, simple constant", certify(bias.simple_bias_constant(), {tau_sym: tau_q}).upper_str(8)),
                 ("sinh²(1/τ)/2, asymptotic only", certify(bias.asymptotic_bias_constant(), {tau_sym: tau_q}).upper_str(8))]
         display(Markdown(f"| τ = {tau_q} | value |\\n|---|---|\\n" + "\\n".join(f"| {a} | {b} |" for a, b in rows)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 4. Exact values against the expansion and the bound
 
         On the shared finite model (notebook 01) the exact $R_k - \mathrm{CE}$ is a finite sum over count
         vectors (`numerics.finite`). Compare it with the leading term, the two-term expansion, the
         rigorous bound $-C(\tau)/k$, and the $1/\sqrt k$ route's $-(e^{2/\tau} - 1)/(2\sqrt k)$:
-        '''),
-        code(_finite_model_locator(), '''
-        from numerics.finite import FiniteModel
+        """),
+        code(
+            _finite_model_locator(),
+            """
+        from infonce_bounds.numerics.finite import FiniteModel
         data = {"name": BASE.name, "tau": TAU, "pi": [str(p) for p in BASE.pi],
                 "M": [[str(v) for v in row] for row in BASE.M], "phi": [[str(v) for v in row] for row in BASE.phi]}
         MODEL = FiniteModel.from_dict(data)
@@ -681,15 +686,16 @@ def nb03():
                       f"{mpmath.nstr(r['bound'] / r['gap'], 4)} | {mpmath.nstr(r['sqrt'], 5)} |\\n")
         display(Markdown(table))
         assert all(r["bound"] <= r["gap"] <= 0 for r in rows), "the rigorous bound must hold"
-        '''),
-        md(r'''
+        """,
+        ),
+        md(r"""
         **The rate, live.** On log-log axes a $1/k$ law is a line of slope $-1$. The leading term and the
         rigorous bound are such lines; the exact gap bends onto them once the leading term dominates
         (the column "gap / leading" above tends to 1), and we fit its slope on the top of the $k$ range.
         The earlier route has slope $-1/2$, so its ratio to the truth grows like $\sqrt k$:
-        '''),
-        code('''
-        from numerics.experiments.common import loglog_slope
+        """),
+        code("""
+        from infonce_bounds.numerics.experiments.common import loglog_slope
 
         kk = np.array(ks, float)
         gap = np.array([abs(float(r["gap"])) for r in rows])
@@ -710,8 +716,8 @@ def nb03():
         ax.legend(fontsize=8)
         plt.show()
         print(f"fitted slope for k ≥ {K_FIT}: {fit['slope']:.4f}, 95% interval [{fit['slope_ci'][0]:.4f}, {fit['slope_ci'][1]:.4f}]")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 5. The earlier 1/√k route
 
         The route of the $k \to \infty$ literature, as the toolkit reconstructs it: $\log$ is
@@ -719,24 +725,24 @@ def nb03():
         $|\mathbb E\log Z_k - \log Z| \le e^{1/\tau}\,\mathbb E|Z_k - Z| \le e^{1/\tau}\sqrt{\mathrm{Var}\,W/k}$.
         It is valid — the ledger checks it — but the absolute value throws away the sign, and
         Cauchy–Schwarz throws away the cancellation that makes the bias second order:
-        '''),
-        code('''
+        """),
+        code("""
         der, _ = show_verified("bias_deviation_route")
         display(Math(sp.latex(der.result_step.lhs) + r" \\le " + sp.latex(der.result_step.rhs)))
         ratio = [float(r["sqrt"] / r["bound"]) for r in rows]
         print("(1/√k route) / (C(τ)/k) at k =", ", ".join(f"{kv}: {x:.3g}" for kv, x in zip(ks, ratio)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 6. The `rate` experiment (quick form)
 
         The same question on three built-in finite models and on a continuous sphere model (von
         Mises–Fisher positives, Monte Carlo), with a confidence interval on the fitted slope. This is
         `infonce-bounds experiment rate --quick`, run here in-process (one worker, a temporary output
         directory):
-        '''),
-        code('''
+        """),
+        code("""
         import tempfile
-        from numerics.experiments import rate
+        from infonce_bounds.numerics.experiments import rate
 
         from IPython.display import Image
         import matplotlib
@@ -748,13 +754,13 @@ def nb03():
             display(Markdown("\\n".join(f"    {line}" for line in rate.headline(out["record"]))))
             display(Image(filename=str(out["png"])))   # the experiment's own figure, as written to rate.png
         matplotlib.use(backend)
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **What to try.** `TAU = "1"` makes $W$ nearly constant: the bias shrinks, the bound is within a
         small factor of the truth. `TAU = "1/10"`: $C(\tau)$ grows like $e^{2/\tau}$ and the bound becomes
         very loose on this model, although it cannot be improved in general — it is nearly attained by
         two-point laws at the ends of $[e^{-1/\tau}, e^{1/\tau}]$.
-        '''),
+        """),
         FOOTER,
     ]
 
@@ -763,9 +769,10 @@ def nb03():
 # 04 — The continuity bound and the inverse temperature β
 # ------------------------------------------------------------------------------------------------
 
+
 def nb04():
     return [
-        md(r'''
+        md(r"""
         # 04 — The continuity bound and the inverse temperature β
 
         The averaged loss depends on the $k$ negatives through $F(v) = \log\frac1k\sum_j e^{v_j/\tau}$ of
@@ -778,8 +785,8 @@ def nb04():
         This notebook: the family from max to average; the optimal $\beta$; and the data-dependent factor
         on real embeddings (scikit-learn digits through a random linear map), computed with the toolkit's
         numba kernels.
-        '''),
-        code('''
+        """),
+        code("""
         # ---- parameters a student may change ----
         TAU = 0.5      # temperature τ
         BETA = 4.0     # inverse temperature β of the continuity family (must be ≥ 1/τ)
@@ -787,9 +794,9 @@ def nb04():
         D = 16         # embedding dimension of the random linear map (section 4)
         TRIALS = 300   # falsifier trials per inequality
         SEED = 0
-        '''),
+        """),
         SETUP,
-        md(r'''
+        md(r"""
         ## 1. From max to average
 
         Along the segment $v' + t h$, $h = v - v'$, the mean-value form of notebook 02 gives
@@ -799,10 +806,10 @@ def nb04():
         $q$-mean $M_q(h) = (\frac1k\sum_j |h_j|^q)^{1/q}$, and the weights through
         $(\frac1k\sum_j (k w_j)^r)^{1/r} \le M_k^{1 - 1/r}$, $M_k = \max k w_j$ over $[-1,1]^k$.
         The toolkit's constants:
-        '''),
-        code('''
-        from derivations import continuity as C
-        from derivations.symbols import beta as beta_sym, k as k_sym, tau as tau_sym
+        """),
+        code("""
+        from infonce_bounds.derivations import continuity as C
+        from infonce_bounds.derivations.symbols import beta as beta_sym, k as k_sym, tau as tau_sym
 
         for label, expr in [("q(\\\\beta, \\\\tau)", C.holder_exponent()), ("M_k(\\\\tau)", C.weight_bound()),
                             ("C(\\\\beta, \\\\tau, k)", C.continuity_factor()),
@@ -810,30 +817,30 @@ def nb04():
                             ("\\\\text{max form } (\\\\beta = 1/\\\\tau)", C.max_lipschitz())]:
             display(Math(label + " = " + sp.latex(expr)))
         display(Markdown("**The bound**"))
-        from derivations import catalogue
-        from derivations.render import step_latex
+        from infonce_bounds.derivations import catalogue
+        from infonce_bounds.derivations.render import step_latex
         CONT = catalogue.get("continuity")
         display(Math(step_latex(CONT.result_step)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         At $\beta = 1/\tau$: $q = \infty$ and $C = 1/\tau$ — the max over the negatives. As $\beta \to \infty$:
         $q \to 1$, the plain average, with factor $M_k/\tau \le e^{2/\tau}/\tau$. The ledger proves these
         limits, and checks the bound itself with a falsifier on random and adversarial similarity vectors:
-        '''),
-        code('''
-        from derivations.checks import check_step
+        """),
+        code("""
+        from infonce_bounds.derivations.checks import check_step
 
         wanted = [st for st in CONT.steps if st.kind == "limit" or st.name in (CONT.result, "M_k ≤ k")]
         for st in wanted:
             res = check_step(st, trials=TRIALS, seed=SEED)
             display(Markdown(f"- **{st.name}**: **{res.verdict}** <small>({res.method})</small>"))
             assert str(res.verdict) != "refuted"
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The family, drawn.** For each $k$ the factor $C(\beta, \tau, k)$ grows from $1/\tau$ (max form) to
         $M_k/\tau$ (average form), while the exponent $q$ falls from $\infty$ to $1$:
-        '''),
-        code('''
+        """),
+        code("""
         C_num = sp.lambdify((beta_sym, tau_sym, k_sym), C.continuity_factor(), "numpy")
         r_grid = np.geomspace(1.0001, 200, 300)            # r = βτ
         fig, axes = plt.subplots(1, 2, figsize=(12, 4.2))
@@ -849,8 +856,8 @@ def nb04():
         plt.show()
         print(f"at β = {BETA}, τ = {TAU}, k = {K}: q = {float(C.holder_exponent(BETA, TAU)):.4f}, "
               f"C = {float(C.continuity_factor(BETA, TAU, K)):.4f}  (max form 1/τ = {1 / TAU:g})")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 2. Which β?
 
         A larger factor is worth paying when the perturbation is concentrated on a few negatives: then
@@ -861,8 +868,8 @@ def nb04():
         * with no perturbation given, it minimises the $\ell_2$-Lipschitz constant that feeds the
           Rademacher bound of notebook 05 — the ledger proves the minimiser is $\beta = 2/\tau$;
         * given a perturbation $h$, it minimises $C(\beta,\tau,k)\,M_q(h)$ for that $h$.
-        '''),
-        code('''
+        """),
+        code("""
         rng = np.random.default_rng(SEED)
         choice = C.optimal_beta(TAU, K)
         print(f"ℓ2 criterion: optimal β = {mpmath.nstr(choice.beta, 8)}  (β τ = {mpmath.nstr(choice.beta * TAU, 6)}); "
@@ -883,8 +890,8 @@ def nb04():
         ax.set(xlabel="r = βτ", ylabel="C(β, τ, k) · M_q(h)", title=f"the bound as a function of β (dotted: max form), k = {K}")
         ax.legend(fontsize=8)
         plt.show()
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 3. The data-dependent factor
 
         The worst case $M_k^{1-1/r}$ assumes the most concentrated softmax weights possible on
@@ -893,22 +900,22 @@ def nb04():
           \qquad \Lambda(b; z) = \log\tfrac1k\textstyle\sum_j e^{b z_j},$$
         an identity the ledger checks; the numba kernel `numerics.data_continuity_factor` evaluates the
         right-hand side (max-shifted, no overflow) for every anchor at once.
-        '''),
-        code('''
+        """),
+        code("""
         step = next(st for st in CONT.steps if st.name.startswith("data-dependent factor"))
         display(Math(step_latex(step)))
         res = check_step(step, trials=TRIALS, seed=SEED)
         print("verdict:", res.verdict, "—", res.method)
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **Real embeddings.** scikit-learn's digits (1797 images, 8 × 8, bundled with the library), centred
         and sent through a random linear map $W \in \mathbb R^{D \times 64}$, then normalised to the unit
         sphere: $\varphi_W(x) = W(x - \bar x)/\lVert W(x - \bar x)\rVert$. Each anchor gets $k$ random
         negatives; `numerics.similarities` computes the similarity vectors.
-        '''),
-        code('''
-        import numerics
-        from numerics.experiments import digits
+        """),
+        code("""
+        from infonce_bounds import numerics
+        from infonce_bounds.numerics.experiments import digits
 
         imgs = digits.load_images().reshape(-1, 64)
         U = imgs - imgs.mean(axis=0)
@@ -933,14 +940,14 @@ def nb04():
         print(f"at β = {BETA}: median data factor "
               f"{np.median(numerics.data_continuity_factor(sims, BETA, TAU)):.4f} vs worst case "
               f"{float(C.continuity_factor(BETA, TAU, K)) * TAU:.4f}")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **The bound at work.** Perturb the embedding map, $W' = W + \varepsilon E$, and compare, per anchor,
         the actual change $|F(v) - F(v')|$ of the log-partition with: the max form $\max_j|h_j|/\tau$; the
         $\beta$ family at $\beta = 2/\tau$ and at your `BETA`; and the data-dependent version, whose
         weight factor is the supremum over the segment of the data factor (approximated here on a grid
         of 11 points of the segment — the only non-rigorous ingredient of this cell).
-        '''),
+        """),
         code('''
         eps = 0.05
         Wp = Wmap + eps * rng.normal(size=Wmap.shape) / np.sqrt(64)
@@ -979,7 +986,7 @@ def nb04():
         best_rig = min(rigorous, key=lambda nm: np.median(rigorous[nm] / actual))
         print(f"tightest (median): {best}; tightest among the rigorous data-free bounds: {best_rig}")
         '''),
-        md(r'''
+        md(r"""
         **Reading the result.** The worst-case factor $M_k^{1-1/r}$ is the price the $\beta$ family pays for
         keeping the average over the negatives; whether it beats the max form depends on $\tau$, $k$ and on
         how evenly the perturbation is spread (the cell above prints the winner for your parameters). The
@@ -990,7 +997,7 @@ def nb04():
         **What to try.** Lower `TAU` to 0.1: $M_k$ explodes like $\min(k, e^{2/\tau})$, the worst-case
         factor with it, and the max form wins unless $\beta$ stays close to $1/\tau$ — the low-temperature
         sensitivity the paper describes. Raise `K` and compare the medians again.
-        '''),
+        """),
         FOOTER,
     ]
 
@@ -999,9 +1006,10 @@ def nb04():
 # 05 — The generalisation bound
 # ------------------------------------------------------------------------------------------------
 
+
 def nb05():
     return [
-        md(r'''
+        md(r"""
         # 05 — The generalisation bound
 
         Everything comes together in Theorem 1. For an embedding class $\{\varphi_\theta : \theta \in \mathbb R^p,
@@ -1015,8 +1023,8 @@ def nb05():
         paper's own constants are not known to us) assembles the pieces of notebooks 03 and 04. This
         notebook evaluates it, shows how it stabilises in $k$ where earlier bounds grew, runs the
         `generalisation` experiment on real data, and is honest about where the bound is loose.
-        '''),
-        code('''
+        """),
+        code("""
         # ---- parameters a student may change ----
         TAU = 0.5       # temperature τ
         BETA = None     # inverse temperature β ≥ 1/τ of the complexity term; None = 2/τ (the proved optimum)
@@ -1025,18 +1033,18 @@ def nb05():
         DELTA = 0.05    # confidence 1 − δ
         L, P, R = 2.0, 1024, 10.0   # Lipschitz constant in θ, parameter count, radius of the parameter ball
         SEED = 0
-        '''),
+        """),
         SETUP,
-        md(r'''
+        md(r"""
         ## 1. The three components
 
         `theorem_terms` returns each component as a SymPy expression with its provenance, its rate, and
         what the paper (as reported) claims about it:
-        '''),
-        code('''
-        from derivations import theorem
-        from derivations.symbols import L as L_sym, R as R_sym, beta as beta_sym, delta as delta_sym
-        from derivations.symbols import k as k_sym, n as n_sym, p as p_sym, tau as tau_sym
+        """),
+        code("""
+        from infonce_bounds.derivations import theorem
+        from infonce_bounds.derivations.symbols import L as L_sym, R as R_sym, beta as beta_sym, delta as delta_sym
+        from infonce_bounds.derivations.symbols import k as k_sym, n as n_sym, p as p_sym, tau as tau_sym
 
         TERMS = theorem.theorem_terms()
         for name in ("sample_variability", "complexity", "finite_k_bias"):
@@ -1044,15 +1052,15 @@ def nb05():
             display(Markdown(f"**{name}** — provenance *{term.provenance}*; rate {term.rate}; "
                              f"paper (as reported): “{term.paper_claim}”"))
             display(Math(sp.latex(term.expr)))
-        '''),
-        md(r'''
+        """),
+        md(r"""
         The ledger `theorem` checks how the bound is assembled (the loss range, McDiarmid's tail, the
         risk decomposition) and its rates. Here are the rate claims, each checked
         (`infonce-bounds verify theorem` runs every step):
-        '''),
-        code('''
-        from derivations import catalogue
-        from derivations.checks import check_step
+        """),
+        code("""
+        from infonce_bounds.derivations import catalogue
+        from infonce_bounds.derivations.checks import check_step
 
         THM = catalogue.get("theorem")
         for st in THM.steps:
@@ -1060,15 +1068,15 @@ def nb05():
                 res = check_step(st, trials=200, seed=SEED)
                 display(Markdown(f"- **{st.name}**: **{res.verdict}** <small>({res.method})</small>"))
                 assert str(res.verdict) != "refuted"
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 2. The bound at your parameters
 
         Each component evaluated by `numerics.certify` (outward-rounded interval arithmetic; the printed
         value is the certified upper end, never understated):
-        '''),
-        code('''
-        from numerics.certify import certify
+        """),
+        code("""
+        from infonce_bounds.numerics.certify import certify
 
         beta_v = BETA if BETA is not None else 2 / TAU
         params = {tau_sym: TAU, beta_sym: beta_v, k_sym: K, n_sym: N, delta_sym: DELTA, L_sym: L, p_sym: P, R_sym: R}
@@ -1085,8 +1093,8 @@ def nb05():
                          f"| trivial bound: loss range 4/τ | {trivial:g} | |"))
         print("the bound is", "VACUOUS here (above the trivial loss-range bound)" if float(cert["bound"].hi) > trivial
               else "non-vacuous here (below the trivial loss-range bound)")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 3. Stabilisation in k, against the earlier bounds
 
         The complexity penalty goes through a vector-contraction inequality. With the classical
@@ -1096,9 +1104,9 @@ def nb05():
         reading of the earlier routes, our constants) — a $k$-linear complexity, an $\ell_\infty$/log-$k$
         complexity and the $1/\sqrt k$ bias — and the $k$-free complexity obtained by treating the loss as
         Lipschitz in $\theta$ directly.
-        '''),
-        code('''
-        from derivations import prior
+        """),
+        code("""
+        from infonce_bounds.derivations import prior
 
         args = (tau_sym, beta_sym, k_sym, n_sym, delta_sym, L_sym, p_sym, R_sym)
         curves = {
@@ -1133,8 +1141,8 @@ def nb05():
         big = 2 ** 16
         for nm in ("complexity (β family, ours)", "complexity, max-type continuity (ours)", "prior: complexity_klinear"):
             print(f"{nm:48s} k = 1: {value(nm, k=1):10.4g}   k = {K}: {value(nm):10.4g}   k = {big}: {value(nm, k=big):10.4g}")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 4. The `generalisation` experiment (quick form)
 
         A normalised linear embedding $\varphi_W(x) = W(x - \bar x)/\lVert W(x - \bar x)\rVert$ of the digits
@@ -1143,10 +1151,10 @@ def nb05():
         $\mathrm{CE}(\text{held-out}) - \hat R_k$ that Theorem 1 bounds, and evaluates the Theorem-1
         components at the same $n$, $k$, $\tau$ with the measured Lipschitz constant. This is
         `infonce-bounds experiment generalisation --quick`, in-process, one worker:
-        '''),
-        code('''
+        """),
+        code("""
         import tempfile
-        from numerics.experiments import generalisation as G
+        from infonce_bounds.numerics.experiments import generalisation as G
 
         from IPython.display import Image
         import matplotlib
@@ -1159,8 +1167,8 @@ def nb05():
             display(Markdown(rec["note"]))
             display(Image(filename=str(out["png"])))   # the experiment's own figure, as written to generalisation.png
         matplotlib.use(backend)
-        '''),
-        md(r'''
+        """),
+        md(r"""
         ## 5. Where the bound is loose
 
         The bound is valid, but it is not tight, and a teaching notebook should say where the slack is.
@@ -1175,8 +1183,8 @@ def nb05():
           typical model; it grows like $e^{2/\tau}$ as $\tau \to 0$;
         * **against the trivial bound** — the loss lies in an interval of width $4/\tau$, so any bound above
           that says nothing.
-        '''),
-        code('''
+        """),
+        code("""
         lines = []
         for kv in rec["parameters"]["k"]:
             row = rec["per_k"][str(kv)]
@@ -1192,20 +1200,20 @@ def nb05():
         print(f"your parameters: dominant component {dom} ({100 * float(cert[dom].hi) / float(cert['bound'].hi):.0f} % of "
               f"{cert['bound'].upper_str(4)}); n needed for the complexity term alone to drop below 4/τ = {trivial:g}: "
               f"{N * (float(cert['complexity'].hi) / trivial) ** 2:.3g}")
-        from derivations import bias
+        from infonce_bounds.derivations import bias
         ck = sp.lambdify((tau_sym, k_sym), bias.bias_bound(), "mpmath")
         print(f"finite-k bias at k = {K}:  τ | C(τ)/k | the theorem's bias term")
         for t_ in [0.05, 0.1, 0.2, 0.5, 1.0, 2.0]:
             with mpmath.workdps(30):
                 print(f"   {t_:5g} | {mpmath.nstr(ck(mpmath.mpf(t_), K), 4):>10s} | {value('finite-k bias term (ours)', tau=t_):.4g}")
-        '''),
-        md(r'''
+        """),
+        md(r"""
         **What to try.** `TAU = 0.1` (a common training temperature): $C(\tau)$ grows like $e^{2/\tau}$
         (the table above), the complexity factor $M_k$ with it — the paper's remark that low temperature
         means more sensitivity. `N = 10**7`: the $n^{-1/2}$ terms shrink, the
         bias floor stays. `BETA = 1 / TAU`: the max-type end of the family, whose complexity term grows
         with $k$.
-        '''),
+        """),
         FOOTER,
     ]
 
@@ -1224,10 +1232,13 @@ def build(names=None) -> list[pathlib.Path]:
     for name, fn in NOTEBOOKS.items():
         if names and name not in names:
             continue
-        nb = new_notebook(cells=fn(), metadata={
-            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
-            "language_info": {"name": "python"},
-        })
+        nb = new_notebook(
+            cells=fn(),
+            metadata={
+                "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+                "language_info": {"name": "python"},
+            },
+        )
         path = HERE / f"{name}.ipynb"
         nbformat.validate(nb)
         nbformat.write(nb, path)

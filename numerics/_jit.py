@@ -5,7 +5,9 @@ policy is stated once:
 
 * ``cache=True`` everywhere: the kernels live in real source files (the scalar closing formulas
   are *generated into committed files*, ``numerics/_generated/``), so numba's on-disk cache works
-  and a second process does not recompile.
+  and a second process does not recompile. The cache goes where numba puts it (or
+  ``NUMBA_CACHE_DIR``); nothing here writes or deletes files, and nothing sets the environment
+  (``numerics._env`` holds the settings the CLI applies).
 * Consistent dispatch instead of eager signatures: the Python boundary (``numerics.validate``)
   hands every kernel C-contiguous ``float64`` or ``float32`` arrays, ``int64`` index arrays and
   Python ``float`` scalars, so each kernel is compiled exactly once per input dtype (two
@@ -22,58 +24,9 @@ policy is stated once:
 
 from __future__ import annotations
 
-import os
+import numba
 
-# Thread wake-up policy, set before numba's OpenMP threading layer is first loaded (it reads the
-# variable once). Why: libgomp's default spin-then-sleep workers busy-wait on the cores; on a shared
-# or oversubscribed machine (2 cores, several processes) every parallel launch then waits for a
-# scheduler time slice: measured 12 ms per launch with the default against 0.01 ms with "passive",
-# and no change in the throughput of the large kernels. A user's own setting always wins.
-if "OMP_WAIT_POLICY" not in os.environ and "NUMBA_THREADING_LAYER" not in os.environ:
-    os.environ["OMP_WAIT_POLICY"] = "passive"
-# The same for OpenBLAS (numpy's BLAS, used for the in-batch similarity blocks): after each call its
-# workers spin for 2^28 cycles (~0.1 s) by default, and on 2 cores they steal the cores from the
-# numba row pass that follows: measured 35 ms of CPU burnt per np.dot and the in-batch loss 1.3×
-# slower. OpenBLAS reads the variable once, when numpy first loads it, so this only takes effect when
-# numerics is imported before numpy (the CLI does); README "Gotchas" says how to set it otherwise.
-os.environ.setdefault("OPENBLAS_THREAD_TIMEOUT", "4")
-
-import hashlib  # noqa: E402
-import pathlib  # noqa: E402
-
-import numba  # noqa: E402
-
-_ROOT = pathlib.Path(__file__).resolve().parent
-#: every file whose code ends up inlined in a cached kernel
-KERNEL_SOURCES = ("_jit.py", "logsumexp.py", "validate.py", "per_anchor.py", "pooled.py", "in_batch.py",
-                  "_generated/constants.py")
-
-
-def _guard_cache() -> None:
-    """Drop numba's on-disk cache of the kernels when any kernel source file changed.
-
-    Why: numba keys a cached function on the modification time of *its own* file only, so a kernel
-    that inlines a helper (or a generated closing formula) from another file would keep stale machine
-    code after that file is edited. One fingerprint of all kernel sources closes the gap. (With
-    ``NUMBA_CACHE_DIR`` set, the cache lives elsewhere and is not touched.)
-    """
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
-    try:
-        digest = hashlib.sha256(b"".join((_ROOT / f).read_bytes() for f in KERNEL_SOURCES)).hexdigest()
-        stamp = _ROOT / "__pycache__" / "kernel-sources.sha256"
-        if stamp.exists() and stamp.read_text() == digest:
-            return
-        for d in (_ROOT / "__pycache__", _ROOT / "_generated" / "__pycache__"):
-            for f in list(d.glob("*.nbi")) + list(d.glob("*.nbc")):
-                f.unlink(missing_ok=True)
-        stamp.parent.mkdir(exist_ok=True)
-        stamp.write_text(digest)
-    except OSError:  # read-only install: numba then falls back to its own cache locator
-        pass
-
-
-_guard_cache()
+from ._env import KERNEL_SOURCES  # noqa: F401  (re-exported: the files a cached kernel inlines)
 
 #: what the boundary guarantees; one compiled specialisation per input dtype
 SIGNATURES = ("float64 arrays (C-contiguous), float scalars", "float32 arrays (C-contiguous), float scalars")

@@ -69,6 +69,7 @@ def _pair(anchors, negatives, normalize):
 
 # --- per-anchor layout -----------------------------------------------------------------------
 
+
 def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normalize=False):
     """Per-anchor InfoNCE loss: ℓ_k = −s⁺/τ + log((1/k) Σ_j e^{s_j/τ}) ("averaged") or
     ℓ = −log(e^{s⁺/τ}/(e^{s⁺/τ} + Σ_j e^{s_j/τ})) ("standard"); τ > 0, unit rows.
@@ -115,7 +116,18 @@ def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normali
 
 
 def risk(losses) -> Risk:
-    """Mean of per-anchor losses with standard error std(ddof=1)/√n; serial, fixed-order reduction."""
+    """Mean of per-anchor losses with standard error std(ddof=1)/√n; serial, fixed-order reduction.
+
+    Parameters
+    ----------
+    losses : array_like, shape (n,)
+        Finite per-anchor losses, n ≥ 1.
+
+    Returns
+    -------
+    Risk
+        ``(mean, stderr, n)``; the mean by ``math.fsum`` (correctly rounded), stderr nan when n = 1.
+    """
     x = np.asarray(losses, dtype=np.float64)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError(f"losses must be a non-empty finite 1-D array, got {_shape(losses)}")
@@ -134,7 +146,18 @@ def _shape(x):
 
 
 def infonce_risk(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Risk:
-    """Empirical risk (1/n) Σ_i ℓ_i of the per-anchor InfoNCE loss, with its standard error."""
+    """Empirical risk R̂_n = (1/n) Σ_i ℓ_i of the per-anchor InfoNCE loss, with its standard error.
+
+    Parameters
+    ----------
+    anchors, positives, negatives, tau, variant, normalize
+        As for ``infonce_loss``.
+
+    Returns
+    -------
+    Risk
+        ``(mean, stderr, n)``: the mean loss, std(ddof=1)/√n (nan when n = 1) and n.
+    """
     return risk(infonce_loss(anchors, positives, negatives, tau, variant, normalize))
 
 
@@ -150,8 +173,20 @@ def similarities(anchors, positives, negatives, normalize=False):
 
 
 def softmax_weights(anchors, negatives, tau, normalize=False):
-    """Q̂_{τ,k}(x_i, j) = e^{s_ij/τ} / Σ_l e^{s_il/τ}: the empirical softmax search over the negatives,
-    also the Gâteaux weights of the log-partition; (n, k) float64, rows sum to 1."""
+    """Q̂_{τ,k}(x_i, j) = e^{s_ij/τ} / Σ_l e^{s_il/τ}: the empirical softmax search over the negatives.
+
+    Parameters
+    ----------
+    anchors : (n, d) float64 or float32 array with unit rows.
+    negatives : (n, k, d) array with unit rows, k ≥ 1.
+    tau : float > 0.
+    normalize : bool
+        Divide every row by its norm first.
+
+    Returns
+    -------
+    (n, k) float64 array; each row sums to 1 (the tilted weights of the log-partition).
+    """
     from .per_anchor import weights_kernel
 
     t = V.tau_value(tau)
@@ -165,8 +200,21 @@ search_kernel = softmax_weights  #: Q̂_{τ,k}, the paper's name for the same we
 
 
 def search_cross_entropy(anchors, negatives, ideal_weights, tau, normalize=False):
-    """H_i = −Σ_j P̂_k(x_i, j) log Q̂_{τ,k}(x_i, j): cross-entropy of the learned softmax search against
-    the ideal weights P̂ (rows of ``ideal_weights`` ≥ 0 with positive sums, normalised here); (n,) float64."""
+    """H_i = −Σ_j P̂_k(x_i, j) log Q̂_{τ,k}(x_i, j): cross-entropy of the learned softmax search against P̂.
+
+    Parameters
+    ----------
+    anchors : (n, d) float64 or float32 array with unit rows.
+    negatives : (n, k, d) array with unit rows.
+    ideal_weights : (n, k) array ≥ 0, each row with a positive sum (normalised here to P̂).
+    tau : float > 0.
+    normalize : bool
+        Divide every embedding row by its norm first.
+
+    Returns
+    -------
+    (n,) float64 array of cross-entropies.
+    """
     from .per_anchor import cross_entropy_kernel
 
     t = V.tau_value(tau)
@@ -195,8 +243,10 @@ def data_continuity_factor(similarities_, beta, tau):
     from ._generated import constants as G
 
     if not hasattr(G, "data_factor"):
-        raise NotImplementedError("data_factor has not been generated yet (derivations.continuity.data_factor "
-                                  "is unavailable): run `python -m numerics.codegen` once it exists")
+        raise NotImplementedError(
+            "data_factor has not been generated yet (derivations.continuity.data_factor "
+            "is unavailable): run `python -m infonce_bounds.numerics.codegen` once it exists"
+        )
     from .per_anchor import data_factor_kernel
 
     t = V.tau_value(tau)
@@ -231,9 +281,17 @@ def data_continuity_factor_segment(v, v_prime, beta, tau, points=65):
 def infonce_gradient(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Gradient:
     """Mean loss (1/n) Σ_i ℓ_i and its gradient with respect to anchors, positives and negatives.
 
-    The gradient is with respect to the arrays as passed (similarities are plain dot products).
-    With ``normalize=True`` the loss is evaluated on x/‖x‖ and the gradient is taken through the
-    normalisation: ∂/∂x = (g − x̂⟨x̂, g⟩)/‖x‖. Gradients have the dtype of the inputs.
+    Parameters
+    ----------
+    anchors, positives, negatives, tau, variant, normalize
+        As for ``infonce_loss``. With ``normalize=True`` the loss is evaluated on x/‖x‖ and the
+        gradient is taken through the normalisation: ∂/∂x = (g − x̂⟨x̂, g⟩)/‖x‖.
+
+    Returns
+    -------
+    Gradient
+        ``(loss, anchors, positives, negatives)``: the mean loss and the gradient with respect to each
+        array as passed (similarities are plain dot products), in the dtype of the inputs.
     """
     from .per_anchor import gradient_kernel
 
@@ -277,6 +335,7 @@ def _through_normalisation(x, g):
 
 # --- pooled layout ---------------------------------------------------------------------------
 
+
 def _pooled(anchors, positives, pool, index, normalize):
     dt = V.common_dtype(*(x for x in (anchors, positives, pool) if _is_float(x)))
     a = V.embeddings(anchors, "anchors", 2, dt)
@@ -286,14 +345,28 @@ def _pooled(anchors, positives, pool, index, normalize):
     V.same_dim(a, "anchors", p, "positives")
     V.same_dim(a, "anchors", pl, "pool")
     idx = V.index_array(index, "index", a.shape[0], pl.shape[0])
-    return (V.finite_unit_rows(a, "anchors", normalize), V.finite_unit_rows(p, "positives", normalize),
-            V.finite_unit_rows(pl, "pool", normalize), idx)
+    return (
+        V.finite_unit_rows(a, "anchors", normalize),
+        V.finite_unit_rows(p, "positives", normalize),
+        V.finite_unit_rows(pl, "pool", normalize),
+        idx,
+    )
 
 
 def infonce_loss_pooled(anchors, positives, pool, index, tau, variant="averaged", normalize=False):
     """Per-anchor InfoNCE loss with negatives pool[index[i, :]]: same formulas as ``infonce_loss``.
 
-    pool : (m, d) unit rows; index : (n, k) integers in [0, m). Returns (n,) float64.
+    Parameters
+    ----------
+    anchors, positives : (n, d) float64 or float32 arrays with unit rows.
+    pool : (m, d) array of unit rows, the shared negatives.
+    index : (n, k) integer array with entries in [0, m): anchor i's negatives are ``pool[index[i]]``.
+    tau, variant, normalize
+        As for ``infonce_loss``.
+
+    Returns
+    -------
+    (n,) float64 array of losses (no (n, k, d) copy of the negatives is made).
     """
     from .pooled import loss_kernel
 
@@ -352,6 +425,7 @@ def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="avera
 
 # --- in-batch layout -------------------------------------------------------------------------
 
+
 def _batch(anchors, positives, normalize):
     dt = V.common_dtype(*(x for x in (anchors, positives) if _is_float(x)))
     a = V.embeddings(anchors, "anchors", 2, dt)
@@ -407,7 +481,7 @@ def _in_batch_rows(a, p, t, var):
     pt = p.T
     for r0 in range(0, B, R):
         blk = buf[: min(B, r0 + R) - r0]
-        np.dot(a[r0: r0 + blk.shape[0]], pt, out=blk)
+        np.dot(a[r0 : r0 + blk.shape[0]], pt, out=blk)
         kern(blk, r0, t, var, rows, logits)
     return rows, logits
 
@@ -415,10 +489,22 @@ def _in_batch_rows(a, p, t, var):
 def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric=False, normalize=False):
     """In-batch InfoNCE, per anchor: row_i = ℓ(S_ii; S_ij, j ≠ i) with S = A Pᵀ, k = B − 1 negatives.
 
-    variant "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``;
-    "averaged" is the same row minus log(B − 1) of the standard-to-averaged relation (exactly: c_i − log k).
-    ``symmetric=True`` returns (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
-    Returns (B,) float64.
+    Parameters
+    ----------
+    anchors, positives : (B, d) float64 or float32 arrays with unit rows, B ≥ 2; row i of
+        ``positives`` is anchor i's positive and every other row one of its negatives.
+    tau : float > 0.
+    variant : "standard" or "averaged"
+        "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``; "averaged" is the
+        same row minus log(B − 1) of the standard-to-averaged relation (exactly: c_i − log k).
+    symmetric : bool
+        Return (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
+    normalize : bool
+        Divide every row by its norm first.
+
+    Returns
+    -------
+    (B,) float64 array of losses.
     """
     from .in_batch import col_kernel, row_kernel, row_kernel32
 

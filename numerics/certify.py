@@ -29,8 +29,7 @@ from typing import Any
 
 import mpmath
 import sympy as sp
-
-from derivations.intervals import NotEnclosable, interval_eval, iv_prec
+from infonce_bounds.derivations.intervals import NotEnclosable, interval_eval, iv_prec
 
 #: working precision (bits) of the tight enclosure whose upper end is printed
 TIGHT_BITS = 120
@@ -180,8 +179,9 @@ def float_value(expr: sp.Expr, params: Mapping) -> float:
     return out
 
 
-def certify(expr: sp.Expr, params: Mapping, name: str = "", check: bool = True, bits: int = TIGHT_BITS,
-            **meta: Any) -> Certified:
+def certify(
+    expr: sp.Expr, params: Mapping, name: str = "", check: bool = True, bits: int = TIGHT_BITS, **meta: Any
+) -> Certified:
     """Certified enclosure of ``expr`` at ``params`` plus its float value, cross-checked.
 
     Parameters
@@ -205,7 +205,8 @@ def certify(expr: sp.Expr, params: Mapping, name: str = "", check: bool = True, 
     if check and not out.overflow and not out.float_in_interval:
         raise CertificationError(
             f"{out.name}: float value {fv!r} lies outside its certified interval [{flo}, {fhi}] at "
-            + ", ".join(f"{s}={v}" for s, v in ex.items()))
+            + ", ".join(f"{s}={v}" for s, v in ex.items())
+        )
     return out
 
 
@@ -254,7 +255,7 @@ def _fmt(x: Any, digits: int, up: bool) -> str:
     scaled = rx / sp.Integer(10) ** e if e >= 0 else rx * sp.Integer(10) ** (-e)
     toward_up = up != neg  # rounding the magnitude up when the signed value rounds up
     m = int(sp.ceiling(scaled)) if toward_up else int(sp.floor(scaled))
-    if m >= 10 ** digits:  # log10 estimate was one low
+    if m >= 10**digits:  # log10 estimate was one low
         e += 1
         scaled = scaled / 10
         m = int(sp.ceiling(scaled)) if toward_up else int(sp.floor(scaled))
@@ -268,7 +269,7 @@ def _fmt(x: Any, digits: int, up: bool) -> str:
     if -3 <= exp10 < 6:
         val = sp.Integer(m) * sp.Rational(10) ** e
         dec = max(0, -e)
-        s = f"{int(val * 10 ** dec)}"
+        s = f"{int(val * 10**dec)}"
         if dec:
             s = s.rjust(dec + 1, "0")
             s = s[:-dec] + "." + s[-dec:]
@@ -284,11 +285,11 @@ def certify_theorem(params: Mapping, loss: str = "averaged") -> dict[str, Certif
     Returns ``{"sample_variability", "complexity", "finite_k_bias", "bound"}`` → ``Certified``; the
     upper ends are what ``infonce-bounds constants`` prints. Example::
 
-        from derivations.symbols import tau, beta, k, n, delta, L, p, R
+        from infonce_bounds.derivations.symbols import tau, beta, k, n, delta, L, p, R
         certify_theorem({tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1})
     """
-    from derivations import theorem
-    from derivations.symbols import beta, tau
+    from infonce_bounds.derivations import theorem
+    from infonce_bounds.derivations.symbols import beta, tau
 
     ex = _params_exact(params)
     if beta in ex and tau in ex and ex[beta] * ex[tau] < 1:

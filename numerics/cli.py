@@ -7,11 +7,19 @@ line on stderr and exit status 2; a refuted step is exit status 1.
 
 from __future__ import annotations
 
-import argparse
-import importlib
-import sys
+from ._env import apply_cli_defaults
 
-from derivations.ledger import DerivationError
+# before numpy or numba is loaded by anything below (OpenBLAS and numba read these once)
+apply_cli_defaults()
+
+import argparse  # noqa: E402
+import importlib  # noqa: E402
+import os  # noqa: E402
+import sys  # noqa: E402
+
+from infonce_bounds.derivations.ledger import DerivationError  # noqa: E402
+
+from infonce_bounds import __version__  # noqa: E402
 
 #: subcommand name → module under numerics.commands; the order is the order of ``--help``
 COMMANDS: dict[str, str] = {
@@ -35,25 +43,48 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="infonce-bounds", description="Derive, verify and evaluate the InfoNCE bounds "
-                     "of 'Similarity search generalisation in contrastive learning with InfoNCE loss'.")
+    parser = _Parser(
+        prog="infonce-bounds",
+        description="Derive, verify and evaluate the InfoNCE bounds "
+        "of 'Similarity search generalisation in contrastive learning with InfoNCE loss'.",
+    )
+    parser.add_argument("--version", action="version", version=f"infonce-bounds {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
     for name, mod_name in COMMANDS.items():
-        mod = importlib.import_module(f"numerics.commands.{mod_name}")
+        mod = importlib.import_module(f"infonce_bounds.numerics.commands.{mod_name}")
         p = sub.add_parser(name, help=mod.HELP, description=mod.HELP)
         mod.add_arguments(p)
         p.set_defaults(_run=mod.run)
     return parser
 
 
+def _stdout_closed() -> int:
+    """The reader of stdout went away (``| head``): stop quietly, as a shell tool does (128 + SIGPIPE)."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())  # so the interpreter's final flush cannot fail again
+    except (OSError, ValueError):
+        pass
+    return 141
+
+
 def main(argv: list[str] | None = None) -> int:
+    try:
+        return _main(argv)
+    except BrokenPipeError:
+        return _stdout_closed()
+
+
+def _main(argv: list[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "command", None):
         parser.print_help()
         return 2
     try:
-        return int(args._run(args) or 0)
+        status = int(args._run(args) or 0)
+        sys.stdout.flush()  # a closed pipe shows here, inside the BrokenPipeError handler
+        return status
     except (UsageError, DerivationError, ValueError) as exc:
         print(f"infonce-bounds {args.command}: error: {exc}", file=sys.stderr)
         return 2

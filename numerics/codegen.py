@@ -10,8 +10,8 @@ order. Real source files, not ``lambdify`` closures, are what make numba's ``cac
 
 Usage::
 
-    python -m numerics.codegen           # (re)write numerics/_generated/constants.py
-    python -m numerics.codegen --check   # exit 1 if the committed file differs from a fresh render
+    python -m infonce_bounds.numerics.codegen           # (re)write numerics/_generated/constants.py
+    python -m infonce_bounds.numerics.codegen --check   # exit 1 if the committed file differs from a fresh render
 
 Generation fails loudly (``CodegenError``) if an expression has a free symbol that is not one of
 the declared arguments, or if a declared argument is not a symbol of ``derivations.symbols``.
@@ -24,15 +24,14 @@ import hashlib
 import importlib
 import pathlib
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import sympy as sp
+from infonce_bounds.derivations import symbols as S
+from infonce_bounds.derivations.ledger import free_names
+from infonce_bounds.derivations.rewriting import stabilise
 from sympy.printing.pycode import PythonCodePrinter
-
-from derivations import symbols as S
-from derivations.ledger import free_names
-from derivations.rewriting import stabilise
 
 TARGET = pathlib.Path(__file__).resolve().parent / "_generated" / "constants.py"
 
@@ -55,32 +54,55 @@ class Spec:
 
 
 def _loss():
-    return importlib.import_module("derivations.loss")
+    return importlib.import_module("infonce_bounds.derivations.loss")
 
 
 def _continuity():
-    return importlib.import_module("derivations.continuity")
+    return importlib.import_module("infonce_bounds.derivations.continuity")
 
 
 SPECS: tuple[Spec, ...] = (
-    Spec("averaged_from_logit", ("c", "k"), lambda: _loss().averaged_from_logit(S.c, S.k),
-         "derivations.loss.averaged_from_logit", "loss / ℓ_k from the logit: ℓ_k = c − log k",
-         "ℓ_k = c − log k, the averaged InfoNCE loss from the logit c = log Σ_j e^{(s_j − s⁺)/τ}."),
-    Spec("standard_from_logit", ("c",), lambda: _loss().standard_from_logit(S.c),
-         "derivations.loss.standard_from_logit", "loss / ℓ from the logit: ℓ = log(1 + e^c)",
-         "ℓ = log(1 + e^c), the standard InfoNCE loss from the logit (stable softplus)."),
-    Spec("averaged_dlogit", ("c", "k"), lambda: sp.diff(_loss().averaged_from_logit(S.c, S.k), S.c),
-         "d/dc derivations.loss.averaged_from_logit", "loss / ℓ_k from the logit: ℓ_k = c − log k",
-         "∂ℓ_k/∂c = 1 (the gradient kernels multiply the softmax weights by it)."),
-    Spec("standard_dlogit", ("c",), lambda: sp.diff(_loss().standard_from_logit(S.c), S.c),
-         "d/dc derivations.loss.standard_from_logit", "loss / ℓ from the logit: ℓ = log(1 + e^c)",
-         "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form)."),
-    Spec("data_factor", ("lam_beta", "lam_tau", "beta", "tau"),
-         lambda: _continuity().data_factor(S.lam_beta, S.lam_tau, S.beta, S.tau),
-         "derivations.continuity.data_factor",
-         "continuity / data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ",
-         "exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = β and b = 1/τ.",
-         optional=True),
+    Spec(
+        "averaged_from_logit",
+        ("c", "k"),
+        lambda: _loss().averaged_from_logit(S.c, S.k),
+        "derivations.loss.averaged_from_logit",
+        "loss / ℓ_k from the logit: ℓ_k = c − log k",
+        "ℓ_k = c − log k, the averaged InfoNCE loss from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.",
+    ),
+    Spec(
+        "standard_from_logit",
+        ("c",),
+        lambda: _loss().standard_from_logit(S.c),
+        "derivations.loss.standard_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c)",
+        "ℓ = log(1 + e^c), the standard InfoNCE loss from the logit (stable softplus).",
+    ),
+    Spec(
+        "averaged_dlogit",
+        ("c", "k"),
+        lambda: sp.diff(_loss().averaged_from_logit(S.c, S.k), S.c),
+        "d/dc derivations.loss.averaged_from_logit",
+        "loss / ℓ_k from the logit: ℓ_k = c − log k",
+        "∂ℓ_k/∂c = 1 (the gradient kernels multiply the softmax weights by it).",
+    ),
+    Spec(
+        "standard_dlogit",
+        ("c",),
+        lambda: sp.diff(_loss().standard_from_logit(S.c), S.c),
+        "d/dc derivations.loss.standard_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c)",
+        "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
+    ),
+    Spec(
+        "data_factor",
+        ("lam_beta", "lam_tau", "beta", "tau"),
+        lambda: _continuity().data_factor(S.lam_beta, S.lam_tau, S.beta, S.tau),
+        "derivations.continuity.data_factor",
+        "continuity / data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ",
+        "exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = β and b = 1/τ.",
+        optional=True,
+    ),
 )
 
 
@@ -114,8 +136,10 @@ def render_function(spec: Spec, expr: sp.Expr) -> tuple[str, str]:
     expr = sp.sympify(expr)
     extra = free_names(expr) - set(args)
     if extra:
-        raise CodegenError(f"{spec.name}: free symbol(s) {sorted(map(str, extra))} of {expr} are not among the "
-                           f"declared arguments {spec.args} (from {spec.source})")
+        raise CodegenError(
+            f"{spec.name}: free symbol(s) {sorted(map(str, extra))} of {expr} are not among the "
+            f"declared arguments {spec.args} (from {spec.source})"
+        )
     digest = expression_hash(expr)
     rename = {sym: sp.Symbol(name) for sym, name in zip(args, spec.args)}  # print the declared names
     stable = stabilise(expr).xreplace(rename)
@@ -159,17 +183,17 @@ def render() -> str:
         header.append(f"#   {spec.name}({', '.join(spec.args)}) <- {spec.source} [{spec.result}] sha256:{digest}")
     names = [sp_.name for sp_ in SPECS if f"#   {sp_.name}(" in "\n".join(header)]
     head = [
-        "# GENERATED by `python -m numerics.codegen` -- DO NOT EDIT.",
+        "# GENERATED by `python -m infonce_bounds.numerics.codegen` -- DO NOT EDIT.",
         "# Scalar closing formulas printed from derivations/ after the stability rewrites of",
         "# derivations.rewriting; tests/test_codegen.py regenerates this file and fails on any drift.",
         "# Functions (argument order fixed in numerics/codegen.py; expression hash = sha256 of srepr):",
         *header,
         *skipped,
-        '"""Generated scalar kernels (see the header); edit derivations/ and rerun numerics.codegen."""',
+        '"""Generated scalar kernels (see the header); edit derivations/ and rerun infonce_bounds.numerics.codegen."""',
         "",
         "import math  # noqa: F401  (used by the printed expressions)",
         "",
-        "from numerics._jit import helper",
+        "from infonce_bounds.numerics._jit import helper",
         "",
         f"__all__ = {names!r}",
         "",
@@ -178,14 +202,14 @@ def render() -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(prog="python -m numerics.codegen", description=__doc__.splitlines()[0])
+    ap = argparse.ArgumentParser(prog="python -m infonce_bounds.numerics.codegen", description=__doc__.splitlines()[0])
     ap.add_argument("--check", action="store_true", help="exit 1 if the committed file differs from a fresh render")
     args = ap.parse_args(argv)
     text = render()
     if args.check:
         current = TARGET.read_text() if TARGET.exists() else ""
         if current != text:
-            print(f"{TARGET} is out of date: run `python -m numerics.codegen`", file=sys.stderr)
+            print(f"{TARGET} is out of date: run `python -m infonce_bounds.numerics.codegen`", file=sys.stderr)
             return 1
         print(f"{TARGET} is up to date")
         return 0

@@ -27,7 +27,6 @@ from __future__ import annotations
 import json
 import math
 import pathlib
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -35,12 +34,11 @@ from typing import Any
 
 import mpmath
 import sympy as sp
-
-from derivations import bias as _bias
-from derivations.symbols import Z as _Z
-from derivations.symbols import k as _k
-from derivations.symbols import kappa as _kappa
-from derivations.symbols import tau as _tau
+from infonce_bounds.derivations import bias as _bias
+from infonce_bounds.derivations.symbols import Z as _Z
+from infonce_bounds.derivations.symbols import k as _k
+from infonce_bounds.derivations.symbols import kappa as _kappa
+from infonce_bounds.derivations.symbols import tau as _tau
 
 #: tolerance of the probability-vector, row-stochastic and unit-norm checks
 TOL = Fraction(1, 10**12)
@@ -68,7 +66,7 @@ def _fraction(value: Any, where: str) -> Fraction:
             return Fraction(repr(value))  # the decimal the JSON file shows, exactly
         return Fraction(str(value).strip())
     except (ValueError, ZeroDivisionError):
-        raise ValueError(f"{where} = {value!r} is not a number (use e.g. 0.25 or \"1/4\")") from None
+        raise ValueError(f'{where} = {value!r} is not a number (use e.g. 0.25 or "1/4")') from None
 
 
 def _fmt(q: Fraction) -> str:
@@ -81,7 +79,19 @@ def _tuples(n_states: int, k_: int) -> int:
 
 @dataclass
 class FiniteModel:
-    """π (N,), M (N × N) row-stochastic, φ (N × d) unit rows, τ > 0: all exact rationals."""
+    """A finite-state model: π (N,), M (N × N) row-stochastic, φ (N × d) unit rows, τ > 0, all exact rationals.
+
+    Parameters
+    ----------
+    tau : rational > 0, the temperature.
+    pi : sequence of N rationals ≥ 0 summing to 1, the data law π_data.
+    M : N × N row-stochastic rationals, the positive-pair kernel M(z, ·).
+    phi : N × d rationals with unit rows, the embedding φ.
+    name, description : labels.
+
+    Build one with ``FiniteModel.from_json(path)`` or ``FiniteModel.example()``; ``evaluate(ks)``
+    gives the exact Z, CE, R_k and search cross-entropies by enumerating multinomial compositions.
+    """
 
     tau: Fraction
     pi: list[Fraction]
@@ -114,40 +124,53 @@ class FiniteModel:
             raise ValueError(f"pi sums to {_fmt(sum(pi))}, not 1 (tolerance {float(TOL):g})")
         M = data["M"]
         if not isinstance(M, list) or len(M) != N:
-            raise ValueError(f"M must have N = {N} rows (one per state of pi), got "
-                             f"{len(M) if isinstance(M, list) else type(M).__name__}")
+            raise ValueError(
+                f"M must have N = {N} rows (one per state of pi), got "
+                f"{len(M) if isinstance(M, list) else type(M).__name__}"
+            )
         rows = []
         for i, row in enumerate(M):
             if not isinstance(row, list) or len(row) != N:
-                raise ValueError(f"M row {i} must have N = {N} entries, got "
-                                 f"{len(row) if isinstance(row, list) else type(row).__name__}")
+                raise ValueError(
+                    f"M row {i} must have N = {N} entries, got "
+                    f"{len(row) if isinstance(row, list) else type(row).__name__}"
+                )
             vals = [_fraction(v, f"M[{i}][{j}]") for j, v in enumerate(row)]
             for j, v in enumerate(vals):
                 if v < 0:
                     raise ValueError(f"M[{i}][{j}] = {_fmt(v)} is negative")
             if abs(sum(vals) - 1) > TOL:
-                raise ValueError(f"M row {i} sums to {_fmt(sum(vals))}, not 1: M must be row-stochastic "
-                                 f"(tolerance {float(TOL):g})")
+                raise ValueError(
+                    f"M row {i} sums to {_fmt(sum(vals))}, not 1: M must be row-stochastic (tolerance {float(TOL):g})"
+                )
             rows.append(vals)
         phi = data["phi"]
         if not isinstance(phi, list) or len(phi) != N:
-            raise ValueError(f"phi must have N = {N} rows (one per state of pi), got "
-                             f"{len(phi) if isinstance(phi, list) else type(phi).__name__}")
+            raise ValueError(
+                f"phi must have N = {N} rows (one per state of pi), got "
+                f"{len(phi) if isinstance(phi, list) else type(phi).__name__}"
+            )
         if not isinstance(phi[0], list) or not phi[0]:
             raise ValueError("phi row 0 must be a non-empty list of coordinates")
         d_ = len(phi[0])
         emb = []
         for i, row in enumerate(phi):
             if not isinstance(row, list) or len(row) != d_:
-                raise ValueError(f"phi row {i} must have d = {d_} entries (as row 0), got "
-                                 f"{len(row) if isinstance(row, list) else type(row).__name__}")
+                raise ValueError(
+                    f"phi row {i} must have d = {d_} entries (as row 0), got "
+                    f"{len(row) if isinstance(row, list) else type(row).__name__}"
+                )
             vals = [_fraction(v, f"phi[{i}][{j}]") for j, v in enumerate(row)]
             norm2 = sum(v * v for v in vals)
             if abs(norm2 - 1) > TOL:
-                raise ValueError(f"phi row {i} has squared norm {_fmt(norm2)}, not 1: embeddings must be unit "
-                                 f"vectors (tolerance {float(TOL):g})")
+                raise ValueError(
+                    f"phi row {i} has squared norm {_fmt(norm2)}, not 1: embeddings must be unit "
+                    f"vectors (tolerance {float(TOL):g})"
+                )
             emb.append(vals)
-        return cls(tau_, pi, rows, emb, name=str(data.get("name", "model")), description=str(data.get("description", "")))
+        return cls(
+            tau_, pi, rows, emb, name=str(data.get("name", "model")), description=str(data.get("description", ""))
+        )
 
     @classmethod
     def from_json(cls, path: str | pathlib.Path) -> FiniteModel:
@@ -196,17 +219,21 @@ class FiniteModel:
     def cross_entropy(self) -> mpmath.mpf:
         """CE = Σ_x π(x) Σ_y M(x, y) [−s(x, y)/τ + log Z(x)]."""
         S, Zs, t_ = self.similarities(), self.partition(), self._mp(self.tau)
-        return mpmath.fsum(self._mp(self.pi[x_]) * mpmath.fsum(self._mp(self.M[x_][y_]) * (-S[x_][y_] / t_ + mpmath.log(Zs[x_]))
-                                                               for y_ in range(self.N))
-                           for x_ in self.support())
+        return mpmath.fsum(
+            self._mp(self.pi[x_])
+            * mpmath.fsum(self._mp(self.M[x_][y_]) * (-S[x_][y_] / t_ + mpmath.log(Zs[x_])) for y_ in range(self.N))
+            for x_ in self.support()
+        )
 
     def search_defined(self) -> tuple[bool, str]:
         """Whether H_k is defined: M(x, y) > 0 for all x, y in the support of π."""
         for x_ in self.support():
             for y_ in self.support():
                 if self.M[x_][y_] == 0:
-                    return False, (f"H_k not computed: M[{x_}][{y_}] = 0, so with positive probability every "
-                                   f"negative has m(x, y) = 0 and P̂_k is undefined")
+                    return False, (
+                        f"H_k not computed: M[{x_}][{y_}] = 0, so with positive probability every "
+                        f"negative has m(x, y) = 0 and P̂_k is undefined"
+                    )
         for x_ in self.support():
             for y_ in range(self.N):
                 if self.M[x_][y_] > 0 and self.pi[y_] == 0:
@@ -234,8 +261,10 @@ class FiniteModel:
             raise ValueError(f"k must be an integer ≥ 1, got {k_!r}")
         count = _tuples(len(self.support()), k_)
         if count > MAX_COMPOSITIONS:
-            raise ValueError(f"k = {k_} with {len(self.support())} states needs {count} count vectors, more than the "
-                             f"limit {MAX_COMPOSITIONS}; choose a smaller k")
+            raise ValueError(
+                f"k = {k_} with {len(self.support())} states needs {count} count vectors, more than the "
+                f"limit {MAX_COMPOSITIONS}; choose a smaller k"
+            )
         N, supp = self.N, self.support()
         S, W, t_ = self.similarities(), self.weights(), self._mp(self.tau)
         pis = [self._mp(p_) for p_ in self.pi]
@@ -252,19 +281,24 @@ class FiniteModel:
                 sw = mpmath.fsum(c * Wx[y_] for y_, c in enumerate(cnt) if c)
                 e_log.append(pr * mpmath.log(sw / k_))
                 if with_std:
-                    e_std.append(pr * mpmath.fsum(Mx[yp] * mpmath.log(1 + sw / Wx[yp])
-                                                  for yp in range(N) if Mx[yp] != 0))
+                    e_std.append(
+                        pr * mpmath.fsum(Mx[yp] * mpmath.log(1 + sw / Wx[yp]) for yp in range(N) if Mx[yp] != 0)
+                    )
                 if search_ok:
                     sm = mpmath.fsum(c * m[x_][y_] for y_, c in enumerate(cnt) if c)
                     lsw = mpmath.log(sw)
-                    e_h.append(pr * mpmath.fsum(c * m[x_][y_] / sm * (lsw - S[x_][y_] / t_)
-                                                for y_, c in enumerate(cnt) if c))
+                    e_h.append(
+                        pr * mpmath.fsum(c * m[x_][y_] / sm * (lsw - S[x_][y_] / t_) for y_, c in enumerate(cnt) if c)
+                    )
             r_avg.append(pis[x_] * (pos + mpmath.fsum(e_log)))
             r_std.append(pis[x_] * mpmath.fsum(e_std))
             if search_ok:
                 h_k.append(pis[x_] * mpmath.fsum(e_h))
-        return {"R_k": mpmath.fsum(r_avg), "R_std_k": mpmath.fsum(r_std) if with_std else None,
-                "H_k": mpmath.fsum(h_k) if search_ok else None}
+        return {
+            "R_k": mpmath.fsum(r_avg),
+            "R_std_k": mpmath.fsum(r_std) if with_std else None,
+            "H_k": mpmath.fsum(h_k) if search_ok else None,
+        }
 
     def leading_terms(self, k_: int) -> tuple[mpmath.mpf, mpmath.mpf]:
         """(lead1, lead2): E_x of −κ₂/(2kZ²) and of that plus [κ₃/(3Z³) − 3κ₂²/(4Z⁴)]/k² (``derivations.bias``)."""
@@ -296,13 +330,30 @@ class FiniteModel:
             for k_ in ks:
                 ex = self.exact_at(k_, with_search=search)
                 l1, l2 = self.leading_terms(k_)
-                rows.append({"k": k_, "R_k": ex["R_k"], "R_std_k": ex["R_std_k"], "H_k": ex["H_k"],
-                             "gap": ex["R_k"] - ce, "lead1": l1, "lead2": l2,
-                             "bound": bnd["bound"](tv, k_), "bound_simple": bnd["simple"](tv, k_),
-                             "bound_sqrt": bnd["sqrt"](tv, k_),
-                             "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"]})
-        return {"model": self.name, "tau": str(self.tau), "digits": digits, "CE": ce, "Z": Zs, "by_k": rows,
-                "h_k_note": "" if (ok or not search) else note}
+                rows.append(
+                    {
+                        "k": k_,
+                        "R_k": ex["R_k"],
+                        "R_std_k": ex["R_std_k"],
+                        "H_k": ex["H_k"],
+                        "gap": ex["R_k"] - ce,
+                        "lead1": l1,
+                        "lead2": l2,
+                        "bound": bnd["bound"](tv, k_),
+                        "bound_simple": bnd["simple"](tv, k_),
+                        "bound_sqrt": bnd["sqrt"](tv, k_),
+                        "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"],
+                    }
+                )
+        return {
+            "model": self.name,
+            "tau": str(self.tau),
+            "digits": digits,
+            "CE": ce,
+            "Z": Zs,
+            "by_k": rows,
+            "h_k_note": "" if (ok or not search) else note,
+        }
 
 
 def _lead_functions():
@@ -323,23 +374,6 @@ def _bound_functions():
     }
 
 
-def parse_k_spec(spec: str) -> list[int]:
-    """``"1-8"`` → 1…8, ``"1,2,4"`` → [1, 2, 4], ``"5"`` → [5]; each k ≥ 1."""
-    out: list[int] = []
-    for part in str(spec).split(","):
-        mt = re.fullmatch(r"\s*(-?\d+)\s*(?:-\s*(-?\d+)\s*)?", part)
-        if not mt:
-            raise ValueError(f"--k must be integers ≥ 1 written like 1-8 or 1,2,4, got {spec!r}")
-        lo_ = int(mt.group(1))
-        hi_ = int(mt.group(2)) if mt.group(2) is not None else lo_
-        if lo_ < 1:
-            raise ValueError(f"--k values must be ≥ 1, got {lo_} in {spec!r}")
-        if hi_ < lo_:
-            raise ValueError(f"--k range {part.strip()!r} is empty (upper end below lower end)")
-        out += range(lo_, hi_ + 1)
-    return sorted(set(out))
-
-
 def to_json(result: dict[str, Any], digits: int) -> dict[str, Any]:
     """The ``evaluate`` result with every number as a decimal string of ``digits`` significant digits."""
 
@@ -354,11 +388,17 @@ def to_json(result: dict[str, Any], digits: int) -> dict[str, Any]:
                 continue
             row[key] = s_(val)
         rows.append(row)
-    out = {"model": result["model"], "tau": result["tau"], "digits": digits, "CE": s_(result["CE"]),
-           "Z": [s_(z_) for z_ in result["Z"]], "by_k": rows}
+    out = {
+        "model": result["model"],
+        "tau": result["tau"],
+        "digits": digits,
+        "CE": s_(result["CE"]),
+        "Z": [s_(z_) for z_ in result["Z"]],
+        "by_k": rows,
+    }
     if result.get("h_k_note"):
         out["h_k_note"] = result["h_k_note"]
     return out
 
 
-__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "FiniteModel", "parse_k_spec", "to_json"]
+__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "FiniteModel", "to_json"]

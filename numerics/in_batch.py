@@ -29,7 +29,7 @@ def _off_diagonal_max(row, i):
         return row_max(row[1:])
     if i == B - 1:
         return row_max(row[:i])
-    return max(row_max(row[:i]), row_max(row[i + 1:]))
+    return max(row_max(row[:i]), row_max(row[i + 1 :]))
 
 
 @kernel
@@ -51,7 +51,7 @@ def row_kernel(S, r0, tau, variant, out, logits):
         # the exponentials of the negatives only: the positive's exponent (S_ii − M)/τ may be > 0 and large,
         # outside exp_terms' domain (there the 2ⁿ scale's bit pattern is inf or NaN); its slot holds 0
         exp_terms(row[:i], top, inv_tau, poly[:i], bits[:i])
-        exp_terms(row[i + 1:], top, inv_tau, poly[i + 1:], bits[i + 1:])
+        exp_terms(row[i + 1 :], top, inv_tau, poly[i + 1 :], bits[i + 1 :])
         poly[i] = 0.0
         bits[i] = 0
         c = (top - np.float64(row[i])) * inv_tau + math.log(dot(poly, bits.view(np.float64)))
@@ -72,7 +72,7 @@ def row_kernel32(S, r0, tau, variant, out, logits):
         bits = np.empty(B, dtype=np.int32)
         top = np.float32(_off_diagonal_max(row, i))
         exp_terms32(row[:i], top, inv_tau, poly[:i], bits[:i])  # the negatives only, as in row_kernel
-        exp_terms32(row[i + 1:], top, inv_tau, poly[i + 1:], bits[i + 1:])
+        exp_terms32(row[i + 1 :], top, inv_tau, poly[i + 1 :], bits[i + 1 :])
         poly[i] = np.float32(0.0)
         bits[i] = np.int32(0)
         c = (np.float64(top) - np.float64(row[i])) / tau + math.log(dot_wide(poly, bits.view(np.float32)))

@@ -21,7 +21,9 @@ class Progress:
         bar = "#" * int(30 * frac)
         el = time.perf_counter() - self.t0
         eta = el / frac - el if frac > 0 else 0.0
-        self.stream.write(f"\r{self.label} [{bar:<30}] {self.n}/{self.total} {el:5.0f}s eta {eta:4.0f}s {what[:40]:<40}")
+        self.stream.write(
+            f"\r{self.label} [{bar:<30}] {self.n}/{self.total} {el:5.0f}s eta {eta:4.0f}s {what[:40]:<40}"
+        )
         self.stream.flush()
 
     def close(self) -> None:

@@ -14,8 +14,15 @@ import json
 from collections.abc import Iterable, Sequence
 
 COLUMNS = ("name", "symbol", "value", "interval", "provenance", "rate", "show")
-_HEAD = {"name": "quantity", "symbol": "formula", "value": "bound (upper end)", "interval": "certified interval",
-         "provenance": "source", "rate": "rate", "show": "show"}
+_HEAD = {
+    "name": "quantity",
+    "symbol": "formula",
+    "value": "bound (upper end)",
+    "interval": "certified interval",
+    "provenance": "source",
+    "rate": "rate",
+    "show": "show",
+}
 
 
 def _cell(row: dict, col: str) -> str:
@@ -31,8 +38,9 @@ def _clip(s: str, w: int) -> str:
     return s if len(s) <= w else s[: w - 1] + "…"
 
 
-def render_table(rows: Sequence[dict], columns: Sequence[str] = COLUMNS, caps: dict | None = None,
-                 header: str = "") -> str:
+def render_table(
+    rows: Sequence[dict], columns: Sequence[str] = COLUMNS, caps: dict | None = None, header: str = ""
+) -> str:
     """A plain-text aligned table; rows with a different ``group`` are separated by a blank line."""
     caps = {"symbol": 34, "interval": 40, "rate": 36, "name": 30, **(caps or {})}
     cells = [[_cell(r, c) for c in columns] for r in rows]
@@ -70,8 +78,18 @@ def render_json(payload: dict) -> str:
     return json.dumps(payload, indent=1, ensure_ascii=False)
 
 
-_LATEX_ESC = {"&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#", "_": r"\_", "{": r"\{", "}": r"\}",
-              "~": r"\textasciitilde{}", "^": r"\textasciicircum{}", "\\": r"\textbackslash{}"}
+_LATEX_ESC = {
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "\\": r"\textbackslash{}",
+}
 
 
 def latex_escape(s: str) -> str:
@@ -88,8 +106,14 @@ def latex_number(s: str) -> str:
 
 def render_latex(rows: Sequence[dict], caption: str = "", label: str = "tab:infonce-constants") -> str:
     """A LaTeX ``table`` with a ``tabular``: quantity, formula (as text), bound, source, show name."""
-    out = [r"\begin{table}[ht]", r"\centering", r"\begin{tabular}{llrll}", r"\hline",
-           r"quantity & formula & bound (upper end) & source & \texttt{show} \\", r"\hline"]
+    out = [
+        r"\begin{table}[ht]",
+        r"\centering",
+        r"\begin{tabular}{llrll}",
+        r"\hline",
+        r"quantity & formula & bound (upper end) & source & \texttt{show} \\",
+        r"\hline",
+    ]
     group = None
     for r in rows:
         if group is not None and r.get("group") != group:
@@ -97,8 +121,10 @@ def render_latex(rows: Sequence[dict], caption: str = "", label: str = "tab:info
         group = r.get("group")
         val = _cell(r, "value")
         num = f"${latex_number(val)}$" if val != "—" else "—"
-        out.append(f"{latex_escape(_cell(r, 'name'))} & {latex_escape(_cell(r, 'symbol'))} & {num} & "
-                   f"{latex_escape(_cell(r, 'provenance'))} & \\texttt{{{latex_escape(_cell(r, 'show'))}}} \\\\")
+        out.append(
+            f"{latex_escape(_cell(r, 'name'))} & {latex_escape(_cell(r, 'symbol'))} & {num} & "
+            f"{latex_escape(_cell(r, 'provenance'))} & \\texttt{{{latex_escape(_cell(r, 'show'))}}} \\\\"
+        )
     out += [r"\hline", r"\end{tabular}"]
     if caption:
         out.append(f"\\caption{{{latex_escape(caption)}}}")

@@ -48,13 +48,16 @@ def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
     if a.dtype not in (np.float64, np.float32):
         raise ValueError(
             f"{name} must be a float64 or float32 array, got dtype {a.dtype} ({_describe(a)}); "
-            f"convert explicitly, e.g. {name}.astype(np.float64)")
+            f"convert explicitly, e.g. {name}.astype(np.float64)"
+        )
     if a.ndim != ndim:
         axes = {2: "(n, d)", 3: "(n, k, d)"}.get(ndim, f"{ndim} axes")
         raise ValueError(f"{name} must have shape {axes}, got shape {a.shape}")
     if any(sz == 0 for sz in a.shape):
-        raise ValueError(f"{name} must have at least one entry along every axis, got shape {a.shape}"
-                         + (" (k = 0 negatives; need k ≥ 1)" if ndim == 3 and a.shape[1] == 0 else ""))
+        raise ValueError(
+            f"{name} must have at least one entry along every axis, got shape {a.shape}"
+            + (" (k = 0 negatives; need k ≥ 1)" if ndim == 3 and a.shape[1] == 0 else "")
+        )
     target = np.dtype(dtype) if dtype is not None else a.dtype
     return np.ascontiguousarray(a, dtype=target)
 
@@ -93,8 +96,7 @@ def same_rows(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
 
 def same_dim(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
     if a.shape[-1] != b.shape[-1]:
-        raise ValueError(f"{name_b} must have embedding dimension d = {a.shape[-1]} like {name_a}, "
-                         f"got shape {b.shape}")
+        raise ValueError(f"{name_b} must have embedding dimension d = {a.shape[-1]} like {name_a}, got shape {b.shape}")
 
 
 @kernel
@@ -144,14 +146,17 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
         return x
     bad = np.flatnonzero(dev < 0)
     if bad.size:
-        raise ValueError(f"{name} must be finite; row {_row_index(bad[0], x.shape)} holds NaN or inf "
-                         f"({bad.size} such rows, {name} {_describe(x)})")
+        raise ValueError(
+            f"{name} must be finite; row {_row_index(bad[0], x.shape)} holds NaN or inf "
+            f"({bad.size} such rows, {name} {_describe(x)})"
+        )
     if normalize:
         norms = np.sqrt(np.einsum("...d,...d->...", x, x, dtype=np.float64))
         if np.any(norms == 0):
             zero = np.flatnonzero(norms.reshape(-1) == 0)[0]
-            raise ValueError(f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised "
-                             "(normalize=True)")
+            raise ValueError(
+                f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised (normalize=True)"
+            )
         return np.ascontiguousarray((x / norms[..., None]).astype(x.dtype, copy=False))
     return x
 
@@ -167,15 +172,18 @@ def raise_bad_rows(x: np.ndarray, name: str, dev: np.ndarray, rows: np.ndarray) 
     for i in nonfinite:
         r = int(rows[i])
         if not np.all(np.isfinite(flat[r])):
-            raise ValueError(f"{name} must be finite; row {_row_index(r, x.shape)} holds NaN or inf "
-                             f"({name} {_describe(x)})")
+            raise ValueError(
+                f"{name} must be finite; row {_row_index(r, x.shape)} holds NaN or inf ({name} {_describe(x)})"
+            )
     tol = UNIT_TOL[x.dtype]
     over = np.flatnonzero((dev < 0) | (dev > tol))
     if over.size:
         r = int(rows[over[0]])
         norm = float(np.hypot.reduce(flat[r].astype(np.float64)))  # no overflow for huge finite entries
-        raise ValueError(f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
-                         f"{_row_index(r, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows")
+        raise ValueError(
+            f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
+            f"{_row_index(r, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows"
+        )
 
 
 def raise_bad_blocks(x: np.ndarray, name: str, screen: np.ndarray) -> None:
@@ -209,8 +217,7 @@ def index_array(index, name: str, n: int, m: int) -> np.ndarray:
     if lo < 0 or hi >= m:
         bad = lo if lo < 0 else hi
         where = tuple(int(i) for i in np.argwhere(a == bad)[0])
-        raise ValueError(f"{name} entries must lie in [0, {m}) (the pool has {m} rows); "
-                         f"{name}{list(where)} = {bad}")
+        raise ValueError(f"{name} entries must lie in [0, {m}) (the pool has {m} rows); {name}{list(where)} = {bad}")
     return np.ascontiguousarray(a, dtype=np.int64)
 
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import zlib
 
-import mpmath
-import numpy as np
-import pytest
+from infonce_bounds.numerics._env import apply_cli_defaults
+
+# the same settings as the CLI, before numpy and numba load: passive OpenMP waits, OpenBLAS workers
+# that sleep, and a numba cache keyed on the kernel sources (so an edited helper never runs stale)
+apply_cli_defaults()
+
+import mpmath  # noqa: E402
+import numpy as np  # noqa: E402
+import pytest  # noqa: E402
 
 
 @pytest.fixture

@@ -10,12 +10,11 @@ import pathlib
 import mpmath
 import pytest
 import sympy as sp
-
-from derivations import bias, intervals
-from derivations.checks import check_step
-from derivations.ledger import Step, Verdict
-from derivations.symbols import TAU_RANGE, Z, k, kappa, tau, y
-from numerics.finite import FiniteModel
+from infonce_bounds.derivations import bias, intervals
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.ledger import Step, Verdict
+from infonce_bounds.derivations.symbols import TAU_RANGE, Z, k, kappa, tau, y
+from infonce_bounds.numerics.finite import FiniteModel
 
 DATA = pathlib.Path(__file__).parent / "data"
 SHARED_EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "examples" / "finite_model.json"
@@ -24,12 +23,27 @@ FAST = {"trials": 2000, "seed": 0}
 #: steps that must be *proved* (symbolic or interval-certified), not merely survive the falsifier
 MUST_PROVE = {
     "bias_sign": ["log u ≤ u − 1"],
-    "bias_expansion": ["E X̄^2 from the CGF", "E X̄^3 from the CGF", "E X̄^4 from the CGF", "E X̄^5 = O(k⁻³)",
-                       "E X̄^6 = O(k⁻³)", "expansion of E log Z_k − log Z"],
+    "bias_expansion": [
+        "E X̄^2 from the CGF",
+        "E X̄^3 from the CGF",
+        "E X̄^4 from the CGF",
+        "E X̄^5 = O(k⁻³)",
+        "E X̄^6 = O(k⁻³)",
+        "expansion of E log Z_k − log Z",
+    ],
     "bias_asymptotic_constant": ["sup over Z of the Bhatia–Davis bound"],
-    "bias_bound": ["Bhatia–Davis and a = m/Z", "reparametrise a = e^{−y}", "h(y) ≥ 0", "Padé bound h(y) ≤ y/2 + y²/12",
-                   "max of e^{−y} h(y) on y ≥ 1/2", "max of e^{−y} h(y) on y ≤ 1/2 (via Padé)", "AM–GM",
-                   "(e^y − 1)/y increases", "D(τ) − φ(z) = v − 1 − log v", "log v ≤ v − 1 (again)"],
+    "bias_bound": [
+        "Bhatia–Davis and a = m/Z",
+        "reparametrise a = e^{−y}",
+        "h(y) ≥ 0",
+        "Padé bound h(y) ≤ y/2 + y²/12",
+        "max of e^{−y} h(y) on y ≥ 1/2",
+        "max of e^{−y} h(y) on y ≤ 1/2 (via Padé)",
+        "AM–GM",
+        "(e^y − 1)/y increases",
+        "D(τ) − φ(z) = v − 1 − log v",
+        "log v ≤ v − 1 (again)",
+    ],
     "bias_simple_constant": ["C_A ≤ e^{2/τ}/4"],
     "bias_deviation_route": ["Popoviciu via Bhatia–Davis"],
 }
@@ -45,8 +59,18 @@ def derivs():
     return {d.name: d for d in bias.derivations()}
 
 
-@pytest.mark.parametrize("name", ["bias_sign", "bias_asymptotic_constant", "bias_simple_constant", "standard_offset",
-                                  "bias_deviation_route", "bias_bound", "bias_expansion"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "bias_sign",
+        "bias_asymptotic_constant",
+        "bias_simple_constant",
+        "standard_offset",
+        "bias_deviation_route",
+        "bias_bound",
+        "bias_expansion",
+    ],
+)
 def test_every_step_verifies(derivs, name):
     results = derivs[name].verify(**FAST)
     bad = [(r.step, str(r.verdict), r.evidence) for r in results if r.verdict in (Verdict.REFUTED, Verdict.UNDECIDED)]
@@ -62,8 +86,10 @@ def test_every_step_verifies(derivs, name):
 
 def _planted(derivs, der: str, step: str, **changes) -> Step:
     st = derivs[der].step(step)
-    fields = {f: getattr(st, f) for f in ("lhs", "rhs", "kind", "domain", "relation", "var", "order", "check",
-                                          "certificate", "simplifier")}
+    fields = {
+        f: getattr(st, f)
+        for f in ("lhs", "rhs", "kind", "domain", "relation", "var", "order", "check", "certificate", "simplifier")
+    }
     fields.update(changes)
     return Step("planted: " + step, **fields)
 
@@ -74,7 +100,7 @@ def test_planted_pade_coefficient_is_refuted(derivs):
 
 
 def bias_opts():
-    from derivations.checks import DEFAULTS
+    from infonce_bounds.derivations.checks import DEFAULTS
 
     return {**DEFAULTS, **FAST}
 
@@ -109,8 +135,18 @@ def test_every_inequality_refutes_its_planted_version(derivs, der, step):
             return small, big / 2 - 1e-6
 
         check = bias._law_check(planted, "planted", prev=st.check.prev)
-        res = check(Step("planted: " + step, st.lhs, st.rhs, kind="inequality", relation=st.relation,
-                         domain=st.domain, check=check), {**bias_opts(), "trials": 5000})
+        res = check(
+            Step(
+                "planted: " + step,
+                st.lhs,
+                st.rhs,
+                kind="inequality",
+                relation=st.relation,
+                domain=st.domain,
+                check=check,
+            ),
+            {**bias_opts(), "trials": 5000},
+        )
     else:
         if st.relation in ("<=", "<"):
             sides = {"rhs": st.rhs / 2 - eps_}
@@ -129,8 +165,10 @@ def test_sinh_squared_is_not_a_finite_k_bound():
             for i in range(1, 400):
                 p = i / 400
                 Z = (1 - p) * m_ + p * M_
-                e = sum(math.comb(kv, j) * p**j * (1 - p) ** (kv - j) * math.log((j * M_ + (kv - j) * m_) / kv)
-                        for j in range(kv + 1))
+                e = sum(
+                    math.comb(kv, j) * p**j * (1 - p) ** (kv - j) * math.log((j * M_ + (kv - j) * m_) / kv)
+                    for j in range(kv + 1)
+                )
                 ratio = kv * (math.log(Z) - e) / (math.sinh(1 / tv) ** 2 / 2)
                 if ratio > best[0]:
                     best = (ratio, (tv, kv, p))
@@ -163,10 +201,19 @@ def test_bounds_hold_on_exact_finite_models(model):
             assert enc.a <= row["bound"] <= enc.b
 
 
-@pytest.mark.parametrize("model, kbig", [(FiniteModel.example(), 128)]
-                         + [(FiniteModel.from_json(p), kb) for p, kb in
-                            ((DATA / "own_N4_d3_tau_half.json", 32), (DATA / "own_two_point_extremal_tau2.json", 512),
-                             (DATA / "own_M_zero_entry_tau1.json", 64))], ids=lambda v: getattr(v, "name", str(v)))
+@pytest.mark.parametrize(
+    "model, kbig",
+    [(FiniteModel.example(), 128)]
+    + [
+        (FiniteModel.from_json(p), kb)
+        for p, kb in (
+            (DATA / "own_N4_d3_tau_half.json", 32),
+            (DATA / "own_two_point_extremal_tau2.json", 512),
+            (DATA / "own_M_zero_entry_tau1.json", 64),
+        )
+    ],
+    ids=lambda v: getattr(v, "name", str(v)),
+)
 def test_leading_term_within_5_percent_at_large_k(model, kbig):
     """The leading term −E_x κ₂/(2kZ²) is within 5% of the exact gap at the largest k enumerated here,
     and the second-order expansion is closer still."""
@@ -195,7 +242,7 @@ def test_bias_constant_is_certifiable_and_above_the_sharp_constant():
 
 def test_float_mirrors_match_the_sympy_constants():
     """The law checker's fast mirrors of C(τ), D(τ) and φ agree with the SymPy expressions (no drift)."""
-    from derivations.symbols import u
+    from infonce_bounds.derivations.symbols import u
 
     with mpmath.workdps(40):
         for tv in (sp.Rational(1, 1000), sp.Rational(1, 10), sp.Rational(1, 2), 1, 7, 100):

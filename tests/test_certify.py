@@ -9,10 +9,9 @@ import sys
 import mpmath
 import pytest
 import sympy as sp
-
-from derivations import prior, theorem
-from derivations.symbols import L, R, beta, delta, k, n, p, tau
-from numerics import certify as C
+from infonce_bounds.derivations import prior, theorem
+from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
+from infonce_bounds.numerics import certify as C
 
 TAUS = ["0.001", "0.01", "0.1", "1", "10", "100"]
 KS = [1, 2, 64, 4096]
@@ -21,7 +20,7 @@ DEFAULTS = {n: 50000, delta: "0.05", L: 1, p: 10000, R: 1}
 
 def _has(mod: str, attr: str) -> bool:
     try:
-        return hasattr(importlib.import_module(f"derivations.{mod}"), attr)
+        return hasattr(importlib.import_module(f"infonce_bounds.derivations.{mod}"), attr)
     except ImportError:
         return False
 
@@ -42,14 +41,20 @@ def _grid_exprs() -> dict[str, sp.Expr]:
     if _has("bias", "bias_bound") and _has("rademacher", "complexity_avg"):
         out["bound"] = theorem.theorem_expr()
     if _has("continuity", "continuity_factor"):
-        from derivations import continuity
+        from infonce_bounds.derivations import continuity
 
         out["continuity_factor"] = continuity.continuity_factor(beta, tau, k)
     return out
 
 
-OURS = {"sample_variability_averaged", "sample_variability_standard", "loss_range_standard", "large_k_deviation",
-        "complexity_klinear", "complexity_logk"}
+OURS = {
+    "sample_variability_averaged",
+    "sample_variability_standard",
+    "loss_range_standard",
+    "large_k_deviation",
+    "complexity_klinear",
+    "complexity_logk",
+}
 
 
 def _mp50(expr: sp.Expr, vals: dict) -> mpmath.mpf:
@@ -162,14 +167,16 @@ def test_planted_wrong_interval_rule_is_caught(monkeypatch):
 def test_missing_parameter_and_unenclosable():
     with pytest.raises(ValueError, match="no value given"):
         C.certify(sp.exp(1 / tau) / k, {tau: "0.1"})
-    from derivations.intervals import NotEnclosable
+    from infonce_bounds.derivations.intervals import NotEnclosable
 
     with pytest.raises(NotEnclosable):
         C.certify(sp.gamma(tau), {tau: "0.5"})
 
 
-@pytest.mark.skipif(not (_has("bias", "bias_bound") and _has("rademacher", "complexity_avg")),
-                    reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing")
+@pytest.mark.skipif(
+    not (_has("bias", "bias_bound") and _has("rademacher", "complexity_avg")),
+    reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing",
+)
 def test_certify_theorem_api():
     vals = {tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1}
     out = C.certify_theorem(vals)

@@ -7,8 +7,7 @@ import subprocess
 import sys
 
 import pytest
-
-from numerics.cli import main
+from infonce_bounds.numerics.cli import main
 
 
 def test_verify_one_result_json(capsys):
@@ -58,8 +57,9 @@ def test_report_unwritable_out_is_exit_2(tmp_path, capsys):
 
 
 def test_console_script_exit_status_on_argparse_error():
-    proc = subprocess.run([sys.executable, "-m", "numerics.cli", "verify", "--trials", "x"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "infonce_bounds.numerics.cli", "verify", "--trials", "x"], capture_output=True, text=True
+    )
     assert proc.returncode == 2
     assert "Traceback" not in proc.stderr
 

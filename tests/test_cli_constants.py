@@ -7,13 +7,12 @@ import importlib
 import json
 
 import pytest
-
-from numerics.cli import main
+from infonce_bounds.numerics.cli import main
 
 
 def _has(mod: str, attr: str) -> bool:
     try:
-        return hasattr(importlib.import_module(f"derivations.{mod}"), attr)
+        return hasattr(importlib.import_module(f"infonce_bounds.derivations.{mod}"), attr)
     except ImportError:
         return False
 
@@ -59,7 +58,7 @@ def test_constants_every_row_available(capsys):
 
 
 def test_show_names_resolve(capsys):
-    from derivations import catalogue
+    from infonce_bounds.derivations import catalogue
 
     data = _json(capsys, ["constants", "--json"])
     known = set(catalogue.names())
@@ -88,12 +87,25 @@ def test_huge_values_are_certified_never_inf_or_nan(capsys):
         assert "e+" in bias["value"] and bias["float_overflows"]
 
 
-@pytest.mark.parametrize("argv,flag", [
-    (["--tau", "0"], "--tau"), (["--tau", "-1"], "--tau"), (["--tau", "abc"], "--tau"), (["--tau", "nan"], "--tau"),
-    (["--beta", "5"], "--beta"), (["--beta", "x"], "--beta"), (["--k", "0"], "--k"), (["--k", "2.5"], "--k"),
-    (["--n", "0"], "--n"), (["--delta", "0"], "--delta"), (["--delta", "1"], "--delta"),
-    (["--lipschitz", "-1"], "--lipschitz"), (["--params", "-3"], "--params"), (["--radius", "-0.5"], "--radius"),
-])
+@pytest.mark.parametrize(
+    "argv,flag",
+    [
+        (["--tau", "0"], "--tau"),
+        (["--tau", "-1"], "--tau"),
+        (["--tau", "abc"], "--tau"),
+        (["--tau", "nan"], "--tau"),
+        (["--beta", "5"], "--beta"),
+        (["--beta", "x"], "--beta"),
+        (["--k", "0"], "--k"),
+        (["--k", "2.5"], "--k"),
+        (["--n", "0"], "--n"),
+        (["--delta", "0"], "--delta"),
+        (["--delta", "1"], "--delta"),
+        (["--lipschitz", "-1"], "--lipschitz"),
+        (["--params", "-3"], "--params"),
+        (["--radius", "-0.5"], "--radius"),
+    ],
+)
 def test_bad_input_one_line_exit_2(capsys, argv, flag):
     assert main(["constants", *argv]) == 2
     err = capsys.readouterr().err.strip()
@@ -140,7 +152,7 @@ def test_compare_bad_k_list(capsys, tmp_path, text):
 
 
 def test_report_sections(tmp_path):
-    from numerics.commands import compare, constants
+    from infonce_bounds.numerics.commands import compare, constants
 
     ns = argparse.Namespace(quick=True)
     md = constants.section_constants(tmp_path, ns)

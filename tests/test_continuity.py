@@ -10,11 +10,10 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
-
-from derivations import continuity as C
-from derivations.checks import check_step
-from derivations.ledger import Domain, Step, Verdict
-from derivations.symbols import h, j, k, r, tau, x
+from infonce_bounds.derivations import continuity as C
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+from infonce_bounds.derivations.symbols import h, j, k, r, tau, x
 
 FAST = {"trials": 3000, "seed": 0, "box_budget": 300}
 
@@ -78,8 +77,24 @@ def test_result_step_is_tight_at_k1(der):
 
 
 def _planted(step: Step, **changes) -> Step:
-    fields = {f: getattr(step, f) for f in ("name", "lhs", "rhs", "kind", "domain", "provenance", "reference",
-                                             "relation", "var", "point", "order", "adversarial", "note")}
+    fields = {
+        f: getattr(step, f)
+        for f in (
+            "name",
+            "lhs",
+            "rhs",
+            "kind",
+            "domain",
+            "provenance",
+            "reference",
+            "relation",
+            "var",
+            "point",
+            "order",
+            "adversarial",
+            "note",
+        )
+    }
     fields["check"] = step.check
     fields.update(changes)
     fields["name"] = "planted: " + fields["name"]
@@ -127,8 +142,15 @@ def test_planted_wrong_mean_value_identity_is_refuted(der):
 
 def test_factored_check_rejects_a_wrong_certificate():
     dom = Domain({x: (0, 1)})
-    st = Step("x² ≤ x on [0, 1] with a wrong certificate", x**2, x, kind="inequality", relation="<=", domain=dom,
-              check=C.factored_check(x * (1 + x)))
+    st = Step(
+        "x² ≤ x on [0, 1] with a wrong certificate",
+        x**2,
+        x,
+        kind="inequality",
+        relation="<=",
+        domain=dom,
+        check=C.factored_check(x * (1 + x)),
+    )
     res = check_step(st, **FAST)
     assert res.verdict is Verdict.REFUTED and "gap = certificate: refuted" in res.method
 
@@ -201,7 +223,10 @@ def test_non_unit_norms(rng):
         assert np.all(lhs <= rhs * (1 + 1e-10))
         sym = C.continuity_factor(sp.Rational(5), sp.Rational(2, 5), k_, sp.nsimplify(rho_))
         assert float(sym) == pytest.approx(_factor(5.0, 0.4, k_, rho_), rel=1e-12)
-    big = [float(C.uniform_factor(2 / sp.Rational(tt), sp.Rational(tt), 2) * sp.Rational(tt)) for tt in ("1", "1/4", "1/16")]
+    big = [
+        float(C.uniform_factor(2 / sp.Rational(tt), sp.Rational(tt), 2) * sp.Rational(tt))
+        for tt in ("1", "1/4", "1/16")
+    ]
     assert big[0] < big[1] < big[2]  # at fixed q = 2 the norm-driven factor grows as τ → 0
 
 
@@ -214,8 +239,14 @@ def test_data_factor_identity_and_its_bound(rng):
         w = np.exp((zz - zz.max()) / tau_)
         w /= w.sum()
         direct = np.mean((k_ * w) ** r_) ** (1 / r_)
-        via = float(C.data_factor(sp.Float(_lme(r_ / tau_, zz), 30), sp.Float(_lme(1 / tau_, zz), 30),
-                                  sp.Float(r_ / tau_, 30), sp.Float(tau_, 30)))
+        via = float(
+            C.data_factor(
+                sp.Float(_lme(r_ / tau_, zz), 30),
+                sp.Float(_lme(1 / tau_, zz), 30),
+                sp.Float(r_ / tau_, 30),
+                sp.Float(tau_, 30),
+            )
+        )
         assert via == pytest.approx(direct, rel=1e-9)
         assert direct <= _factor(r_ / tau_, tau_, k_) * tau_ * (1 + 1e-12)
 
@@ -241,7 +272,8 @@ def test_optimal_beta_l2_is_two_over_tau():
         mk = k_ * math.exp(2 / tau_) / (math.exp(2 / tau_) + k_ - 1)
         assert float(choice.bound) == pytest.approx(math.sqrt(mk / k_) / tau_, rel=1e-9)
         assert float(C.l2_lipschitz(2 / sp.nsimplify(tau_), sp.nsimplify(tau_), k_)) == pytest.approx(
-            float(choice.bound), rel=1e-9)
+            float(choice.bound), rel=1e-9
+        )
 
 
 def test_optimal_beta_with_data():
@@ -256,15 +288,18 @@ def test_optimal_beta_with_data():
     assert float(spiky.bound) >= (mk / k_) / tau_ * (1 - 1e-9)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: C.continuity_factor(1, 0, 3), "tau"),
-    (lambda: C.continuity_factor(1, -1.0, 3), "tau"),
-    (lambda: C.continuity_factor(0.5, 1.0, 3), "beta"),
-    (lambda: C.continuity_factor(2, 1, 0), "k"),
-    (lambda: C.holder_exponent(0.1, 2), "beta"),
-    (lambda: C.weight_bound(1, 2.5), "k"),
-    (lambda: C.optimal_beta(1.0, 3, rho_=-1), "rho"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: C.continuity_factor(1, 0, 3), "tau"),
+        (lambda: C.continuity_factor(1, -1.0, 3), "tau"),
+        (lambda: C.continuity_factor(0.5, 1.0, 3), "beta"),
+        (lambda: C.continuity_factor(2, 1, 0), "k"),
+        (lambda: C.holder_exponent(0.1, 2), "beta"),
+        (lambda: C.weight_bound(1, 2.5), "k"),
+        (lambda: C.optimal_beta(1.0, 3, rho_=-1), "rho"),
+    ],
+)
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         call()

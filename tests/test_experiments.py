@@ -10,10 +10,9 @@ import math
 import mpmath
 import numpy as np
 import pytest
-
-from numerics.cli import main
-from numerics.experiments import common, digits
-from numerics.experiments.models import (
+from infonce_bounds.numerics.cli import main
+from infonce_bounds.numerics.experiments import common, digits
+from infonce_bounds.numerics.experiments.models import (
     SphereModel,
     exact_possible,
     finite_exact,
@@ -26,6 +25,7 @@ from numerics.experiments.models import (
 # ----------------------------------------------------------------------------------------------
 # models: exact values against brute force, Monte Carlo against exact
 # ----------------------------------------------------------------------------------------------
+
 
 def _brute_force(model, k):
     """R_k − CE and D_k by summing over all N^k ordered k-tuples in 40-digit mpmath (independent route)."""
@@ -60,13 +60,13 @@ def test_finite_exact_matches_brute_force(name, k):
 @pytest.mark.parametrize("name,k", [("binary", 256), ("ring6", 3), ("random8", 2)])
 def test_float64_enumeration_agrees_with_numerics_finite(name, k):
     """Our float64 enumeration (used where mpmath is too slow) against numerics.finite's mpmath one."""
-    pytest.importorskip("numerics.finite")
-    from numerics.experiments import rate
+    pytest.importorskip("infonce_bounds.numerics.finite")
+    from infonce_bounds.numerics.experiments import rate
 
     model = next(m for m in finite_models(0.5) if m.name == name)
     saved = rate.FINITE_MP_BUDGET
     try:
-        rate.FINITE_MP_BUDGET = 10 ** 9
+        rate.FINITE_MP_BUDGET = 10**9
         ref = rate.exact_finite_gap(model, k)
     finally:
         rate.FINITE_MP_BUDGET = saved
@@ -97,17 +97,20 @@ def test_small_tau_gap_is_finite_and_negative():
 def test_sphere_moments_against_closed_forms(d, mp50):
     """E e^{bT}: quadrature vs Γ(d/2)(2/b)^{d/2−1} I_{d/2−1}(b) (and sinh(b)/b for d = 3)."""
     for b in (0.5, 2.0, 10.0):
-        closed = mpmath.gamma(mpmath.mpf(d) / 2) * (2 / mpmath.mpf(b)) ** (mpmath.mpf(d) / 2 - 1) * \
-            mpmath.besseli(mpmath.mpf(d) / 2 - 1, b)
+        closed = (
+            mpmath.gamma(mpmath.mpf(d) / 2)
+            * (2 / mpmath.mpf(b)) ** (mpmath.mpf(d) / 2 - 1)
+            * mpmath.besseli(mpmath.mpf(d) / 2 - 1, b)
+        )
         assert float(sphere_moment(d, b, 0)) == pytest.approx(float(closed), rel=1e-12)
         if d == 3:
             assert float(closed) == pytest.approx(math.sinh(b) / b, rel=1e-12)
         # E[T e^{bT}] = d/db E[e^{bT}] = Γ(d/2) 2^ν b^{−ν} I_{ν+1}(b), ν = d/2 − 1 (d/db b^{−ν}I_ν = b^{−ν}I_{ν+1})
         nu = mpmath.mpf(d) / 2 - 1
-        deriv = mpmath.gamma(mpmath.mpf(d) / 2) * 2 ** nu * mpmath.mpf(b) ** (-nu) * mpmath.besseli(nu + 1, b)
+        deriv = mpmath.gamma(mpmath.mpf(d) / 2) * 2**nu * mpmath.mpf(b) ** (-nu) * mpmath.besseli(nu + 1, b)
         assert float(sphere_moment(d, b, 1)) == pytest.approx(float(deriv), rel=1e-12)
         if d == 3:
-            assert float(deriv) == pytest.approx(math.cosh(b) / b - math.sinh(b) / b ** 2, rel=1e-12)
+            assert float(deriv) == pytest.approx(math.cosh(b) / b - math.sinh(b) / b**2, rel=1e-12)
 
 
 def test_sphere_mc_at_k1_has_closed_form(rng):
@@ -133,6 +136,7 @@ def test_leading_term_matches_exact_rate_at_large_k():
 # fits
 # ----------------------------------------------------------------------------------------------
 
+
 def test_slope_fit_recovers_exponents_and_can_fail(rng):
     k = 2.0 ** np.arange(6, 13)
     exact = common.loglog_slope(k, 0.4 / k)
@@ -141,8 +145,9 @@ def test_slope_fit_recovers_exponents_and_can_fail(rng):
     noisy = common.loglog_slope(k, 0.4 / k + se * rng.normal(size=k.size), se)
     assert noisy["slope_ci"][0] < -1.0 < noisy["slope_ci"][1]
     # planted: a 1/√k law must be reported as −1/2 and land outside the target window
-    half = common.loglog_slope(k, 0.4 / np.sqrt(k) + 0.01 * 0.4 / np.sqrt(k) * rng.normal(size=k.size),
-                               0.01 * 0.4 / np.sqrt(k))
+    half = common.loglog_slope(
+        k, 0.4 / np.sqrt(k) + 0.01 * 0.4 / np.sqrt(k) * rng.normal(size=k.size), 0.01 * 0.4 / np.sqrt(k)
+    )
     assert half["slope_ci"][0] < -0.5 < half["slope_ci"][1]
     assert not (half["slope_ci"][0] >= -1.05 and half["slope_ci"][1] <= -0.95)
 
@@ -165,6 +170,7 @@ def test_parse_list():
 # ----------------------------------------------------------------------------------------------
 # digits pipeline
 # ----------------------------------------------------------------------------------------------
+
 
 def test_digits_file_is_sklearns_load_digits():
     pytest.importorskip("sklearn")
@@ -211,6 +217,7 @@ def test_training_lowers_the_risk_and_respects_the_radius(rng):
 # CLI: quick forms, JSON contract, resume, reproducibility, bad input
 # ----------------------------------------------------------------------------------------------
 
+
 def _run(tmp_path, *argv):
     return main(["experiment", *argv, "--out", str(tmp_path), "--workers", "1"])
 
@@ -237,8 +244,9 @@ def test_rate_quick(tmp_path):
     assert _run(tmp_path, "rate", "--quick") == 0
     rec2 = json.loads((tmp_path / "rate.json").read_text())
     assert rec2["run"]["computed"] == 0 and rec2["run"]["reused"] == rec["run"]["points"]
-    assert {n: [{k: v for k, v in p.items() if k != "seconds"} for p in m["points"]] for n, m in rec2["models"].items()} \
-        == {n: [{k: v for k, v in p.items() if k != "seconds"} for p in pts] for n, pts in before.items()}
+    assert {
+        n: [{k: v for k, v in p.items() if k != "seconds"} for p in m["points"]] for n, m in rec2["models"].items()
+    } == {n: [{k: v for k, v in p.items() if k != "seconds"} for p in pts] for n, pts in before.items()}
 
 
 def test_search_quick(tmp_path):
@@ -282,8 +290,12 @@ def test_reproducible_across_worker_counts(tmp_path):
     ra, rb = (json.loads((p / "search.json").read_text())["models"] for p in (a, b))
     assert {n: m["points"] for n, m in ra.items()} == {n: m["points"] for n, m in rb.items()}
     c = tmp_path / "c"
-    assert main(["experiment", "search", "--k", "2,8", "--samples", "500", "--out", str(c), "--workers", "1",
-                 "--seed", "1"]) == 0
+    assert (
+        main(
+            ["experiment", "search", "--k", "2,8", "--samples", "500", "--out", str(c), "--workers", "1", "--seed", "1"]
+        )
+        == 0
+    )
     rc = json.loads((c / "search.json").read_text())["models"]
     assert rc["sphere"]["points"] != ra["sphere"]["points"]  # the seed matters
 
@@ -311,17 +323,20 @@ def test_interrupted_sweep_keeps_finished_points_and_resumes(tmp_path):
     _no_partials(tmp_path)
 
 
-@pytest.mark.parametrize("argv,needle", [
-    (["nosuch"], "unknown experiment"),
-    (["rate", "--k", ","], "--k is empty"),
-    (["rate", "--k", "64..8"], "empty"),
-    (["rate", "--quick", "--k", "1,2"], "--quick"),
-    (["search", "--k", "16"], "at least 2"),
-    (["generalisation", "--quick", "--seeds", "3"], "--quick"),
-    (["rate", "--steps", "10"], "does not apply"),
-    (["rate", "--tau", "-1"], "--tau"),
-    (["rate", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
-])
+@pytest.mark.parametrize(
+    "argv,needle",
+    [
+        (["nosuch"], "unknown experiment"),
+        (["rate", "--k", ","], "--k is empty"),
+        (["rate", "--k", "64..8"], "empty"),
+        (["rate", "--quick", "--k", "1,2"], "--quick"),
+        (["search", "--k", "16"], "at least 2"),
+        (["generalisation", "--quick", "--seeds", "3"], "--quick"),
+        (["rate", "--steps", "10"], "does not apply"),
+        (["rate", "--tau", "-1"], "--tau"),
+        (["rate", "--scheduler", "tcp://127.0.0.1:9"], "--scheduler"),
+    ],
+)
 def test_bad_input_is_one_line_and_exit_2(tmp_path, capsys, argv, needle):
     assert main(["experiment", *argv, "--out", str(tmp_path / "o")]) == 2
     err = capsys.readouterr().err.strip()
@@ -343,10 +358,40 @@ def test_dask_scheduler_runs_the_same_sweep(tmp_path):
     from distributed import LocalCluster
 
     with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
-        assert main(["experiment", "search", "--k", "2,8", "--samples", "300", "--out", str(tmp_path / "dask"),
-                     "--scheduler", cluster.scheduler_address]) == 0
-    assert main(["experiment", "search", "--k", "2,8", "--samples", "300", "--out", str(tmp_path / "local"),
-                 "--workers", "1"]) == 0
+        assert (
+            main(
+                [
+                    "experiment",
+                    "search",
+                    "--k",
+                    "2,8",
+                    "--samples",
+                    "300",
+                    "--out",
+                    str(tmp_path / "dask"),
+                    "--scheduler",
+                    cluster.scheduler_address,
+                ]
+            )
+            == 0
+        )
+    assert (
+        main(
+            [
+                "experiment",
+                "search",
+                "--k",
+                "2,8",
+                "--samples",
+                "300",
+                "--out",
+                str(tmp_path / "local"),
+                "--workers",
+                "1",
+            ]
+        )
+        == 0
+    )
     a, b = (json.loads((tmp_path / d / "search.json").read_text()) for d in ("dask", "local"))
     assert a["run"]["scheduler"] == cluster.scheduler_address
     assert {n: m["points"] for n, m in a["models"].items()} == {n: m["points"] for n, m in b["models"].items()}
@@ -354,11 +399,10 @@ def test_dask_scheduler_runs_the_same_sweep(tmp_path):
 
 def test_theorem_values_match_direct_substitution():
     """The lambdified Theorem-1 components equal SymPy's own evaluation of theorem_terms at numbers."""
-    pytest.importorskip("derivations.rademacher")
+    pytest.importorskip("infonce_bounds.derivations.rademacher")
     import sympy as sp
-
-    from derivations.theorem import theorem_terms
-    from numerics.experiments import bounds
+    from infonce_bounds.derivations.theorem import theorem_terms
+    from infonce_bounds.numerics.experiments import bounds
 
     got = bounds.theorem_values(0.5, 16, 500, 0.05, 20.0, 1024, 10.0)
     assert got["available"]
@@ -373,8 +417,8 @@ def test_report_section_embeds_plots(tmp_path, monkeypatch):
     """The report section runs each experiment's quick form and embeds its plot (one tiny experiment here)."""
     import argparse
 
-    from numerics.commands import experiment
-    from numerics.experiments import search
+    from infonce_bounds.numerics.commands import experiment
+    from infonce_bounds.numerics.experiments import search
 
     monkeypatch.setattr(experiment, "EXPERIMENTS", {"search": "search"})
     monkeypatch.setattr(search, "QUICK", {"k": [2, 8], "samples": 300, "sphere_samples": 300})

@@ -14,9 +14,9 @@ from fractions import Fraction
 
 import mpmath
 import pytest
-
-from numerics.cli import main
-from numerics.finite import EXAMPLE_MODEL, FiniteModel, parse_k_spec, to_json
+from infonce_bounds.numerics.cli import main
+from infonce_bounds.numerics.finite import EXAMPLE_MODEL, FiniteModel, to_json
+from infonce_bounds.numerics.klist import parse_k_list
 
 DATA = pathlib.Path(__file__).parent / "data"
 SHARED_EXAMPLE = pathlib.Path(__file__).resolve().parents[2] / "shared" / "examples" / "finite_model.json"
@@ -105,9 +105,16 @@ def test_cli_json_matches_brute_force(capsys):
             for key in ("R_k", "R_std_k", "H_k"):
                 assert abs(mpmath.mpf(row[key]) - bf[key]) < mpmath.mpf(10) ** -25, (row["k"], key)
             assert abs(mpmath.mpf(out["CE"]) - bf["CE"]) < mpmath.mpf(10) ** -25
-        z_bf = [mpmath.fsum(_q(p) * mpmath.exp(mpmath.fsum(_q(a) * _q(b) for a, b in zip(data["phi"][x], data["phi"][y]))
-                                               / _q(data["tau"])) for y, p in enumerate(data["pi"]))
-                for x in range(len(data["pi"]))]
+        z_bf = [
+            mpmath.fsum(
+                _q(p)
+                * mpmath.exp(
+                    mpmath.fsum(_q(a) * _q(b) for a, b in zip(data["phi"][x], data["phi"][y])) / _q(data["tau"])
+                )
+                for y, p in enumerate(data["pi"])
+            )
+            for x in range(len(data["pi"]))
+        ]
         for z_s, z_b in zip(out["Z"], z_bf):
             assert abs(mpmath.mpf(z_s) - z_b) < mpmath.mpf(10) ** -25
 
@@ -121,9 +128,16 @@ def test_cli_table_runs(capsys):
 def test_k_one_is_a_rational_identity():
     """At k = 1, R_1 = E[(s(x, y₁) − s(x, x⁺))/τ]: a rational number for the example model."""
     m = FiniteModel.example()
-    exact = sum(m.pi[x] * m.M[x][yp] * m.pi[y] * (sum(a * b for a, b in zip(m.phi[x], m.phi[y]))
-                                                   - sum(a * b for a, b in zip(m.phi[x], m.phi[yp]))) / m.tau
-                for x in range(m.N) for yp in range(m.N) for y in range(m.N))
+    exact = sum(
+        m.pi[x]
+        * m.M[x][yp]
+        * m.pi[y]
+        * (sum(a * b for a, b in zip(m.phi[x], m.phi[y])) - sum(a * b for a, b in zip(m.phi[x], m.phi[yp])))
+        / m.tau
+        for x in range(m.N)
+        for yp in range(m.N)
+        for y in range(m.N)
+    )
     with mpmath.workdps(40):
         r1 = m.exact_at(1)["R_k"]
         assert abs(r1 - mpmath.mpf(exact.numerator) / exact.denominator) < mpmath.mpf(10) ** -35
@@ -136,22 +150,34 @@ def _bad(**changes):
     return data
 
 
-@pytest.mark.parametrize("data, pattern", [
-    (_bad(pi=["1/2", "1/3", "1/3"]), r"pi sums to 7/6, not 1"),
-    (_bad(pi=["1/2", "2/3", "-1/6"]), r"pi\[2\] = -1/6 is negative"),
-    (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/5"], ["1/5", "2/5", "2/5"]]), r"M row 1 sums to 19/20, not 1"),
-    (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/4"]]), r"M must have N = 3 rows"),
-    (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "3/4"], ["1/5", "2/5", "2/5"]]), r"M row 1 must have N = 3 entries"),
-    (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/4"], ["6/5", "-1/5", "0"]]), r"M\[2\]\[1\] = -1/5 is negative"),
-    (_bad(phi=[["1", "0"], ["3/5", "4/5"], ["-4/5", "4/5"]]), r"phi row 2 has squared norm 32/25, not 1"),
-    (_bad(phi=[["1", "0"], ["3/5", "4/5", "0"], ["-4/5", "3/5"]]), r"phi row 1 must have d = 2 entries"),
-    (_bad(phi=[["1", "0"], ["3/5", "4/5"]]), r"phi must have N = 3 rows"),
-    (_bad(tau="0"), r"tau = '0' must be > 0"),
-    (_bad(tau="-1/4"), r"tau = '-1/4' must be > 0"),
-    (_bad(pi=["1/2", "one third", "1/6"]), r"pi\[1\] = 'one third' is not a number"),
-    (_bad(M=[["3/5", "3/10", None], ["1/4", "1/2", "1/4"], ["1/5", "2/5", "2/5"]]), r"M\[0\]\[2\] = None is not a number"),
-    ({"tau": "1", "pi": ["1"], "M": [["1"]]}, r"missing key 'phi'"),
-])
+@pytest.mark.parametrize(
+    "data, pattern",
+    [
+        (_bad(pi=["1/2", "1/3", "1/3"]), r"pi sums to 7/6, not 1"),
+        (_bad(pi=["1/2", "2/3", "-1/6"]), r"pi\[2\] = -1/6 is negative"),
+        (
+            _bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/5"], ["1/5", "2/5", "2/5"]]),
+            r"M row 1 sums to 19/20, not 1",
+        ),
+        (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/4"]]), r"M must have N = 3 rows"),
+        (_bad(M=[["3/5", "3/10", "1/10"], ["1/4", "3/4"], ["1/5", "2/5", "2/5"]]), r"M row 1 must have N = 3 entries"),
+        (
+            _bad(M=[["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/4"], ["6/5", "-1/5", "0"]]),
+            r"M\[2\]\[1\] = -1/5 is negative",
+        ),
+        (_bad(phi=[["1", "0"], ["3/5", "4/5"], ["-4/5", "4/5"]]), r"phi row 2 has squared norm 32/25, not 1"),
+        (_bad(phi=[["1", "0"], ["3/5", "4/5", "0"], ["-4/5", "3/5"]]), r"phi row 1 must have d = 2 entries"),
+        (_bad(phi=[["1", "0"], ["3/5", "4/5"]]), r"phi must have N = 3 rows"),
+        (_bad(tau="0"), r"tau = '0' must be > 0"),
+        (_bad(tau="-1/4"), r"tau = '-1/4' must be > 0"),
+        (_bad(pi=["1/2", "one third", "1/6"]), r"pi\[1\] = 'one third' is not a number"),
+        (
+            _bad(M=[["3/5", "3/10", None], ["1/4", "1/2", "1/4"], ["1/5", "2/5", "2/5"]]),
+            r"M\[0\]\[2\] = None is not a number",
+        ),
+        ({"tau": "1", "pi": ["1"], "M": [["1"]]}, r"missing key 'phi'"),
+    ],
+)
 def test_invalid_models_name_the_entry(data, pattern):
     with pytest.raises(ValueError, match=pattern) as exc:
         FiniteModel.from_dict(data)
@@ -178,15 +204,19 @@ def test_cli_bad_model_is_one_line_exit_2(tmp_path, capsys):
     assert main(["exact", str(path)]) == 2
     assert "not valid JSON" in capsys.readouterr().err
     good = DATA / "own_two_point_extremal_tau2.json"
-    for argv, msg in ((["--k", "0-3"], "--k values must be ≥ 1"), (["--k", "4-2"], "is empty"),
-                      (["--k", "a"], "--k must be integers"), (["--digits", "2"], "--digits must be in")):
+    for argv, msg in (
+        (["--k", "0-3"], "k = 0 is out of range; allowed: integers k ≥ 1"),
+        (["--k", "4-2"], "is empty"),
+        (["--k", "a"], "'a' is not an integer k ≥ 1"),
+        (["--digits", "2"], "--digits must be in"),
+    ):
         assert main(["exact", str(good), *argv]) == 2
         assert msg in capsys.readouterr().err
 
 
 def test_parse_k_spec():
-    assert parse_k_spec("1-8") == list(range(1, 9))
-    assert parse_k_spec("1,2, 4-5,2") == [1, 2, 4, 5]
+    assert parse_k_list("1-8").tolist() == list(range(1, 9))
+    assert parse_k_list("1,2, 4-5,2").tolist() == [1, 2, 4, 5]
 
 
 def test_too_many_compositions_is_refused():
@@ -203,7 +233,7 @@ def test_json_numbers_are_strings_at_requested_digits():
 
 
 def test_report_section_renders():
-    from numerics.commands.exact import section_finite_bias
+    from infonce_bounds.numerics.commands.exact import section_finite_bias
 
     md = section_finite_bias(None, None)
     rows = [ln for ln in md.splitlines() if ln.startswith("| ") and ln[2].isdigit()]
@@ -224,13 +254,18 @@ def _snis_terms(data: dict, k: int) -> tuple:
     for x in range(N):
         for tup in itertools.product(range(N), repeat=k):
             mm = [M[x][y] / pi[y] for y in tup]
-            e_hat += pi[x] * mpmath.fprod(pi[y] for y in tup) * mpmath.fsum(
-                m_ * s[x][y] for m_, y in zip(mm, tup)) / mpmath.fsum(mm)
+            e_hat += (
+                pi[x]
+                * mpmath.fprod(pi[y] for y in tup)
+                * mpmath.fsum(m_ * s[x][y] for m_, y in zip(mm, tup))
+                / mpmath.fsum(mm)
+            )
     return e_pos, e_hat
 
 
-@pytest.mark.parametrize("path", [p for p in ALL_MODELS if p is not None and "zero_entry" not in p.name],
-                         ids=lambda p: p.stem)
+@pytest.mark.parametrize(
+    "path", [p for p in ALL_MODELS if p is not None and "zero_entry" not in p.name], ids=lambda p: p.stem
+)
 def test_search_interpretation_identity(path):
     """H_k − log k − R_k = (1/τ)(E s(x, x⁺) − E Σ_j P̂_k(x, j) s(x, y_j)) exactly (brief item 2)."""
     data = json.loads(path.read_text())
@@ -243,8 +278,11 @@ def test_search_interpretation_identity(path):
             assert abs(lhs - (e_pos - e_hat) / _q(data["tau"])) < mpmath.mpf(10) ** -30
 
 
-@pytest.mark.parametrize("model", [FiniteModel.example(), FiniteModel.from_json(DATA / "own_two_point_extremal_tau2.json")],
-                         ids=lambda m: m.name)
+@pytest.mark.parametrize(
+    "model",
+    [FiniteModel.example(), FiniteModel.from_json(DATA / "own_two_point_extremal_tau2.json")],
+    ids=lambda m: m.name,
+)
 def test_search_gap_first_order(model):
     """k(H_k − log k − R_k) → δ₁ = (1/τ) E_x[Cov_π(m, m s) − E_π(m s) Var_π(m)] (self-normalised IS bias)."""
     with mpmath.workdps(30):

@@ -12,9 +12,9 @@ import math
 import mpmath
 import numpy as np
 import pytest
+from infonce_bounds.numerics import _jit
 
-import numerics
-from numerics import _jit
+from infonce_bounds import numerics
 
 TAUS = (1e-3, 1e-2, 0.1, 1.0, 1e2)
 
@@ -25,6 +25,7 @@ def unit(x):
 
 def mp_sims(a, p, negs):
     """s⁺ and s_j in 50-digit arithmetic from the exact binary values of the inputs."""
+
     def mdot(x, y):
         return mpmath.fsum(mpmath.mpf(float(u)) * mpmath.mpf(float(v)) for u, v in zip(x, y))
 
@@ -71,8 +72,14 @@ def case(kind, rng, n=4, k=6, d=5):
     return a, p, negs
 
 
-KINDS = ("random", "near-duplicate negatives", "all similarities equal", "one dominant negative",
-         "positive dominates", "antipodal positive")
+KINDS = (
+    "random",
+    "near-duplicate negatives",
+    "all similarities equal",
+    "one dominant negative",
+    "positive dominates",
+    "antipodal positive",
+)
 
 
 @pytest.mark.parametrize("kind", KINDS)
@@ -245,8 +252,9 @@ def test_in_batch_gradient_against_finite_differences(variant, symmetric, rng):
         return float(np.mean(0.5 * (r + rows(S.T)) if symmetric else r))
 
     assert g.loss == pytest.approx(mean_loss(a, p), rel=1e-13)
-    assert g.loss == pytest.approx(float(np.mean(numerics.infonce_loss_in_batch(a, p, tau, variant, symmetric))),
-                                   rel=1e-13)
+    assert g.loss == pytest.approx(
+        float(np.mean(numerics.infonce_loss_in_batch(a, p, tau, variant, symmetric))), rel=1e-13
+    )
     _fd_check(mean_loss, [a, p], [g.anchors, g.positives], rng)
 
 
@@ -283,11 +291,13 @@ def test_threads_on_off_bitwise_equal(rng):
 def test_no_overflow_anywhere_in_tau_range(rng):
     a, p, negs = case("antipodal positive", rng)
     for tau in (1e-3, 1e2):
-        for fn in (lambda: numerics.infonce_loss(a, p, negs, tau, "standard"),
-                   lambda: numerics.infonce_loss(a, p, negs, tau, "averaged"),
-                   lambda: numerics.softmax_weights(a, negs, tau),
-                   lambda: numerics.infonce_loss_in_batch(a, p, tau, symmetric=True),
-                   lambda: numerics.infonce_gradient(a, p, negs, tau, "standard").anchors):
+        for fn in (
+            lambda: numerics.infonce_loss(a, p, negs, tau, "standard"),
+            lambda: numerics.infonce_loss(a, p, negs, tau, "averaged"),
+            lambda: numerics.softmax_weights(a, negs, tau),
+            lambda: numerics.infonce_loss_in_batch(a, p, tau, symmetric=True),
+            lambda: numerics.infonce_gradient(a, p, negs, tau, "standard").anchors,
+        ):
             assert np.all(np.isfinite(fn()))
 
 
@@ -343,14 +353,19 @@ def test_in_batch_float32_against_mpmath(variant, tau, rng):
 def test_row_max_integer_keys_match_numpy(dtype, rng):
     """``row_max`` compares bit patterns as integers: same maximum as ``np.max`` on signed values, ±0,
     −inf, subnormals and huge values, in float64 and float32."""
-    from numerics.logsumexp import row_max
+    from infonce_bounds.numerics.logsumexp import row_max
 
     fi = np.finfo(dtype)
-    special = np.array([-np.inf, -fi.max, -1.0, -fi.tiny / 4, -0.0, 0.0, fi.tiny / 4, fi.tiny, 1.0, fi.max],
-                       dtype=dtype)
+    special = np.array(
+        [-np.inf, -fi.max, -1.0, -fi.tiny / 4, -0.0, 0.0, fi.tiny / 4, fi.tiny, 1.0, fi.max], dtype=dtype
+    )
     for _ in range(300):
         size = int(rng.integers(1, 40))
-        z = rng.choice(special, size) if rng.random() < 0.5 else (rng.standard_normal(size) * 10.0 ** rng.integers(-40, 30))
+        z = (
+            rng.choice(special, size)
+            if rng.random() < 0.5
+            else (rng.standard_normal(size) * 10.0 ** rng.integers(-40, 30))
+        )
         z = z.astype(dtype)
         assert row_max(z) == np.max(z), z
     assert row_max(np.full(7, -np.inf, dtype=dtype)) == -np.inf
@@ -363,16 +378,16 @@ def test_in_batch_blocks_of_rows_against_mpmath(dtype, tau, rng, monkeypatch):
     """S = A Pᵀ in blocks of 3 rows (B = 8: blocks 3, 3, 2) gives the same rows as the mpmath reference;
     the largest off-diagonal entry sits first, last and next to the diagonal in different rows (at
     τ = 1e-3 a shift that missed it would overflow)."""
-    from numerics import api
+    from infonce_bounds.numerics import api
 
     monkeypatch.setattr(api, "BLOCK_ENTRIES", 3 * 8)
     B, d = 8, 6
     a = unit(rng.standard_normal((B, d)))
     p = unit(rng.standard_normal((B, d)))
-    p[2] = a[2]                # row 2: the diagonal is the row maximum
-    p[7] = unit(a[3] + 0.01)   # row 3: the largest negative is the last column
-    p[0] = unit(a[5] + 0.01)   # row 5: ... the first column
-    p[5] = unit(a[6] - 0.01)   # row 6: ... next to the diagonal
+    p[2] = a[2]  # row 2: the diagonal is the row maximum
+    p[7] = unit(a[3] + 0.01)  # row 3: the largest negative is the last column
+    p[0] = unit(a[5] + 0.01)  # row 5: ... the first column
+    p[5] = unit(a[6] - 0.01)  # row 6: ... next to the diagonal
     a, p = a.astype(dtype), p.astype(dtype)
     tol = 1e-12 if dtype == np.float64 else 1e-5
     for variant, pick in (("averaged", 0), ("standard", 1)):
@@ -405,7 +420,7 @@ def test_in_batch_block_buffer_reused_across_calls_and_threads(rng):
         assert np.max(np.abs(numerics.infonce_loss_in_batch(a, p, 0.1) - ref)) <= tol * 10
     with ThreadPoolExecutor(4) as pool:
         results = list(pool.map(lambda b: numerics.infonce_loss_in_batch(b[0], b[1], 0.1), batches * 8))
-    for (a, p, ref, tol), got in zip(batches * 8, results):
+    for (_a, _p, ref, tol), got in zip(batches * 8, results):
         assert np.max(np.abs(got - ref)) <= tol * 10
 
 
@@ -436,5 +451,7 @@ def test_pooled_and_per_anchor_layouts_agree_bit_for_bit(rng):
     pool = unit(rng.standard_normal((m, d)))
     index = rng.integers(0, m, (n, k))
     for variant in ("averaged", "standard"):
-        assert np.array_equal(numerics.infonce_loss_pooled(a, p, pool, index, 0.03, variant),
-                              numerics.infonce_loss(a, p, pool[index], 0.03, variant))
+        assert np.array_equal(
+            numerics.infonce_loss_pooled(a, p, pool, index, 0.03, variant),
+            numerics.infonce_loss(a, p, pool[index], 0.03, variant),
+        )

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
-
-from derivations import catalogue
-from derivations.checks import certify_nonnegative, check_step
-from derivations.ledger import Derivation, DerivationError, Domain, Step, Verdict
-from derivations.symbols import TAU_RANGE, j, k, s, tau, x
+from infonce_bounds.derivations import catalogue
+from infonce_bounds.derivations.checks import certify_nonnegative, check_step
+from infonce_bounds.derivations.ledger import Derivation, DerivationError, Domain, Step, Verdict
+from infonce_bounds.derivations.symbols import TAU_RANGE, j, k, s, tau, x
 
 FAST = {"trials": 3000}
 
@@ -20,8 +19,9 @@ def test_catalogued_derivation_has_no_refuted_step(name):
     assert len(results) == len(der.steps)
     bad = [(r.step, r.evidence, r.counterexample) for r in results if r.verdict is Verdict.REFUTED]
     assert not bad
-    assert all(r.verdict is not Verdict.UNDECIDED for r in results if r.kind != "definition"), \
-        [(r.step, r.method, r.evidence) for r in results if r.verdict is Verdict.UNDECIDED]
+    assert all(r.verdict is not Verdict.UNDECIDED for r in results if r.kind != "definition"), [
+        (r.step, r.method, r.evidence) for r in results if r.verdict is Verdict.UNDECIDED
+    ]
 
 
 def test_catalogue_rejects_unknown_result():
@@ -30,6 +30,7 @@ def test_catalogue_rejects_unknown_result():
 
 
 # ---- planted wrong claims: each checker must refute, and show the counterexample ----------------
+
 
 def test_identity_checker_refutes_wrong_identity():
     st = Step("planted: sinh² = (cosh 2x + 1)/2", sp.sinh(1 / tau) ** 2, (sp.cosh(2 / tau) + 1) / 2, domain=TAU_RANGE)
@@ -40,8 +41,13 @@ def test_identity_checker_refutes_wrong_identity():
 
 def test_identity_spot_check_catches_what_simplify_would_accept():
     # a perturbation far below float precision: only the 50-digit spot-check can see it
-    st = Step("planted: tiny perturbation", sp.exp(1 / tau), sp.exp(1 / tau) + sp.Rational(1, 10**30),
-              domain=Domain({tau: (1, 10)}), simplifier=lambda e: sp.Integer(0))  # a 'buggy' simplifier
+    st = Step(
+        "planted: tiny perturbation",
+        sp.exp(1 / tau),
+        sp.exp(1 / tau) + sp.Rational(1, 10**30),
+        domain=Domain({tau: (1, 10)}),
+        simplifier=lambda e: sp.Integer(0),
+    )  # a 'buggy' simplifier
     res = check_step(st)
     assert res.verdict is Verdict.REFUTED and "simplification bug" in res.method
 
@@ -54,8 +60,14 @@ def test_identity_checker_proves_true_identity():
 
 def test_inequality_counterexample_only_near_boundary_is_found():
     # e^x ≤ 1 + x + x² holds on [−1, 1.79…] and fails only in the last sliver of [−1, 1.8]
-    st = Step("planted: e^x ≤ 1 + x + x² on [−1, 1.8]", sp.exp(x), 1 + x + x**2, kind="inequality",
-              relation="<=", domain=Domain({x: (-1, sp.Rational(18, 10))}))
+    st = Step(
+        "planted: e^x ≤ 1 + x + x² on [−1, 1.8]",
+        sp.exp(x),
+        1 + x + x**2,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (-1, sp.Rational(18, 10))}),
+    )
     res = check_step(st, trials=5000)
     assert res.verdict is Verdict.REFUTED
     assert float(res.counterexample["x"]) > 1.79
@@ -75,32 +87,56 @@ def test_interval_certifier_proves_tight_inequality():
 def test_halved_constant_is_refuted():
     # the offset bound log(1 + e^{2/τ}/k) with its constant halved must fail
     g = sp.Symbol("g_test", real=True)
-    st = Step("planted: offset ≤ log(1 + e^{2/τ}/(2k))", sp.log(1 + sp.exp(g / tau) / k),
-              sp.log(1 + sp.exp(2 / tau) / (2 * k)), kind="inequality", relation="<=",
-              domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo), g: (-2, 2)}))
+    st = Step(
+        "planted: offset ≤ log(1 + e^{2/τ}/(2k))",
+        sp.log(1 + sp.exp(g / tau) / k),
+        sp.log(1 + sp.exp(2 / tau) / (2 * k)),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo), g: (-2, 2)}),
+    )
     res = check_step(st, trials=2000)
     assert res.verdict is Verdict.REFUTED
 
 
 def test_vector_inequality_falsifier_refutes():
-    st = Step("planted: Λ(1/τ; s) ≤ 0.99/τ", sp.log(sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k),
-              sp.Rational(99, 100) / tau, kind="inequality", relation="<=",
-              domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, 12), s: (-1, 1)}))
+    st = Step(
+        "planted: Λ(1/τ; s) ≤ 0.99/τ",
+        sp.log(sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k),
+        sp.Rational(99, 100) / tau,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, 12), s: (-1, 1)}),
+    )
     res = check_step(st, trials=2000)
     assert res.verdict is Verdict.REFUTED
     assert res.worst_ratio > 1
 
 
 def test_wrong_certificate_is_not_accepted():
-    st = Step("x² ≥ 0 with a wrong certificate", x**2, 0, kind="inequality", relation=">=",
-              domain=Domain({x: (-1, 1)}), certificate=x**2 + 1)
+    st = Step(
+        "x² ≥ 0 with a wrong certificate",
+        x**2,
+        0,
+        kind="inequality",
+        relation=">=",
+        domain=Domain({x: (-1, 1)}),
+        certificate=x**2 + 1,
+    )
     res = check_step(st, trials=500)
     assert "certificate rejected" in res.evidence
 
 
 def test_expansion_checker_refutes_wrong_coefficient():
-    st = Step("planted: log(1 + 1/k) = 1/k − 1/(3k²)", sp.log(1 + 1 / k), 1 / k - 1 / (3 * k**2),
-              kind="expansion", var=k, order=2, domain=Domain({}))
+    st = Step(
+        "planted: log(1 + 1/k) = 1/k − 1/(3k²)",
+        sp.log(1 + 1 / k),
+        1 / k - 1 / (3 * k**2),
+        kind="expansion",
+        var=k,
+        order=2,
+        domain=Domain({}),
+    )
     res = check_step(st)
     assert res.verdict is Verdict.REFUTED
     assert res.counterexample["term"] == "k^-2" and res.counterexample["derived"] == "-1/2"
@@ -112,6 +148,7 @@ def test_limit_checker_refutes_wrong_limit():
 
 
 # ---- malformed steps: one clear error, at construction ----------------------------------------
+
 
 def test_uncovered_free_symbol_is_an_error():
     with pytest.raises(DerivationError, match=r"free symbols \['k'\] are not covered"):
@@ -143,16 +180,28 @@ def test_limit_checker_compares_infinities_structurally():
     assert check_step(Step("k τ → ∞", k * tau, sp.oo, kind="limit", var=k, domain=TAU_RANGE)).verdict is Verdict.PROVED
     wrong = check_step(Step("planted: 1/k → ∞", 1 / k, sp.oo, kind="limit", var=k, domain=Domain({})))
     assert wrong.verdict is Verdict.REFUTED and wrong.counterexample["limit"] == "0"
-    assert check_step(Step("planted: k → −∞", k, -sp.oo, kind="limit", var=k, domain=Domain({}))).verdict is Verdict.REFUTED
+    assert (
+        check_step(Step("planted: k → −∞", k, -sp.oo, kind="limit", var=k, domain=Domain({}))).verdict
+        is Verdict.REFUTED
+    )
 
 
 def test_monotonicity_test_respects_constraints():
     # 1/2 − 1/(βτ) ≥ 0 is false at βτ = 1, inside the constrained domain; the increasing direction
     # in β points at a face outside the domain, which must not be taken as the minimum
-    from derivations.symbols import beta
+    from infonce_bounds.derivations.symbols import beta
 
     dom = Domain({tau: (sp.Rational(1, 10), 10), beta: (sp.Rational(1, 100), 100)}, constraints=(beta * tau >= 1,))
     assert certify_nonnegative(sp.Rational(1, 2) - 1 / (beta * tau), dom).status != "proved"
-    res = check_step(Step("planted: 1/(βτ) ≤ 1/2 for βτ ≥ 1", 1 / (beta * tau), sp.Rational(1, 2), kind="inequality",
-                          relation="<=", domain=dom), trials=2000)
+    res = check_step(
+        Step(
+            "planted: 1/(βτ) ≤ 1/2 for βτ ≥ 1",
+            1 / (beta * tau),
+            sp.Rational(1, 2),
+            kind="inequality",
+            relation="<=",
+            domain=dom,
+        ),
+        trials=2000,
+    )
     assert res.verdict is Verdict.REFUTED

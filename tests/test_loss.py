@@ -5,9 +5,8 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
-
-from derivations import loss
-from derivations.symbols import c, k, s, s_pos, tau
+from infonce_bounds.derivations import loss
+from infonce_bounds.derivations.symbols import c, k, s, s_pos, tau
 
 
 def _mp_losses(sp_, sn, t):
@@ -34,15 +33,19 @@ def test_symbolic_losses_match_mpmath(mp50, rng, t):
 def test_offset_bounds_hold_and_are_attained(mp50):
     # the gap ℓ − log k − ℓ_k attains its upper bound at s⁺ = 1, all s_j = −1, and its lower at the reverse
     t, kk = mpmath.mpf("0.3"), 5
-    for sp_, sj, bound in ((1, -1, mpmath.log(1 + mpmath.exp(2 / t) / kk)),
-                           (-1, 1, mpmath.log(1 + mpmath.exp(-2 / t) / kk))):
+    for sp_, sj, bound in (
+        (1, -1, mpmath.log(1 + mpmath.exp(2 / t) / kk)),
+        (-1, 1, mpmath.log(1 + mpmath.exp(-2 / t) / kk)),
+    ):
         std, avg = _mp_losses(sp_, [sj] * kk, t)
         assert abs(std - mpmath.log(kk) - avg - bound) < mpmath.mpf(10) ** -40
 
 
 def test_closing_formulas_are_the_logit_functions(mp50):
     cv = mpmath.mpf("0.7")
-    assert abs(loss.standard_from_logit(c).subs(c, sp.Float("0.7", 50)).evalf(50) - mpmath.log(1 + mpmath.exp(cv))) < 1e-40
+    assert (
+        abs(loss.standard_from_logit(c).subs(c, sp.Float("0.7", 50)).evalf(50) - mpmath.log(1 + mpmath.exp(cv))) < 1e-40
+    )
     assert sp.simplify(loss.averaged_from_logit(c, k) - (c - sp.log(k))) == 0
 
 

@@ -47,8 +47,9 @@ def test_notebook_executes(path):
     # only changes this process; the notebooks also find the checkout from their own directory)
     env_before = {k: os.environ.get(k) for k in ("PYTHONPATH",)}
     os.environ["PYTHONPATH"] = os.pathsep.join(x for x in (str(ROOT), env_before["PYTHONPATH"]) if x)
-    client = nbclient.NotebookClient(nb, kernel_name="python3", timeout=CELL_TIMEOUT,
-                                     resources={"metadata": {"path": str(NB_DIR)}})
+    client = nbclient.NotebookClient(
+        nb, kernel_name="python3", timeout=CELL_TIMEOUT, resources={"metadata": {"path": str(NB_DIR)}}
+    )
     t0 = time.perf_counter()
     try:
         client.execute()  # raises CellExecutionError naming the failing cell and its traceback

@@ -8,11 +8,10 @@ import itertools
 import mpmath
 import pytest
 import sympy as sp
-
-from derivations import prior
-from derivations.checks import check_step
-from derivations.ledger import Verdict
-from derivations.symbols import L, R, k, n, p, tau
+from infonce_bounds.derivations import prior
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.ledger import Verdict
+from infonce_bounds.derivations.symbols import L, R, k, n, p, tau
 
 
 @pytest.fixture(scope="module")
@@ -67,7 +66,7 @@ def test_large_k_deviation_dominates_exact_gap_by_brute_force(rng):
 
 def test_agrees_with_bias_module_when_present():
     try:
-        bias = importlib.import_module("derivations.bias")
+        bias = importlib.import_module("infonce_bounds.derivations.bias")
     except ImportError:
         pytest.skip("derivations.bias missing")
     if not hasattr(bias, "deviation_bound"):
@@ -102,8 +101,9 @@ def _step(name):
     raise KeyError(name)
 
 
-@pytest.mark.parametrize("prefix,factor", [("large-k deviation bound", sp.Rational(1, 20)),
-                                           ("E|Z_k − Z| ≤ √(Var W / k)", sp.Rational(1, 2))])
+@pytest.mark.parametrize(
+    "prefix,factor", [("large-k deviation bound", sp.Rational(1, 20)), ("E|Z_k − Z| ≤ √(Var W / k)", sp.Rational(1, 2))]
+)
 def test_planted_wrong_constants_are_refuted(prefix, factor):
     """The two-point-law checker refutes the deviation bounds with the constant cut down."""
     good = _step(prefix)

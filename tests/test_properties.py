@@ -9,7 +9,7 @@ import math
 import numpy as np
 import pytest
 
-import numerics
+from infonce_bounds import numerics
 
 
 def unit(x):
@@ -40,8 +40,12 @@ def test_log_mean_exp_of_constant_row(rng):
 def test_permuting_negatives_leaves_loss_unchanged(variant, data, rng):
     a, p, n = data
     perm = rng.permutation(n.shape[1])
-    np.testing.assert_allclose(numerics.infonce_loss(a, p, n[:, perm], 0.05, variant),
-                               numerics.infonce_loss(a, p, n, 0.05, variant), rtol=1e-14, atol=1e-14 / 0.05)
+    np.testing.assert_allclose(
+        numerics.infonce_loss(a, p, n[:, perm], 0.05, variant),
+        numerics.infonce_loss(a, p, n, 0.05, variant),
+        rtol=1e-14,
+        atol=1e-14 / 0.05,
+    )
     w = numerics.softmax_weights(a, n, 0.05)
     np.testing.assert_allclose(numerics.softmax_weights(a, n[:, perm], 0.05), w[:, perm], rtol=1e-13)
 
@@ -53,8 +57,9 @@ def test_standard_minus_averaged_is_the_exact_offset(tau, data):
     k = n.shape[1]
     s_pos, s_neg = numerics.similarities(a, p, n)
     offset = np.log1p(np.exp(s_pos / tau - numerics.log_mean_exp(s_neg, [1 / tau])[:, 0]) / k)
-    lhs = (numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k)
-           - numerics.infonce_loss(a, p, n, tau, "averaged"))
+    lhs = (
+        numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k) - numerics.infonce_loss(a, p, n, tau, "averaged")
+    )
     np.testing.assert_allclose(lhs, offset, rtol=0, atol=1e-12 / tau)
     assert np.all(offset >= np.log1p(math.exp(-2 / tau) / k) - 1e-15)
 
@@ -63,8 +68,12 @@ def test_averaged_loss_is_lambda_minus_positive(data):
     a, p, n = data
     tau = 0.2
     s_pos, s_neg = numerics.similarities(a, p, n)
-    np.testing.assert_allclose(numerics.infonce_loss(a, p, n, tau),
-                               numerics.log_mean_exp(s_neg, [1 / tau])[:, 0] - s_pos / tau, rtol=0, atol=1e-13 / tau)
+    np.testing.assert_allclose(
+        numerics.infonce_loss(a, p, n, tau),
+        numerics.log_mean_exp(s_neg, [1 / tau])[:, 0] - s_pos / tau,
+        rtol=0,
+        atol=1e-13 / tau,
+    )
 
 
 def test_continuity_factor_ends(rng):
@@ -87,12 +96,12 @@ def test_in_batch_equals_per_anchor_and_pooled_on_matched_data(variant, rng):
     negs = p[index]
     ib = numerics.infonce_loss_in_batch(a, p, tau, variant)
     np.testing.assert_allclose(numerics.infonce_loss(a, p, negs, tau, variant), ib, rtol=0, atol=1e-13 / tau)
-    np.testing.assert_allclose(numerics.infonce_loss_pooled(a, p, p, index, tau, variant), ib, rtol=0,
-                               atol=1e-13 / tau)
+    np.testing.assert_allclose(numerics.infonce_loss_pooled(a, p, p, index, tau, variant), ib, rtol=0, atol=1e-13 / tau)
     # symmetric = mean of rows and of the transposed problem (positives as anchors)
     cols = numerics.infonce_loss_in_batch(p, a, tau, variant)
-    np.testing.assert_allclose(numerics.infonce_loss_in_batch(a, p, tau, variant, symmetric=True),
-                               0.5 * (ib + cols), rtol=0, atol=1e-13 / tau)
+    np.testing.assert_allclose(
+        numerics.infonce_loss_in_batch(a, p, tau, variant, symmetric=True), 0.5 * (ib + cols), rtol=0, atol=1e-13 / tau
+    )
 
 
 def test_pooled_weights_equal_per_anchor_weights(rng):
@@ -100,8 +109,9 @@ def test_pooled_weights_equal_per_anchor_weights(rng):
     a = unit(rng.standard_normal((n, d)))
     pool = unit(rng.standard_normal((m, d)))
     index = rng.integers(0, m, (n, k))
-    np.testing.assert_array_equal(numerics.softmax_weights_pooled(a, pool, index, 0.1),
-                                  numerics.softmax_weights(a, pool[index], 0.1))
+    np.testing.assert_array_equal(
+        numerics.softmax_weights_pooled(a, pool, index, 0.1), numerics.softmax_weights(a, pool[index], 0.1)
+    )
 
 
 def test_cross_entropy_with_ideal_equal_to_learned_is_entropy(data):
@@ -143,7 +153,8 @@ def test_import_numerics_does_not_load_numba():
     import subprocess
     import sys
 
-    code = "import sys, numerics; assert 'numba' not in sys.modules; numerics.infonce_loss; " \
-           "assert 'numba' in sys.modules"
+    code = (
+        "import sys, numerics; assert 'numba' not in sys.modules; numerics.infonce_loss; assert 'numba' in sys.modules"
+    )
     root = __import__("pathlib").Path(__file__).resolve().parents[1]
     subprocess.run([sys.executable, "-c", code], check=True, cwd=root)

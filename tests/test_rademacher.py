@@ -9,11 +9,10 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
-
-from derivations import rademacher as RD
-from derivations.checks import check_step
-from derivations.ledger import Domain, Step, Verdict
-from derivations.symbols import L, Lam, R, Rad_vec, chi, k, n, p, tau
+from infonce_bounds.derivations import rademacher as RD
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+from infonce_bounds.derivations.symbols import L, Lam, R, Rad_vec, chi, k, n, p, tau
 
 FAST = {"trials": 3000, "seed": 0, "box_budget": 200}
 
@@ -32,8 +31,25 @@ def _step(ders, prefix):
 
 
 def _planted(step: Step, **changes) -> Step:
-    fields = {f: getattr(step, f) for f in ("name", "lhs", "rhs", "kind", "domain", "provenance", "reference",
-                                             "relation", "var", "point", "order", "adversarial", "note", "check")}
+    fields = {
+        f: getattr(step, f)
+        for f in (
+            "name",
+            "lhs",
+            "rhs",
+            "kind",
+            "domain",
+            "provenance",
+            "reference",
+            "relation",
+            "var",
+            "point",
+            "order",
+            "adversarial",
+            "note",
+            "check",
+        )
+    }
     fields.update(changes)
     fields["name"] = "planted: " + fields["name"]
     return Step(**fields)
@@ -215,16 +231,19 @@ def test_bound_dominates_monte_carlo_estimate(rng):
     assert 0 < est <= min(bmax, bavg, bdir)
 
 
-@pytest.mark.parametrize("call, name", [
-    (lambda: RD.complexity_max(-1, 4, 10, 1, 1, 1), "tau"),
-    (lambda: RD.complexity_max(1, 0, 10, 1, 1, 1), "k"),
-    (lambda: RD.complexity_max(1, 4, 0, 1, 1, 1), "n"),
-    (lambda: RD.complexity_max(1, 4, 10, -1, 1, 1), "L"),
-    (lambda: RD.complexity_max(1, 4, 10, 1, 0, 1), "p"),
-    (lambda: RD.complexity_max(1, 4, 10, 1, 1, -2), "R"),
-    (lambda: RD.complexity_avg(1, 0.5, 4, 10, 1, 1, 1), "beta"),
-    (lambda: RD.complexity_avg(1, 2, 2.5, 10, 1, 1, 1), "k"),
-])
+@pytest.mark.parametrize(
+    "call, name",
+    [
+        (lambda: RD.complexity_max(-1, 4, 10, 1, 1, 1), "tau"),
+        (lambda: RD.complexity_max(1, 0, 10, 1, 1, 1), "k"),
+        (lambda: RD.complexity_max(1, 4, 0, 1, 1, 1), "n"),
+        (lambda: RD.complexity_max(1, 4, 10, -1, 1, 1), "L"),
+        (lambda: RD.complexity_max(1, 4, 10, 1, 0, 1), "p"),
+        (lambda: RD.complexity_max(1, 4, 10, 1, 1, -2), "R"),
+        (lambda: RD.complexity_avg(1, 0.5, 4, 10, 1, 1, 1), "beta"),
+        (lambda: RD.complexity_avg(1, 2, 2.5, 10, 1, 1, 1), "k"),
+    ],
+)
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=rf"^{name} "):
         call()

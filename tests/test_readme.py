@@ -5,7 +5,7 @@ from __future__ import annotations
 import pathlib
 import re
 
-from derivations import catalogue
+from infonce_bounds.derivations import catalogue
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()

@@ -8,24 +8,24 @@ import math
 
 import pytest
 import sympy as sp
-
-from derivations import theorem
-from derivations.checks import check_step
-from derivations.ledger import Domain, Step, Verdict
-from derivations.symbols import L, R, beta, delta, g, k, n, p, s_pos, tau, y
+from infonce_bounds.derivations import theorem
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+from infonce_bounds.derivations.symbols import L, R, beta, delta, g, k, n, p, s_pos, tau, y
 
 
 def _has(mod: str, attr: str) -> bool:
     try:
-        return hasattr(importlib.import_module(f"derivations.{mod}"), attr)
+        return hasattr(importlib.import_module(f"infonce_bounds.derivations.{mod}"), attr)
     except ImportError:
         return False
 
 
 HAS_BIAS = _has("bias", "bias_bound")
 HAS_RAD = _has("rademacher", "complexity_avg")
-needs_both = pytest.mark.skipif(not (HAS_BIAS and HAS_RAD),
-                                reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing")
+needs_both = pytest.mark.skipif(
+    not (HAS_BIAS and HAS_RAD), reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing"
+)
 
 
 @pytest.fixture(scope="module")
@@ -58,8 +58,9 @@ def test_components_have_names_provenance_rates_and_paper_claims():
 def test_sample_variability_independent_route():
     """(4/τ)√(log(1/δ)/(2n)) against a plain-float computation and a brute-force loss range."""
     for t, nn, d in [(0.1, 50000, 0.05), (1e-3, 10, 0.5), (100.0, 1, 0.999)]:
-        val = float(theorem.sample_variability("averaged").subs({tau: sp.Rational(repr(t)), n: nn,
-                                                                 delta: sp.Rational(repr(d))}))
+        val = float(
+            theorem.sample_variability("averaged").subs({tau: sp.Rational(repr(t)), n: nn, delta: sp.Rational(repr(d))})
+        )
         assert val == pytest.approx(4 / t * math.sqrt(math.log(1 / d) / (2 * nn)), rel=1e-12)
 
 
@@ -96,23 +97,48 @@ def test_loss_ranges_by_brute_force(t, rng):
 
 PLANTED = [
     # the log-range cap on the bias halved: τ(log Z − log Z_k) ≤ 1
-    Step("planted: bias cap u − v ≤ 1", sp.Symbol("x", real=True) - y, 1, kind="inequality", relation="<=",
-         domain=Domain({sp.Symbol("x", real=True): (-1, 1), y: (-1, 1)})),
+    Step(
+        "planted: bias cap u − v ≤ 1",
+        sp.Symbol("x", real=True) - y,
+        1,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({sp.Symbol("x", real=True): (-1, 1), y: (-1, 1)}),
+    ),
     # averaged range halved
-    Step("planted: τ ℓ_k ≤ 1", y - s_pos, 1, kind="inequality", relation="<=",
-         domain=Domain({tau: (sp.Rational(1, 1000), 100), s_pos: (-1, 1), y: (-1, 1)})),
+    Step(
+        "planted: τ ℓ_k ≤ 1",
+        y - s_pos,
+        1,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: (sp.Rational(1, 1000), 100), s_pos: (-1, 1), y: (-1, 1)}),
+    ),
     # standard range claimed ≤ 2/τ for every k (true only at k = 1)
-    Step("planted: 1 + k e^{2/τ} ≤ e^{2/τ}(1 + k e^{−2/τ})", 1 + k * sp.exp(2 / tau),
-         sp.exp(2 / tau) * (1 + k * sp.exp(-2 / tau)) - 0, kind="inequality", relation="<=",
-         domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (2, sp.oo)})),
+    Step(
+        "planted: 1 + k e^{2/τ} ≤ e^{2/τ}(1 + k e^{−2/τ})",
+        1 + k * sp.exp(2 / tau),
+        sp.exp(2 / tau) * (1 + k * sp.exp(-2 / tau)) - 0,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (2, sp.oo)}),
+    ),
     # standard loss upper end with the exponent halved
-    Step("planted: log(1 + k e^{−g/τ}) ≤ log(1 + k e^{1/τ})", sp.log(1 + k * sp.exp(-g / tau)),
-         sp.log(1 + k * sp.exp(1 / tau)), kind="inequality", relation="<=",
-         domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo), g: (-2, 2)})),
+    Step(
+        "planted: log(1 + k e^{−g/τ}) ≤ log(1 + k e^{1/τ})",
+        sp.log(1 + k * sp.exp(-g / tau)),
+        sp.log(1 + k * sp.exp(1 / tau)),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo), g: (-2, 2)}),
+    ),
     # McDiarmid deviation with the factor 2 dropped: the tail is then δ², not δ
-    Step("planted: McDiarmid tail with log(1/δ)/n", sp.exp(-2 * (4 / tau) ** 2 * sp.log(1 / delta) / n
-                                                            / (n * (4 / tau / n) ** 2)), delta,
-         domain=Domain({tau: (sp.Rational(1, 10), 10), n: (1, sp.oo), delta: (sp.Rational(1, 100), sp.Rational(1, 2))})),
+    Step(
+        "planted: McDiarmid tail with log(1/δ)/n",
+        sp.exp(-2 * (4 / tau) ** 2 * sp.log(1 / delta) / n / (n * (4 / tau / n) ** 2)),
+        delta,
+        domain=Domain({tau: (sp.Rational(1, 10), 10), n: (1, sp.oo), delta: (sp.Rational(1, 100), sp.Rational(1, 2))}),
+    ),
 ]
 
 
@@ -139,7 +165,7 @@ def test_theorem_terms_assemble_the_bound():
 @needs_both
 def test_rates_numerically():
     """SV ∝ n^{-1/2} and k-free; bias ∝ 1/k; complexity stabilises in k (ratio of k = 4096 to 64 near 1)."""
-    from numerics.certify import certify
+    from infonce_bounds.numerics.certify import certify
 
     terms = theorem.theorem_terms()
     base = {tau: "0.5", delta: "0.05", L: 1, p: 1000, R: 1}

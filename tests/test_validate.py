@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-import numerics
+from infonce_bounds import numerics
 
 
 def unit(x):
@@ -71,8 +71,9 @@ def test_nan_and_inf(good):
 def test_non_unit_rows_and_normalize(good):
     a, p, n = good
     _raises(lambda: numerics.infonce_loss(2 * a, p, n, 0.1), "anchors", "unit rows", "normalize=True")
-    np.testing.assert_allclose(numerics.infonce_loss(2 * a, p, 3 * n, 0.1, normalize=True),
-                               numerics.infonce_loss(a, p, n, 0.1), rtol=1e-13)
+    np.testing.assert_allclose(
+        numerics.infonce_loss(2 * a, p, 3 * n, 0.1, normalize=True), numerics.infonce_loss(a, p, n, 0.1), rtol=1e-13
+    )
     z = a.copy()
     z[0] = 0
     _raises(lambda: numerics.infonce_loss(z, p, n, 0.1, normalize=True), "anchors", "zero")
@@ -81,8 +82,9 @@ def test_non_unit_rows_and_normalize(good):
 @pytest.mark.parametrize("dtype", (np.int64, np.int32, bool, np.complex128, np.float16))
 def test_integer_and_other_dtypes_refused(good, dtype):
     a, p, n = good
-    _raises(lambda: numerics.infonce_loss(a.astype(dtype), p, n, 0.1), "anchors", "float64 or float32",
-            str(np.dtype(dtype)))
+    _raises(
+        lambda: numerics.infonce_loss(a.astype(dtype), p, n, 0.1), "anchors", "float64 or float32", str(np.dtype(dtype))
+    )
 
 
 def test_non_contiguous_converted(good):
@@ -90,8 +92,9 @@ def test_non_contiguous_converted(good):
     a_f = np.asfortranarray(a)
     n_strided = np.repeat(n, 2, axis=2)[:, :, ::2]  # a strided view holding exactly n
     assert not a_f.flags.c_contiguous and not n_strided.flags.c_contiguous
-    np.testing.assert_allclose(numerics.infonce_loss(a_f, p, n_strided, 0.1),
-                               numerics.infonce_loss(a, p, n, 0.1), rtol=0, atol=0)
+    np.testing.assert_allclose(
+        numerics.infonce_loss(a_f, p, n_strided, 0.1), numerics.infonce_loss(a, p, n, 0.1), rtol=0, atol=0
+    )
 
 
 def test_mixed_dtypes_promote_to_float64(good):
@@ -141,7 +144,7 @@ def test_other_outputs_errors(good, rng):
 
 def test_parallel_validation_path_on_large_array(rng):
     """Arrays at or above SERIAL_BELOW entries are checked by the threaded kernel: same errors."""
-    from numerics import validate
+    from infonce_bounds.numerics import validate
 
     n, k, d = 64, 64, 64
     assert n * k * d >= validate.SERIAL_BELOW
@@ -158,7 +161,7 @@ def test_negatives_screen_and_exact_recheck(rng, dtype):
     """The loss pass screens | ‖n‖² − 1 | > tol; flagged anchors are re-checked exactly, so the screen's
     margin neither lets a bad row through nor refuses a good one, and the error names the same row as
     the full check (a non-finite row first, wherever it is; the last, partial group of anchors too)."""
-    from numerics.validate import UNIT_TOL
+    from infonce_bounds.numerics.validate import UNIT_TOL
 
     tol = UNIT_TOL[np.dtype(dtype)]
     n, k, d = 7, 5, 8  # 7 anchors: one full group of STREAMS = 4 and a partial one
@@ -183,7 +186,7 @@ def test_negatives_screen_and_exact_recheck(rng, dtype):
 def test_grouped_loss_kernels_are_bit_identical_to_one_anchor_at_a_time(rng):
     """The STREAMS grouping changes the memory access order only: every anchor's value is bit-identical
     to the single-anchor computation (``row_logit``), for n not a multiple of the group size."""
-    from numerics.per_anchor import STREAMS, checked_loss_kernel, close_loss, loss_kernel, row_logit
+    from infonce_bounds.numerics.per_anchor import STREAMS, checked_loss_kernel, close_loss, loss_kernel, row_logit
 
     n, k, d = 4 * STREAMS + 3, 9, 16
     a = unit(rng.standard_normal((n, d)))

@@ -14,11 +14,11 @@ import sys
 
 import mpmath
 import sympy as sp
-
-from derivations.symbols import beta, k, tau
+from infonce_bounds.derivations.symbols import beta, k, tau
 
 from ..certify import certify, exact_str
-from .constants import add_parameter_arguments, auto_beta, validate_k, validate_params
+from ..klist import SYNTAX, parse_k_list
+from .constants import add_parameter_arguments, auto_beta, validate_params
 
 HELP = "Theorem-1 components and prior bounds against k (certified), with a log-log PNG plot"
 
@@ -44,54 +44,26 @@ COLUMNS = {
 
 def add_arguments(p) -> None:
     add_parameter_arguments(p, k_default=None, tau_default=DEFAULT_TAU)
-    p.add_argument("--k", default=DEFAULT_K,
-                   help="comma-separated k values; '...' continues the geometric progression of the two values "
-                        f"before it up to the value after it (default {DEFAULT_K})")
+    p.add_argument(
+        "--k",
+        default=DEFAULT_K,
+        help=f"k values: {SYNTAX} (default {DEFAULT_K})",
+    )
     p.add_argument("--plot", default="compare.png", help="PNG file for the log-log plot (default compare.png)")
     p.add_argument("--no-plot", action="store_true", help="do not write the plot")
     p.add_argument("--json", action="store_true", help="print one JSON object")
 
 
-def parse_k_list(text: str) -> list[int]:
-    """``"1,2,4,...,4096"`` → [1, 2, 4, …, 4096]; every entry an integer ≥ 1 (``ValueError`` otherwise)."""
-    parts = [x.strip() for x in str(text).split(",") if x.strip()]
-    if not parts:
-        raise ValueError(f"--k = {text!r} is empty; allowed: comma-separated integers k ≥ 1")
-    out: list[int] = []
-    i = 0
-    while i < len(parts):
-        tok = parts[i]
-        if tok in ("...", "…"):
-            if len(out) < 2 or i + 1 >= len(parts):
-                raise ValueError(f"--k = {text!r}: '...' needs two values before it and one after it")
-            end = int(validate_k(parts[i + 1]))
-            a0, a1 = out[-2], out[-1]
-            if a1 <= a0:
-                raise ValueError(f"--k = {text!r}: '...' needs an increasing progression before it")
-            ratio = sp.Rational(a1, a0)
-            nxt = sp.Rational(a1) * ratio
-            while nxt <= end:
-                if not nxt.is_Integer:
-                    raise ValueError(f"--k = {text!r}: the progression {a0}, {a1}, … leaves the integers")
-                out.append(int(nxt))
-                nxt *= ratio
-            if out[-1] != end:
-                out.append(end)
-            i += 2
-            continue
-        out.append(int(validate_k(tok)))
-        i += 1
-    if len(out) > 200:
-        raise ValueError(f"--k = {text!r} gives {len(out)} values; allowed: at most 200")
-    return sorted(set(out))
-
-
 def _exprs(loss: str) -> dict[str, sp.Expr | None]:
-    from derivations import prior, theorem
+    from infonce_bounds.derivations import prior, theorem
 
     out: dict[str, sp.Expr | None] = {"sample_variability": theorem.sample_variability(loss)}
-    for key, fn in (("complexity_avg", theorem.complexity_term), ("complexity_max", theorem.complexity_max_term),
-                    ("complexity_direct", theorem.complexity_direct_term), ("finite_k_bias", theorem.bias_term)):
+    for key, fn in (
+        ("complexity_avg", theorem.complexity_term),
+        ("complexity_max", theorem.complexity_max_term),
+        ("complexity_direct", theorem.complexity_direct_term),
+        ("finite_k_bias", theorem.bias_term),
+    ):
         try:
             out[key] = fn()
         except (ImportError, AttributeError):
@@ -117,9 +89,12 @@ def table(values: dict, ks: list[int], beta_mode: str, loss: str, digits: int = 
                 row[key] = None
                 continue
             c = certify(expr, {s: v for s, v in vals.items() if s in expr.free_symbols}, name=key)
-            row[key] = {"upper": c.upper_str(digits), "lo": c.lower_str(digits),
-                        "log10": float(mpmath.log10(c.hi)) if c.hi > 0 else None,
-                        "float_in_interval": c.float_in_interval}
+            row[key] = {
+                "upper": c.upper_str(digits),
+                "lo": c.lower_str(digits),
+                "log10": float(mpmath.log10(c.hi)) if c.hi > 0 else None,
+                "float_in_interval": c.float_in_interval,
+            }
         rows.append(row)
     return rows
 
@@ -134,16 +109,21 @@ def closing_note(values: dict, beta_mode: str, loss: str) -> tuple[str, dict]:
     mx = ", ".join(f"k = {kv}: {got[kv][1]['upper']}" for kv in NOTE_K)
     ra = 10 ** (got[4096][0]["log10"] - got[64][0]["log10"])
     rm = 10 ** (got[4096][1]["log10"] - got[64][1]["log10"])
-    text = (f"Averaged complexity penalty 2·Rad (ours, β family): {avg}; max-type penalty: {mx}. "
-            f"From k = 64 to 4096 the averaged term grows by a factor {ra:.3g}, the max-type term by {rm:.3g} "
-            "(√64 = 8 would be pure √k growth). ")
+    text = (
+        f"Averaged complexity penalty 2·Rad (ours, β family): {avg}; max-type penalty: {mx}. "
+        f"From k = 64 to 4096 the averaged term grows by a factor {ra:.3g}, the max-type term by {rm:.3g} "
+        "(√64 = 8 would be pure √k growth). "
+    )
     if ra < 1.5 and rm > 4:
         text += "The averaged term flattens in k while the max-type term keeps growing like √k."
     else:
-        text += (f"At τ = {exact_str(values[tau])} the averaged term has not flattened yet by k = 4096: its ℓ2 constant "
-                 f"saturates only once k ≫ e^{{2/τ}} ≈ {float(mpmath.exp(2 / mpmath.mpf(str(sp.Float(values[tau], 20))))):.3g}.")
-    return text, {str(kv): {"complexity_avg": got[kv][0]["upper"], "complexity_max": got[kv][1]["upper"]}
-                  for kv in NOTE_K}
+        text += (
+            f"At τ = {exact_str(values[tau])} the averaged term has not flattened yet by k = 4096: its ℓ2 constant "
+            f"saturates only once k ≫ e^{{2/τ}} ≈ {float(mpmath.exp(2 / mpmath.mpf(str(sp.Float(values[tau], 20))))):.3g}."
+        )
+    return text, {
+        str(kv): {"complexity_avg": got[kv][0]["upper"], "complexity_max": got[kv][1]["upper"]} for kv in NOTE_K
+    }
 
 
 def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
@@ -156,17 +136,25 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
 
     ks = [r["k"] for r in rows]
     fig, ax = plt.subplots(figsize=(8, 5.5))
-    huge = any(r[key] is not None and r[key]["log10"] is not None and r[key]["log10"] > 300
-               for r in rows for key in COLUMNS)
-    styles = {"complexity_avg": "-o", "complexity_max": "-s", "bound": "-", "finite_k_bias": "--",
-              "sample_variability": ":", "large_k_deviation": "--x", "complexity_klinear": "-.^",
-              "complexity_logk": "-.v"}
+    huge = any(
+        r[key] is not None and r[key]["log10"] is not None and r[key]["log10"] > 300 for r in rows for key in COLUMNS
+    )
+    styles = {
+        "complexity_avg": "-o",
+        "complexity_max": "-s",
+        "bound": "-",
+        "finite_k_bias": "--",
+        "sample_variability": ":",
+        "large_k_deviation": "--x",
+        "complexity_klinear": "-.^",
+        "complexity_logk": "-.v",
+    }
     for key, (label, prov) in COLUMNS.items():
         pts = [(r["k"], r[key]["log10"]) for r in rows if r[key] is not None and r[key]["log10"] is not None]
         if not pts:
             continue
         xs = [x for x, _ in pts]
-        ys = [y for _, y in pts] if huge else [10 ** y for _, y in pts]
+        ys = [y for _, y in pts] if huge else [10**y for _, y in pts]
         ax.plot(xs, ys, styles.get(key, "-"), label=f"{label} [{prov}]", markersize=4)
     ax.set_xscale("log", base=2)
     if huge:
@@ -197,7 +185,7 @@ def _format_table(rows: list[dict]) -> str:
 def compute(args) -> dict:
     import argparse
 
-    ks = parse_k_list(args.k)
+    ks = parse_k_list(args.k, max_values=200).tolist()
     values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
     from .constants import _number
 
@@ -212,11 +200,12 @@ def compute(args) -> dict:
 
 
 def _title(values: dict, loss: str, beta_mode: str) -> str:
-    from derivations.symbols import L, R, delta, n, p
+    from infonce_bounds.derivations.symbols import L, R, delta, n, p
 
-
-    return (f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
-            f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss")
+    return (
+        f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
+        f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss"
+    )
 
 
 def run(args) -> int:
@@ -231,15 +220,26 @@ def run(args) -> int:
         except OSError as exc:
             raise ValueError(f"--plot {args.plot!r} cannot be written: {exc.strerror or exc}") from None
     if args.json:
-        print(render_json({"parameters": title, "columns": {k_: v[0] for k_, v in COLUMNS.items()},
-                           "rows": data["rows"], "note": data["note"], "quoted": data["quoted"],
-                           "plot": str(written) if written else None}))
+        print(
+            render_json(
+                {
+                    "parameters": title,
+                    "columns": {k_: v[0] for k_, v in COLUMNS.items()},
+                    "rows": data["rows"],
+                    "note": data["note"],
+                    "quoted": data["quoted"],
+                    "plot": str(written) if written else None,
+                }
+            )
+        )
     else:
         print("Parameters: " + title)
         print(_format_table(data["rows"]))
         print()
-        print("Every number is the upper end of a certified interval. Prior bounds are our reconstructions "
-              "(derivations.prior; the log-k constant is set to 1, a shape only).")
+        print(
+            "Every number is the upper end of a certified interval. Prior bounds are our reconstructions "
+            "(derivations.prior; the log-k constant is set to 1, a shape only)."
+        )
         print(data["note"])
         if written:
             print(f"plot: {written}")
@@ -262,10 +262,14 @@ def section_compare(out: pathlib.Path, args) -> str:
     head = "| k | β | " + " | ".join(v[0] for v in COLUMNS.values()) + " |"
     lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
     for r in data["rows"]:
-        lines.append(f"| {r['k']} | {r['beta']} | " + " | ".join(r[key]["upper"] if r[key] else "—"
-                                                           for key in COLUMNS) + " |")
-    return (f"Parameters: {title} (compare's default τ = {DEFAULT_TAU}: at τ = 0.1 the averaging pays only once "
-            "k ≫ e^20). Command: `infonce-bounds compare`.\n\n" + "\n".join(lines)
-            + f"\n\n![components and prior bounds against k]({png.name})\n\n{data['note']}\n\n"
-            "Prior bounds are our reconstructions (`infonce-bounds show prior_large_k`, `prior_klinear`, "
-            "`prior_logk`); the log-k curve has its unknown absolute constant set to 1.\n")
+        lines.append(
+            f"| {r['k']} | {r['beta']} | " + " | ".join(r[key]["upper"] if r[key] else "—" for key in COLUMNS) + " |"
+        )
+    return (
+        f"Parameters: {title} (compare's default τ = {DEFAULT_TAU}: at τ = 0.1 the averaging pays only once "
+        "k ≫ e^20). Command: `infonce-bounds compare`.\n\n"
+        + "\n".join(lines)
+        + f"\n\n![components and prior bounds against k]({png.name})\n\n{data['note']}\n\n"
+        "Prior bounds are our reconstructions (`infonce-bounds show prior_large_k`, `prior_klinear`, "
+        "`prior_logk`); the log-k curve has its unknown absolute constant set to 1.\n"
+    )

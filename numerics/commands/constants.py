@@ -18,19 +18,34 @@ from typing import Any
 
 import mpmath
 import sympy as sp
-
-from derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, k, n, p, tau
+from infonce_bounds.derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, k, n, p, tau
 
 from ..certify import Certified, certify, exact, exact_str, format_up
 
 HELP = "every bound constant and Theorem-1 component at given parameters, certified (interval upper ends)"
 
-DEFAULTS: dict[str, str] = {"tau": "0.1", "k": "256", "beta": "auto", "n": "50000", "delta": "0.05",
-                            "lipschitz": "1", "params": "10000", "radius": "1"}
+DEFAULTS: dict[str, str] = {
+    "tau": "0.1",
+    "k": "256",
+    "beta": "auto",
+    "n": "50000",
+    "delta": "0.05",
+    "lipschitz": "1",
+    "params": "10000",
+    "radius": "1",
+}
 
 # flag → (symbol, human name)
-PARAMS = {"tau": (tau, "τ"), "k": (k, "k"), "beta": (beta, "β"), "n": (n, "n"), "delta": (delta, "δ"),
-          "lipschitz": (L, "L"), "params": (p, "p"), "radius": (R, "R")}
+PARAMS = {
+    "tau": (tau, "τ"),
+    "k": (k, "k"),
+    "beta": (beta, "β"),
+    "n": (n, "n"),
+    "delta": (delta, "δ"),
+    "lipschitz": (L, "L"),
+    "params": (p, "p"),
+    "radius": (R, "R"),
+}
 
 
 def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_default: str = DEFAULTS["tau"]) -> None:
@@ -38,19 +53,33 @@ def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_defau
     p_.add_argument("--tau", default=tau_default, help=f"temperature τ > 0 (default {tau_default})")
     if k_default is not None:
         p_.add_argument("--k", default=k_default, help=f"negatives k ≥ 1, an integer (default {k_default})")
-    p_.add_argument("--beta", default=DEFAULTS["beta"],
-                    help="inverse temperature β ≥ 1/τ of the continuity family, or 'auto' (default): the β "
-                         "minimising the ℓ2-Lipschitz constant that feeds the averaged complexity bound")
+    p_.add_argument(
+        "--beta",
+        default=DEFAULTS["beta"],
+        help="inverse temperature β ≥ 1/τ of the continuity family, or 'auto' (default): the β "
+        "minimising the ℓ2-Lipschitz constant that feeds the averaged complexity bound",
+    )
     p_.add_argument("--n", default=DEFAULTS["n"], help=f"training tuples n ≥ 1 (default {DEFAULTS['n']})")
     p_.add_argument("--delta", default=DEFAULTS["delta"], help=f"confidence δ ∈ (0, 1) (default {DEFAULTS['delta']})")
-    p_.add_argument("--lipschitz", default=DEFAULTS["lipschitz"],
-                    help=f"Lipschitz constant L ≥ 0 of θ ↦ φ_θ (default {DEFAULTS['lipschitz']})")
-    p_.add_argument("--params", default=DEFAULTS["params"],
-                    help=f"parameter count p ≥ 1 (default {DEFAULTS['params']})")
-    p_.add_argument("--radius", default=DEFAULTS["radius"],
-                    help=f"radius R ≥ 0 of the parameter ball ‖θ‖ ≤ R (default {DEFAULTS['radius']})")
-    p_.add_argument("--loss", choices=("averaged", "standard"), default="averaged",
-                    help="loss variant whose range enters the sample-variability term (default averaged)")
+    p_.add_argument(
+        "--lipschitz",
+        default=DEFAULTS["lipschitz"],
+        help=f"Lipschitz constant L ≥ 0 of θ ↦ φ_θ (default {DEFAULTS['lipschitz']})",
+    )
+    p_.add_argument(
+        "--params", default=DEFAULTS["params"], help=f"parameter count p ≥ 1 (default {DEFAULTS['params']})"
+    )
+    p_.add_argument(
+        "--radius",
+        default=DEFAULTS["radius"],
+        help=f"radius R ≥ 0 of the parameter ball ‖θ‖ ≤ R (default {DEFAULTS['radius']})",
+    )
+    p_.add_argument(
+        "--loss",
+        choices=("averaged", "standard"),
+        default="averaged",
+        help="loss variant whose range enters the sample-variability term (default averaged)",
+    )
     p_.add_argument("--digits", type=int, default=6, help="significant digits printed (default 6)")
 
 
@@ -62,6 +91,7 @@ def add_arguments(p_) -> None:
 
 
 # ----------------------------------------------------------------------------- validation
+
 
 def _number(flag: str, text: Any, allowed: str) -> sp.Rational:
     try:
@@ -116,8 +146,10 @@ def validate_params(args) -> dict:
     if text != "auto":
         bv = _number("beta", args.beta, "β ≥ 1/τ, or 'auto'")
         if bv * out[tau] < 1:
-            raise ValueError(f"--beta = {args.beta!r} is out of range; allowed: β ≥ 1/τ = {format_up(1 / out[tau])} "
-                             "(the continuity family needs βτ ≥ 1), or 'auto'")
+            raise ValueError(
+                f"--beta = {args.beta!r} is out of range; allowed: β ≥ 1/τ = {format_up(1 / out[tau])} "
+                "(the continuity family needs βτ ≥ 1), or 'auto'"
+            )
         out[beta] = bv
     return out
 
@@ -134,7 +166,7 @@ def auto_beta(tau_: sp.Rational, k_: sp.Integer) -> BetaPick:
     Any β ≥ 1/τ gives a valid bound, so rounding the optimiser's β changes only how close to
     optimal it is, never validity.
     """
-    from derivations import continuity
+    from infonce_bounds.derivations import continuity
 
     choice = continuity.optimal_beta(str(sp.Float(tau_, 40)), int(k_))
     r_val = exact(mpmath.nstr(choice.beta * mpmath.mpf(str(sp.Float(tau_, 40))), 12), "beta")
@@ -155,6 +187,7 @@ def resolve(args) -> tuple[dict, str]:
 
 # ----------------------------------------------------------------------------- rows
 
+
 @dataclass
 class Quantity:
     """A named expression to certify, with where it comes from."""
@@ -172,45 +205,133 @@ class Quantity:
 def _mod(name: str):
     import importlib
 
-    return importlib.import_module(f"derivations.{name}")
+    return importlib.import_module(f"infonce_bounds.derivations.{name}")
 
 
 def quantities(loss: str = "averaged") -> list[Quantity]:
     """Everything ``constants`` prints: the bound constants, then the Theorem-1 components."""
-    from derivations import theorem
+    from infonce_bounds.derivations import theorem
 
     show = theorem._show_names()
     out = [
-        Quantity("bias_constant", "C(τ): 0 ≤ CE − R_k ≤ C(τ)/k", lambda: _mod("bias").bias_constant(tau), "ours",
-                 "k-free", show["finite_k_bias"], "constants"),
-        Quantity("simple_bias_constant", "simple rigorous bias constant", lambda: _mod("bias").simple_bias_constant(tau),
-                 "ours", "k-free", show["simple_bias_constant"], "constants"),
-        Quantity("asymptotic_bias_constant", "sinh²(1/τ)/2: lim k(CE − R_k), worst law",
-                 lambda: _mod("bias").asymptotic_bias_constant(tau), "ours", "asymptotic only", "bias_asymptotic_constant",
-                 "constants", "NOT a finite-k bound (two-point laws exceed it at finite k)"),
-        Quantity("standard_offset_bound", "E[ℓ − log k − ℓ_k] ≤ …", lambda: _mod("bias").standard_offset_bound(tau, k),
-                 "ours", "O(1/k)", show["standard_offset_bound"], "constants"),
-        Quantity("holder_exponent", "q(β, τ) = βτ/(βτ − 1)", lambda: _mod("continuity").holder_exponent(beta, tau),
-                 "ours", "k-free", "continuity", "constants"),
-        Quantity("continuity_factor", "C(β, τ, k)", lambda: _mod("continuity").continuity_factor(beta, tau, k), "ours",
-                 "bounded in k", "continuity", "constants"),
-        Quantity("uniform_factor", "(1/τ) e^{2/τ − 2/(βτ²)} = lim_k C(β, τ, k)",
-                 lambda: _mod("continuity").uniform_factor(beta, tau), "ours", "k-free", "continuity", "constants"),
-        Quantity("l2_lipschitz", "C(β, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
-                 lambda: _mod("continuity").l2_lipschitz(beta, tau, k), "ours", "→ 0 like k^{-1/2} for β ≥ 2/τ",
-                 show["complexity"], "constants"),
-        Quantity("max_lipschitz", "1/τ (ℓ∞ form)", lambda: _mod("continuity").max_lipschitz(tau), "classical",
-                 "k-free", "continuity", "constants"),
-        Quantity("loss_range", f"b − a ({loss} loss)", lambda: theorem.loss_range(loss), "ours",
-                 "k-free" if loss == "averaged" else "≤ 4/τ for every k", "theorem", "constants"),
-        Quantity("complexity_max", "2 · Rad_n, max-type (ℓ∞)", theorem.complexity_max_term, "ours", "grows with k",
-                 show["complexity_max"], "constants", "for contrast; not part of the bound"),
-        Quantity("complexity_direct", "2 · Rad_n, θ-Lipschitz loss (k-free)", theorem.complexity_direct_term, "ours",
-                 "k-free", show["complexity_direct"], "constants",
-                 "a valid alternative complexity term, smaller for parametric classes; not the paper's route"),
+        Quantity(
+            "bias_constant",
+            "C(τ): 0 ≤ CE − R_k ≤ C(τ)/k",
+            lambda: _mod("bias").bias_constant(tau),
+            "ours",
+            "k-free",
+            show["finite_k_bias"],
+            "constants",
+        ),
+        Quantity(
+            "simple_bias_constant",
+            "simple rigorous bias constant",
+            lambda: _mod("bias").simple_bias_constant(tau),
+            "ours",
+            "k-free",
+            show["simple_bias_constant"],
+            "constants",
+        ),
+        Quantity(
+            "asymptotic_bias_constant",
+            "sinh²(1/τ)/2: lim k(CE − R_k), worst law",
+            lambda: _mod("bias").asymptotic_bias_constant(tau),
+            "ours",
+            "asymptotic only",
+            "bias_asymptotic_constant",
+            "constants",
+            "NOT a finite-k bound (two-point laws exceed it at finite k)",
+        ),
+        Quantity(
+            "standard_offset_bound",
+            "E[ℓ − log k − ℓ_k] ≤ …",
+            lambda: _mod("bias").standard_offset_bound(tau, k),
+            "ours",
+            "O(1/k)",
+            show["standard_offset_bound"],
+            "constants",
+        ),
+        Quantity(
+            "holder_exponent",
+            "q(β, τ) = βτ/(βτ − 1)",
+            lambda: _mod("continuity").holder_exponent(beta, tau),
+            "ours",
+            "k-free",
+            "continuity",
+            "constants",
+        ),
+        Quantity(
+            "continuity_factor",
+            "C(β, τ, k)",
+            lambda: _mod("continuity").continuity_factor(beta, tau, k),
+            "ours",
+            "bounded in k",
+            "continuity",
+            "constants",
+        ),
+        Quantity(
+            "uniform_factor",
+            "(1/τ) e^{2/τ − 2/(βτ²)} = lim_k C(β, τ, k)",
+            lambda: _mod("continuity").uniform_factor(beta, tau),
+            "ours",
+            "k-free",
+            "continuity",
+            "constants",
+        ),
+        Quantity(
+            "l2_lipschitz",
+            "C(β, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
+            lambda: _mod("continuity").l2_lipschitz(beta, tau, k),
+            "ours",
+            "→ 0 like k^{-1/2} for β ≥ 2/τ",
+            show["complexity"],
+            "constants",
+        ),
+        Quantity(
+            "max_lipschitz",
+            "1/τ (ℓ∞ form)",
+            lambda: _mod("continuity").max_lipschitz(tau),
+            "classical",
+            "k-free",
+            "continuity",
+            "constants",
+        ),
+        Quantity(
+            "loss_range",
+            f"b − a ({loss} loss)",
+            lambda: theorem.loss_range(loss),
+            "ours",
+            "k-free" if loss == "averaged" else "≤ 4/τ for every k",
+            "theorem",
+            "constants",
+        ),
+        Quantity(
+            "complexity_max",
+            "2 · Rad_n, max-type (ℓ∞)",
+            theorem.complexity_max_term,
+            "ours",
+            "grows with k",
+            show["complexity_max"],
+            "constants",
+            "for contrast; not part of the bound",
+        ),
+        Quantity(
+            "complexity_direct",
+            "2 · Rad_n, θ-Lipschitz loss (k-free)",
+            theorem.complexity_direct_term,
+            "ours",
+            "k-free",
+            show["complexity_direct"],
+            "constants",
+            "a valid alternative complexity term, smaller for parametric classes; not the paper's route",
+        ),
     ]
-    syms = {"sample_variability": "(b − a)√(log(1/δ)/(2n))", "complexity": "2 · Rad_n (averaged β family)",
-            "finite_k_bias": "min(C(τ)/k, D(τ))", "bound": "Theorem 1: the sum of the three"}
+    syms = {
+        "sample_variability": "(b − a)√(log(1/δ)/(2n))",
+        "complexity": "2 · Rad_n (averaged β family)",
+        "finite_k_bias": "min(C(τ)/k, D(τ))",
+        "bound": "Theorem 1: the sum of the three",
+    }
     builders = {
         "sample_variability": lambda: theorem.sample_variability(loss),
         "complexity": theorem.complexity_term,
@@ -218,17 +339,34 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         "bound": lambda: theorem.theorem_terms(loss=loss)["bound"].expr,
     }
     for name in ("sample_variability", "complexity", "finite_k_bias", "bound"):
-        out.append(Quantity(name, syms[name], builders[name], "ours", theorem.RATES[name],
-                            "theorem" if name in ("sample_variability", "bound") else
-                            show["complexity" if name == "complexity" else "finite_k_bias"], "Theorem-1 components",
-                            "paper: " + theorem.PAPER_CLAIMS[name]))
+        out.append(
+            Quantity(
+                name,
+                syms[name],
+                builders[name],
+                "ours",
+                theorem.RATES[name],
+                "theorem"
+                if name in ("sample_variability", "bound")
+                else show["complexity" if name == "complexity" else "finite_k_bias"],
+                "Theorem-1 components",
+                "paper: " + theorem.PAPER_CLAIMS[name],
+            )
+        )
     return out
 
 
 def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
     """One row: the certified interval of ``q`` at ``values`` (or why it is unavailable)."""
-    row = {"name": q.name, "symbol": q.symbol, "provenance": q.provenance, "rate": q.rate, "show": q.show,
-           "group": q.group, "note": q.note}
+    row = {
+        "name": q.name,
+        "symbol": q.symbol,
+        "provenance": q.provenance,
+        "rate": q.rate,
+        "show": q.show,
+        "group": q.group,
+        "note": q.note,
+    }
     try:
         expr = sp.sympify(q.build())
     except (ImportError, AttributeError) as exc:
@@ -239,13 +377,19 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
         row.update(value="inf", interval=["inf", "inf"], status="q = ∞ at β = 1/τ (the max form)")
         return row
     c: Certified = certify(expr, sub, name=q.name)
-    row.update(value=c.upper_str(digits), interval=[c.lower_str(digits), c.upper_str(digits)],
-               float=None if c.overflow else c.float_value, float_overflows=c.overflow,
-               float_in_interval=c.float_in_interval, float_intermediate_overflow=c.intermediate_overflow,
-               status="certified")
+    row.update(
+        value=c.upper_str(digits),
+        interval=[c.lower_str(digits), c.upper_str(digits)],
+        float=None if c.overflow else c.float_value,
+        float_overflows=c.overflow,
+        float_in_interval=c.float_in_interval,
+        float_intermediate_overflow=c.intermediate_overflow,
+        status="certified",
+    )
     if c.intermediate_overflow:
-        row["note"] = (row["note"] + "; " if row["note"] else "") + \
-            "float route overflows in an intermediate step (value from the interval path)"
+        row["note"] = (
+            row["note"] + "; " if row["note"] else ""
+        ) + "float route overflows in an intermediate step (value from the interval path)"
     return row
 
 
@@ -254,8 +398,9 @@ def rows_for(values: dict, loss: str = "averaged", digits: int = 6) -> list[dict
 
 
 def _param_line(values: dict, how: str) -> str:
-    parts = [f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items()
-             if s in values and s is not beta]
+    parts = [
+        f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items() if s in values and s is not beta
+    ]
     bv = values[beta]
     shown = exact_str(bv)
     parts.insert(2, f"β = {shown}" + ("" if "/" not in shown else f" ≈ {format_up(bv)}") + f" ({how})")
@@ -263,28 +408,42 @@ def _param_line(values: dict, how: str) -> str:
 
 
 def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
-    notes = [("Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
-              "(lambdified) value of each expression was checked to lie in its 53-bit enclosure."),
-             "Run `infonce-bounds show NAME` with the name in the last column for the derivation."]
+    notes = [
+        (
+            "Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
+            "(lambdified) value of each expression was checked to lie in its 53-bit enclosure."
+        ),
+        "Run `infonce-bounds show NAME` with the name in the last column for the derivation.",
+    ]
     huge = [r["name"] for r in rows if r.get("float_overflows") and not r.get("float_intermediate_overflow")]
     inter = [r["name"] for r in rows if r.get("float_intermediate_overflow")]
     if huge:
         notes.append(f"beyond the float range (certified by the interval path only): {', '.join(huge)}.")
     if inter:
-        notes.append(f"the float form overflows in an intermediate step although the value fits a float "
-                     f"(value from the interval path; the formula deserves a stable rewrite): {', '.join(inter)}.")
+        notes.append(
+            f"the float form overflows in an intermediate step although the value fits a float "
+            f"(value from the interval path; the formula deserves a stable rewrite): {', '.join(inter)}."
+        )
     t = values[tau]
     if not (TAU_MIN <= t <= TAU_MAX):
-        notes.append(f"note: τ = {t} lies outside the toolkit's stated range [1e-3, 1e2], where the inequalities "
-                     "were certified; the numbers are evaluations of the formulas, not certified bounds there.")
+        notes.append(
+            f"note: τ = {t} lies outside the toolkit's stated range [1e-3, 1e2], where the inequalities "
+            "were certified; the numbers are evaluations of the formulas, not certified bounds there."
+        )
     return notes
 
 
 def payload(args) -> dict:
     values, how = resolve(args)
     rows = rows_for(values, args.loss, args.digits)
-    return {"parameters": {f: exact_str(values[s]) for f, (s, _) in PARAMS.items() if s in values},
-            "beta_choice": how, "loss": args.loss, "rows": rows, "notes": _footnotes(values, rows), "_values": values}
+    return {
+        "parameters": {f: exact_str(values[s]) for f, (s, _) in PARAMS.items() if s in values},
+        "beta_choice": how,
+        "loss": args.loss,
+        "rows": rows,
+        "notes": _footnotes(values, rows),
+        "_values": values,
+    }
 
 
 def run(args) -> int:
@@ -295,11 +454,20 @@ def run(args) -> int:
     if args.json:
         print(render_json(data))
     elif args.latex:
-        print(render_latex(data["rows"], caption="InfoNCE bound constants and Theorem-1 components at "
-                           + _param_line(values, data["beta_choice"]) + " (upper ends of certified intervals)"))
+        print(
+            render_latex(
+                data["rows"],
+                caption="InfoNCE bound constants and Theorem-1 components at "
+                + _param_line(values, data["beta_choice"])
+                + " (upper ends of certified intervals)",
+            )
+        )
     else:
-        print(render_table(data["rows"], header="Parameters: " + _param_line(values, data["beta_choice"])
-                           + f"; {args.loss} loss\n"))
+        print(
+            render_table(
+                data["rows"], header="Parameters: " + _param_line(values, data["beta_choice"]) + f"; {args.loss} loss\n"
+            )
+        )
         print()
         for line in data["notes"]:
             print(line)
@@ -318,6 +486,11 @@ def section_constants(out, args) -> str:
     ns = argparse.Namespace(**DEFAULTS, loss="averaged", digits=6)
     data = payload(ns)
     values = data.pop("_values")
-    return ("Parameters: " + _param_line(values, data["beta_choice"]) + "; averaged loss. "
-            "Command: `infonce-bounds constants`.\n\n" + render_markdown(data["rows"]) + "\n\n"
-            + "\n".join(f"- {x}" for x in data["notes"]) + "\n")
+    return (
+        "Parameters: " + _param_line(values, data["beta_choice"]) + "; averaged loss. "
+        "Command: `infonce-bounds constants`.\n\n"
+        + render_markdown(data["rows"])
+        + "\n\n"
+        + "\n".join(f"- {x}" for x in data["notes"])
+        + "\n"
+    )

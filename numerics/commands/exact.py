@@ -12,15 +12,19 @@ import sys
 
 import mpmath
 
-from ..finite import FiniteModel, parse_k_spec, to_json
+from ..finite import FiniteModel, to_json
+from ..klist import SYNTAX, parse_k_list
 
 HELP = "exact R_k, R_std,k, H_k and the finite-k bias of a finite-state model (enumeration, mpmath)"
 
 
 def add_arguments(p) -> None:
-    p.add_argument("model", metavar="MODEL.json", help="model file with keys tau, pi, M, phi (entries numbers "
-                   "or exact strings such as \"3/11\")")
-    p.add_argument("--k", default="1-8", help="values of k: a range 1-8, a list 1,2,4 or both (default 1-8)")
+    p.add_argument(
+        "model",
+        metavar="MODEL.json",
+        help='model file with keys tau, pi, M, phi (entries numbers or exact strings such as "3/11")',
+    )
+    p.add_argument("--k", default="1-8", help=f"values of k: {SYNTAX} (default 1-8)")
     p.add_argument("--digits", type=int, default=30, help="significant digits of the output (default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object, numbers as decimal strings")
     p.add_argument("--no-search", action="store_true", help="skip H_k (the similarity-search cross-entropy)")
@@ -29,7 +33,7 @@ def add_arguments(p) -> None:
 def run(args) -> int:
     if args.digits < 5 or args.digits > 1000:
         raise ValueError(f"--digits must be in [5, 1000], got {args.digits}")
-    ks = parse_k_spec(args.k)
+    ks = parse_k_list(args.k, max_values=100_000).tolist()
     model = FiniteModel.from_json(args.model)
     res = model.evaluate(ks, digits=args.digits, search=not args.no_search)
     if args.json:
@@ -45,8 +49,19 @@ def run(args) -> int:
     for i, z_ in enumerate(res["Z"]):
         print(f"Z({i}) = {mpmath.nstr(z_, args.digits)}")
     head = ("k", "R_k", "R_std_k", "H_k", "R_k − CE", "lead1", "lead2", "−min(C(τ)/k, D(τ))")
-    rows = [(str(r["k"]), f(r["R_k"]), f(r["R_std_k"]), f(r["H_k"]), f(r["gap"]), f(r["lead1"]), f(r["lead2"]),
-             f(-r["bound"])) for r in res["by_k"]]
+    rows = [
+        (
+            str(r["k"]),
+            f(r["R_k"]),
+            f(r["R_std_k"]),
+            f(r["H_k"]),
+            f(r["gap"]),
+            f(r["lead1"]),
+            f(r["lead2"]),
+            f(-r["bound"]),
+        )
+        for r in res["by_k"]
+    ]
     widths = [max(len(x[i]) for x in [head, *rows]) for i in range(len(head))]
     print("  ".join(h.rjust(w) for h, w in zip(head, widths)))
     for row in rows:
@@ -58,8 +73,13 @@ def run(args) -> int:
 
 #: a two-state model whose per-anchor laws are two-point laws on {e^{−1/τ}, e^{1/τ}} (Bhatia–Davis
 #: equality), τ = 2: there the rigorous bound is within a small factor of the exact gap
-EXTREMAL_MODEL = {"name": "two_point_tau2", "tau": "2", "pi": ["7/10", "3/10"],
-                  "M": [["9/10", "1/10"], ["1/10", "9/10"]], "phi": [["1", "0"], ["-1", "0"]]}
+EXTREMAL_MODEL = {
+    "name": "two_point_tau2",
+    "tau": "2",
+    "pi": ["7/10", "3/10"],
+    "M": [["9/10", "1/10"], ["1/10", "9/10"]],
+    "phi": [["1", "0"], ["-1", "0"]],
+}
 
 
 def _upper(enclosure) -> mpmath.mpf:
@@ -69,64 +89,92 @@ def _upper(enclosure) -> mpmath.mpf:
 
 def _bias_table(model: FiniteModel, ks) -> str:
     import sympy as sp
-
-    from derivations import bias, intervals
-    from derivations.symbols import k as k_sym
-    from derivations.symbols import tau as tau_sym
+    from infonce_bounds.derivations import bias, intervals
+    from infonce_bounds.derivations.symbols import k as k_sym
+    from infonce_bounds.derivations.symbols import tau as tau_sym
 
     res = model.evaluate(ks, digits=20, search=False)
     tq = sp.Rational(model.tau.numerator, model.tau.denominator)
-    lines = [("| k | exact R_k − CE | leading term −E κ₂/(2kZ²) | gap / leading | with k⁻² term | "
-              "rigorous −min(C(τ)/k, D(τ)) | gap / bound | asymptotic −sinh²(1/τ)/(2k) | O(k^{-1/2}) route |"),
-             "|---|---|---|---|---|---|---|---|---|"]
+    lines = [
+        (
+            "| k | exact R_k − CE | leading term −E κ₂/(2kZ²) | gap / leading | with k⁻² term | "
+            "rigorous −min(C(τ)/k, D(τ)) | gap / bound | asymptotic −sinh²(1/τ)/(2k) | O(k^{-1/2}) route |"
+        ),
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
     for r_ in res["by_k"]:
         kv = r_["k"]
         box = {tau_sym: (tq, tq), k_sym: (kv, kv)}
         cb = _upper(intervals.interval_eval(bias.bias_bound_sharp(), box))  # certified upper end
         cs = _upper(intervals.interval_eval(bias.deviation_bound(), box))
         asym = mpmath.mpf(intervals.interval_eval(bias.asymptotic_bias_constant() / k_sym, box).a)
-        lines.append(f"| {kv} | {mpmath.nstr(r_['gap'], 6)} | {mpmath.nstr(r_['lead1'], 6)} | "
-                     f"{mpmath.nstr(r_['gap'] / r_['lead1'], 4)} | {mpmath.nstr(r_['lead2'], 6)} | "
-                     f"−{mpmath.nstr(cb, 6)} | {mpmath.nstr(-r_['gap'] / cb, 3)} | −{mpmath.nstr(asym, 6)} | "
-                     f"−{mpmath.nstr(cs, 6)} |")
+        lines.append(
+            f"| {kv} | {mpmath.nstr(r_['gap'], 6)} | {mpmath.nstr(r_['lead1'], 6)} | "
+            f"{mpmath.nstr(r_['gap'] / r_['lead1'], 4)} | {mpmath.nstr(r_['lead2'], 6)} | "
+            f"−{mpmath.nstr(cb, 6)} | {mpmath.nstr(-r_['gap'] / cb, 3)} | −{mpmath.nstr(asym, 6)} | "
+            f"−{mpmath.nstr(cs, 6)} |"
+        )
     return "\n".join(lines)
 
 
 def section_finite_bias(out, args) -> str:
     """Report section: exact R_k − CE on the example model vs the leading term and the rigorous bound."""
     import sympy as sp
-
-    from derivations import bias, intervals
-    from derivations.symbols import tau as tau_sym
+    from infonce_bounds.derivations import bias, intervals
+    from infonce_bounds.derivations.symbols import tau as tau_sym
 
     ks = range(1, 9)
     ex = FiniteModel.example()
     two = FiniteModel.from_dict(EXTREMAL_MODEL)
     parts = [
-        ("Exact values by enumeration of the multinomial compositions of the k negatives "
-         f"(`infonce-bounds exact MODEL.json --k 1-8`). Example model `{ex.name}` (N = {ex.N}, τ = {ex.tau}, "
-         "the file `../shared/examples/finite_model.json`):"), "", _bias_table(ex, ks), "",
-        ("The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = 1/4 that range is "
-         "[e^{−4}, e^{4}], wider than this model uses (see the column gap / bound). On a two-point model "
-         f"(`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a two-point law at the ends of its range, "
-         "where Bhatia–Davis is an equality):"), "",
-        _bias_table(two, ks), "",
+        (
+            "Exact values by enumeration of the multinomial compositions of the k negatives "
+            f"(`infonce-bounds exact MODEL.json --k 1-8`). Example model `{ex.name}` (N = {ex.N}, τ = {ex.tau}, "
+            "the file `../shared/examples/finite_model.json`):"
+        ),
+        "",
+        _bias_table(ex, ks),
+        "",
+        (
+            "The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = 1/4 that range is "
+            "[e^{−4}, e^{4}], wider than this model uses (see the column gap / bound). On a two-point model "
+            f"(`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a two-point law at the ends of its range, "
+            "where Bhatia–Davis is an equality):"
+        ),
+        "",
+        _bias_table(two, ks),
+        "",
     ]
-    rows = [("| τ | C(τ) (certified upper end) | sharp c*(τ) of the same route | C/c* | e^{2/τ}/4 | "
-             "sinh²(1/τ)/2 (asymptotic only) | D(τ) |"),
-            "|---|---|---|---|---|---|---|"]
+    rows = [
+        (
+            "| τ | C(τ) (certified upper end) | sharp c*(τ) of the same route | C/c* | e^{2/τ}/4 | "
+            "sinh²(1/τ)/2 (asymptotic only) | D(τ) |"
+        ),
+        "|---|---|---|---|---|---|---|",
+    ]
     for tv in (sp.Rational(1, 10), sp.Rational(1, 4), sp.Rational(1, 2), 1, 2, 10, 100):
         cb = _upper(intervals.interval_eval(bias.bias_constant(), {tau_sym: (tv, tv)}))
         cs = bias.c_star(tv, 20)
         simple = _upper(intervals.interval_eval(bias.simple_bias_constant(), {tau_sym: (tv, tv)}))
         asym = mpmath.mpf(intervals.interval_eval(bias.asymptotic_bias_constant(), {tau_sym: (tv, tv)}).a)
         dk = _upper(intervals.interval_eval(bias.bias_bound_k_free(), {tau_sym: (tv, tv)}))
-        rows.append(f"| {tv} | {mpmath.nstr(cb, 6)} | {mpmath.nstr(cs, 6)} | {mpmath.nstr(cb / cs, 4)} | "
-                    f"{mpmath.nstr(simple, 6)} | {mpmath.nstr(asym, 6)} | {mpmath.nstr(dk, 6)} |")
-    parts += [("The constant C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)) of `infonce-bounds show "
-               "bias_bound` against the sharp constant c*(τ) = max_a (a e^{2/τ} − 1)(a − 1 − log a)/(1 − a) of "
-               "the same route (numerical maximum), and the k-free cap D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + "
-               "(2/τ)/(e^{2/τ} − 1) (the bound is min(C(τ)/k, D(τ))):"), "", "\n".join(rows), "",
-              ("sinh²(1/τ)/2 bounds only the limit of k(CE − R_k); two-point laws exceed sinh²(1/τ)/(2k) at "
-               "finite k (tests/test_bias.py finds one by exact computation).")]
+        rows.append(
+            f"| {tv} | {mpmath.nstr(cb, 6)} | {mpmath.nstr(cs, 6)} | {mpmath.nstr(cb / cs, 4)} | "
+            f"{mpmath.nstr(simple, 6)} | {mpmath.nstr(asym, 6)} | {mpmath.nstr(dk, 6)} |"
+        )
+    parts += [
+        (
+            "The constant C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)) of `infonce-bounds show "
+            "bias_bound` against the sharp constant c*(τ) = max_a (a e^{2/τ} − 1)(a − 1 − log a)/(1 − a) of "
+            "the same route (numerical maximum), and the k-free cap D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + "
+            "(2/τ)/(e^{2/τ} − 1) (the bound is min(C(τ)/k, D(τ))):"
+        ),
+        "",
+        "\n".join(rows),
+        "",
+        (
+            "sinh²(1/τ)/2 bounds only the limit of k(CE − R_k); two-point laws exceed sinh²(1/τ)/(2k) at "
+            "finite k (tests/test_bias.py finds one by exact computation)."
+        ),
+    ]
     return "\n".join(parts) + "\n"

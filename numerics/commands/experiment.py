@@ -14,6 +14,7 @@ import importlib
 import sys
 
 from ..experiments import common
+from ..klist import SYNTAX
 
 HELP = "run an experiment (rate, search, generalisation, temperature); writes NAME.json and NAME.png"
 
@@ -35,10 +36,14 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=0, help="random seed (default 0); results are reproducible from it")
     p.add_argument("--quick", action="store_true", help="the reduced sizes the test suite runs")
     p.add_argument("--workers", type=int, default=None, help="local worker processes (default: all cores; 1 = serial)")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="run the sweep on the Dask cluster at ADDRESS (needs dask.distributed)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="run the sweep on the Dask cluster at ADDRESS (needs dask.distributed)",
+    )
     g = p.add_argument_group("sizes (each conflicts with --quick)")
-    g.add_argument("--k", default=None, help="k grid: '1,2,4' or a doubling range '1..4096'")
+    g.add_argument("--k", default=None, help=f"k grid: {SYNTAX}")
     g.add_argument("--samples", default=None, type=int, help="Monte Carlo samples per point (rate, search)")
     g.add_argument("--seeds", default=None, type=int, help="training seeds per point (generalisation, temperature)")
     g.add_argument("--n", default=None, type=int, help="training tuples (generalisation, temperature)")
@@ -46,31 +51,39 @@ def add_arguments(p) -> None:
     g.add_argument("--taus", default=None, help="temperature grid, e.g. '0.02,0.1,0.5,2' (temperature)")
     h = p.add_argument_group("parameters")
     h.add_argument("--tau", default=None, type=float, help="temperature τ (default depends on the experiment)")
-    h.add_argument("--dim", default=None, type=int, help="sphere dimension d (rate, search) or embedding "
-                   "dimension (generalisation, temperature)")
+    h.add_argument(
+        "--dim",
+        default=None,
+        type=int,
+        help="sphere dimension d (rate, search) or embedding dimension (generalisation, temperature)",
+    )
 
 
 def resolve(args) -> tuple[object, dict]:
     """Validate the command line against the experiment; return (module, options)."""
     if args.name not in EXPERIMENTS:
         raise ValueError(f"unknown experiment {args.name!r}; choose one of {', '.join(EXPERIMENTS)}")
-    mod = importlib.import_module(f"numerics.experiments.{EXPERIMENTS[args.name]}")
+    mod = importlib.import_module(f"infonce_bounds.numerics.experiments.{EXPERIMENTS[args.name]}")
     given = {}
     for opt in (*_LIST_OPTS, *_INT_OPTS, "tau"):
         val = getattr(args, opt, None)
         if val is None:
             continue
         if opt not in mod.OPTIONS:
-            raise ValueError(f"--{opt} does not apply to experiment {args.name!r} (it takes "
-                             f"{', '.join('--' + o for o in mod.OPTIONS)})")
+            raise ValueError(
+                f"--{opt} does not apply to experiment {args.name!r} (it takes "
+                f"{', '.join('--' + o for o in mod.OPTIONS)})"
+            )
         if opt in _LIST_OPTS:
             val = common.parse_list(val, _LIST_OPTS[opt], f"--{opt}")
         given[opt] = val
     if args.quick:
         clash = [o for o in given if o in mod.SIZE_OPTIONS]
         if clash:
-            raise ValueError(f"--quick sets the sizes itself and contradicts --{clash[0]} "
-                             f"{getattr(args, clash[0])!r}; drop one of them")
+            raise ValueError(
+                f"--quick sets the sizes itself and contradicts --{clash[0]} "
+                f"{getattr(args, clash[0])!r}; drop one of them"
+            )
     for opt in _INT_OPTS:
         if opt in given and given[opt] < 1:
             raise ValueError(f"--{opt} must be ≥ 1, got {given[opt]}")
@@ -92,13 +105,19 @@ def resolve(args) -> tuple[object, dict]:
 
 def run(args) -> int:
     mod, opts = resolve(args)
+    missing = common.missing_extra(mod)
+    if missing:
+        raise ValueError(f"experiment {args.name!r} {missing}")
     out = common.prepare_out(args.out)
     if args.scheduler:
         common.connect_scheduler(args.scheduler).close()  # fail fast, before any work
     res = mod.run(opts, out, args.seed, workers=args.workers, scheduler=args.scheduler)
     rec = res["record"]
-    print(f"wrote {res['json']} and {res['png']} in {rec['run']['seconds']:.1f} s "
-          f"({rec['run']['computed']} points computed, {rec['run']['reused']} reused)", file=sys.stderr)
+    print(
+        f"wrote {res['json']} and {res['png']} in {rec['run']['seconds']:.1f} s "
+        f"({rec['run']['computed']} points computed, {rec['run']['reused']} reused)",
+        file=sys.stderr,
+    )
     for line in mod.headline(rec) if hasattr(mod, "headline") else []:
         print(line)
     return 0
@@ -111,16 +130,27 @@ def report_section(out_dir, args) -> str:
     import time
 
     sub = common.prepare_out(pathlib.Path(out_dir) / "experiments")
-    parts = [("Quick forms (the sizes the test suite runs; `infonce-bounds experiment NAME` without `--quick` runs "
-              "the full forms). JSON with every number beside each plot in `experiments/`.\n")]
+    parts = [
+        (
+            "Quick forms (the sizes the test suite runs; `infonce-bounds experiment NAME` without `--quick` runs "
+            "the full forms). JSON with every number beside each plot in `experiments/`.\n"
+        )
+    ]
     for name, mod_name in EXPERIMENTS.items():
-        mod = importlib.import_module(f"numerics.experiments.{mod_name}")
+        mod = importlib.import_module(f"infonce_bounds.numerics.experiments.{mod_name}")
+        missing = common.missing_extra(mod)
+        if missing:
+            parts.append(f"### `{name}` — {mod.HELP}\n\nSkipped: this experiment {missing}.\n")
+            continue
         opts = dict(mod.QUICK)
         opts["quick"] = True
         t0 = time.perf_counter()
         res = mod.run(opts, sub, 0)
         lines = mod.headline(res["record"]) if hasattr(mod, "headline") else []
-        parts.append(f"### `{name}` — {mod.HELP}\n\n" + "".join(f"    {ln}\n" for ln in lines) +
-                     f"\n![{name}](experiments/{res['png'].name})\n\n_{time.perf_counter() - t0:.1f} s; "
-                     f"data: `experiments/{res['json'].name}`_\n")
+        parts.append(
+            f"### `{name}` — {mod.HELP}\n\n"
+            + "".join(f"    {ln}\n" for ln in lines)
+            + f"\n![{name}](experiments/{res['png'].name})\n\n_{time.perf_counter() - t0:.1f} s; "
+            f"data: `experiments/{res['json'].name}`_\n"
+        )
     return "\n".join(parts)

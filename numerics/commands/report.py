@@ -17,11 +17,11 @@ HELP = "the main job: verify every derivation and write a Markdown report (defau
 
 #: section title → "module:function"; order is the order in the report
 SECTIONS: dict[str, str] = {
-    "Verified derivations": "numerics.commands.report:section_derivations",
-    "Bound constants (certified)": "numerics.commands.constants:section_constants",
-    "Finite-k bias on the example model": "numerics.commands.exact:section_finite_bias",
-    "Theorem-1 components and prior bounds against k": "numerics.commands.compare:section_compare",
-    "Experiments (quick forms)": "numerics.commands.experiment:report_section",
+    "Verified derivations": "infonce_bounds.numerics.commands.report:section_derivations",
+    "Bound constants (certified)": "infonce_bounds.numerics.commands.constants:section_constants",
+    "Finite-k bias on the example model": "infonce_bounds.numerics.commands.exact:section_finite_bias",
+    "Theorem-1 components and prior bounds against k": "infonce_bounds.numerics.commands.compare:section_compare",
+    "Experiments (quick forms)": "infonce_bounds.numerics.commands.experiment:report_section",
 }
 
 DEFAULTS = {"tau": 0.1, "k": 256, "n": 50_000, "delta": 0.05}
@@ -29,9 +29,13 @@ DEFAULTS = {"tau": 0.1, "k": 256, "n": 50_000, "delta": 0.05}
 
 def add_arguments(p) -> None:
     p.add_argument("--out", default="report", help="output directory (default ./report)")
-    p.add_argument("--trials", type=int, default=20_000,
-                   help="falsifier trials per inequality in the report's verify pass (default 20000; "
-                        "`verify` itself defaults to 100000)")
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=20_000,
+        help="falsifier trials per inequality in the report's verify pass (default 20000; "
+        "`verify` itself defaults to 100000)",
+    )
     p.add_argument("--quick", action="store_true", help="smallest sizes everywhere (used by the tests)")
 
 
@@ -39,8 +43,10 @@ def section_derivations(out: pathlib.Path, args) -> str:
     from .verify import verify_all
 
     summary = verify_all([], args.trials, 0, progress=True)
-    lines = ["| result | source | steps | proved (symbolic / interval) | verified numerically | refuted | worst ratio |",
-             "|---|---|---|---|---|---|---|"]
+    lines = [
+        "| result | source | steps | proved (symbolic / interval) | verified numerically | refuted | worst ratio |",
+        "|---|---|---|---|---|---|---|",
+    ]
     by: dict[str, list] = {}
     for r in summary["results"]:
         by.setdefault(r["result"], []).append(r)
@@ -50,20 +56,27 @@ def section_derivations(out: pathlib.Path, args) -> str:
             f"| `{name}` | {rows[0]['source']} | {len(rows)} | "
             f"{sum(r['verdict'] == 'proved' for r in rows)} ({sum(r['symbolic'] for r in rows)} / "
             f"{sum(r['certified'] for r in rows)}) | {sum(r['verdict'] == 'verified numerically' for r in rows)} | "
-            f"{sum(r['verdict'] == 'refuted' for r in rows)} | {max(ratios):.4g} |" if ratios else
-            f"| `{name}` | {rows[0]['source']} | {len(rows)} | "
+            f"{sum(r['verdict'] == 'refuted' for r in rows)} | {max(ratios):.4g} |"
+            if ratios
+            else f"| `{name}` | {rows[0]['source']} | {len(rows)} | "
             f"{sum(r['verdict'] == 'proved' for r in rows)} ({sum(r['symbolic'] for r in rows)} / "
             f"{sum(r['certified'] for r in rows)}) | {sum(r['verdict'] == 'verified numerically' for r in rows)} | "
-            f"{sum(r['verdict'] == 'refuted' for r in rows)} | — |")
+            f"{sum(r['verdict'] == 'refuted' for r in rows)} | — |"
+        )
     c = summary["counts"]
     args.summary.append(
         f"**Derivations:** {len(summary['results'])} steps of {len(by)} results checked: "
         + ", ".join(f"{v} {k}" for k, v in c.items())
-        + f" ({summary['symbolic']} by SymPy, {summary['certified']} by certified interval arithmetic).")
-    head = (f"{len(summary['results'])} steps checked in {summary['seconds']:.1f} s "
-            f"({args.trials} falsifier trials per inequality): " + ", ".join(f"{v} {k}" for k, v in c.items()) + ".")
-    return head + "\n\n" + "\n".join(lines) + "\n\nRun `infonce-bounds verify` for the step-by-step table " \
+        + f" ({summary['symbolic']} by SymPy, {summary['certified']} by certified interval arithmetic)."
+    )
+    head = (
+        f"{len(summary['results'])} steps checked in {summary['seconds']:.1f} s "
+        f"({args.trials} falsifier trials per inequality): " + ", ".join(f"{v} {k}" for k, v in c.items()) + "."
+    )
+    return (
+        head + "\n\n" + "\n".join(lines) + "\n\nRun `infonce-bounds verify` for the step-by-step table "
         "and `infonce-bounds show RESULT` for a derivation.\n"
+    )
 
 
 def _experiment_findings(out: pathlib.Path) -> list[str]:
@@ -104,12 +117,14 @@ def run(args) -> int:
         body = fn(out, args)
         parts.append(f"## {title}\n\n{body}\n_(section built in {time.perf_counter() - t1:.1f} s)_\n")
     took = time.perf_counter() - t0
-    header = (f"# infonce-bounds report\n\nBuilt in {took:.1f} s on {platform.node() or 'this machine'} "
-              f"(Python {platform.python_version()}). Defaults: τ = {DEFAULTS['tau']}, k = {DEFAULTS['k']}, "
-              f"n = {DEFAULTS['n']}, δ = {DEFAULTS['delta']}.\n\n"
-              "Paper: N. Whiteley, *Similarity search generalisation in contrastive learning with InfoNCE loss*, "
-              "arXiv 2607.09405. Statements marked *paper* are the paper's as reported in our brief; "
-              "constants marked *ours* are this toolkit's own derivations.\n")
+    header = (
+        f"# infonce-bounds report\n\nBuilt in {took:.1f} s on {platform.node() or 'this machine'} "
+        f"(Python {platform.python_version()}). Defaults: τ = {DEFAULTS['tau']}, k = {DEFAULTS['k']}, "
+        f"n = {DEFAULTS['n']}, δ = {DEFAULTS['delta']}.\n\n"
+        "Paper: N. Whiteley, *Similarity search generalisation in contrastive learning with InfoNCE loss*, "
+        "arXiv 2607.09405. Statements marked *paper* are the paper's as reported in our brief; "
+        "constants marked *ours* are this toolkit's own derivations.\n"
+    )
     findings = args.summary + _experiment_findings(out)
     opening = "## Summary\n\n" + "\n".join(f"- {x}" for x in findings) + "\n" if findings else ""
     path = out / "REPORT.md"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from derivations import catalogue
-from derivations.render import render
+from infonce_bounds.derivations import catalogue
+from infonce_bounds.derivations.render import render
 
 HELP = "print a derivation step by step (Unicode or LaTeX)"
 

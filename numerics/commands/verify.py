@@ -6,9 +6,9 @@ import json
 import sys
 import time
 
-from derivations import catalogue
-from derivations.checks import DEFAULTS
-from derivations.ledger import Verdict
+from infonce_bounds.derivations import catalogue
+from infonce_bounds.derivations.checks import DEFAULTS
+from infonce_bounds.derivations.ledger import Verdict
 
 from ..progress import Progress
 
@@ -18,8 +18,12 @@ HELP = "check every step of the registered derivations and say how each was chec
 def add_arguments(p) -> None:
     p.add_argument("results", nargs="*", metavar="RESULT", help="result names (default: all); see `show`")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
-    p.add_argument("--trials", type=int, default=DEFAULTS["trials"],
-                   help=f"falsifier trials per inequality (default {DEFAULTS['trials']})")
+    p.add_argument(
+        "--trials",
+        type=int,
+        default=DEFAULTS["trials"],
+        help=f"falsifier trials per inequality (default {DEFAULTS['trials']})",
+    )
     p.add_argument("--seed", type=int, default=DEFAULTS["seed"], help="falsifier seed (default 0)")
 
 
@@ -38,9 +42,14 @@ def verify_all(names: list[str], trials: int, seed: int, progress: bool = True) 
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    return {"results": rows, "seconds": time.perf_counter() - t0, "counts": counts,
-            "symbolic": sum(r["symbolic"] for r in rows), "certified": sum(r["certified"] for r in rows),
-            "falsifier_only": sum(r["verdict"] == str(Verdict.VERIFIED) and r["kind"] == "inequality" for r in rows)}
+    return {
+        "results": rows,
+        "seconds": time.perf_counter() - t0,
+        "counts": counts,
+        "symbolic": sum(r["symbolic"] for r in rows),
+        "certified": sum(r["certified"] for r in rows),
+        "falsifier_only": sum(r["verdict"] == str(Verdict.VERIFIED) and r["kind"] == "inequality" for r in rows),
+    }
 
 
 def format_table(summary: dict) -> str:
@@ -59,9 +68,12 @@ def format_table(summary: dict) -> str:
     lines = [fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows]
     c = summary["counts"]
     lines.append("")
-    lines.append(f"{len(rows)} steps in {summary['seconds']:.1f} s: " + ", ".join(f"{v} {k}" for k, v in c.items())
-                 + f" ({summary['symbolic']} symbolic, {summary['certified']} interval-certified, "
-                 f"{summary['falsifier_only']} inequalities falsifier-only)")
+    lines.append(
+        f"{len(rows)} steps in {summary['seconds']:.1f} s: "
+        + ", ".join(f"{v} {k}" for k, v in c.items())
+        + f" ({summary['symbolic']} symbolic, {summary['certified']} interval-certified, "
+        f"{summary['falsifier_only']} inequalities falsifier-only)"
+    )
     return "\n".join(lines)
 
 

@@ -7,7 +7,6 @@ silently missing overlay.
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
 
 
@@ -36,9 +35,8 @@ def _theorem_functions():
     """Theorem-1 components as mpmath functions of (τ, β, k, n, δ, L, p, R), lambdified once
     (substituting numbers into the SymPy expressions and calling ``sp.N`` took ~1 s per evaluation)."""
     import sympy as sp
-
-    from derivations.symbols import L, R, beta, delta, k, n, p, tau
-    from derivations.theorem import theorem_terms
+    from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
+    from infonce_bounds.derivations.theorem import theorem_terms
 
     args = (tau, beta, k, n, delta, L, p, R)
     return {name: sp.lambdify(args, t.expr, "mpmath") for name, t in theorem_terms().items()}
@@ -52,8 +50,21 @@ def theorem_values(tau: float, k: int, n: int, delta: float, L: float, p: int, R
     best = None
     with mpmath.workdps(30):
         for b in beta_grid(tau):
-            vals = {name: float(f(mpmath.mpf(tau), mpmath.mpf(b), int(k), int(n), mpmath.mpf(delta), mpmath.mpf(L),
-                                  int(p), mpmath.mpf(R))) for name, f in fns.items()}
+            vals = {
+                name: float(
+                    f(
+                        mpmath.mpf(tau),
+                        mpmath.mpf(b),
+                        int(k),
+                        int(n),
+                        mpmath.mpf(delta),
+                        mpmath.mpf(L),
+                        int(p),
+                        mpmath.mpf(R),
+                    )
+                )
+                for name, f in fns.items()
+            }
             if best is None or vals["bound"] < best["bound"]:
                 best = {**vals, "beta": b}
     return {"available": True, **best, "provenance": "ours (derivations.theorem)"}
@@ -61,7 +72,7 @@ def theorem_values(tau: float, k: int, n: int, delta: float, L: float, p: int, R
 
 def prior_values(tau: float, k: int, n: int, L: float, p: int, R: float) -> dict:
     """Earlier bounds in Theorem-1 units (``derivations.prior.prior_terms``; our reconstructions)."""
-    from derivations.prior import prior_terms
+    from infonce_bounds.derivations.prior import prior_terms
 
     vals = {name: _num(e) for name, e in prior_terms(_rat(tau), int(k), int(n), _rat(L), int(p), _rat(R)).items()}
     return {"available": True, **vals, "provenance": "ours (reconstruction of earlier bounds, derivations.prior)"}
@@ -69,17 +80,22 @@ def prior_values(tau: float, k: int, n: int, L: float, p: int, R: float) -> dict
 
 def bias_constant(tau: float) -> dict:
     """C(τ) of ``derivations.bias`` (0 ≤ CE − R_k ≤ C(τ)/k) and its simple constant e^{2/τ}/4."""
-    from derivations import bias
+    from infonce_bounds.derivations import bias
 
-    return {"simple_e2tau_over_4": _num(bias.simple_bias_constant(_rat(tau))),
-            "C": _num(bias.bias_constant(_rat(tau))), "C_source": "derivations.bias.bias_constant (ours)"}
+    return {
+        "simple_e2tau_over_4": _num(bias.simple_bias_constant(_rat(tau))),
+        "C": _num(bias.bias_constant(_rat(tau))),
+        "C_source": "derivations.bias.bias_constant (ours)",
+    }
 
 
 def continuity_values(tau: float, k: int) -> dict:
     """Continuity factors of ``derivations.continuity``: max form (β = 1/τ) and average form (β → ∞)."""
-    from derivations import continuity as c
+    from infonce_bounds.derivations import continuity as c
 
-    return {"max_form_beta_1_over_tau": _num(c.continuity_factor(_rat(1 / tau), _rat(tau), int(k))),
-            "beta_2_over_tau": _num(c.continuity_factor(_rat(2 / tau), _rat(tau), int(k))),
-            "average_form_beta_inf": _num(c.uniform_factor(_rat(1e6 / tau), _rat(tau))),
-            "source": "derivations.continuity (ours)"}
+    return {
+        "max_form_beta_1_over_tau": _num(c.continuity_factor(_rat(1 / tau), _rat(tau), int(k))),
+        "beta_2_over_tau": _num(c.continuity_factor(_rat(2 / tau), _rat(tau), int(k))),
+        "average_form_beta_inf": _num(c.uniform_factor(_rat(1e6 / tau), _rat(tau))),
+        "source": "derivations.continuity (ours)",
+    }

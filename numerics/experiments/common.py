@@ -36,10 +36,38 @@ CODE_VERSION = "3"
 
 # two-sided 97.5% Student-t quantiles for small degrees of freedom (Abramowitz–Stegun table 26.10);
 # beyond 30 the normal quantile 1.95996 is within 0.1 %.
-_T975 = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 6: 2.447, 7: 2.365, 8: 2.306, 9: 2.262,
-         10: 2.228, 11: 2.201, 12: 2.179, 13: 2.160, 14: 2.145, 15: 2.131, 16: 2.120, 17: 2.110,
-         18: 2.101, 19: 2.093, 20: 2.086, 21: 2.080, 22: 2.074, 23: 2.069, 24: 2.064, 25: 2.060,
-         26: 2.056, 27: 2.052, 28: 2.048, 29: 2.045, 30: 2.042}
+_T975 = {
+    1: 12.706,
+    2: 4.303,
+    3: 3.182,
+    4: 2.776,
+    5: 2.571,
+    6: 2.447,
+    7: 2.365,
+    8: 2.306,
+    9: 2.262,
+    10: 2.228,
+    11: 2.201,
+    12: 2.179,
+    13: 2.160,
+    14: 2.145,
+    15: 2.131,
+    16: 2.120,
+    17: 2.110,
+    18: 2.101,
+    19: 2.093,
+    20: 2.086,
+    21: 2.080,
+    22: 2.074,
+    23: 2.069,
+    24: 2.064,
+    25: 2.060,
+    26: 2.056,
+    27: 2.052,
+    28: 2.048,
+    29: 2.045,
+    30: 2.042,
+}
 
 
 def t975(dof: int) -> float:
@@ -52,6 +80,7 @@ def t975(dof: int) -> float:
 # ----------------------------------------------------------------------------------------------
 # output directory, atomic writes, versions
 # ----------------------------------------------------------------------------------------------
+
 
 def prepare_out(out: str | os.PathLike) -> pathlib.Path:
     """Create ``out`` and check it can be written; ``ValueError`` naming it otherwise."""
@@ -121,8 +150,12 @@ def versions() -> dict:
             out[dist] = None
     try:
         root = pathlib.Path(__file__).resolve().parents[2]
-        out["git_commit"] = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True,
-                                           text=True, timeout=5, check=False).stdout.strip() or None
+        out["git_commit"] = (
+            subprocess.run(
+                ["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5, check=False
+            ).stdout.strip()
+            or None
+        )
     except Exception:  # noqa: BLE001
         out["git_commit"] = None
     return out
@@ -141,6 +174,7 @@ def matplotlib_agg():
 # ----------------------------------------------------------------------------------------------
 # point store and sweeps
 # ----------------------------------------------------------------------------------------------
+
 
 def point_key(name: str, point: dict, seed: int) -> str:
     blob = json.dumps({"experiment": name, "code": CODE_VERSION, "point": point, "seed": seed}, sort_keys=True)
@@ -173,8 +207,10 @@ class Store:
 
     def put(self, point: dict, result: dict) -> None:
         self.dir.mkdir(parents=True, exist_ok=True)
-        write_json_atomic(self.dir / f"{self.key(point)}.json",
-                          {"experiment": self.name, "seed": self.seed, "point": point, "result": clean(result)})
+        write_json_atomic(
+            self.dir / f"{self.key(point)}.json",
+            {"experiment": self.name, "seed": self.seed, "point": point, "result": clean(result)},
+        )
 
 
 #: one point at a time per process: mpmath's working precision is process-global, so two points in
@@ -203,16 +239,27 @@ def connect_scheduler(address: str):
     try:
         from dask.distributed import Client
     except ImportError:
-        raise ValueError(f"--scheduler {address!r} needs dask.distributed, which is not installed "
-                         "(pip install 'infonce-bounds[distributed]')") from None
+        raise ValueError(
+            f"--scheduler {address!r} needs dask.distributed, which is not installed "
+            "(pip install 'infonce-bounds[distributed]')"
+        ) from None
     try:
         return Client(address, timeout=3, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - OSError / TimeoutError / ValueError depending on the version
         raise ValueError(f"--scheduler {address!r} does not answer: {type(exc).__name__}: {exc}") from None
 
 
-def sweep(name: str, fn: Callable, points: Iterable[dict], *, out: pathlib.Path, seed: int, workers: int | None = None,
-          scheduler: str | None = None, label: str | None = None) -> tuple[list[dict], dict]:
+def sweep(
+    name: str,
+    fn: Callable,
+    points: Iterable[dict],
+    *,
+    out: pathlib.Path,
+    seed: int,
+    workers: int | None = None,
+    scheduler: str | None = None,
+    label: str | None = None,
+) -> tuple[list[dict], dict]:
     """Run ``fn`` on every point not already stored; return results in point order and run stats.
 
     ``workers=1`` runs in this process; otherwise a ``ProcessPoolExecutor`` (spawn context: no fork of a
@@ -229,8 +276,13 @@ def sweep(name: str, fn: Callable, points: Iterable[dict], *, out: pathlib.Path,
             todo.append(i)
         else:
             results[i] = got
-    stats = {"points": len(points), "reused": len(points) - len(todo), "computed": len(todo),
-             "workers": 1, "scheduler": scheduler}
+    stats = {
+        "points": len(points),
+        "reused": len(points) - len(todo),
+        "computed": len(todo),
+        "workers": 1,
+        "scheduler": scheduler,
+    }
     bar = Progress(len(todo), label or name)
     if not todo:
         return results, stats
@@ -288,6 +340,7 @@ def _describe(point: dict) -> str:
 # statistics
 # ----------------------------------------------------------------------------------------------
 
+
 def loglog_slope(k, y, se=None) -> dict:
     """Fit log|y| = a + b log k; return slope b with a 95 % confidence interval.
 
@@ -312,7 +365,7 @@ def loglog_slope(k, y, se=None) -> dict:
         cov = np.linalg.inv(XtW @ X)
         coef = cov @ (XtW @ ly)
         resid = ly - X @ coef
-        chi2 = float(np.sum(resid ** 2 * Wt))
+        chi2 = float(np.sum(resid**2 * Wt))
         dof = n - 2
         scale = max(1.0, chi2 / dof) if dof > 0 else 1.0
         half = 1.959964 * math.sqrt(cov[1, 1] * scale)
@@ -330,8 +383,15 @@ def loglog_slope(k, y, se=None) -> dict:
         chi2 = None
         method = "ordinary least squares on log|y|, 95 % Student-t interval from the residuals"
     b = float(coef[1])
-    return {"slope": b, "slope_ci": [b - half, b + half], "intercept": float(coef[0]), "n_points": n,
-            "k_range": [float(k.min()), float(k.max())], "chi2": chi2, "method": method}
+    return {
+        "slope": b,
+        "slope_ci": [b - half, b + half],
+        "intercept": float(coef[0]),
+        "n_points": n,
+        "k_range": [float(k.min()), float(k.max())],
+        "chi2": chi2,
+        "method": method,
+    }
 
 
 def mean_ci(values) -> dict:
@@ -348,24 +408,24 @@ def mean_ci(values) -> dict:
     return {"mean": m, "ci": [m - half, m + half], "sd": sd, "n": n}
 
 
+def missing_extra(mod) -> str | None:
+    """One line naming the extra to install when an experiment module's ``REQUIRES`` are absent."""
+    import importlib.util
+
+    for module, extra in getattr(mod, "REQUIRES", {}).items():
+        if importlib.util.find_spec(module) is None:
+            return f'needs {module}, which is not installed: pip install "infonce-bounds[{extra}]"'
+    return None
+
+
 def parse_list(text: str | None, kind, name: str):
-    """Parse a comma-separated list (``"1,2,4"``) or a power-of-two range (``"1..4096"``)."""
+    """Parse a comma-separated list; lists of k use the one k-list syntax (``numerics.klist``)."""
     if text is None:
         return None
-    text = text.strip()
-    if ".." in text and kind is int:
-        lo_s, hi_s = text.split("..", 1)
-        try:
-            lo, hi = int(lo_s), int(hi_s)
-        except ValueError:
-            raise ValueError(f"{name} must be 'a..b' with integers, got {text!r}") from None
-        if lo < 1 or hi < lo:
-            raise ValueError(f"{name} range {text!r} is empty (need 1 ≤ a ≤ b)")
-        vals, v = [], lo
-        while v <= hi:
-            vals.append(v)
-            v *= 2
-        return vals
+    if kind is int:
+        from ..klist import parse_k_list
+
+        return parse_k_list(text, name, max_values=10_000).tolist()
     parts = [p for p in text.replace(" ", "").split(",") if p]
     try:
         vals = [kind(p) for p in parts]

@@ -47,8 +47,7 @@ def load_images() -> np.ndarray:
 
     spec = importlib.util.find_spec("sklearn")
     if spec is None:
-        raise ValueError("the generalisation experiments need scikit-learn "
-                         "(pip install 'infonce-bounds[experiments]')")
+        raise ValueError("the generalisation experiments need scikit-learn (pip install 'infonce-bounds[experiments]')")
     path = pathlib.Path(spec.origin).parent / "datasets" / "data" / "digits.csv.gz"
     if path.exists():
         data = np.loadtxt(path, delimiter=",")
@@ -73,7 +72,7 @@ def augment(images: np.ndarray, rng: np.random.Generator, noise: float = 0.1) ->
         for b in (-1, 0, 1):
             sel = (dy == a) & (dx == b)
             if sel.any():
-                out[sel] = pad[sel, 1 - a:1 - a + SIDE, 1 - b:1 - b + SIDE]
+                out[sel] = pad[sel, 1 - a : 1 - a + SIDE, 1 - b : 1 - b + SIDE]
     occ = rng.random(m) < 0.5
     r0 = rng.integers(0, SIDE - 2, size=m)
     c0 = rng.integers(0, SIDE - 2, size=m)
@@ -125,7 +124,7 @@ def make_tuples(pool_img: np.ndarray, mean_img: np.ndarray, n: int, k: int, rng:
 def _kernel():
     """``numerics.infonce_gradient_pooled`` (numba) if importable, else None (numpy fallback)."""
     try:
-        from numerics.api import infonce_gradient_pooled
+        from infonce_bounds.numerics.api import infonce_gradient_pooled
     except ImportError:  # pragma: no cover - the kernels are part of the package
         return None
     return infonce_gradient_pooled
@@ -177,8 +176,9 @@ def project(W: np.ndarray, radius: float) -> np.ndarray:
     return W if nrm <= radius else W * (radius / nrm)
 
 
-def train(T: Tuples, tau: float, d: int, steps: int, rng: np.random.Generator, radius: float = 10.0,
-          lr: float = 0.05) -> tuple[np.ndarray, list[float]]:
+def train(
+    T: Tuples, tau: float, d: int, steps: int, rng: np.random.Generator, radius: float = 10.0, lr: float = 0.05
+) -> tuple[np.ndarray, list[float]]:
     """Full-batch Adam on R̂_k with projection onto ‖W‖_F ≤ radius; returns W and the risk trace."""
     W = project(rng.normal(size=(d, T.pool_u.shape[1])) * (3.0 / math.sqrt(d * T.pool_u.shape[1])), radius)
     m = np.zeros_like(W)
@@ -190,7 +190,7 @@ def train(T: Tuples, tau: float, d: int, steps: int, rng: np.random.Generator, r
         trace.append(risk)
         m = b1 * m + (1 - b1) * g
         v = b2 * v + (1 - b2) * g * g
-        W = project(W - lr * (m / (1 - b1 ** t)) / (np.sqrt(v / (1 - b2 ** t)) + eps), radius)
+        W = project(W - lr * (m / (1 - b1**t)) / (np.sqrt(v / (1 - b2**t)) + eps), radius)
     return W, trace
 
 

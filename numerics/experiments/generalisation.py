@@ -29,8 +29,11 @@ import numpy as np
 from . import bounds, common, digits
 
 NAME = "generalisation"
+#: module → the extra that installs it (``pip install "infonce-bounds[experiments]"``)
+REQUIRES = {"sklearn": "experiments"}
+
 HELP = "train a normalised linear embedding on the digits data with k negatives; generalisation gap vs k"
-FULL = {"k": [2 ** i for i in range(9)], "seeds": 5, "n": 500, "steps": 200, "eval_n": 4000}
+FULL = {"k": [2**i for i in range(9)], "seeds": 5, "n": 500, "steps": 200, "eval_n": 4000}
 QUICK = {"k": [1, 16, 256], "seeds": 2, "n": 200, "steps": 40, "eval_n": 1000}
 OPTIONS = ("k", "seeds", "n", "steps", "tau", "dim")
 SIZE_OPTIONS = ("k", "seeds", "n", "steps")
@@ -56,10 +59,20 @@ def train_and_measure(pt: dict, ss: np.random.SeedSequence, extra=None) -> dict:
     te = digits.search_cross_entropy(W, test_img, mean_img, pt["tau"], rng)
     tr = digits.search_cross_entropy(W, train_img, mean_img, pt["tau"], rng)
     more = extra(W, test_img, mean_img, rng) if extra is not None else {}
-    return {**more, "empirical_risk": emp, "test_risk_k": test_risk, "test_ce": te["ce"], "train_ce": tr["ce"],
-            "gap": te["ce"] - emp, "gap_same_k": test_risk - emp, "rho": min(te["rho"], tr["rho"]),
-            "lipschitz": 2.0 / min(te["rho"], tr["rho"]), "weight_norm": float(np.linalg.norm(W)),
-            "risk_trace": [trace[0], trace[len(trace) // 2], trace[-1]], "seconds": time.perf_counter() - t0}
+    return {
+        **more,
+        "empirical_risk": emp,
+        "test_risk_k": test_risk,
+        "test_ce": te["ce"],
+        "train_ce": tr["ce"],
+        "gap": te["ce"] - emp,
+        "gap_same_k": test_risk - emp,
+        "rho": min(te["rho"], tr["rho"]),
+        "lipschitz": 2.0 / min(te["rho"], tr["rho"]),
+        "weight_norm": float(np.linalg.norm(W)),
+        "risk_trace": [trace[0], trace[len(trace) // 2], trace[-1]],
+        "seconds": time.perf_counter() - t0,
+    }
 
 
 def point(pt: dict, ss: np.random.SeedSequence) -> dict:
@@ -67,8 +80,21 @@ def point(pt: dict, ss: np.random.SeedSequence) -> dict:
 
 
 def sweep_points(opts: dict, seed: int, tau: float, d: int, ks=None) -> list[dict]:
-    return [{"k": k, "rep": r, "seed": seed, "tau": tau, "d": d, "n": opts["n"], "steps": opts["steps"],
-             "eval_n": opts["eval_n"], "radius": RADIUS} for k in (ks or opts["k"]) for r in range(opts["seeds"])]
+    return [
+        {
+            "k": k,
+            "rep": r,
+            "seed": seed,
+            "tau": tau,
+            "d": d,
+            "n": opts["n"],
+            "steps": opts["steps"],
+            "eval_n": opts["eval_n"],
+            "radius": RADIUS,
+        }
+        for k in (ks or opts["k"])
+        for r in range(opts["seeds"])
+    ]
 
 
 def aggregate(points, results, ks) -> dict:
@@ -90,8 +116,13 @@ def stabilisation(per_k: dict, ks: list[int]) -> dict:
     diff = b["mean"] - a["mean"]
     half = sum(((x["ci"][1] - x["ci"][0]) / 2) if x["ci"][0] is not None else 0.0 for x in (a, b))
     stab = abs(diff) <= max(0.1 * abs(b["mean"]), half)
-    return {"stabilises": bool(stab), "k_compared": [kprev, kmax], "gap_change": diff,
-            "gap_change_relative": diff / abs(b["mean"]) if b["mean"] else None, "ci_half_widths_sum": half}
+    return {
+        "stabilises": bool(stab),
+        "k_compared": [kprev, kmax],
+        "gap_change": diff,
+        "gap_change_relative": diff / abs(b["mean"]) if b["mean"] else None,
+        "ci_half_widths_sum": half,
+    }
 
 
 def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
@@ -108,19 +139,40 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
         L = max(r["lipschitz"] for r in per_k[str(k)]["runs"])
         per_k[str(k)]["theorem"] = bounds.theorem_values(tau, k, opts["n"], DELTA, L, p_count, RADIUS)
         per_k[str(k)]["prior"] = bounds.prior_values(tau, k, opts["n"], L, p_count, RADIUS)
-        per_k[str(k)]["bound_parameters"] = {"tau": tau, "k": k, "n": opts["n"], "delta": DELTA, "L": L,
-                                             "p": p_count, "R": RADIUS}
+        per_k[str(k)]["bound_parameters"] = {
+            "tau": tau,
+            "k": k,
+            "n": opts["n"],
+            "delta": DELTA,
+            "L": L,
+            "p": p_count,
+            "R": RADIUS,
+        }
     stab = stabilisation(per_k, ks)
     note = closing_note(per_k, ks, stab)
     record = {
-        "experiment": NAME, "seed": seed,
-        "parameters": {"tau": tau, "d": d, "k": ks, "seeds": opts["seeds"], "n": opts["n"], "steps": opts["steps"],
-                       "eval_n": opts["eval_n"], "radius": RADIUS, "delta": DELTA, "n_train_pool": digits.N_TRAIN,
-                       "data": "sklearn.datasets.load_digits (1797 images 8x8)",
-                       "augmentation": "shift {-1,0,1}^2 zero fill; 3x3 occlusion w.p. 1/2; N(0, 0.1^2) noise, clip [0,1]",
-                       "quick": opts["quick"]},
-        "versions": common.versions(), "run": {**stats, "seconds": time.perf_counter() - t0},
-        "per_k": per_k, "stabilisation": stab, "note": note,
+        "experiment": NAME,
+        "seed": seed,
+        "parameters": {
+            "tau": tau,
+            "d": d,
+            "k": ks,
+            "seeds": opts["seeds"],
+            "n": opts["n"],
+            "steps": opts["steps"],
+            "eval_n": opts["eval_n"],
+            "radius": RADIUS,
+            "delta": DELTA,
+            "n_train_pool": digits.N_TRAIN,
+            "data": "sklearn.datasets.load_digits (1797 images 8x8)",
+            "augmentation": "shift {-1,0,1}^2 zero fill; 3x3 occlusion w.p. 1/2; N(0, 0.1^2) noise, clip [0,1]",
+            "quick": opts["quick"],
+        },
+        "versions": common.versions(),
+        "run": {**stats, "seconds": time.perf_counter() - t0},
+        "per_k": per_k,
+        "stabilisation": stab,
+        "note": note,
     }
     js, png = common.finish(out, NAME, record, plot(per_k, ks, tau, opts["n"]))
     return {"json": js, "png": png, "record": record}
@@ -132,16 +184,27 @@ def closing_note(per_k: dict, ks: list[int], stab: dict) -> str:
         g = per_k[str(k)]["gap"]
         th = per_k[str(k)]["theorem"]
         ci = f" [{g['ci'][0]:.3f}, {g['ci'][1]:.3f}]" if g["ci"][0] is not None else ""
-        bnd = f"; Theorem-1 bound {th['bound']:.3g} (looser by ×{th['bound'] / g['mean']:.3g})" \
-            if th.get("available") and g["mean"] and g["mean"] > 0 else \
-            ("; Theorem-1 bound not available" if not th.get("available") else f"; Theorem-1 bound {th['bound']:.3g}")
+        bnd = (
+            f"; Theorem-1 bound {th['bound']:.3g} (looser by ×{th['bound'] / g['mean']:.3g})"
+            if th.get("available") and g["mean"] and g["mean"] > 0
+            else (
+                "; Theorem-1 bound not available" if not th.get("available") else f"; Theorem-1 bound {th['bound']:.3g}"
+            )
+        )
         parts.append(f"k = {k}: gap {g['mean']:.3f}{ci}{bnd}")
     verdict = {True: "the gap stabilises", False: "the gap is still changing", None: "stabilisation not assessed"}[
-        stab.get("stabilises")]
-    extra = (f" (k = {stab['k_compared'][0]} → {stab['k_compared'][1]}: change {stab['gap_change']:+.3f})"
-             if stab.get("k_compared") else "")
-    return "Measured gap CE(held-out) − R̂_k, mean over seeds [95 % CI]: " + "; ".join(parts) + \
-        f". Verdict: {verdict} as k grows{extra}."
+        stab.get("stabilises")
+    ]
+    extra = (
+        f" (k = {stab['k_compared'][0]} → {stab['k_compared'][1]}: change {stab['gap_change']:+.3f})"
+        if stab.get("k_compared")
+        else ""
+    )
+    return (
+        "Measured gap CE(held-out) − R̂_k, mean over seeds [95 % CI]: "
+        + "; ".join(parts)
+        + f". Verdict: {verdict} as k grows{extra}."
+    )
 
 
 def plot(per_k: dict, ks: list[int], tau: float, n: int):
@@ -153,7 +216,7 @@ def plot(per_k: dict, ks: list[int], tau: float, n: int):
         m = np.array([per_k[str(k)][key]["mean"] for k in ks], float)
         lo = np.array([per_k[str(k)][key]["ci"][0] if per_k[str(k)][key]["ci"][0] is not None else np.nan for k in ks])
         hi = np.array([per_k[str(k)][key]["ci"][1] if per_k[str(k)][key]["ci"][1] is not None else np.nan for k in ks])
-        line, = ax.plot(kk, m, fmt, ms=4, label=label)
+        (line,) = ax.plot(kk, m, fmt, ms=4, label=label)
         ax.fill_between(kk, lo, hi, alpha=0.2, color=line.get_color())
         return m
 
@@ -175,8 +238,13 @@ def plot(per_k: dict, ks: list[int], tau: float, n: int):
         for name, st in (("bound", "-"), ("sample_variability", "--"), ("complexity", "-."), ("finite_k_bias", ":")):
             ax.plot(kk, [t[name] for t in th], st, label=f"Theorem 1: {name}")
     else:
-        ax.text(0.05, 0.5, "Theorem-1 terms unavailable:\n" + th[0].get("reason", "")[:60], transform=ax.transAxes,
-                fontsize=7)
+        ax.text(
+            0.05,
+            0.5,
+            "Theorem-1 terms unavailable:\n" + th[0].get("reason", "")[:60],
+            transform=ax.transAxes,
+            fontsize=7,
+        )
     pr = [per_k[str(k)]["prior"] for k in ks]
     if all(p.get("available") for p in pr):
         for name in ("large_k_deviation", "complexity_klinear", "complexity_logk"):

@@ -45,6 +45,7 @@ EXACT_LIMIT = 2_000_000
 # finite models
 # ----------------------------------------------------------------------------------------------
 
+
 @dataclasses.dataclass(frozen=True)
 class FiniteModel:
     """A finite-state contrastive model: π (N,), M (N, N) row-stochastic, Φ (N, d) unit rows, τ."""
@@ -94,9 +95,9 @@ class FiniteModel:
         """(a₁, a₂) with R_k − CE = −a₁/k + a₂/k² + O(k⁻³): a₁ = E_x κ₂/(2Z²), a₂ = E_x[κ₃/(3Z³) − 3κ₂²/(4Z⁴)]."""
         W, Z = self.W(), self.Z()
         c = W - Z[:, None]
-        k2 = (c ** 2) @ self.pi
-        k3 = (c ** 3) @ self.pi
-        return float(self.pi @ (k2 / (2 * Z ** 2))), float(self.pi @ (k3 / (3 * Z ** 3) - 3 * k2 ** 2 / (4 * Z ** 4)))
+        k2 = (c**2) @ self.pi
+        k3 = (c**3) @ self.pi
+        return float(self.pi @ (k2 / (2 * Z**2))), float(self.pi @ (k3 / (3 * Z**3) - 3 * k2**2 / (4 * Z**4)))
 
     def delta1(self) -> float:
         """δ₁ = (1/τ) E_x[Cov_π(m, m s) − E_π(m s) Var_π(m)], the 1/k coefficient of D_k."""
@@ -104,12 +105,17 @@ class FiniteModel:
         Em = m @ pi  # = 1
         Ems = (m * S) @ pi
         cov = (m * m * S) @ pi - Em * Ems
-        var = (m * m) @ pi - Em ** 2
+        var = (m * m) @ pi - Em**2
         return float(pi @ (cov - Ems * var)) / self.tau
 
     def to_dict(self) -> dict:
-        return {"name": self.name, "tau": self.tau, "pi": self.pi.tolist(), "M": self.M.tolist(),
-                "Phi": self.Phi.tolist()}
+        return {
+            "name": self.name,
+            "tau": self.tau,
+            "pi": self.pi.tolist(),
+            "M": self.M.tolist(),
+            "Phi": self.Phi.tolist(),
+        }
 
 
 def _unit(v):
@@ -127,8 +133,15 @@ def finite_models(tau: float = 0.5) -> list[FiniteModel]:
     g = np.random.default_rng(20261129)
     out = []
     ang = np.array([0.0, 2 * np.pi / 3])
-    out.append(FiniteModel("binary", np.array([0.7, 0.3]), np.array([[0.8, 0.2], [0.2, 0.8]]),
-                           np.column_stack([np.cos(ang), np.sin(ang)]), tau))
+    out.append(
+        FiniteModel(
+            "binary",
+            np.array([0.7, 0.3]),
+            np.array([[0.8, 0.2], [0.2, 0.8]]),
+            np.column_stack([np.cos(ang), np.sin(ang)]),
+            tau,
+        )
+    )
     th = 2 * np.pi * np.arange(6) / 6
     pi = np.array([1, 2, 3, 1, 2, 3], float)
     pi /= pi.sum()
@@ -214,20 +227,29 @@ def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chun
             A = (C @ (m[x] * S[x])) / k
             B = (C @ m[x]) / k
             e = A / B - muA - ((A - muA) - muA * (B - 1))
-            g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()
+            g_sum += g.sum()
+            g_sq += (g * g).sum()
+            d_sum += e.sum()
+            d_sq += (e * e).sum()
             done += b
         gm, dm = g_sum / n, d_sum / n
         gap += model.pi[x] * gm
-        gvar += model.pi[x] ** 2 * max(g_sq / n - gm ** 2, 0.0) / (n - 1)
+        gvar += model.pi[x] ** 2 * max(g_sq / n - gm**2, 0.0) / (n - 1)
         d += model.pi[x] * dm
-        dvar += model.pi[x] ** 2 * max(d_sq / n - dm ** 2, 0.0) / (n - 1)
-    return {"gap": gap, "gap_se": math.sqrt(gvar), "D": -d / model.tau, "D_se": math.sqrt(dvar) / model.tau,
-            "method": f"monte carlo ({n} samples per anchor state)"}
+        dvar += model.pi[x] ** 2 * max(d_sq / n - dm**2, 0.0) / (n - 1)
+    return {
+        "gap": gap,
+        "gap_se": math.sqrt(gvar),
+        "D": -d / model.tau,
+        "D_se": math.sqrt(dvar) / model.tau,
+        "method": f"monte carlo ({n} samples per anchor state)",
+    }
 
 
 # ----------------------------------------------------------------------------------------------
 # the sphere model
 # ----------------------------------------------------------------------------------------------
+
 
 @dataclasses.dataclass(frozen=True)
 class SphereModel:
@@ -264,9 +286,9 @@ class SphereModel:
         with mpmath.workdps(30):
             b = mpmath.mpf(1) / mpmath.mpf(self.tau)
             m1, m2, m3 = (sphere_moment(self.d, j * b, 0) for j in (1, 2, 3))
-            k2 = m2 - m1 ** 2
-            k3 = m3 - 3 * m2 * m1 + 2 * m1 ** 3
-            return float(k2 / (2 * m1 ** 2)), float(k3 / (3 * m1 ** 3) - 3 * k2 ** 2 / (4 * m1 ** 4))
+            k2 = m2 - m1**2
+            k3 = m3 - 3 * m2 * m1 + 2 * m1**3
+            return float(k2 / (2 * m1**2)), float(k3 / (3 * m1**3) - 3 * k2**2 / (4 * m1**4))
 
     def delta1(self) -> float:
         """δ₁ = (1/τ)[E(m² T) − E(mT) − E(mT)(E m² − 1)], m = e^{κT}/E e^{κT}."""
@@ -275,8 +297,8 @@ class SphereModel:
         with mpmath.workdps(30):
             kap = mpmath.mpf(self.kappa)
             Mk = sphere_moment(self.d, kap, 0)
-            Em2 = sphere_moment(self.d, 2 * kap, 0) / Mk ** 2
-            Em2t = sphere_moment(self.d, 2 * kap, 1) / Mk ** 2
+            Em2 = sphere_moment(self.d, 2 * kap, 0) / Mk**2
+            Em2t = sphere_moment(self.d, 2 * kap, 1) / Mk**2
             Emt = sphere_moment(self.d, kap, 1) / Mk
             return float((Em2t - Emt - Emt * (Em2 - 1)) / mpmath.mpf(self.tau))
 
@@ -297,7 +319,7 @@ def sphere_moment(d: int, b, j: int = 0):
         b = mpmath.mpf(b)
         e = mpmath.mpf(d - 3) / 2
         norm = mpmath.beta(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2)
-        f = lambda t: t ** j * mpmath.exp(b * t) * (1 - t * t) ** e
+        f = lambda t: t**j * mpmath.exp(b * t) * (1 - t * t) ** e
         return mpmath.quad(f, [-1, 0, 1]) / norm
 
 
@@ -318,9 +340,16 @@ def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chun
         A = (mT * T).mean(1)
         B = mT.mean(1)
         e = A / B - muA - ((A - muA) - muA * (B - 1))
-        g_sum += g.sum(); g_sq += (g * g).sum(); d_sum += e.sum(); d_sq += (e * e).sum()
+        g_sum += g.sum()
+        g_sq += (g * g).sum()
+        d_sum += e.sum()
+        d_sq += (e * e).sum()
         done += r
     gm, dm = g_sum / n, d_sum / n
-    return {"gap": gm, "gap_se": math.sqrt(max(g_sq / n - gm ** 2, 0.0) / (n - 1)),
-            "D": -dm / model.tau, "D_se": math.sqrt(max(d_sq / n - dm ** 2, 0.0) / (n - 1)) / model.tau,
-            "method": f"monte carlo ({n} samples)"}
+    return {
+        "gap": gm,
+        "gap_se": math.sqrt(max(g_sq / n - gm**2, 0.0) / (n - 1)),
+        "D": -dm / model.tau,
+        "D_se": math.sqrt(max(d_sq / n - dm**2, 0.0) / (n - 1)) / model.tau,
+        "method": f"monte carlo ({n} samples)",
+    }

@@ -31,7 +31,7 @@ from .models import (
 
 NAME = "rate"
 HELP = "R_k − CE against k on finite and sphere models; log-log slope with 95% CI vs −1 and −1/2"
-FULL = {"k": [2 ** i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
+FULL = {"k": [2**i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
 QUICK = {"k": [1, 4, 16, 64, 128, 256, 512, 1024], "samples": 20_000, "sphere_samples": 2_000}
 OPTIONS = ("k", "samples", "tau", "dim")
 SIZE_OPTIONS = ("k", "samples")
@@ -50,24 +50,37 @@ def exact_finite_gap(model, k: int) -> dict:
     importable and the enumeration is small enough (``FINITE_MP_BUDGET``); otherwise the float64
     enumeration of ``models.finite_exact`` (same sum, checked against a 40-digit brute force).
     """
-    cost = n_compositions(k, model.N) * model.N ** 2
+    cost = n_compositions(k, model.N) * model.N**2
     if cost <= FINITE_MP_BUDGET:
         try:
-            from numerics.finite import FiniteModel as ExactModel
+            from infonce_bounds.numerics.finite import FiniteModel as ExactModel
         except ImportError:
             ExactModel = None
         if ExactModel is not None:
             import mpmath
 
-            fm = ExactModel.from_dict({"name": model.name, "tau": model.tau, "pi": model.pi.tolist(),
-                                       "M": model.M.tolist(), "phi": model.Phi.tolist()})
+            fm = ExactModel.from_dict(
+                {
+                    "name": model.name,
+                    "tau": model.tau,
+                    "pi": model.pi.tolist(),
+                    "M": model.M.tolist(),
+                    "phi": model.Phi.tolist(),
+                }
+            )
             with mpmath.workdps(20):
                 ex = fm.exact_at(k, with_search=True)
                 ce = fm.cross_entropy()
                 gap = ex["R_k"] - ce
                 D = ex["H_k"] - mpmath.log(k) - ex["R_k"]
-            return {"gap": float(gap), "gap_se": 0.0, "D": float(D), "D_se": 0.0, "method": "exact",
-                    "engine": "numerics.finite (mpmath, 20 digits)"}
+            return {
+                "gap": float(gap),
+                "gap_se": 0.0,
+                "D": float(D),
+                "D_se": 0.0,
+                "method": "exact",
+                "engine": "numerics.finite (mpmath, 20 digits)",
+            }
     res = finite_exact(model, k)
     res["engine"] = "numerics.experiments.models.finite_exact (float64)"
     return res
@@ -81,7 +94,11 @@ def point(pt: dict, ss: np.random.SeedSequence) -> dict:
         res = sphere_mc(mdl, pt["k"], pt["samples"], rng)
     else:
         mdl = finite_model(pt["model"], pt["tau"])
-        res = exact_finite_gap(mdl, pt["k"]) if exact_possible(mdl, pt["k"]) else finite_mc(mdl, pt["k"], pt["samples"], rng)
+        res = (
+            exact_finite_gap(mdl, pt["k"])
+            if exact_possible(mdl, pt["k"])
+            else finite_mc(mdl, pt["k"], pt["samples"], rng)
+        )
     res["seconds"] = time.perf_counter() - t0
     return res
 
@@ -90,8 +107,7 @@ def rigorous_bound(tau: float):
     """(C(τ), provenance) from ``derivations.bias.bias_constant`` if importable, else (None, reason)."""
     try:
         import sympy as sp
-
-        from derivations import bias
+        from infonce_bounds.derivations import bias
 
         c = float(sp.N(bias.bias_constant(sp.Rational(str(tau)))))
         return c, "derivations.bias.bias_constant(tau) (ours)"
@@ -114,18 +130,22 @@ def summarise(ks, gaps, ses, a1, exact_flags):
     c = ks[top] * np.abs(gaps[top])
     cse = ks[top] * ses[top]
     if np.all(cse > 0):
-        wts = 1 / cse ** 2
+        wts = 1 / cse**2
         coef = float(np.sum(wts * c) / wts.sum())
         coef_se = float(1 / math.sqrt(wts.sum()))
     else:
         coef, coef_se = float(c[np.argmax(ks[top])]), 0.0
     lo, hi = fit["slope_ci"]
-    return {**fit, "slope_ci_within_target": bool(lo >= -1.05 and hi <= -0.95),
-            "excludes_minus_half": bool(not (lo <= -0.5 <= hi)),
-            "leading_coefficient": a1, "measured_coefficient": coef,
-            "measured_coefficient_ci": [coef - 1.959964 * coef_se, coef + 1.959964 * coef_se],
-            "measured_at_k": ks[top].tolist(),
-            "leading_vs_measured_rel_diff": abs(a1 - coef) / coef}
+    return {
+        **fit,
+        "slope_ci_within_target": bool(lo >= -1.05 and hi <= -0.95),
+        "excludes_minus_half": bool(not (lo <= -0.5 <= hi)),
+        "leading_coefficient": a1,
+        "measured_coefficient": coef,
+        "measured_coefficient_ci": [coef - 1.959964 * coef_se, coef + 1.959964 * coef_se],
+        "measured_at_k": ks[top].tolist(),
+        "leading_vs_measured_rel_diff": abs(a1 - coef) / coef,
+    }
 
 
 def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
@@ -139,8 +159,9 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
     points = []
     for mdl in models:
         points += [{"model": mdl.name, "k": k, "tau": tau, "samples": opts["samples"]} for k in ks]
-    points += [{"model": "sphere", "k": k, "tau": tau, "samples": opts["sphere_samples"], "d": d, "kappa": kappa}
-               for k in ks]
+    points += [
+        {"model": "sphere", "k": k, "tau": tau, "samples": opts["sphere_samples"], "d": d, "kappa": kappa} for k in ks
+    ]
     t0 = time.perf_counter()
     results, stats = common.sweep(NAME, point, points, out=out, seed=seed, workers=workers, scheduler=scheduler)
     C, C_src = rigorous_bound(tau)
@@ -155,26 +176,54 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
         exact = [r["method"] == "exact" for _, r in rows]
         summ = summarise(ks_m, gaps, ses, a1, exact)
         per_model[mdl.name] = {
-            "model": mdl.to_dict(), "kind": "sphere" if mdl is sphere else "finite",
-            "ce": mdl.ce(), "a1": a1, "a2": a2,
-            "points": [{"k": p["k"], "gap": r["gap"], "gap_se": r["gap_se"],
-                        "gap_ci": [r["gap"] - 1.959964 * r["gap_se"], r["gap"] + 1.959964 * r["gap_se"]],
-                        "method": r["method"], "engine": r.get("engine", "numpy monte carlo"), "leading": -a1 / p["k"], "two_term": -a1 / p["k"] + a2 / p["k"] ** 2,
-                        "rigorous_bound": (-C / p["k"]) if C is not None else None, "seconds": r["seconds"]}
-                       for p, r in rows],
-            **summ}
-    finite_ok = all(per_model[m.name]["slope_ci_within_target"] and per_model[m.name]["excludes_minus_half"]
-                    for m in models)
+            "model": mdl.to_dict(),
+            "kind": "sphere" if mdl is sphere else "finite",
+            "ce": mdl.ce(),
+            "a1": a1,
+            "a2": a2,
+            "points": [
+                {
+                    "k": p["k"],
+                    "gap": r["gap"],
+                    "gap_se": r["gap_se"],
+                    "gap_ci": [r["gap"] - 1.959964 * r["gap_se"], r["gap"] + 1.959964 * r["gap_se"]],
+                    "method": r["method"],
+                    "engine": r.get("engine", "numpy monte carlo"),
+                    "leading": -a1 / p["k"],
+                    "two_term": -a1 / p["k"] + a2 / p["k"] ** 2,
+                    "rigorous_bound": (-C / p["k"]) if C is not None else None,
+                    "seconds": r["seconds"],
+                }
+                for p, r in rows
+            ],
+            **summ,
+        }
+    finite_ok = all(
+        per_model[m.name]["slope_ci_within_target"] and per_model[m.name]["excludes_minus_half"] for m in models
+    )
     record = {
-        "experiment": NAME, "seed": seed, "parameters": {"tau": tau, "k": ks, "samples": opts["samples"],
-                                                         "sphere_samples": opts["sphere_samples"], "d": d,
-                                                         "kappa": kappa, "k_fit_min": K_FIT_MIN, "quick": opts["quick"]},
-        "versions": common.versions(), "run": {**stats, "seconds": time.perf_counter() - t0},
-        "rigorous_constant": C, "rigorous_constant_source": C_src,
+        "experiment": NAME,
+        "seed": seed,
+        "parameters": {
+            "tau": tau,
+            "k": ks,
+            "samples": opts["samples"],
+            "sphere_samples": opts["sphere_samples"],
+            "d": d,
+            "kappa": kappa,
+            "k_fit_min": K_FIT_MIN,
+            "quick": opts["quick"],
+        },
+        "versions": common.versions(),
+        "run": {**stats, "seconds": time.perf_counter() - t0},
+        "rigorous_constant": C,
+        "rigorous_constant_source": C_src,
         "models": per_model,
-        "conclusion": {"finite_models_slope_within_[-1.05,-0.95]_and_exclude_-1/2": finite_ok,
-                       "slopes": {k: v["slope"] for k, v in per_model.items()},
-                       "leading_vs_measured_rel_diff": {k: v["leading_vs_measured_rel_diff"] for k, v in per_model.items()}},
+        "conclusion": {
+            "finite_models_slope_within_[-1.05,-0.95]_and_exclude_-1/2": finite_ok,
+            "slopes": {k: v["slope"] for k, v in per_model.items()},
+            "leading_vs_measured_rel_diff": {k: v["leading_vs_measured_rel_diff"] for k, v in per_model.items()},
+        },
     }
     fig = plot(per_model, tau)
     js, png = common.finish(out, NAME, record, fig)
@@ -189,8 +238,15 @@ def plot(per_model: dict, tau: float):
         ks = np.array([p["k"] for p in m["points"]], float)
         g = np.abs([p["gap"] for p in m["points"]])
         se = np.array([p["gap_se"] for p in m["points"]])
-        ax1.errorbar(ks, g, yerr=1.96 * se, fmt="o", ms=4, color=c,
-                     label=f"{name}: slope {m['slope']:.3f} [{m['slope_ci'][0]:.3f}, {m['slope_ci'][1]:.3f}]")
+        ax1.errorbar(
+            ks,
+            g,
+            yerr=1.96 * se,
+            fmt="o",
+            ms=4,
+            color=c,
+            label=f"{name}: slope {m['slope']:.3f} [{m['slope_ci'][0]:.3f}, {m['slope_ci'][1]:.3f}]",
+        )
         ax1.plot(ks, m["a1"] / ks, "--", color=c, lw=1)
         rb = [p["rigorous_bound"] for p in m["points"]]
         if rb[0] is not None and m["kind"] == "finite" and name == next(iter(per_model)):
@@ -199,8 +255,13 @@ def plot(per_model: dict, tau: float):
         ax2.axhline(m["a1"], color=c, ls="--", lw=1)
     k0 = np.array([1, max(max(p["k"] for p in m["points"]) for m in per_model.values())], float)
     ax1.plot(k0, 0.3 / np.sqrt(k0), color="grey", lw=1, alpha=0.6, label="reference slope −1/2")
-    ax1.set(xscale="log", yscale="log", xlabel="k (negatives)", ylabel="|R_k − CE|",
-            title=f"finite-k bias, τ = {tau} (dashed: leading term a₁/k)")
+    ax1.set(
+        xscale="log",
+        yscale="log",
+        xlabel="k (negatives)",
+        ylabel="|R_k − CE|",
+        title=f"finite-k bias, τ = {tau} (dashed: leading term a₁/k)",
+    )
     ax1.legend(fontsize=7)
     ax2.set(xscale="log", xlabel="k", ylabel="k·|R_k − CE|", title="k × gap → a₁ = E Var(W)/(2Z²) (dashed)")
     ax2.legend(fontsize=7)
@@ -213,7 +274,9 @@ def headline(rec: dict) -> list[str]:
     lines = []
     for name, m in rec["models"].items():
         lo, hi = m["slope_ci"]
-        lines.append(f"{name:8s} slope {m['slope']:+.4f} [{lo:+.4f}, {hi:+.4f}]  a1 = {m['leading_coefficient']:.4f}  "
-                     f"k·|gap| at k≥{min(m['measured_at_k']):.0f} = {m['measured_coefficient']:.4f}  "
-                     f"(rel. diff {100 * m['leading_vs_measured_rel_diff']:.2f} %)")
+        lines.append(
+            f"{name:8s} slope {m['slope']:+.4f} [{lo:+.4f}, {hi:+.4f}]  a1 = {m['leading_coefficient']:.4f}  "
+            f"k·|gap| at k≥{min(m['measured_at_k']):.0f} = {m['measured_coefficient']:.4f}  "
+            f"(rel. diff {100 * m['leading_vs_measured_rel_diff']:.2f} %)"
+        )
     return lines

@@ -24,7 +24,7 @@ from .rate import point as _rate_point
 
 NAME = "search"
 HELP = "similarity-search interpretation: H_k − log k vs R_k; D_k = O(1/k) and its coefficient δ₁"
-FULL = {"k": [2 ** i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
+FULL = {"k": [2**i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
 QUICK = {"k": [1, 4, 16, 64, 128, 256, 512, 1024], "samples": 20_000, "sphere_samples": 2_000}
 OPTIONS = ("k", "samples", "tau", "dim")
 SIZE_OPTIONS = ("k", "samples")
@@ -48,8 +48,9 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
     points = []
     for mdl in models:
         points += [{"model": mdl.name, "k": k, "tau": tau, "samples": opts["samples"]} for k in ks]
-    points += [{"model": "sphere", "k": k, "tau": tau, "samples": opts["sphere_samples"], "d": d, "kappa": kappa}
-               for k in ks]
+    points += [
+        {"model": "sphere", "k": k, "tau": tau, "samples": opts["sphere_samples"], "d": d, "kappa": kappa} for k in ks
+    ]
     t0 = time.perf_counter()
     results, stats = common.sweep(NAME, point, points, out=out, seed=seed, workers=workers, scheduler=scheduler)
     per_model = {}
@@ -68,31 +69,56 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
         top = ksm >= ksm.max() / 4
         c, cse = ksm[top] * D[top], ksm[top] * Dse[top]
         if np.all(cse > 0):
-            wts = 1 / cse ** 2
+            wts = 1 / cse**2
             coef, coef_se = float(np.sum(wts * c) / wts.sum()), float(1 / math.sqrt(wts.sum()))
         else:
             coef, coef_se = float(c[-1]), 0.0
         per_model[mdl.name] = {
-            "model": mdl.to_dict(), "ce": ce, "delta1": d1,
-            "points": [{"k": p["k"], "R_k": ce + r["gap"], "R_k_se": r["gap_se"],
-                        "H_k_minus_log_k": ce + r["gap"] + r["D"],
-                        "D_k": r["D"], "D_k_se": r["D_se"],
-                        "D_k_ci": [r["D"] - 1.959964 * r["D_se"], r["D"] + 1.959964 * r["D_se"]],
-                        "method": r["method"]} for p, r in rows],
-            "D_slope": fit["slope"], "D_slope_ci": fit["slope_ci"], "D_fit": fit,
-            "measured_coefficient": coef, "measured_coefficient_ci": [coef - 1.959964 * coef_se, coef + 1.959964 * coef_se],
+            "model": mdl.to_dict(),
+            "ce": ce,
+            "delta1": d1,
+            "points": [
+                {
+                    "k": p["k"],
+                    "R_k": ce + r["gap"],
+                    "R_k_se": r["gap_se"],
+                    "H_k_minus_log_k": ce + r["gap"] + r["D"],
+                    "D_k": r["D"],
+                    "D_k_se": r["D_se"],
+                    "D_k_ci": [r["D"] - 1.959964 * r["D_se"], r["D"] + 1.959964 * r["D_se"]],
+                    "method": r["method"],
+                }
+                for p, r in rows
+            ],
+            "D_slope": fit["slope"],
+            "D_slope_ci": fit["slope_ci"],
+            "D_fit": fit,
+            "measured_coefficient": coef,
+            "measured_coefficient_ci": [coef - 1.959964 * coef_se, coef + 1.959964 * coef_se],
             "measured_at_k": ksm[top].tolist(),
             "delta1_vs_measured_rel_diff": abs(d1 - coef) / abs(coef) if coef else None,
         }
     record = {
-        "experiment": NAME, "seed": seed,
-        "parameters": {"tau": tau, "k": ks, "samples": opts["samples"], "sphere_samples": opts["sphere_samples"],
-                       "d": d, "kappa": kappa, "k_fit_min": K_FIT_MIN, "quick": opts["quick"]},
-        "versions": common.versions(), "run": {**stats, "seconds": time.perf_counter() - t0},
+        "experiment": NAME,
+        "seed": seed,
+        "parameters": {
+            "tau": tau,
+            "k": ks,
+            "samples": opts["samples"],
+            "sphere_samples": opts["sphere_samples"],
+            "d": d,
+            "kappa": kappa,
+            "k_fit_min": K_FIT_MIN,
+            "quick": opts["quick"],
+        },
+        "versions": common.versions(),
+        "run": {**stats, "seconds": time.perf_counter() - t0},
         "models": per_model,
-        "conclusion": {"D_slopes": {k: v["D_slope"] for k, v in per_model.items()},
-                       "measured_coefficients": {k: v["measured_coefficient"] for k, v in per_model.items()},
-                       "delta1": {k: v["delta1"] for k, v in per_model.items()}},
+        "conclusion": {
+            "D_slopes": {k: v["D_slope"] for k, v in per_model.items()},
+            "measured_coefficients": {k: v["measured_coefficient"] for k, v in per_model.items()},
+            "delta1": {k: v["delta1"] for k, v in per_model.items()},
+        },
     }
     js, png = common.finish(out, NAME, record, plot(per_model, tau))
     return {"json": js, "png": png, "record": record}
@@ -109,8 +135,15 @@ def plot(per_model: dict, tau: float):
         ax1.axhline(m["ce"], color=c, lw=0.6, alpha=0.6)
         D = np.array([p["D_k"] for p in m["points"]])
         se = np.array([p["D_k_se"] for p in m["points"]])
-        ax2.errorbar(ks, ks * D, yerr=1.96 * ks * se, fmt="o-", ms=3, color=c,
-                     label=f"{name}: δ₁ = {m['delta1']:.3f}, slope of |D_k| {m['D_slope']:.3f}")
+        ax2.errorbar(
+            ks,
+            ks * D,
+            yerr=1.96 * ks * se,
+            fmt="o-",
+            ms=3,
+            color=c,
+            label=f"{name}: δ₁ = {m['delta1']:.3f}, slope of |D_k| {m['D_slope']:.3f}",
+        )
         ax2.axhline(m["delta1"], color=c, ls="--", lw=1)
     ax1.set(xscale="log", xlabel="k", ylabel="nats", title=f"R_k and H_k − log k → CE (thin lines), τ = {tau}")
     ax1.legend(fontsize=6, ncol=2)
@@ -121,6 +154,8 @@ def plot(per_model: dict, tau: float):
 
 
 def headline(rec: dict) -> list[str]:
-    return [f"{name:8s} D_k slope {m['D_slope']:+.4f} [{m['D_slope_ci'][0]:+.4f}, {m['D_slope_ci'][1]:+.4f}]  "
-            f"δ1 = {m['delta1']:+.4f}  k·D_k at k≥{min(m['measured_at_k']):.0f} = {m['measured_coefficient']:+.4f}"
-            for name, m in rec["models"].items()]
+    return [
+        f"{name:8s} D_k slope {m['D_slope']:+.4f} [{m['D_slope_ci'][0]:+.4f}, {m['D_slope_ci'][1]:+.4f}]  "
+        f"δ1 = {m['delta1']:+.4f}  k·D_k at k≥{min(m['measured_at_k']):.0f} = {m['measured_coefficient']:+.4f}"
+        for name, m in rec["models"].items()
+    ]

@@ -26,8 +26,15 @@ from .models import exact_possible, finite_exact, finite_mc, finite_models
 
 NAME = "temperature"
 HELP = "bias constant, continuity factor and measured gap over τ ∈ [0.02, 2]; the τ → 0 sensitivity"
-FULL = {"taus": [0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0], "k": [16], "seeds": 3, "n": 500, "steps": 200,
-        "eval_n": 4000, "samples": 50_000}
+FULL = {
+    "taus": [0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0],
+    "k": [16],
+    "seeds": 3,
+    "n": 500,
+    "steps": 200,
+    "eval_n": 4000,
+    "samples": 50_000,
+}
 QUICK = {"taus": [0.05, 0.5, 2.0], "k": [16], "seeds": 2, "n": 200, "steps": 40, "eval_n": 1000, "samples": 5_000}
 OPTIONS = ("taus", "k", "seeds", "n", "steps", "samples", "dim")
 SIZE_OPTIONS = ("taus", "k", "seeds", "n", "steps", "samples")
@@ -56,15 +63,20 @@ class _DataFactor:
         Z = np.take_along_axis(E @ E.T, neg, axis=1)
         beta = 2.0 / self.tau
         f = np.exp(_lme(Z, beta) / (beta * self.tau) - _lme(Z, 1.0 / self.tau))
-        return {"data_factor_mean": float(f.mean()), "data_factor_max": float(f.max()),
-                "data_factor_beta_tau": beta * self.tau}
+        return {
+            "data_factor_mean": float(f.mean()),
+            "data_factor_max": float(f.max()),
+            "data_factor_beta_tau": beta * self.tau,
+        }
 
 
 def point(pt: dict, ss: np.random.SeedSequence) -> dict:
     if pt["kind"] == "bias":
         rng = np.random.default_rng(ss)
         mdl = next(m for m in finite_models(pt["tau"]) if m.name == pt["model"])
-        res = finite_exact(mdl, pt["k"]) if exact_possible(mdl, pt["k"]) else finite_mc(mdl, pt["k"], pt["samples"], rng)
+        res = (
+            finite_exact(mdl, pt["k"]) if exact_possible(mdl, pt["k"]) else finite_mc(mdl, pt["k"], pt["samples"], rng)
+        )
         return {"gap": res["gap"], "gap_se": res["gap_se"], "method": res["method"], "a1": mdl.leading()[0]}
     return generalisation.train_and_measure(pt, ss, extra=data_factor(pt["tau"], pt["k"]))
 
@@ -78,11 +90,26 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
     digits.load_images()
     points = []
     for tau in taus:
-        points += [{"kind": "train", "k": k, "rep": r, "seed": seed, "tau": tau, "d": d, "n": opts["n"],
-                    "steps": opts["steps"], "eval_n": opts["eval_n"], "radius": generalisation.RADIUS}
-                   for r in range(opts["seeds"])]
-        points += [{"kind": "bias", "model": m.name, "k": kb, "tau": tau, "samples": opts["samples"]}
-                   for m in finite_models(tau) for kb in BIAS_KS]
+        points += [
+            {
+                "kind": "train",
+                "k": k,
+                "rep": r,
+                "seed": seed,
+                "tau": tau,
+                "d": d,
+                "n": opts["n"],
+                "steps": opts["steps"],
+                "eval_n": opts["eval_n"],
+                "radius": generalisation.RADIUS,
+            }
+            for r in range(opts["seeds"])
+        ]
+        points += [
+            {"kind": "bias", "model": m.name, "k": kb, "tau": tau, "samples": opts["samples"]}
+            for m in finite_models(tau)
+            for kb in BIAS_KS
+        ]
     t0 = time.perf_counter()
     results, stats = common.sweep(NAME, point, points, out=out, seed=seed, workers=workers, scheduler=scheduler)
     per_tau = {}
@@ -91,29 +118,62 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
         bias = [(p, r) for p, r in zip(points, results) if p["tau"] == tau and p["kind"] == "bias"]
         measured = {}
         for p, r in bias:
-            measured.setdefault(p["model"], {})[str(p["k"])] = {"k_times_gap": -p["k"] * r["gap"],
-                                                               "se": p["k"] * r["gap_se"], "method": r["method"]}
+            measured.setdefault(p["model"], {})[str(p["k"])] = {
+                "k_times_gap": -p["k"] * r["gap"],
+                "se": p["k"] * r["gap_se"],
+                "method": r["method"],
+            }
             measured[p["model"]]["a1"] = r["a1"]
         worst = max(v[str(kb)]["k_times_gap"] for v in measured.values() for kb in BIAS_KS)
         per_tau[repr(tau)] = {
             "tau": tau,
             "bias_constant": {**bounds.bias_constant(tau), "measured_max_k_times_gap": worst, "measured": measured},
             "continuity_factor": bounds.continuity_values(tau, k),
-            "theorem": bounds.theorem_values(tau, k, opts["n"], generalisation.DELTA,
-                                             max(r["lipschitz"] for r in train), 64 * d, generalisation.RADIUS),
-            **{m: common.mean_ci([r[m] for r in train]) for m in
-               ("gap", "gap_same_k", "empirical_risk", "test_ce", "test_risk_k", "data_factor_mean", "data_factor_max")},
+            "theorem": bounds.theorem_values(
+                tau,
+                k,
+                opts["n"],
+                generalisation.DELTA,
+                max(r["lipschitz"] for r in train),
+                64 * d,
+                generalisation.RADIUS,
+            ),
+            **{
+                m: common.mean_ci([r[m] for r in train])
+                for m in (
+                    "gap",
+                    "gap_same_k",
+                    "empirical_risk",
+                    "test_ce",
+                    "test_risk_k",
+                    "data_factor_mean",
+                    "data_factor_max",
+                )
+            },
             "runs": train,
         }
         # losses scale like 1/τ: τ·gap compares temperatures in the same units (similarity units)
         per_tau[repr(tau)]["tau_times_gap"] = common.mean_ci([tau * r["gap"] for r in train])
     record = {
-        "experiment": NAME, "seed": seed,
-        "parameters": {"taus": taus, "k": k, "d": d, "seeds": opts["seeds"], "n": opts["n"], "steps": opts["steps"],
-                       "eval_n": opts["eval_n"], "samples": opts["samples"], "bias_ks": list(BIAS_KS),
-                       "radius": generalisation.RADIUS, "quick": opts["quick"]},
-        "versions": common.versions(), "run": {**stats, "seconds": time.perf_counter() - t0},
-        "per_tau": per_tau, "note": note(per_tau, taus),
+        "experiment": NAME,
+        "seed": seed,
+        "parameters": {
+            "taus": taus,
+            "k": k,
+            "d": d,
+            "seeds": opts["seeds"],
+            "n": opts["n"],
+            "steps": opts["steps"],
+            "eval_n": opts["eval_n"],
+            "samples": opts["samples"],
+            "bias_ks": list(BIAS_KS),
+            "radius": generalisation.RADIUS,
+            "quick": opts["quick"],
+        },
+        "versions": common.versions(),
+        "run": {**stats, "seconds": time.perf_counter() - t0},
+        "per_tau": per_tau,
+        "note": note(per_tau, taus),
     }
     js, png = common.finish(out, NAME, record, plot(per_tau, taus, k))
     return {"json": js, "png": png, "record": record}
@@ -121,13 +181,15 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
 
 def note(per_tau: dict, taus: list[float]) -> str:
     lo, hi = per_tau[repr(taus[0])], per_tau[repr(taus[-1])]
-    return (f"τ = {taus[0]}: gap {lo['gap']['mean']:.3f} (τ·gap {lo['tau_times_gap']['mean']:.3f}), "
-            f"fixed-k gap {lo['gap_same_k']['mean']:.3f}, "
-            f"data factor {lo['data_factor_mean']['mean']:.3g}; τ = {taus[-1]}: gap {hi['gap']['mean']:.3f} "
-            f"(τ·gap {hi['tau_times_gap']['mean']:.3f}), "
-            f"fixed-k gap {hi['gap_same_k']['mean']:.3f}, data factor {hi['data_factor_mean']['mean']:.3g}. "
-            f"Measured max k·(CE − R_k) on the finite models: {lo['bias_constant']['measured_max_k_times_gap']:.3g} "
-            f"at τ = {taus[0]} vs {hi['bias_constant']['measured_max_k_times_gap']:.3g} at τ = {taus[-1]}.")
+    return (
+        f"τ = {taus[0]}: gap {lo['gap']['mean']:.3f} (τ·gap {lo['tau_times_gap']['mean']:.3f}), "
+        f"fixed-k gap {lo['gap_same_k']['mean']:.3f}, "
+        f"data factor {lo['data_factor_mean']['mean']:.3g}; τ = {taus[-1]}: gap {hi['gap']['mean']:.3f} "
+        f"(τ·gap {hi['tau_times_gap']['mean']:.3f}), "
+        f"fixed-k gap {hi['gap_same_k']['mean']:.3f}, data factor {hi['data_factor_mean']['mean']:.3g}. "
+        f"Measured max k·(CE − R_k) on the finite models: {lo['bias_constant']['measured_max_k_times_gap']:.3g} "
+        f"at τ = {taus[0]} vs {hi['bias_constant']['measured_max_k_times_gap']:.3g} at τ = {taus[-1]}."
+    )
 
 
 def plot(per_tau: dict, taus: list[float], k: int):
@@ -140,7 +202,7 @@ def plot(per_tau: dict, taus: list[float], k: int):
         m = np.array([r[key]["mean"] for r in rows], float)
         lo = np.array([r[key]["ci"][0] if r[key]["ci"][0] is not None else np.nan for r in rows], float)
         hi = np.array([r[key]["ci"][1] if r[key]["ci"][1] is not None else np.nan for r in rows], float)
-        line, = ax.plot(t, m, "o-", ms=4, label=lab)
+        (line,) = ax.plot(t, m, "o-", ms=4, label=lab)
         ax.fill_between(t, lo, hi, alpha=0.2, color=line.get_color())
     ax.set(xscale="log", xlabel="τ", ylabel="nats", title=f"measured gap on digits, k = {k}")
     ax.legend(fontsize=7)
@@ -149,15 +211,23 @@ def plot(per_tau: dict, taus: list[float], k: int):
     if all(r["bias_constant"]["C"] is not None for r in rows):
         ax.plot(t, [r["bias_constant"]["C"] for r in rows], "-", label="C(τ) (derivations.bias)")
     for name in rows[0]["bias_constant"]["measured"]:
-        ax.plot(t, [r["bias_constant"]["measured"][name]["256"]["k_times_gap"] for r in rows], "o:", ms=3,
-                label=f"measured 256·(CE − R_256), {name}")
+        ax.plot(
+            t,
+            [r["bias_constant"]["measured"][name]["256"]["k_times_gap"] for r in rows],
+            "o:",
+            ms=3,
+            label=f"measured 256·(CE − R_256), {name}",
+        )
     ax.set(xscale="log", yscale="log", xlabel="τ", ylabel="bias constant", title="finite-k bias constant vs τ")
     ax.legend(fontsize=6)
     ax = axes[2]
     cf = [r["continuity_factor"] for r in rows]
     if all("max_form_beta_1_over_tau" in c for c in cf):
-        for key, lab in (("max_form_beta_1_over_tau", "C(β=1/τ) max form"), ("beta_2_over_tau", "C(β=2/τ)"),
-                         ("average_form_beta_inf", "β → ∞ average form")):
+        for key, lab in (
+            ("max_form_beta_1_over_tau", "C(β=1/τ) max form"),
+            ("beta_2_over_tau", "C(β=2/τ)"),
+            ("average_form_beta_inf", "β → ∞ average form"),
+        ):
             ax.plot(t, [c[key] for c in cf], "-", label=lab)
     if all(r["theorem"].get("available") for r in rows):
         ax.plot(t, [r["theorem"]["bound"] for r in rows], "r-", lw=2, label="Theorem-1 bound (nats)")
