@@ -1,7 +1,8 @@
 """Ordered registry of every derivation: name → ``Derivation``, read by the CLI, README and tests.
 
 Each module listed in ``MODULES`` defines ``derivations() -> list[Derivation]``. The order of
-``MODULES`` is the order of the proof: later results depend on earlier ones.
+``MODULES`` is the order of the proof: later results depend on earlier ones. The paper's own results
+follow, found in ``derivations/paper/`` and ordered by their position in the paper.
 """
 
 from __future__ import annotations
@@ -29,9 +30,12 @@ class UnknownResult(DerivationError):
 
 @lru_cache(maxsize=1)
 def _build() -> dict[str, Derivation]:
+    from . import paper
+
     out: dict[str, Derivation] = {}
-    for mod_name in MODULES:
-        mod = importlib.import_module(f"{__package__}.{mod_name}")
+    mods = [importlib.import_module(f"{__package__}.{m}") for m in MODULES] + paper.modules()
+    for mod in mods:
+        mod_name = mod.__name__.rsplit(".", 1)[-1]
         for der in mod.derivations():
             if der.name in out:
                 raise DerivationError(f"two derivations named {der.name!r} ({mod_name})")

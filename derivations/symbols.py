@@ -85,3 +85,20 @@ TAU_RANGE = Domain({tau: (TAU_MIN, TAU_MAX)}, name="τ ∈ [1e-3, 1e2]")
 SIM_RANGE = (-1, 1)
 
 __all__ = [name for name in dir() if not name.startswith("_") and name not in {"annotations", "sp", "Domain"}]
+
+# --- paper §3 and appendix A (derivations/paper: Props. 1–2, Lemmas 2–4, (8), (11)–(13), A.1–A.2) -----
+
+
+# --- end of paper §3 block ------------------------------------------------------------------------
+
+
+# --- paper §4 and appendix B.1 (derivations/paper: Prop. 4, Lemmas 6–8, (16)–(18)) ---------------
+
+
+# --- end of paper §4 / B.1 block ------------------------------------------------------------------
+
+
+# --- paper §4 (derivations/paper: Prop. 3, Lemma 5, (C), Lemma 1, Prop. 5, Theorem 1) -----------
+
+
+# --- end of paper §4 generalisation block ----------------------------------------------------------
