@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 #: the kinds of erratum (issue 12): what is wrong with the printed line
 ERRATUM_KINDS = (
