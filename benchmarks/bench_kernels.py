@@ -46,6 +46,7 @@ from scipy.special import logsumexp
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 import numba  # noqa: E402
+
 from infonce_bounds.numerics import api  # noqa: E402
 from infonce_bounds.numerics.in_batch import row_kernel, row_kernel32  # noqa: E402
 from infonce_bounds.numerics.logsumexp import dot, exp_terms, exp_terms32  # noqa: E402

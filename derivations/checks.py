@@ -57,6 +57,7 @@ def check_step(step: Step, **options: Any) -> StepResult:
     else:  # pragma: no cover - Step validates kind
         raise AssertionError(step.kind)
     res.provenance = step.provenance
+    res.expected = step.expected
     return res
 
 

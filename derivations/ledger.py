@@ -173,6 +173,10 @@ class Step:
         for claims that SymPy cannot state (expectations over laws, say); it must be able to fail.
     adversarial : extra points (dicts symbol → value) the falsifier tries first.
     simplifier : optional callable used instead of ``sp.simplify`` for identities.
+    expected : ``None`` or ``"refuted"``. ``"refuted"`` marks a step printed in the paper that is
+        false as printed (an erratum): its check must refute it, and ``verify`` then counts it as an
+        *expected* refutation (exit status 0); if the check does not refute it, that is the failure.
+        Only a ``provenance="paper"`` step can be expected to be refuted.
     """
 
     name: str
@@ -191,6 +195,7 @@ class Step:
     adversarial: Sequence[Mapping[Any, Any]] = ()
     simplifier: Callable[[sp.Expr], sp.Expr] | None = None
     note: str = ""
+    expected: str | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -201,6 +206,10 @@ class Step:
             raise DerivationError(f"step {self.name!r}: a classical step needs a reference")
         if self.kind == "inequality" and self.relation not in RELATIONS:
             raise DerivationError(f"step {self.name!r}: inequality needs relation in {RELATIONS}")
+        if self.expected not in (None, "refuted"):
+            raise DerivationError(f"step {self.name!r}: expected must be None or 'refuted'")
+        if self.expected == "refuted" and self.provenance != "paper":
+            raise DerivationError(f"step {self.name!r}: only a printed (paper) step can be expected to be refuted")
         if self.kind in ("expansion", "limit") and self.var is None:
             raise DerivationError(f"step {self.name!r}: {self.kind} needs var")
         if self.kind == "expansion" and self.order is None:
@@ -249,6 +258,15 @@ class StepResult:
     provenance: str = "ours"
     certified: bool = False  #: True when an interval-arithmetic certificate covers the domain
     symbolic: bool = False  #: True when SymPy reduced the claim
+    expected: str | None = None  #: "refuted" for a printed step known to be false (an erratum)
+
+    @property
+    def as_expected(self) -> bool:
+        """False exactly when the run contradicts the step's expectation (a refutation nobody expected,
+        or an erratum that the check no longer refutes)."""
+        if self.expected == "refuted":
+            return self.verdict == Verdict.REFUTED
+        return self.verdict != Verdict.REFUTED
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -264,6 +282,8 @@ class StepResult:
             "provenance": self.provenance,
             "symbolic": self.symbolic,
             "certified": self.certified,
+            "expected": self.expected,
+            "as_expected": self.as_expected,
         }
 
 

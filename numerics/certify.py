@@ -29,6 +29,7 @@ from typing import Any
 
 import mpmath
 import sympy as sp
+
 from infonce_bounds.derivations.intervals import NotEnclosable, interval_eval, iv_prec
 
 #: working precision (bits) of the tight enclosure whose upper end is printed

@@ -17,9 +17,8 @@ import importlib  # noqa: E402
 import os  # noqa: E402
 import sys  # noqa: E402
 
-from infonce_bounds.derivations.ledger import DerivationError  # noqa: E402
-
 from infonce_bounds import __version__  # noqa: E402
+from infonce_bounds.derivations.ledger import DerivationError  # noqa: E402
 
 #: subcommand name → module under numerics.commands; the order is the order of ``--help``
 COMMANDS: dict[str, str] = {

@@ -28,10 +28,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import sympy as sp
+from sympy.printing.pycode import PythonCodePrinter
+
 from infonce_bounds.derivations import symbols as S
 from infonce_bounds.derivations.ledger import free_names
 from infonce_bounds.derivations.rewriting import stabilise
-from sympy.printing.pycode import PythonCodePrinter
 
 TARGET = pathlib.Path(__file__).resolve().parent / "_generated" / "constants.py"
 

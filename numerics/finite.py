@@ -34,6 +34,7 @@ from typing import Any
 
 import mpmath
 import sympy as sp
+
 from infonce_bounds.derivations import bias as _bias
 from infonce_bounds.derivations.symbols import Z as _Z
 from infonce_bounds.derivations.symbols import k as _k

@@ -10,6 +10,7 @@ import pathlib
 import mpmath
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import bias, intervals
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Step, Verdict

@@ -9,6 +9,7 @@ import sys
 import mpmath
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import prior, theorem
 from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
 from infonce_bounds.numerics import certify as C

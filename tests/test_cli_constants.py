@@ -7,6 +7,7 @@ import importlib
 import json
 
 import pytest
+
 from infonce_bounds.numerics.cli import main
 
 

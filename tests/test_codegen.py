@@ -9,6 +9,7 @@ import importlib
 import mpmath
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import catalogue, rewriting
 from infonce_bounds.derivations import symbols as S
 from infonce_bounds.derivations.checks import check_step

@@ -10,6 +10,7 @@ import mpmath
 import numpy as np
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import continuity as C
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict

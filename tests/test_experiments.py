@@ -10,6 +10,7 @@ import math
 import mpmath
 import numpy as np
 import pytest
+
 from infonce_bounds.numerics.cli import main
 from infonce_bounds.numerics.experiments import common, digits
 from infonce_bounds.numerics.experiments.models import (
@@ -401,6 +402,7 @@ def test_theorem_values_match_direct_substitution():
     """The lambdified Theorem-1 components equal SymPy's own evaluation of theorem_terms at numbers."""
     pytest.importorskip("infonce_bounds.derivations.rademacher")
     import sympy as sp
+
     from infonce_bounds.derivations.theorem import theorem_terms
     from infonce_bounds.numerics.experiments import bounds
 

@@ -14,6 +14,7 @@ from fractions import Fraction
 
 import mpmath
 import pytest
+
 from infonce_bounds.numerics.cli import main
 from infonce_bounds.numerics.finite import EXAMPLE_MODEL, FiniteModel, to_json
 from infonce_bounds.numerics.klist import parse_k_list

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import mpmath
 import sympy as sp
+
 from infonce_bounds.derivations import gateaux
 from infonce_bounds.derivations.symbols import h, mu, nu, t, tau, v, w
 

@@ -12,9 +12,9 @@ import math
 import mpmath
 import numpy as np
 import pytest
-from infonce_bounds.numerics import _jit
 
 from infonce_bounds import numerics
+from infonce_bounds.numerics import _jit
 
 TAUS = (1e-3, 1e-2, 0.1, 1.0, 1e2)
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations.checks import certify_nonnegative, check_step
 from infonce_bounds.derivations.ledger import Derivation, DerivationError, Domain, Step, Verdict
@@ -205,3 +206,24 @@ def test_monotonicity_test_respects_constraints():
         trials=2000,
     )
     assert res.verdict is Verdict.REFUTED
+
+
+def test_expected_refutation_of_a_printed_step_is_pinned_both_ways():
+    """An erratum (a printed step marked expected='refuted') passes only while its check refutes it."""
+    from infonce_bounds.derivations.checks import check_step
+    from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+    from infonce_bounds.derivations.symbols import x
+
+    dom = Domain({x: (0, 2)})
+    false_as_printed = Step(
+        "printed: x² ≤ x", x**2, x, kind="inequality", relation="<=", domain=dom, provenance="paper", expected="refuted"
+    )
+    res = check_step(false_as_printed, trials=2000)
+    assert res.verdict == Verdict.REFUTED and res.as_expected
+    true_but_flagged = Step(
+        "printed: x² ≥ 0", x**2, 0, kind="inequality", relation=">=", domain=dom, provenance="paper", expected="refuted"
+    )
+    res = check_step(true_but_flagged, trials=2000)
+    assert res.verdict != Verdict.REFUTED and not res.as_expected
+    with pytest.raises(Exception, match="only a printed"):
+        Step("ours cannot be an erratum", x, x, domain=dom, provenance="ours", expected="refuted")

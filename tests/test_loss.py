@@ -5,6 +5,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import loss
 from infonce_bounds.derivations.symbols import c, k, s, s_pos, tau
 

@@ -8,6 +8,7 @@ import itertools
 import mpmath
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import prior
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Verdict

@@ -9,6 +9,7 @@ import math
 import numpy as np
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import rademacher as RD
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict

@@ -8,6 +8,7 @@ import math
 
 import pytest
 import sympy as sp
+
 from infonce_bounds.derivations import theorem
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict

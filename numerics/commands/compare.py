@@ -14,6 +14,7 @@ import sys
 
 import mpmath
 import sympy as sp
+
 from infonce_bounds.derivations.symbols import beta, k, tau
 
 from ..certify import certify, exact_str

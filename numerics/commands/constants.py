@@ -18,6 +18,7 @@ from typing import Any
 
 import mpmath
 import sympy as sp
+
 from infonce_bounds.derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, k, n, p, tau
 
 from ..certify import Certified, certify, exact, exact_str, format_up

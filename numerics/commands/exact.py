@@ -89,6 +89,7 @@ def _upper(enclosure) -> mpmath.mpf:
 
 def _bias_table(model: FiniteModel, ks) -> str:
     import sympy as sp
+
     from infonce_bounds.derivations import bias, intervals
     from infonce_bounds.derivations.symbols import k as k_sym
     from infonce_bounds.derivations.symbols import tau as tau_sym
@@ -120,6 +121,7 @@ def _bias_table(model: FiniteModel, ks) -> str:
 def section_finite_bias(out, args) -> str:
     """Report section: exact R_k − CE on the example model vs the leading term and the rigorous bound."""
     import sympy as sp
+
     from infonce_bounds.derivations import bias, intervals
     from infonce_bounds.derivations.symbols import tau as tau_sym
 

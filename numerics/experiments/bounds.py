@@ -35,6 +35,7 @@ def _theorem_functions():
     """Theorem-1 components as mpmath functions of (τ, β, k, n, δ, L, p, R), lambdified once
     (substituting numbers into the SymPy expressions and calling ``sp.N`` took ~1 s per evaluation)."""
     import sympy as sp
+
     from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
     from infonce_bounds.derivations.theorem import theorem_terms
 

@@ -107,6 +107,7 @@ def rigorous_bound(tau: float):
     """(C(τ), provenance) from ``derivations.bias.bias_constant`` if importable, else (None, reason)."""
     try:
         import sympy as sp
+
         from infonce_bounds.derivations import bias
 
         c = float(sp.N(bias.bias_constant(sp.Rational(str(tau)))))
