@@ -328,7 +328,7 @@ def test_interrupted_sweep_keeps_finished_points_and_resumes(tmp_path):
     "argv,needle",
     [
         (["nosuch"], "unknown experiment"),
-        (["rate", "--k", ","], "--k is empty"),
+        (["rate", "--k", ","], "empty item"),
         (["rate", "--k", "64..8"], "empty"),
         (["rate", "--quick", "--k", "1,2"], "--quick"),
         (["search", "--k", "16"], "at least 2"),

@@ -172,3 +172,28 @@ def test_k_list_forms_agree():
     assert parse_k_list("3,9,...,100").tolist() == [3, 9, 27, 81, 100]
     with pytest.raises(ValueError, match="at most 10"):
         parse_k_list("1-300000000", max_values=10)  # refused from its ranges, never materialised
+
+
+def test_experiments_that_need_an_extra_say_so(monkeypatch):
+    """On a core install the report skips (one line naming the extra) every experiment using the digits data."""
+    import importlib
+    import importlib.util
+
+    from infonce_bounds.numerics.commands.experiment import EXPERIMENTS
+    from infonce_bounds.numerics.experiments import common
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name, *a: None if name == "sklearn" else real(name, *a))
+    for mod_name in EXPERIMENTS.values():
+        mod = importlib.import_module(f"infonce_bounds.numerics.experiments.{mod_name}")
+        tree = ast.parse(pathlib.Path(mod.__file__).read_text())
+        uses_digits = any(
+            isinstance(node, ast.ImportFrom) and node.level >= 1 and "digits" in {a.name for a in node.names}
+            for node in ast.walk(tree)
+        )
+        if uses_digits:
+            assert common.missing_extra(mod) == (
+                'needs sklearn, which is not installed: pip install "infonce-bounds[experiments]"'
+            ), mod_name
+        else:
+            assert common.missing_extra(mod) is None, mod_name

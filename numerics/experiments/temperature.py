@@ -25,6 +25,9 @@ from . import bounds, common, digits, generalisation
 from .models import exact_possible, finite_exact, finite_mc, finite_models
 
 NAME = "temperature"
+#: module → the extra that installs it (the measured gap trains on the digits data)
+REQUIRES = {"sklearn": "experiments"}
+
 HELP = "bias constant, continuity factor and measured gap over τ ∈ [0.02, 2]; the τ → 0 sensitivity"
 FULL = {
     "taus": [0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0],
