@@ -87,6 +87,15 @@ SIM_RANGE = (-1, 1)
 __all__ = [name for name in dir() if not name.startswith("_") and name not in {"annotations", "sp", "Domain"}]
 
 # --- paper §3 and appendix A (derivations/paper: Props. 1–2, Lemmas 2–4, (8), (11)–(13), A.1–A.2) -----
+# Lemma 2's b > 0 is ``b`` and A.2's a ∈ (0, 1) is ``a`` (same assumptions); μ(z) is ``Z``, μ̂(z) is ``Zk``.
+c_X = sp.Symbol("c_X", positive=True)  #: Lemma 2: X, X_j valued in [−c, c]
+xi_T = sp.Symbol("xi", positive=True)  #: Lemma 2 and A.1: the intermediate point ξ of a Taylor remainder
+A_L3 = sp.Symbol("A_L3", real=True)  #: Lemma 3: A = m⁻¹ Σ_j w_j (f(ξ_j) − E_ν f)
+B_L3 = sp.Symbol("B_L3", positive=True)  #: Lemma 3: B = m⁻¹ Σ_j w_j, w = dν/dπ
+Ew2 = sp.Symbol("E_w2", positive=True)  #: Lemma 3 / Prop. 2: E_π[(dν/dπ)²] ≥ 1
+rn = sp.IndexedBase("r", nonnegative=True)  #: Prop. 2: densities (dM(z, ·)/dπ)(ξ_j) ≥ 0
+x_e = sp.Symbol("x_e", positive=True)  #: A.2: x = e^{1/τ} − 1 > 1 (e^{1/τ} > 2)
+theta_c = sp.Symbol("theta_c", nonnegative=True)  #: A.2: ⌈x⌉ − x ∈ [0, 1), so ε = 1/(x + θ)
 
 
 # --- end of paper §3 block ------------------------------------------------------------------------

@@ -18,7 +18,8 @@ def test_catalogued_derivation_has_no_refuted_step(name):
     der = catalogue.get(name)
     results = der.verify(**FAST)
     assert len(results) == len(der.steps)
-    bad = [(r.step, r.evidence, r.counterexample) for r in results if r.verdict is Verdict.REFUTED]
+    # a printed step marked expected="refuted" (an erratum of the paper) must be refuted; nothing else may be
+    bad = [(r.step, r.evidence, r.counterexample) for r in results if not r.as_expected]
     assert not bad
     assert all(r.verdict is not Verdict.UNDECIDED for r in results if r.kind != "definition"), [
         (r.step, r.method, r.evidence) for r in results if r.verdict is Verdict.UNDECIDED

@@ -1,0 +1,347 @@
+"""Lemma 2 (appendix A): for k ≥ 1, b, c > 0 and i.i.d. X, X_1, …, X_k valued in [−c, c],
+
+    −log(1 + e^c/(bk)) ≤ log(b E e^X) − E log(1/k + (b/k) Σ_j e^{X_j}) ≤ (e^{2c} − 1)²/(8k).
+
+The printed proof (second-order Taylor expansion of f(y) = log(1/k + y) about bμ, Popoviciu's
+inequality, Jensen) is transcribed step by step, each checked: scalar steps symbolically or by
+certified interval arithmetic, expectations over the k draws on exact finite laws of X
+(``_laws.law_check``). Every printed step holds.
+
+Ours (beside it): dropping the 1/k inside the log only increases the middle term, which is then
+log μ − E log μ̂, bounded by derivation ``bias_bound``: the middle is at most C(1/c)/k with
+C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)) (``derivations.bias.bias_constant``), i.e.
+(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k, against the paper's (e^{2c} − 1)²/(8k). The comparison of
+the two constants is registered under Proposition 1 (``prop1_upper``), which is Lemma 2 at c = 1/τ.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from typing import Any
+
+import sympy as sp
+
+from ..bias import bias_constant
+from ..ledger import Derivation, Domain, Step
+from ..symbols import TAU_MAX, TAU_MIN, Z, b, c_X, k, t, u, x, y
+from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat, var_w
+
+POSITION = ("A", 2)
+
+#: c ranges over [1/τ_max, 1/τ_min] = [1/100, 1000]: Lemma 2 is applied with c = 1/τ
+C_RANGE = Domain({c_X: (1 / TAU_MAX, 1 / TAU_MIN)}, name="c ∈ [1e-2, 1e3]")
+_B = Domain({b: (sp.Rational(1, 10**6), 10**6)}, name="b ∈ [1e-6, 1e6]")
+_K = Domain({k: (1, sp.oo)}, name="k ≥ 1")
+_LAW = C_RANGE | _B | _K
+
+# placeholders for expectations over the law of X (evaluated exactly by the law checker)
+Middle = sp.Function("L2_middle")  #: log(b E e^X) − E log(1/k + b μ̂)
+EfHat = sp.Function("E_f_b_mu_hat")  #: E f(b μ̂)
+SecondMoment = sp.Function("E_sq_mu_hat_minus_mu")  #: E(μ̂ − μ)²
+VarExp = sp.Function("Var_e_X")  #: Var e^X
+
+#: Lemma 2's constants: paper (e^{2c} − 1)²/8, ours C(1/c)
+PAPER_UPPER = (sp.exp(2 * c_X) - 1) ** 2 / 8
+PAPER_LOWER = -sp.log(1 + sp.exp(c_X) / (b * k))
+
+
+def ours_upper(c_: Any = c_X) -> sp.Expr:
+    """C(1/c) = (e^{2c} − 1)·min(0.2163, c(1 + c/3)/4): k × the middle of Lemma 2 is at most this; c > 0."""
+    return bias_constant(1 / sp.sympify(c_))
+
+
+def _extra_b(rng: random.Random, tv: float) -> dict:
+    """b log-uniform over e^{±(c + 3)} (capped at e^{±600}): the lower bound is tight for small b, the upper for large b."""
+    c_ = 1 / tv
+    e_ = min(c_ + 3, 600.0)  # b itself must be a float
+    return {"b": math.exp(rng.uniform(-e_, e_))}
+
+
+def _ef(L: Any, law: Law) -> Any:
+    """E f(bμ̂) = E log(1/k + bμ̂)."""
+    bb, kk = law.extra["b"], law.k
+    return expect(L, law, lambda cnt: L.log(1 / (kk + 0 * bb) + bb * mu_hat(L, law, cnt)))
+
+
+def _fmu(L: Any, law: Law) -> Any:
+    bb, kk = law.extra["b"], law.k
+    return L.log(1 / (kk + 0 * bb) + bb * mu(L, law))
+
+
+def _middle(L: Any, law: Law) -> Any:
+    return L.log(law.extra["b"] * mu(L, law)) - _ef(L, law)
+
+
+def _second_moment(L: Any, law: Law) -> Any:
+    m_ = mu(L, law)
+    return expect(L, law, lambda cnt: (mu_hat(L, law, cnt) - m_) ** 2)
+
+
+def _paper_upper_num(L: Any, law: Law) -> Any:
+    return (L.exp(2 / law.tau) - 1) ** 2 / (8 * law.k)
+
+
+def _ours_upper_num(L: Any, law: Law) -> Any:
+    tv = law.tau
+    rho = L.exp(2 / tv)
+    ca = 0.2163 if L is math else L.mpf(2163) / 10000
+    return (rho - 1) * min(ca, (1 + 1 / (3 * tv)) / (4 * tv)) / law.k
+
+
+def _rel_identity(lhs, rhs):
+    """A claim ``|lhs − rhs|/μ² ≤ 0`` for an identity between two second-moment law quantities."""
+
+    def claim(L: Any, lw: Law) -> tuple[Any, Any]:
+        return abs(lhs(L, lw) - rhs(L, lw)) / mu(L, lw) ** 2, 0 * lw.tau
+
+    return claim
+
+
+#: near-extremal laws: two-point ±1 laws at small c (large τ), large b (the 1/k term negligible)
+SEEDS = tuple(Law(tv, 12, [1.0, -1.0], [0.5, 0.5], None, {"b": 1e6}) for tv in (100.0, 30.0, 10.0, 3.0, 1.0))
+
+
+def _law(claim, reason: str, **kw) -> Any:
+    """Law checker over X = s/τ, c = 1/τ (so X ∈ [−c, c]), with b sampled as in ``_extra_b``."""
+    return law_check(claim, reason, extra=_extra_b, seeds=SEEDS, **kw)
+
+
+def _lemma2() -> Derivation:
+    ec = sp.exp(c_X)
+    steps = [
+        Step(
+            "statement, lower bound",
+            Middle(b, c_X, k),
+            PAPER_LOWER,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="Lemma 2",
+            domain=_LAW,
+            check=_law(
+                lambda L, lw: (-L.log(1 + L.exp(1 / lw.tau) / (lw.extra["b"] * lw.k)), _middle(L, lw)), "as printed"
+            ),
+        ),
+        Step(
+            "statement, upper bound",
+            Middle(b, c_X, k),
+            PAPER_UPPER / k,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="Lemma 2",
+            domain=_LAW,
+            check=_law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
+        ),
+        Step(
+            "μ, μ̂ ≤ e^c",
+            sp.exp(c_X * x),
+            ec,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Lemma 2: μ̂, μ ∈ [e^{−c}, e^c]",
+            domain=C_RANGE | Domain({x: (-1, 1)}),
+            note="e^X with X = c·x, x ∈ [−1, 1]; μ and μ̂ are averages of such values",
+        ),
+        Step(
+            "μ, μ̂ ≥ e^{−c}",
+            sp.exp(c_X * x),
+            1 / ec,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="proof of Lemma 2: μ̂, μ ∈ [e^{−c}, e^c]",
+            domain=C_RANGE | Domain({x: (-1, 1)}),
+        ),
+        Step(
+            "(20) decomposition",
+            sp.log(b * Z) - x,
+            (sp.log(b * Z) - sp.log(1 / k + b * Z)) + (sp.log(1 / k + b * Z) - x),
+            kind="identity",
+            provenance="paper",
+            reference="(20)",
+            domain=_B | _K | Domain({Z: (sp.Rational(1, 10**6), 10**6), x: (-100, 100)}),
+            note="x stands for E f(bμ̂): the identity holds for any value of it",
+        ),
+        Step(
+            "(21) first difference ≤ 0",
+            sp.log(b * Z) - sp.log(1 / k + b * Z),
+            0,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="(21)",
+            domain=_B | _K | Domain({Z: (sp.Rational(1, 10**6), 10**6)}),
+        ),
+        Step(
+            "(21) factorisation",
+            sp.log(1 / k + b * Z),
+            sp.log(b * Z * (1 + 1 / (k * b * Z))),
+            kind="identity",
+            provenance="paper",
+            reference="(21)",
+            domain=_B | _K | Domain({Z: (sp.Rational(1, 10**6), 10**6)}),
+        ),
+        Step(
+            "(21) first difference ≥ −log(1 + e^c/(bk))",
+            -sp.log(1 + 1 / (k * b * sp.exp(c_X * x))),
+            PAPER_LOWER,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="(21), with μ = e^{c x} ≥ e^{−c}",
+            domain=C_RANGE | _B | _K | Domain({x: (-1, 1)}),
+        ),
+        Step(
+            "Taylor: f''(y) = −1/(1/k + y)²",
+            sp.diff(sp.log(1 / k + y), y, 2),
+            -1 / (1 / k + y) ** 2,
+            kind="identity",
+            provenance="paper",
+            reference="proof of Lemma 2, Taylor expansion of f about bμ (Lagrange remainder)",
+            domain=_K | Domain({y: (0, 10**6)}),
+        ),
+        Step(
+            "remainder coefficient ≤ (b/ξ)²",
+            b**2 / (1 / k + b * sp.exp(c_X * t)) ** 2,
+            sp.exp(-2 * c_X * t),
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Lemma 2: b²/(2(1/k + ξ)²) ≤ 1/(2e^{−2c}) for ξ ∈ [be^{−c}, be^c], first half",
+            domain=C_RANGE | _B | _K | Domain({t: (-1, 1)}),
+            certificate=(1 / k**2 + 2 * b * sp.exp(c_X * t) / k)
+            * sp.exp(-2 * c_X * t)
+            / (1 / k + b * sp.exp(c_X * t)) ** 2,
+            note="ξ = b e^{c t}, t ∈ [−1, 1]; 1/k ≥ 0 only shrinks the ratio",
+        ),
+        Step(
+            "remainder coefficient ≤ e^{2c}",
+            sp.exp(-2 * c_X * t),
+            sp.exp(2 * c_X),
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Lemma 2, second half: ξ ≥ be^{−c}",
+            domain=C_RANGE | Domain({t: (-1, 1)}),
+            note="tight at t = −1 (ξ = be^{−c}) as k → ∞",
+        ),
+        Step(
+            "E f(bμ̂) ≥ f(bμ) − e^{2c} E(μ̂ − μ)²/2",
+            EfHat(b, k),
+            sp.log(1 / k + b * Z) - sp.exp(2 * c_X) * SecondMoment(c_X, k) / 2,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="proof of Lemma 2, using E μ̂ = μ",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law(
+                lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
+                "the Taylor line in expectation (the linear term has mean 0)",
+            ),
+        ),
+        Step(
+            "E(μ̂ − μ)² = Var(e^X)/k",
+            SecondMoment(c_X, k),
+            VarExp(c_X) / k,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Lemma 2 (i.i.d. draws)",
+            domain=_LAW,
+            check=_law(
+                _rel_identity(_second_moment, lambda L, lw: var_w(L, lw) / lw.k),
+                "equality checked as |E(μ̂ − μ)² − Var/k|/μ² ≤ 0 (50-digit confirmation of any excess)",
+            ),
+        ),
+        Step(
+            "Popoviciu: Var(e^X) ≤ (e^c − e^{−c})²/4",
+            VarExp(c_X),
+            (ec - 1 / ec) ** 2 / 4,
+            kind="inequality",
+            relation="<=",
+            provenance="classical",
+            reference="Popoviciu, Mathematica (Cluj) 9 (1935) 129–145",
+            domain=_LAW,
+            check=_law(lambda L, lw: (var_w(L, lw), (L.exp(1 / lw.tau) - L.exp(-1 / lw.tau)) ** 2 / 4), "as printed"),
+        ),
+        Step(
+            "Jensen: E f(bμ̂) ≤ f(bμ)",
+            EfHat(b, k),
+            sp.log(1 / k + b * Z),
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Lemma 2 (concavity of f)",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law(lambda L, lw: (_ef(L, lw), _fmu(L, lw)), "concave f, E μ̂ = μ"),
+        ),
+        Step(
+            "(22) constant",
+            sp.exp(2 * c_X) / 2 * (ec - 1 / ec) ** 2 / (4 * k),
+            PAPER_UPPER / k,
+            kind="identity",
+            provenance="paper",
+            reference="(22)",
+            domain=C_RANGE | _K,
+        ),
+        Step(
+            "(22) second difference",
+            sp.log(1 / k + b * Z) - EfHat(b, k),
+            PAPER_UPPER / k,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="(22)",
+            domain=_LAW | Domain({Z: (0, sp.oo)}),
+            check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
+        ),
+        # --- ours: drop the 1/k and use derivation bias_bound
+        Step(
+            "f(y) ≥ log y",
+            sp.log(1 / k + u),
+            sp.log(u),
+            kind="inequality",
+            relation=">=",
+            domain=_K | Domain({u: (sp.Rational(1, 10**6), 10**6)}),
+            note="so the middle is at most log μ − E log μ̂ = one anchor's CE − R̃ (bias_bound)",
+        ),
+        Step(
+            "ours: middle ≤ log μ − E log μ̂",
+            Middle(b, c_X, k),
+            sp.Function("log_mu_minus_E_log_mu_hat")(c_X, k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law(lambda L, lw: (_middle(L, lw), bias_gap(L, lw)), "f(y) ≥ log y inside the expectation"),
+        ),
+        Step(
+            "ours: upper bound C(1/c)/k",
+            Middle(b, c_X, k),
+            ours_upper() / k,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law(
+                lambda L, lw: (_middle(L, lw), _ours_upper_num(L, lw)),
+                "the step above and bias_bound's C(τ)/k at τ = 1/c",
+            ),
+            note="(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k; compared with the paper's constant in prop1",
+        ),
+    ]
+    return Derivation(
+        "lemma2",
+        "Lemma 2: the bias inequality (second-order Taylor and Popoviciu)",
+        steps,
+        result="statement, upper bound",
+        source="paper",
+        depends_on=("bias_bound",),
+        paper_claim="−log(1 + e^c/(bk)) ≤ log(bE[e^X]) − E log(1/k + (b/k)Σ e^{X_j}) ≤ (e^{2c} − 1)²/(8k)",
+        summary="Every printed step holds. Ours: the middle is at most (e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k.",
+    )
+
+
+def derivations() -> list[Derivation]:
+    return [_lemma2()]
