@@ -24,6 +24,7 @@ from infonce_bounds.derivations.ledger import DerivationError  # noqa: E402
 COMMANDS: dict[str, str] = {
     "report": "report",
     "verify": "verify",
+    "check": "check",
     "show": "show",
     "constants": "constants",
     "compare": "compare",

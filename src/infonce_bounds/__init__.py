@@ -38,6 +38,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     # constants, derivations, verification
     "constants": ("infonce_bounds._top", "constants"),
     "verify": ("infonce_bounds._top", "verify"),
+    "check": ("infonce_bounds.derivations.userclaims", "check"),
     "catalogue": ("infonce_bounds.derivations.catalogue", None),
 }
 

@@ -1,0 +1,233 @@
+"""``infonce-bounds check FILE``: the README's claim file, every malformed-file error, the Python twin."""
+
+from __future__ import annotations
+
+import json
+import pathlib
+
+import pytest
+
+import infonce_bounds
+from infonce_bounds.derivations.userclaims import ClaimFileError, check, parse
+from infonce_bounds.numerics.cli import main
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text()
+TRIALS = 3000
+
+
+def _readme_example() -> str:
+    block = README.split("<!-- check-example:start -->")[1].split("<!-- check-example:end -->")[0]
+    return block.split("```toml\n")[1].split("```")[0]
+
+
+@pytest.fixture(scope="module")
+def example_file(tmp_path_factory) -> pathlib.Path:
+    path = tmp_path_factory.mktemp("claims") / "claims.toml"
+    path.write_text(_readme_example())
+    return path
+
+
+@pytest.fixture(scope="module")
+def example_json(example_file) -> dict:
+    return check(example_file, trials=TRIALS, seed=0)
+
+
+def test_readme_example_verdicts(example_json):
+    by = {c["name"]: c for c in example_json["claims"]}
+    assert list(by) == [
+        "softplus symmetry",
+        "log(1 + x) <= x",
+        "standard-loss offset",
+        "log-mean-exp <= 1/tau",
+        "exp(x) <= 1 + x + x^2",
+    ]
+    # true: proved (symbolically / by interval arithmetic over the whole domain)
+    assert by["softplus symmetry"]["verdict"] == "proved" and by["softplus symmetry"]["whole_domain"]
+    assert by["log(1 + x) <= x"]["verdict"] == "proved" and by["log(1 + x) <= x"]["certified"]
+    # tight: never refuted, worst ratio 1 to float precision
+    for name in ("log(1 + x) <= x", "log-mean-exp <= 1/tau"):
+        assert by[name]["verdict"] in ("proved", "verified numerically")
+        assert by[name]["worst_ratio"] == pytest.approx(1, abs=1e-6)
+    assert by["standard-loss offset"]["verdict"] in ("proved", "verified numerically")
+    assert by["standard-loss offset"]["uses"] == ["log(1 + x) <= x"]
+    assert by["log-mean-exp <= 1/tau"]["covered"].startswith(f"{by['log-mean-exp <= 1/tau']['trials']} falsifier")
+    assert "k ∈ [1, 12]" in by["log-mean-exp <= 1/tau"]["covered"]  # vector lengths actually sampled
+    # false: refuted with a counterexample that really violates the claim
+    bad = by["exp(x) <= 1 + x + x^2"]
+    assert bad["verdict"] == "refuted" and bad["counterexample"]
+    x = float(bad["counterexample"]["x"])
+    assert 0 <= x <= 3 and 2.718281828459045**x > 1 + x + x * x
+    assert example_json["refuted"] == 1
+
+
+def test_readme_shows_the_real_output(example_json):
+    """The pasted output is this file's: one row per claim, in order, with the verdict the check gives."""
+    shown = README.split("$ infonce-bounds check claims.toml\n")[1].split("```")[0]
+    rows = [ln for ln in shown.splitlines() if ln.startswith("claims  ")]
+    assert len(rows) == len(example_json["claims"])
+    for row, claim in zip(rows, example_json["claims"]):
+        assert row.split("  ")[1].strip() == claim["name"]
+        assert f"  {claim['verdict']}  " in row, (row, claim["verdict"])
+    assert f"{len(rows)} claims in" in shown and "covered:" in shown
+
+
+def test_cli_json_agrees_with_the_python_twin(example_file, example_json, capsys):
+    assert main(["check", str(example_file), "--json", "--trials", str(TRIALS)]) == 1  # one claim refuted
+    out = json.loads(capsys.readouterr().out)
+    strip = lambda d: [{k: v for k, v in c.items() if k != "seconds"} for c in d["claims"]]
+    assert strip(out) == strip(example_json)
+    assert out["counts"] == example_json["counts"]
+    assert infonce_bounds.check is check
+    assert "Parameters" in check.__doc__ and "Returns" in check.__doc__
+
+
+def test_cli_table(example_file, capsys):
+    assert main(["check", str(example_file), "--trials", "500"]) == 1
+    out = capsys.readouterr().out
+    assert "COUNTEREXAMPLE x=3.0" in out and "claims in" in out and "covered:" in out
+
+
+def test_text_and_dict_sources_agree():
+    text = "[[claim]]\nname = 'sq'\nsympy = 'x**2 >= 0'\nwhere = { x = [-2, 2] }\n"
+    a = check(text, trials=200)
+    b = check({"claim": [{"name": "sq", "sympy": "x**2 >= 0", "where": {"x": [-2, 2]}}]}, trials=200)
+    assert a["claims"][0]["verdict"] == b["claims"][0]["verdict"] == "proved"
+    assert a["claims"][0]["method"].startswith("symbolic")  # x real: SymPy's assumptions settle it
+
+
+def test_no_refutation_is_exit_0(tmp_path, capsys):
+    f = tmp_path / "ok.toml"
+    f.write_text(
+        "[[claim]]\nname = 'am-gm'\nclaim = 'x y \\le \\frac{x^{2} + y^{2}}{2}'\nwhere = { x = [-3, 3], y = [-3, 3] }\n"
+    )
+    assert main(["check", str(f), "--trials", "500"]) == 0
+    assert "refuted" not in capsys.readouterr().out
+
+
+# ----------------------------------------------------------------------------- the other kinds
+
+
+def _one(claim: dict, trials: int = 500) -> dict:
+    return check({"claim": [{"name": "c", **claim}]}, trials=trials)["claims"][0]
+
+
+def test_limit_expansion_and_their_planted_errors():
+    lim = {"claim": r"\lim_{k \to \infty} k \log(1 + \frac{1}{k}) = 1"}
+    assert _one(lim)["verdict"] == "proved"
+    assert _one({"claim": r"\lim_{k \to \infty} k \log(1 + \frac{1}{k}) = 2"})["verdict"] == "refuted"
+    ser = {"claim": r"\log(1 + \frac{1}{k}) = \frac{1}{k} - \frac{1}{2 k^{2}} + O(k^{-3})"}
+    assert _one(ser)["verdict"] == "proved"
+    wrong = _one({"claim": r"\log(1 + \frac{1}{k}) = \frac{1}{k} - \frac{1}{3 k^{2}} + O(k^{-3})"})
+    assert wrong["verdict"] == "refuted" and wrong["counterexample"]["term"] == "k^-2"
+    # without \lim: kind, var and point as fields
+    assert _one({"sympy": "x*log(x) = 0", "kind": "limit", "var": "x", "point": 0})["verdict"] == "proved"
+    # two-sided at a finite point: 1/x has no limit at 0 although it tends to ∞ from above
+    assert _one({"sympy": "Limit(1/x, x, 0, '+-') = oo"})["verdict"] == "refuted"
+    assert _one({"sympy": "Limit(1/x, x, 0, '+') = oo"})["verdict"] == "proved"
+    assert _one({"claim": r"\lim_{x \to 0^{-}} \frac{|x|}{x} = -1"})["verdict"] == "proved"
+
+
+def test_identity_planted_error_and_vectors():
+    assert _one({"sympy": "log(exp(a) * exp(b)) = a + b", "where": {"a": [-5, 5], "b": [-5, 5]}})["verdict"] == "proved"
+    bad = _one({"sympy": "log(exp(a) + exp(b)) = a + b", "where": {"a": [-5, 5], "b": [-5, 5]}})
+    assert bad["verdict"] == "refuted" and bad["counterexample"]
+    # Jensen reversed, over vectors: refuted with the entries of a counterexample
+    jensen = {
+        "claim": r"\frac{1}{k}\sum_{j=1}^{k} s_{j}^{2} \le \left(\frac{1}{k}\sum_{j=1}^{k} s_{j}\right)^{2}",
+        "where": {"k": "integer [1, 8]", "s[j]": [-1, 1]},
+    }
+    res = _one(jensen, trials=2000)
+    assert res["verdict"] == "refuted" and any(key.startswith("s[") for key in res["counterexample"])
+    jensen["claim"] = jensen["claim"].replace(r"\le ", r"\ge ")
+    assert _one(jensen, trials=2000)["verdict"] == "verified numerically"
+
+
+def test_assume_cuts_the_box():
+    free = {"sympy": "x <= y", "where": {"x": [0, 1], "y": [0, 1]}}
+    assert _one(free)["verdict"] == "refuted"
+    assert _one({**free, "assume": ["x <= y"]})["verdict"] in ("proved", "verified numerically")
+
+
+# ----------------------------------------------------------------------------- malformed files
+
+
+BAD = {
+    "bad LaTeX": ("[[claim]]\nname = 'a'\nclaim = '\\log(1 + x \\le x'\nwhere = { x = [0, 1] }", "'a'", "claim"),
+    "no range": ("[[claim]]\nname = 'a'\nclaim = '\\log(1 + x) \\le y'\nwhere = { x = [0, 1] }", "'a'", "where"),
+    "empty range": ("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [3, 1] }", "'a'", "where"),
+    "no integer": ("[[claim]]\nname = 'a'\nsympy = 'k <= 1'\nwhere = { k = 'integer [0.2, 0.8]' }", "'a'", "where"),
+    "unknown kind": ("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nkind = 'lemma'", "'a'", "kind"),
+    "kind mismatch": (
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nkind = 'identity'",
+        "'a'",
+        "kind",
+    ),
+    "uses later": (
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nuses = ['b']\n"
+        "[[claim]]\nname = 'b'\nsympy = 'x <= 2'\nwhere = { x = [0, 1] }",
+        "'a'",
+        "uses",
+    ),
+    "uses unknown": ("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nuses = ['zz']", "'a'", "uses"),
+    "bad TOML": ("[[claim]\nname = 'a'", "claim file", "TOML"),
+    "duplicate name": (
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\n"
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 2'\nwhere = { x = [0, 1] }",
+        "'a'",
+        "name",
+    ),
+    "unknown field": ("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nwehre = 1", "'a'", "wehre"),
+    "both syntaxes": (
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nclaim = 'x \\le 1'\nwhere = { x = [0, 1] }",
+        "'a'",
+        "claim",
+    ),
+    "real vector length": (
+        "[[claim]]\nname = 'a'\nclaim = '\\sum_{j=1}^{k} s_j \\le k'\nwhere = { k = [1, 9], 's[j]' = [0, 1] }",
+        "'a'",
+        "where",
+    ),
+    "bad sympy": ("[[claim]]\nname = 'a'\nsympy = 'x <= '\nwhere = { x = [0, 1] }", "'a'", "sympy"),
+    "unknown function": ("[[claim]]\nname = 'a'\nsympy = 'f(x) <= 1'\nwhere = { x = [0, 1] }", "'a'", "sympy"),
+    "not a relation": ("[[claim]]\nname = 'a'\nsympy = 'x + 1'\nwhere = { x = [0, 1] }", "'a'", "sympy"),
+    "bad end": ("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 'abc'] }", "'a'", "where"),
+    "assume equality": (
+        "[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\nassume = ['x = 1']",
+        "'a'",
+        "assume",
+    ),
+    "no name": ("[[claim]]\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }", "#1", "name"),
+    "no claims": ("title = 'nothing'", "claim file", "claim"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(BAD))
+def test_malformed_file_is_one_line_exit_2(case, tmp_path, capsys):
+    text, claim, field = BAD[case]
+    f = tmp_path / "bad.toml"
+    f.write_text(text + "\n")
+    assert main(["check", str(f), "--trials", "50"]) == 2
+    captured = capsys.readouterr()
+    err = captured.err.strip().splitlines()
+    assert len(err) == 1 and not captured.out, err
+    assert err[0].startswith("infonce-bounds check: error: ")
+    assert claim in err[0] and field in err[0], err[0]
+    with pytest.raises(ClaimFileError):  # the Python twin raises the same error
+        parse(text)
+
+
+@pytest.mark.parametrize("target", ["missing.toml", "."])
+def test_unreadable_file(target, tmp_path, capsys):
+    assert main(["check", str(tmp_path / target)]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "unreadable file" in err[0]
+
+
+def test_bad_trials(tmp_path, capsys):
+    f = tmp_path / "ok.toml"
+    f.write_text("[[claim]]\nname = 'a'\nsympy = 'x <= 1'\nwhere = { x = [0, 1] }\n")
+    assert main(["check", str(f), "--trials", "0"]) == 2
+    assert "--trials must be ≥ 1" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="trials"):
+        check(f, trials=0)
