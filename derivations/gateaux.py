@@ -1,4 +1,8 @@
-"""Gâteaux derivatives of the log-partition functional and of the loss along similarity paths.
+"""Gâteaux derivatives of the log-partition functional and of the loss along similarity paths (ours).
+
+Not the paper's derivative: the paper (Lemma 6, ``derivations.paper.lemma6``) differentiates
+H_τ(f, x, y, μ) in the embedding function f; here the derivative is taken in the negative-sample
+measure μ and along similarity vectors. Every step is our own derivation.
 
 Log-partition functional of a finite measure μ (weights μ_i on points with W-values w_i):
     F(μ) = log Σ_i μ_i w_i,   w_i = e^{s(x, y_i)/τ} > 0.
@@ -142,7 +146,7 @@ def derivations() -> list[Derivation]:
             log_partition(mu, n),
             kind="definition",
             domain=Dm | Domain({sp.Symbol("F_mu"): (-sp.oo, sp.oo)}),
-            provenance="paper",
+            provenance="ours",
             note=f"finite measure on {n} points with symbolic weights μ_i and W-values w_i = e^{{s(x,y_i)/τ}}",
         ),
         Step(
@@ -150,7 +154,7 @@ def derivations() -> list[Derivation]:
             sp.diff(F_t, t).subs(t, 0),
             tilted,
             domain=Dm,
-            provenance="paper",
+            provenance="ours",
         ),
         Step(
             "second derivative along the segment = −(tilted difference at μ_t)²",
@@ -209,7 +213,7 @@ def derivations() -> list[Derivation]:
             sp.diff(path_loss(), t),
             path_first_derivative(),
             domain=Dv,
-            provenance="paper",
+            provenance="ours",
             note="the Gâteaux derivative of the loss in the direction h",
         ),
         Step(
@@ -245,9 +249,10 @@ def derivations() -> list[Derivation]:
             "Gâteaux derivatives of the log-partition functional",
             steps_mu,
             result="first Gâteaux derivative = tilted difference ∫e^{s/τ}d(ν−μ)/∫e^{s/τ}dμ",
-            source="paper",
+            source="ours",
             depends_on=("loss",),
-            paper_claim="the continuity bound is obtained by Gâteaux differentiation",
+            paper_claim="the continuity bound is obtained by Gâteaux differentiation; the paper differentiates in the "
+            "embedding function f (Lemma 6, derivation lemma6), not in the negative-sample measure as here",
             summary="First derivative: the Q-weighted difference; second: minus its square, a variance only "
             "on average over an empirical direction.",
         ),

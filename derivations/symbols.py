@@ -102,8 +102,27 @@ theta_c = sp.Symbol("theta_c", nonnegative=True)  #: A.2: ⌈x⌉ − x ∈ [0, 
 
 
 # --- paper §4 and appendix B.1 (derivations/paper: Prop. 4, Lemmas 6–8, (16)–(18)) ---------------
-
-
+# coordinates of a finite realisation: f(x), f(y), f(z_j) and a direction η at the same points
+emb_a = sp.IndexedBase("f_a", real=True)  #: f(x) = f(z^a), the anchor's embedding (coordinates)
+emb_p = sp.IndexedBase("f_p", real=True)  #: f(y) = f(z^+), the positive's embedding
+emb_n = sp.IndexedBase("f_n", real=True)  #: f(z_j) = f(z_j^-), emb_n[j, i] is coordinate i of negative j
+dir_a = sp.IndexedBase("eta_a", real=True)  #: η(z^a), the direction at the anchor
+dir_p = sp.IndexedBase("eta_p", real=True)  #: η(z^+)
+dir_n = sp.IndexedBase("eta_n", real=True)  #: η(z_j^-), dir_n[j, i]
+gvec_a = sp.IndexedBase("g_A", real=True)  #: a free vector standing for G_τ(ξ, ξ, π̂, z^a) in (44)–(46)
+gvec_b = sp.IndexedBase("g_B", real=True)  #: a free vector standing for G_τ(ξ, φ − φ', π̂, z^a)
+veps = sp.Symbol("varepsilon", real=True)  #: the Gâteaux increment ε → 0 (f + εη)
+c_mvt = sp.Symbol("c_xi", real=True)  #: the mean-value point c ∈ [0, 1], ξ = (1 − c)φ + cφ'
+dist = sp.IndexedBase("Delta", nonnegative=True)  #: Δ_j = ‖φ(z_j^-) − φ'(z_j^-)‖₂ (Lemma 7's a_j ≥ 0)
+dist_a = sp.Symbol("Delta_a", nonnegative=True)  #: ‖φ(z^a) − φ'(z^a)‖₂
+dist_p = sp.Symbol("Delta_plus", nonnegative=True)  #: ‖φ(z^+) − φ'(z^+)‖₂
+dist_m = sp.Symbol("Delta_max", nonnegative=True)  #: max_j ‖φ(z_j^-) − φ'(z_j^-)‖₂ (or their β-power mean)
+cos_pp = sp.Symbol("gamma_pp", real=True)  #: ⟨φ(z), φ'(z)⟩ ∈ [−1, 1] for unit φ, φ'
+wt_h = sp.Symbol("w_H", nonnegative=True)  #: the weight e^{H(ξ)}/(1/k + e^{H(ξ)}) ∈ [0, 1] of (42)–(43)
+frac_g = sp.Symbol("theta_G", nonnegative=True)  #: ‖G_τ(ξ, φ − φ', π̂, z^a)‖₂ as a fraction θ ∈ [0, 1] of (49)'s bound
+delta_s = sp.Symbol("delta_s", nonnegative=True)  #: a nonnegative log-scale gap (reduced-scalar weight bounds)
+gap_pos = sp.Symbol("y_pos", positive=True)  #: a positive log-scale gap (entries e^{−y} of a power mean)
+H_val = sp.Symbol("H_tau", real=True)  #: the value of H_τ(f, x, y, μ) (35) on a finite realisation
 # --- end of paper §4 / B.1 block ------------------------------------------------------------------
 
 

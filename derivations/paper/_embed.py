@@ -1,0 +1,312 @@
+"""Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (no NumPy).
+
+A configuration is a tuple z = (z^a, z^+, z_1^-, …, z_k^-) realised by its embeddings under φ and φ'
+(unit vectors of R^d), with τ and the paper's β. ``vector_check`` turns a claim ``lhs ≤ rhs`` over
+such configurations into a step checker: it attacks random configurations (independent unit vectors,
+small and large perturbations φ' of φ) and adversarial ones (the negatives stacked on the anchor so
+that one softmax weight is maximal, a single moved point, τ small and large, β from 1 to 100), at
+several k (``K_LIST``, up to 1000), reports the worst ratio lhs/rhs, and confirms any float violation
+at 30 digits with mpmath before refuting. Such a step is *verified numerically*, never proved.
+
+ℓ(f) = log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ}) is evaluated by a stable log-sum-exp.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import mpmath
+
+from ..ledger import Step, StepResult, Verdict
+
+K_LIST: tuple[int, ...] = (1, 2, 3, 5, 8, 64, 256, 1000)
+TAUS: tuple[float, ...] = (0.02, 0.07, 0.1, 0.5, 1.0, 3.0, 30.0)
+BETAS: tuple[float, ...] = (1.0, 1.5, 2.0, 5.0, 20.0, 100.0)
+
+Vec = list  # a list of floats (or mpf): one embedding
+
+
+@dataclass(frozen=True)
+class Config:
+    tau: float
+    beta: float
+    phi: tuple  # (anchor, positive, [negatives]) under φ
+    psi: tuple  # the same points under φ'
+    c: float = 0.5  # a point of the segment ξ = (1 − c)φ + cφ' (Lemma 8 at f = ξ, (48))
+
+    @property
+    def k(self) -> int:
+        return len(self.phi[2])
+
+
+# ----------------------------------------------------------------------------- vector algebra
+
+
+def dot(u: Vec, v: Vec) -> Any:
+    return sum(a * b for a, b in zip(u, v))
+
+
+def add(u: Vec, v: Vec, s: Any = 1.0) -> Vec:
+    return [a + s * b for a, b in zip(u, v)]
+
+
+def scale(u: Vec, s: Any) -> Vec:
+    return [s * a for a in u]
+
+
+def norm(u: Vec, lib: Any = math) -> Any:
+    return lib.sqrt(dot(u, u))
+
+
+def unit(rng: random.Random, d: int) -> Vec:
+    while True:
+        g = [rng.gauss(0.0, 1.0) for _ in range(d)]
+        n_ = norm(g)
+        if n_ > 1e-12:
+            return [x / n_ for x in g]
+
+
+def perturb(rng: random.Random, u: Vec, sigma: float) -> Vec:
+    g = add(u, [rng.gauss(0.0, 1.0) for _ in u], sigma)
+    n_ = norm(g)
+    return [x / n_ for x in g] if n_ > 1e-12 else list(u)
+
+
+def lse(xs: Sequence[Any], lib: Any = math) -> Any:
+    m = max(xs)
+    return m + lib.log(sum(lib.exp(x - m) for x in xs))
+
+
+# ----------------------------------------------------------------------------- the loss and its pieces
+
+
+def loss(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
+    """ℓ = log(1/k + (1/k) Σ_j e^{⟨a, n_j − p⟩/τ}) = LSE(0, s_1, …, s_k) − log k."""
+    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    return lse([0.0 * tau] + s, lib) - lib.log(len(negs))
+
+
+def softmax(xs: Sequence[Any], lib: Any = math) -> list:
+    m = max(xs)
+    e = [lib.exp(x - m) for x in xs]
+    t = sum(e)
+    return [x / t for x in e]
+
+
+def tilted_mean(tau: Any, a: Vec, negs: Sequence[Vec], vals: Sequence[Vec], lib: Any = math) -> Vec:
+    """G_τ(f, g, π̂, z^a) = Σ_j p_j g(z_j), p_j ∝ e^{⟨f(z^a), f(z_j)⟩/τ} (36) for the empirical π̂."""
+    p = softmax([dot(a, n_) / tau for n_ in negs], lib)
+    d = len(a)
+    return [sum(p[j] * vals[j][i] for j in range(len(negs))) for i in range(d)]
+
+
+def weight_h(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
+    """e^{H}/(1/k + e^{H}) = Σ s_j/(1 + Σ s_j), s_j = e^{⟨a, n_j − p⟩/τ} (a logistic of LSE(s))."""
+    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    big = lse(s, lib)
+    return 1 / (1 + lib.exp(-big)) if big > -700 else lib.exp(big)
+
+
+def segment(cfg: Config, c: Any) -> tuple:
+    """ξ = (1 − c)φ + cφ' at every point of the tuple."""
+    (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
+    mix = lambda u, v: [(1 - c) * x + c * y for x, y in zip(u, v)]  # noqa: E731
+    return mix(a, a2), mix(p, p2), [mix(u, v) for u, v in zip(n_, n2)]
+
+
+def direction(cfg: Config) -> tuple:
+    """η = φ − φ' at every point of the tuple."""
+    (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
+    return add(a, a2, -1.0), add(p, p2, -1.0), [add(u, v, -1.0) for u, v in zip(n_, n2)]
+
+
+def bracket(tau: Any, xi: tuple, eta: tuple, lib: Any = math) -> Any:
+    """⟨η(z^a), G_τ(ξ, ξ) − ξ(z^+)⟩ + ⟨ξ(z^a), G_τ(ξ, η) − η(z^+)⟩ (the bracket of Lemma 6 at f = ξ)."""
+    xa, xp, xn = xi
+    ea, ep, en = eta
+    ga = tilted_mean(tau, xa, xn, xn, lib)
+    gb = tilted_mean(tau, xa, xn, en, lib)
+    return dot(ea, add(ga, xp, -1.0)) + dot(xa, add(gb, ep, -1.0))
+
+
+def derivative(cfg: Config, c: Any, lib: Any = math) -> Any:
+    """δℓ(ξ_c)[φ − φ'] = (w_H/τ)·bracket: (42) with Lemma 6, the factor 1/τ included."""
+    xi = segment(cfg, c)
+    return weight_h(cfg.tau, *xi, lib) * bracket(cfg.tau, xi, direction(cfg), lib) / cfg.tau
+
+
+def distances(cfg: Config, lib: Any = math) -> tuple:
+    """(‖Δ(z^a)‖, ‖Δ(z^+)‖, [‖Δ(z_j^-)‖]) with Δ = φ − φ'."""
+    ea, ep, en = direction(cfg)
+    return norm(ea, lib), norm(ep, lib), [norm(e, lib) for e in en]
+
+
+def power_mean(xs: Sequence[Any], b: Any, lib: Any = math) -> Any:
+    """((1/k) Σ x_j^b)^{1/b}, computed relative to the max (no overflow at large b)."""
+    m = max(xs)
+    if m == 0:
+        return 0 * m
+    return m * (sum((x / m) ** b for x in xs) / len(xs)) ** (1 / b)
+
+
+# ----------------------------------------------------------------------------- configurations
+
+
+def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+    a, p = unit(rng, d), unit(rng, d)
+    negs = [unit(rng, d) for _ in range(k_)]
+    if kind == "independent":
+        return (a, p, negs), (unit(rng, d), unit(rng, d), [unit(rng, d) for _ in range(k_)])
+    if kind.startswith("perturb"):
+        sig = {"perturb_small": 1e-3, "perturb_mid": 0.1, "perturb_big": 1.0}[kind]
+        return (a, p, negs), (perturb(rng, a, sig), perturb(rng, p, sig), [perturb(rng, u, sig) for u in negs])
+    # adversarial: anchor aligned with negative 1, the rest and the positive opposite (max weight on j = 1)
+    u = unit(rng, d)
+    a = list(u)
+    p = scale(u, -1.0)
+    negs = [scale(u, -1.0) for _ in range(k_)]
+    negs[0] = list(u)
+    v = unit(rng, d)
+    v = add(v, u, -dot(u, v))
+    nv = norm(v)
+    v = [x / nv for x in v] if nv > 1e-9 else unit(rng, d)
+    eps = rng.choice((1e-4, 1e-2, 0.3))
+    moved = lambda w: perturb(rng, add(w, v, eps), 0.0)  # noqa: E731
+    if kind == "adv_one_negative":
+        return (a, p, negs), (a, p, [moved(negs[0])] + negs[1:])
+    if kind == "adv_anchor":
+        return (a, p, negs), (moved(a), p, negs)
+    if kind == "adv_positive":
+        a2 = unit(rng, d)  # anchor ⟂-ish to the positive: the positive's tangent move counts fully
+        return (a2, p, [list(a2) for _ in negs]), (a2, moved(p), [list(a2) for _ in negs])
+    # the three near-extremal moves for each coefficient: a tangent move of one point, the others placed so that
+    # the weight on it is as large as the sphere allows while the move still changes the similarity to first order
+    w_ = v  # a unit vector ⟂ u
+    nudge = lambda base, toward: perturb(rng, add(base, toward, eps), 0.0)  # noqa: E731
+    if kind == "adv_anchor_perp":  # φ(z^a) ⟂ u, negatives at u, positive at −u, the anchor moves toward u
+        negs_ = [list(u) for _ in range(k_)]
+        return (w_, scale(u, -1.0), negs_), (nudge(w_, u), scale(u, -1.0), negs_)
+    if kind == "adv_positive_perp":  # anchor and negatives at u, positive ⟂ u, the positive moves toward −u
+        negs_ = [list(u) for _ in range(k_)]
+        return (list(u), w_, negs_), (list(u), nudge(w_, scale(u, -1.0)), negs_)
+    if kind == "adv_negative_perp":  # anchor u, positive −u, negative 1 ⟂ u moving toward u, the rest at −u
+        negs_ = [list(w_)] + [scale(u, -1.0) for _ in range(k_ - 1)]
+        return (list(u), scale(u, -1.0), negs_), (list(u), scale(u, -1.0), [nudge(w_, u)] + negs_[1:])
+    if kind == "adv_all":
+        return (a, p, negs), (moved(a), moved(p), [moved(w) for w in negs])
+    raise ValueError(kind)
+
+
+KINDS = (
+    "independent",
+    "perturb_small",
+    "perturb_mid",
+    "perturb_big",
+    "adv_one_negative",
+    "adv_anchor",
+    "adv_positive",
+    "adv_anchor_perp",
+    "adv_positive_perp",
+    "adv_negative_perp",
+    "adv_all",
+)
+
+
+def configs(seed: Any, n_: int, ks: Sequence[int] = K_LIST, dims: Sequence[int] = (2, 3, 8)) -> list[Config]:
+    """``n_`` configurations cycling through kinds, k in ``ks``, d in ``dims``, τ in ``TAUS``, β in ``BETAS``."""
+    rng = random.Random(f"embed:{seed}")
+    out = []
+    for it in range(n_):
+        kind = KINDS[it % len(KINDS)]
+        k_ = ks[(it // len(KINDS)) % len(ks)]
+        d = rng.choice(dims)
+        tau = rng.choice(TAUS) if it % 3 else math.exp(rng.uniform(math.log(0.02), math.log(50.0)))
+        beta = rng.choice(BETAS) if it % 2 else 1 + math.exp(rng.uniform(math.log(1e-3), math.log(200.0)))
+        phi, psi = _with_k(rng, d, k_, kind)
+        out.append(Config(tau, beta, phi, psi, rng.choice((0.0, 1.0, rng.random()))))
+    return out
+
+
+def to_mp(cfg: Config) -> Config:
+    m = lambda u: [mpmath.mpf(x) for x in u]  # noqa: E731
+    conv = lambda t: (m(t[0]), m(t[1]), [m(u) for u in t[2]])  # noqa: E731
+    return replace(
+        cfg,
+        tau=mpmath.mpf(cfg.tau),
+        beta=mpmath.mpf(cfg.beta),
+        phi=conv(cfg.phi),
+        psi=conv(cfg.psi),
+        c=mpmath.mpf(cfg.c),
+    )
+
+
+# ----------------------------------------------------------------------------- the step checker
+
+Claim = Callable[[Config, Any], tuple[Any, Any]]
+
+
+def budget(opts: dict, cap: int = 1200) -> int:
+    """Configurations to attack: the step's trial budget scaled to vector work (k up to 1000)."""
+    return max(48, min(int(opts.get("trials", 100_000)) // 40, cap))
+
+
+def vector_check(claim: Claim, ks: Sequence[int] = K_LIST, dims: Sequence[int] = (2, 3, 8), cap: int = 1200):
+    """A ``Step.check``: attack ``lhs ≤ rhs`` (from ``claim(cfg, lib)``) on finite configurations."""
+
+    def run(step: Step, opts: dict) -> StepResult:
+        n_ = budget(opts, cap)
+        worst, worst_cfg, trials = -math.inf, None, 0
+        for cfg in configs(f"{opts.get('seed', 0)}:{step.name}", n_, ks, dims):
+            trials += 1
+            try:
+                lhs, rhs = claim(cfg, math)
+            except (OverflowError, ZeroDivisionError, ValueError):
+                with mpmath.workdps(30):
+                    lhs, rhs = claim(to_mp(cfg), mpmath)
+                lhs, rhs = float(lhs), float(rhs)
+            ratio = lhs / rhs if rhs > 0 else (math.inf if lhs > 0 else 0.0)
+            if ratio > worst:
+                worst, worst_cfg = ratio, cfg
+            if lhs > rhs + 1e-12 * max(1.0, abs(rhs)):
+                with mpmath.workdps(30):
+                    lm, rm = claim(to_mp(cfg), mpmath)
+                    if lm > rm + mpmath.mpf(10) ** -20 * max(1, abs(rm)):
+                        return StepResult(
+                            step.name,
+                            step.kind,
+                            Verdict.REFUTED,
+                            f"finite-configuration falsifier: {trials} configurations, k ∈ {list(ks)}, d ∈ {list(dims)}",
+                            f"violation confirmed at 30 digits: lhs {mpmath.nstr(lm, 12)} > rhs {mpmath.nstr(rm, 12)}",
+                            worst_ratio=float(lm / rm) if rm > 0 else math.inf,
+                            trials=trials,
+                            counterexample=describe(cfg) | {"lhs": mpmath.nstr(lm, 15), "rhs": mpmath.nstr(rm, 15)},
+                        )
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.VERIFIED,
+            f"finite-configuration falsifier: {trials} random and adversarial configurations, k ∈ {list(ks)}, "
+            f"d ∈ {list(dims)}, τ ∈ [0.02, 50], β ∈ [1, 201]",
+            f"worst ratio lhs/rhs = {worst:.9g}" + (f" at {describe(worst_cfg)}" if worst_cfg else ""),
+            worst_ratio=worst if worst > -math.inf else None,
+            trials=trials,
+        )
+
+    return run
+
+
+def describe(cfg: Config) -> dict[str, str]:
+    da, dp, dn = distances(cfg)
+    return {
+        "tau": f"{float(cfg.tau):.6g}",
+        "beta": f"{float(cfg.beta):.6g}",
+        "k": str(cfg.k),
+        "d": str(len(cfg.phi[0])),
+        "|Δ_a|": f"{float(da):.3g}",
+        "|Δ_+|": f"{float(dp):.3g}",
+        "max|Δ_j|": f"{float(max(dn)):.3g}",
+    }
