@@ -1165,6 +1165,10 @@ def _deviation() -> Derivation:
     )
 
 
+#: place in the proof: catalogue discovery registers result modules by increasing ORDER
+ORDER = 40
+
+
 def derivations() -> list[Derivation]:
     """The finite-k bias derivations, in proof order."""
     return [_sign(), _expansion(), _asymptotic_constant(), _bound(), _simple(), _offset(), _deviation()]

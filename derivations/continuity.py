@@ -445,6 +445,10 @@ def _domains() -> dict[str, Domain]:
     }
 
 
+#: place in the proof: catalogue discovery registers result modules by increasing ORDER
+ORDER = 50
+
+
 def derivations() -> list[Derivation]:
     D = _domains()
     hj = v[j] - z[j]

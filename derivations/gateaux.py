@@ -107,6 +107,10 @@ def _fundamental_theorem(antiderivative):
     return simplify
 
 
+#: place in the proof: catalogue discovery registers result modules by increasing ORDER
+ORDER = 30
+
+
 def derivations() -> list[Derivation]:
     n = N_POINTS
     Dm = Domain(

@@ -312,6 +312,10 @@ JENSEN_LEVELS = 16  #: chaining levels in the certified partial-sum check
 _BIG = {n: (1, sp.oo), p: (1, sp.oo), L: (0, sp.oo), R: (0, sp.oo)}
 
 
+#: place in the proof: catalogue discovery registers result modules by increasing ORDER
+ORDER = 60
+
+
 def derivations() -> list[Derivation]:
     lvl = m_lvl
     dom_chain = Domain(

@@ -264,6 +264,10 @@ _FULL_B = _FULL | Domain(
 )
 
 
+#: place in the proof: catalogue discovery registers result modules by increasing ORDER
+ORDER = 70
+
+
 def derivations() -> list[Derivation]:
     sv = sample_variability("averaged")
     sv_std = sample_variability("standard")
