@@ -89,7 +89,6 @@ __all__ = [name for name in dir() if not name.startswith("_") and name not in {"
 # --- paper §3 and appendix A (derivations/paper: Props. 1–2, Lemmas 2–4, (8), (11)–(13), A.1–A.2) -----
 # Lemma 2's b > 0 is ``b`` and A.2's a ∈ (0, 1) is ``a`` (same assumptions); μ(z) is ``Z``, μ̂(z) is ``Zk``.
 c_X = sp.Symbol("c_X", positive=True)  #: Lemma 2: X, X_j valued in [−c, c]
-xi_T = sp.Symbol("xi", positive=True)  #: Lemma 2 and A.1: the intermediate point ξ of a Taylor remainder
 A_L3 = sp.Symbol("A_L3", real=True)  #: Lemma 3: A = m⁻¹ Σ_j w_j (f(ξ_j) − E_ν f)
 B_L3 = sp.Symbol("B_L3", positive=True)  #: Lemma 3: B = m⁻¹ Σ_j w_j, w = dν/dπ
 Ew2 = sp.Symbol("E_w2", positive=True)  #: Lemma 3 / Prop. 2: E_π[(dν/dπ)²] ≥ 1

@@ -11,11 +11,11 @@ from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations import paper as paper_pkg
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Step, Verdict
-from infonce_bounds.derivations.paper import _laws, lemma2, prop1
+from infonce_bounds.derivations.paper import _laws, a1, lemma2, lemma3, lemma4, prop1
 from infonce_bounds.derivations.symbols import tau
 
 FAST = {"trials": 3000, "seed": 0}
-MINE = ["prop1", "eq8", "lemma2"]
+MINE = ["prop1", "eq8", "prop2", "lemma2", "lemma3", "lemma4", "a1"]
 
 #: steps that must be *proved* (not merely verified): the scalar steps of each printed proof
 MUST_PROVE = {
@@ -27,6 +27,14 @@ MUST_PROVE = {
     ],
     "prop1": ["Lemma 2 hypothesis with X_j = s_j/τ", "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8"],
     "eq8": ["numerator ≤ e^{1/τ} π(A), denominator ≥ e^{−1/τ}"],
+    "lemma3": ["1/B = 2 − B + (B − 1)²/B", "(23) pointwise", "|f − E_ν f| ≤ 2, so |A| ≤ 2B", "ours ≤ paper"],
+    "prop2": ["(30) density of Q̂ w.r.t. π̂", "(28): log(1/k + c) − log c = log(1 + 1/(kc))"],
+    "lemma4": ["μ/μ̂ ≤ e^{1/τ}/e^{−1/τ}", "ours ≤ paper: D(τ) ≤ 2/τ"],
+    "a1": [
+        "Taylor remainder of log(1 + x), x ≥ 0",
+        "Taylor remainder of log(1 + x), −1 < x ≤ 0",
+        "E|μ̂ − μ|³ = O(k^{−3/2})",
+    ],
 }
 
 
@@ -75,7 +83,7 @@ def test_constant_proof_step_is_proved(results, const):
 
 def test_registered_constant_names():
     names = {c.name for c in paper_pkg.constants()}
-    assert "prop1_upper" in names
+    assert {"prop1_upper", "lemma3_constant", "lemma4"} <= names
 
 
 # --- planted wrong versions of the ours constants -------------------------------------------------
@@ -116,3 +124,40 @@ def test_prop1_ours_le_paper_planted_is_refuted():
     st = prop1.derivations()[0].step("ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8")
     wrong = Step("planted", st.lhs, (sp.exp(2 / tau) - 1) ** 2 / 80, kind="inequality", relation="<=", domain=st.domain)
     assert check_step(wrong, **FAST).verdict is Verdict.REFUTED
+
+
+def test_lemma3_ours_constant_lowered_is_refuted():
+    """0.4 × ours is violated (worst ratio found for ours ≈ 0.497, near ν = π: ours is within a factor ≈ 2)."""
+    st = lemma3.derivations()[0].step("ours: statement")
+    chk = _laws.law_check(
+        lambda L, lw: (abs(lemma3.snis_error(L, lw)), 0.4 * lemma3._ours_num(L, lw)),
+        "planted 0.4 × ours (the worst ratio found for ours is ≈ 0.5)",
+        with_density=True,
+    )
+    res = check_step(
+        Step("planted", st.lhs, st.rhs, kind="inequality", relation="<=", domain=st.domain, check=chk), **FAST
+    )
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+
+
+def test_lemma4_ours_constant_lowered_is_refuted():
+    """0.9·D(τ) is violated by the extremal two-point law at k = 1 (D is attained)."""
+    st = lemma4.derivations()[0].step("ours: CE − R̃ ≤ D(τ)")
+    chk = _laws.law_check(
+        lambda L, lw: (_laws.bias_gap(L, lw), 0.9 * lemma4.d_numeric(L, lw.tau)), "planted 0.9·D", seeds=lemma4.SEEDS
+    )
+    res = check_step(
+        Step("planted", st.lhs, st.rhs, kind="inequality", relation="<=", domain=st.domain, check=chk), **FAST
+    )
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+
+
+def test_a1_printed_display_counterexample_by_hand():
+    """The exact law of the erratum: τ = 1, k = 1, P(e^{s/τ} = e) = 0.1, P(= 1/e) = 0.9."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        small, big = a1._printed(mpmath, a1.SEEDS[0].at(mpmath))
+        assert small > big + mpmath.mpf("0.3")  # 0.668 > 0.294
+        small, big = a1._corrected(mpmath, a1.SEEDS[0].at(mpmath))
+        assert small <= big

@@ -110,6 +110,7 @@ def law_check(
     *,
     k_min: int = 1,
     with_density: bool = False,
+    zero_density: bool = False,
     extra: Callable[[random.Random, float], dict] | None = None,
     tau_range: tuple[float, float] = (float(TAU_MIN), float(TAU_MAX)),
     k_cap: int | None = None,
@@ -138,6 +139,8 @@ def law_check(
             dens = None
             if with_density:
                 nu = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
+                if zero_density and rng.random() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
+                    nu[rng.randrange(na)] = 0.0
                 nu = [v_ / sum(nu) for v_ in nu]
                 dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
             return Law(tv, kv, sims, probs, dens, extra(rng, tv) if extra else {})
@@ -208,7 +211,10 @@ def law_check(
                 probs = [p_ / sum(probs) for p_ in probs]
                 dens = None
                 if lw.dens is not None:
-                    nu = [max(1e-12, w_ * p_ * math.exp(rng.gauss(0, sc))) for w_, p_ in zip(lw.dens, probs)]
+                    nu = [
+                        0.0 if w_ == 0 else max(1e-12, w_ * p_ * math.exp(rng.gauss(0, sc)))
+                        for w_, p_ in zip(lw.dens, probs)
+                    ]
                     nu = [v_ / sum(nu) for v_ in nu]
                     dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
                 tv = min(hi_t, max(lo_t, lw.tau * math.exp(rng.gauss(0, sc))))
@@ -255,6 +261,9 @@ def law_check(
 def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Callable:
     """Checker for ``gap(var) ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap' = derivative``.
 
+    The sign is read from SymPy's assumptions or, failing that, certified by interval arithmetic on the
+    step's domain.
+
     ``side="left"``: the domain starts at ``end`` and ``gap' ≥ 0`` to its right; ``side="right"``: the
     domain ends at ``end`` and ``gap' ≤ 0`` to its left. SymPy must reduce ``gap(end)`` to 0, match
     ``derivative`` with the derivative of the gap, and read its sign from its assumptions after the
@@ -262,7 +271,7 @@ def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Ca
     """
     import sympy as sp
 
-    from ..checks import _sides, falsify
+    from ..checks import _sides, certify_nonnegative, falsify
 
     def check(step: Step, opts: dict) -> StepResult:
         small, big, _ = _sides(step)
@@ -270,10 +279,11 @@ def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Ca
         base_ok = sp.simplify(gap.subs(var, end)) == 0
         same = sp.simplify(sp.diff(gap, var) - derivative) == 0
         dmy = sp.Dummy("v", positive=True)
-        if side == "left":
-            sign_ok = bool(sp.simplify(derivative.subs(var, end + dmy)).is_nonnegative)
-        else:
-            sign_ok = bool(sp.simplify(-derivative.subs(var, end - dmy)).is_nonnegative)
+        signed = derivative if side == "left" else -derivative
+        shifted = signed.subs(var, end + dmy if side == "left" else end - dmy)
+        sign_ok = bool(sp.simplify(shifted).is_nonnegative)
+        if not sign_ok:  # SymPy's assumptions do not see it: certified interval arithmetic over the domain
+            sign_ok = certify_nonnegative(signed, step.domain, budget=opts["box_budget"]).status == "proved"
         parts = [f"gap({end}) = 0: {base_ok}", f"gap' = {derivative}: {same}", f"sign of gap' certain: {sign_ok}"]
         fz = falsify(step, opts)
         proved = base_ok and same and sign_ok

@@ -1,0 +1,350 @@
+"""Proposition 2 (§3.3): if (B) holds and ξ_1, ξ_2, … are i.i.d. π_data, then for φ, k ≥ 1, τ > 0,
+
+    |∫ E CrossEnt[M̂_k(z, ·) ‖ Q̂^φ_{τ,k}(z, ·)] π(dz) − R(φ; k, τ)| ≤ (4/(τk)) E|dM(Z, ·)/dπ(Z')|² + log(1 + e^{2/τ}/k).
+
+Per anchor z the three quantities are computed from their definitions ((9), (2), (26)) on one anchor's
+finite law: atoms with similarity s_i = s(z, ·), π-weight π_i and density w_i = dM(z, ·)/dπ (> 0, see
+the Lemma 3 erratum), the positive drawn from ν = M(z, ·). The statement, and (12) = its first half,
+are then checked exactly; both bounds are linear in E_π w², so the per-anchor bounds integrate.
+
+Errata found: (i) the third equality of the chain after (30) prints the numerator Σ_j ⟨φ(z), φ(ξ_j)⟩
+without the factor dM(z, ·)/dπ(ξ_j) (false as printed; the next display has the factor); (ii) after
+(30), "{ξ_1, …, ξ_k} is a subset of, or equal to, the support of M̂_k(z, ·)" is the wrong way round:
+supp M̂_k(z, ·) ⊆ {ξ_j}, and a ξ_j with dM(z, ·)/dπ(ξ_j) = 0 is not in the support.
+
+Ours: Lemma 3's constant replaced by ours gives the first term (1/(τk)) E_z[2√(s_z(s_z − 1)) + 2(s_z − 1)],
+s_z = E_π w_z², ≤ (1/(τk))(2√(s(s − 1)) + 2(s − 1)) with s = E w² (concavity of √(s(s − 1))).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import Derivation, Domain, Step
+from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
+from . import Erratum
+from ._laws import Law, expect, law_check, mu_hat
+from .lemma3 import OURS_CONST, ew2
+
+POSITION = (3, 3)
+
+_LAW = TAU_RANGE | Domain({k: (1, sp.oo), Ew2: (1, sp.oo)}, name="one anchor's finite law, k ≥ 1")
+Hk = sp.Function("E_CrossEnt_hat")  #: ∫ E CrossEnt[M̂_k ‖ Q̂_k] dπ (one anchor)
+Rstd = sp.Function("R")  #: R(φ; k, τ) (one anchor)
+Rt = sp.Function("R_tilde")  #: R̃(φ; k, τ) (one anchor)
+FIRST = 4 * Ew2 / (tau * k)
+SECOND = sp.log(1 + sp.exp(2 / tau) / k)
+
+
+# ----------------------------------------------------------------------- one anchor's quantities
+def _mhat(lw: Law, cnt: tuple) -> list:
+    den = sum(c * w_ for c, w_ in zip(cnt, lw.dens))
+    return [c * w_ / den for c, w_ in zip(cnt, lw.dens)]
+
+
+def cross_ent_hat(L: Any, lw: Law) -> Any:
+    """E CrossEnt[M̂_k ‖ Q̂_k] from (9)'s first line: −Σ_i M̂_k({atom i}) log(dQ̂/dπ̂)(atom i)."""
+
+    def fn(cnt):
+        lmh = L.log(mu_hat(L, lw, cnt))
+        return -sum(m_ * (s_ / lw.tau - lmh) for m_, s_, c in zip(_mhat(lw, cnt), lw.sims, cnt) if c)
+
+    return expect(L, lw, fn)
+
+
+def _nu(lw: Law) -> list:
+    return [p_ * w_ for p_, w_ in zip(lw.probs, lw.dens)]
+
+
+def risk(L: Any, lw: Law) -> Any:
+    """R of (2) for this anchor: E over s⁺ ~ ν and the k negatives of log(1/k + (1/k)Σ_j e^{(s_j − s⁺)/τ})."""
+    kk = lw.k + 0 * lw.tau
+    return sum(
+        n_ * expect(L, lw, lambda cnt, sp_=sp_: L.log(1 / kk + L.exp(-sp_ / lw.tau) * mu_hat(L, lw, cnt)))
+        for n_, sp_ in zip(_nu(lw), lw.sims)
+    )
+
+
+def risk_tilde(L: Any, lw: Law) -> Any:
+    """R̃ of (26) for this anchor: E[−s⁺/τ] + E log μ̂."""
+    pos = sum(n_ * (-s_ / lw.tau) for n_, s_ in zip(_nu(lw), lw.sims))
+    return pos + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt)))
+
+
+def weighted_sim(L: Any, lw: Law) -> Any:
+    """E[Σ_j s_j w_j / Σ_j w_j]."""
+    return expect(L, lw, lambda cnt: sum(m_ * s_ for m_, s_ in zip(_mhat(lw, cnt), lw.sims)))
+
+
+def _unweighted(L: Any, lw: Law) -> Any:
+    """E[Σ_j s_j / Σ_j w_j], the chain's third line as printed."""
+    return expect(
+        L,
+        lw,
+        lambda cnt: sum(c * s_ for c, s_ in zip(cnt, lw.sims)) / sum(c * w_ for c, w_ in zip(cnt, lw.dens)),
+    )
+
+
+def _first_num(L: Any, lw: Law) -> Any:
+    return 4 * ew2(L, lw) / (lw.tau * lw.k)
+
+
+def _second_num(L: Any, lw: Law) -> Any:
+    return L.log(1 + L.exp(2 / lw.tau) / lw.k)
+
+
+def _ours_first_num(L: Any, lw: Law) -> Any:
+    s2 = ew2(L, lw)
+    return (2 * L.sqrt(max(s2 * (s2 - 1), 0 * s2)) + 2 * (s2 - 1)) / (lw.tau * lw.k)
+
+
+def _id(lhs, rhs):
+    def claim(L: Any, lw: Law) -> tuple[Any, Any]:
+        return abs(lhs(L, lw) - rhs(L, lw)) / (1 + abs(rhs(L, lw))), 0 * lw.tau
+
+    return claim
+
+
+def _law(claim, reason: str) -> Any:
+    return law_check(claim, reason, with_density=True)
+
+
+def _prop2() -> Derivation:
+    rsum = sp.Sum(rn[j], (j, 1, k))
+    idx = Domain({s: (-1, 1), rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)})
+    steps = [
+        Step(
+            "statement",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            FIRST + SECOND,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="Proposition 2",
+            domain=_LAW,
+            check=_law(
+                lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
+                "as printed, one anchor",
+            ),
+        ),
+        Step(
+            "(27)–(28) decomposition",
+            x - u,
+            (x - W) + (W - u),
+            kind="identity",
+            provenance="paper",
+            reference="(27)–(28)",
+            domain=Domain({x: (-10, 10), u: (sp.Rational(1, 100), 10), W: (sp.Rational(1, 100), 10)}),
+            note="x = ∫E CrossEnt, W = R̃, u = R",
+        ),
+        Step(
+            "(29) R̃ rearranged",
+            sp.log(sp.Sum(sp.exp((s[j] - x) / tau), (j, 1, k))) - sp.log(k),
+            -x / tau + sp.log(sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k),
+            kind="identity",
+            provenance="paper",
+            reference="(29), first equality",
+            domain=idx | Domain({x: (-1, 1), tau: (sp.Rational(1, 10), 10)}),
+            note="x = s⁺; pointwise, so also in expectation",
+        ),
+        Step(
+            "(30) density of Q̂ w.r.t. π̂",
+            (u * W / (k * Zk)) / (u / k),
+            W / Zk,
+            kind="identity",
+            provenance="paper",
+            reference="(30)",
+            domain=Domain({u: (1, 100), W: (sp.Rational(1, 100), 100), Zk: (sp.Rational(1, 100), 100), k: (1, 100)}),
+            note="an atom hit u times: Q̂ = u e^{s/τ}/(k μ̂), π̂ = u/k; W = e^{s/τ}, Z_k = μ̂",
+        ),
+        Step(
+            "(30) remark as printed: every ξ_j in supp M̂_k",
+            rn[1] / rsum,
+            0,
+            kind="inequality",
+            relation=">",
+            provenance="paper",
+            reference="after (30): '{ξ_1, …, ξ_k} is a subset of, or equal to, the support of M̂_k(z, ·)'",
+            domain=Domain({rn: (0, 10), k: (1, sp.oo)}),
+            expected="refuted",
+            note="M̂_k(z, {ξ_1}) > 0 fails when dM(z, ·)/dπ(ξ_1) = 0, which (B) allows",
+        ),
+        Step(
+            "(30) remark corrected: supp M̂_k ⊆ {ξ_j}",
+            sp.Sum(rn[j] / rsum, (j, 1, k)),
+            1,
+            kind="identity",
+            domain=Domain({rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)}),
+            note="M̂_k(z, {ξ_1, …, ξ_k}) = 1: (30) is needed only on the support of M̂_k",
+        ),
+        Step(
+            "chain, second equality: (9) from (30)",
+            Hk(tau, k),
+            -sp.Function("E_weighted_sim")(tau, k) / tau + sp.Function("E_log_mu_hat")(tau, k),
+            kind="identity",
+            provenance="paper",
+            reference="proof of Proposition 2, chain after (30), second equality",
+            domain=_LAW,
+            check=_law(
+                _id(
+                    cross_ent_hat,
+                    lambda L, lw: -weighted_sim(L, lw) / lw.tau + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt))),
+                ),
+                "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
+            ),
+        ),
+        Step(
+            "chain, third equality as printed",
+            sp.Sum(s[j], (j, 1, k)) / rsum,
+            sp.Sum(s[j] * rn[j], (j, 1, k)) / rsum,
+            kind="identity",
+            provenance="paper",
+            reference="proof of Proposition 2, chain after (30), third equality: numerator Σ_j ⟨φ(z), φ(ξ_j)⟩",
+            domain=idx,
+            expected="refuted",
+            note="∫ ⟨φ(z), φ(z')⟩ M̂_k(z, dz') = Σ_j s_j r_j/Σ_j r_j, r_j = dM(z, ·)/dπ(ξ_j)",
+        ),
+        Step(
+            "chain, third equality corrected",
+            sp.Sum(s[j] * rn[j] / rsum, (j, 1, k)),
+            sp.Sum(s[j] * rn[j], (j, 1, k)) / rsum,
+            kind="identity",
+            domain=idx,
+            note="the definition of M̂_k substituted; the next display of the proof has this form",
+        ),
+        Step(
+            "chain, third equality, in expectation (printed)",
+            sp.Function("E_unweighted")(tau, k),
+            sp.Function("E_weighted_sim")(tau, k),
+            kind="identity",
+            provenance="paper",
+            reference="proof of Proposition 2, chain after (30), third equality",
+            domain=_LAW,
+            check=_law(_id(_unweighted, weighted_sim), "E[Σ s_j/Σ w_j] vs E[Σ s_j w_j/Σ w_j]"),
+            expected="refuted",
+        ),
+        Step(
+            "comparing with (29)",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            sp.Abs(sp.Function("E_weighted_sim")(tau, k) - sp.Function("E_nu_s")(tau)) / tau,
+            kind="identity",
+            provenance="paper",
+            reference="proof of Proposition 2, 'Comparing with (29)' (an equality for one anchor)",
+            domain=_LAW,
+            check=_law(
+                _id(
+                    lambda L, lw: abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
+                    lambda L, lw: abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau,
+                ),
+                "the log μ̂ terms cancel",
+            ),
+        ),
+        Step(
+            "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            FIRST,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Proposition 2 (the bound of (27)); display (12)",
+            domain=_LAW,
+            check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
+        ),
+        Step(
+            "(28): 0 ≤ R − R̃",
+            Rstd(tau, k) - Rt(tau, k),
+            0,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="proof of Proposition 2, (28)",
+            domain=_LAW,
+            check=_law(lambda L, lw: (0 * lw.tau, risk(L, lw) - risk_tilde(L, lw)), "monotonicity of log"),
+        ),
+        Step(
+            "(28): log(1/k + c) − log c = log(1 + 1/(kc))",
+            sp.log(1 / k + u) - sp.log(u),
+            sp.log(1 + 1 / (k * u)),
+            kind="identity",
+            provenance="paper",
+            reference="proof of Proposition 2, (28)",
+            domain=Domain({u: (sp.Rational(1, 10**6), 10**6), k: (1, sp.oo)}),
+        ),
+        Step(
+            "(28): each e^{(s_j − s⁺)/τ} ≥ e^{−2/τ}",
+            sp.exp((x - t) / tau),
+            sp.exp(-2 / tau),
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="proof of Proposition 2, (28): 'uses φ ∈ B(Z, S^{d−1})'",
+            domain=TAU_RANGE | Domain({x: (-1, 1), t: (-1, 1)}),
+            note="x = s_j, t = s⁺; so 1/Σ_j e^{(s_j − s⁺)/τ} ≤ e^{2/τ}/k",
+        ),
+        Step(
+            "(28): R − R̃ ≤ log(1 + e^{2/τ}/k)",
+            Rstd(tau, k) - Rt(tau, k),
+            SECOND,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="proof of Proposition 2, (28)",
+            domain=_LAW,
+            check=_law(lambda L, lw: (risk(L, lw) - risk_tilde(L, lw), _second_num(L, lw)), "the two steps above"),
+        ),
+        # --- ours
+        Step(
+            "ours: first term with Lemma 3's constant sharpened",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            OURS_CONST / (tau * k) + SECOND,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law(
+                lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
+                "lemma3's 'ours: statement' in place of Lemma 3",
+            ),
+        ),
+    ]
+    return Derivation(
+        "prop2",
+        "Proposition 2: InfoNCE risk vs expected empirical cross-entropy",
+        steps,
+        result="statement",
+        source="paper",
+        depends_on=("prop1",),
+        paper_claim="|∫E CrossEnt[M̂_k‖Q̂_k]dπ − R| ≤ (4/(τk))E|dM/dπ|² + log(1 + e^{2/τ}/k)",
+        summary="Holds (where M̂_k is defined); two errata in the proof: the chain's third line drops the "
+        "factor dM/dπ(ξ_j), and the support remark after (30) is reversed.",
+    )
+
+
+def derivations() -> list[Derivation]:
+    return [_prop2()]
+
+
+ERRATA = [
+    Erratum(
+        location="Appendix A, proof of Proposition 2, chain after (30), third equality",
+        as_printed=r"-\frac{1}{\tau}\int \mathbb{E}\Big[\frac{\sum_j \langle\phi(z),\phi(\xi_j)\rangle}"
+        r"{\sum_j \frac{dM(z,\cdot)}{d\pi}(\xi_j)}\Big]\pi(dz) + \dots",
+        kind="false as printed",
+        result="prop2",
+        printed_step="chain, third equality as printed",
+        corrected_step="chain, third equality corrected",
+        correction=r"numerator \sum_j \langle\phi(z),\phi(\xi_j)\rangle \frac{dM(z,\cdot)}{d\pi}(\xi_j)",
+        consequence="Proposition 2 stands: the next display (and Lemma 3's application) uses the corrected form",
+    ),
+    Erratum(
+        location="Appendix A, proof of Proposition 2, remark after (30)",
+        as_printed=r"\{\xi_1,\ldots,\xi_k\} is a subset of, or equal to, the support of \widehat{M}_k(z,\cdot)",
+        kind="false as printed",
+        result="prop2",
+        printed_step="(30) remark as printed: every ξ_j in supp M̂_k",
+        corrected_step="(30) remark corrected: supp M̂_k ⊆ {ξ_j}",
+        correction=r"the support of \widehat{M}_k(z,\cdot) is a subset of \{\xi_1,\ldots,\xi_k\}",
+        consequence="none: (30) is only needed on the support of M̂_k, which the corrected inclusion gives",
+    ),
+]
