@@ -18,6 +18,7 @@ from ..continuity import _powsimp, factored_check, weight_bound
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_MAX, TAU_MIN, beta, dist, j, k, s, tau, x
 from ..symbols import y as y_sym
+from . import PaperConstant
 
 POSITION = (4, 1, 3, 7)
 
@@ -217,3 +218,18 @@ def derivations() -> list[Derivation]:
             objects={"paper_constant": paper_constant, "our_constant": our_constant},
         )
     ]
+
+
+CONSTANTS = [
+    PaperConstant(
+        name="lemma7_constant",
+        label="Lemma 7 (and Lemma 8) constant e^{2/(βτ)}",
+        result="lemma7",
+        build=lambda: (paper_constant(), our_constant()),
+        proof_step=OURS_LE_PAPER,
+        attained="approached at β = 1 as k → ∞ (x = (1, −1, …, −1), a = e_1: the ratio is M_k/e^{2/τ} → 1); "
+        "for β > 1 not attained (ours is smaller by (k/(e^{2/τ} + k − 1))^{1/β})",
+        note="ours = M_k^{1/β}, M_k = k e^{2/τ}/(e^{2/τ} + k − 1) ≤ min(k, e^{2/τ}), attained at β = 1 for every k",
+        params=("tau", "beta", "k"),
+    ),
+]
