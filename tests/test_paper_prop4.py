@@ -263,3 +263,29 @@ def test_ours_coefficients_are_approached():
             best[2] = max(best[2], gap / (nk ** (1 / c.beta) * _embed.power_mean(dn, c.beta) / c.tau))
     assert all(0.99 < b_ <= 1 + 1e-9 for b_ in best), best
     print(f"single-point moves at k = 256: |Δℓ| / ours = {[round(b_, 5) for b_ in best]}")
+
+
+# ----------------------------------------------------------------------------- the custom checkers refute wrong claims
+
+
+def test_lemma6_mean_value_checker_refutes_a_wrong_derivative():
+    st = catalogue.get("lemma6").steps[5]
+    assert "mean value theorem" in st.name
+    wrong = lambda t_, fx, fz, ex, ez, lib=math: 1.5 * lemma6._dgamma(t_, fx, fz, ex, ez, lib)  # noqa: E731
+    bad = Step(st.name, st.lhs, st.rhs, domain=st.domain, check=lemma6.mvt_checker(wrong))
+    assert check_step(bad, **FAST).verdict is Verdict.REFUTED
+
+
+def test_lemma6_dominated_convergence_checker_refutes_a_halved_bound():
+    def halved(P, lib=math):
+        lhs, rhs = lemma6._dct_claim(P, lib)
+        return lhs, rhs / 2
+
+    st = Step("halved", 0, 0, kind="inequality", relation="<=", check=lemma6.dct_checker(halved))
+    assert check_step(st, **FAST).verdict is Verdict.REFUTED
+
+
+def test_prop4_mean_value_checker_refutes_a_wrong_derivative():
+    wrong = lambda cfg, c_: 2 * prop4._numeric_derivative(cfg, c_)  # noqa: E731
+    st = Step("(43) with 2δℓ", 0, 0, check=prop4.mvt_checker(wrong))
+    assert check_step(st, **FAST).verdict is Verdict.REFUTED

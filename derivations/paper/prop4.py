@@ -183,15 +183,21 @@ def _numeric_derivative(cfg: Config, c_: mpmath.mpf) -> mpmath.mpf:
     return (at(h_) - at(-h_)) / (2 * h_)
 
 
-def _mvt_check(step: Step, opts: dict) -> StepResult:
+def mvt_checker(derivative=None):
+    """A ``Step.check`` for (43); ``derivative(cfg, c)`` is δℓ(ξ_c)[φ − φ'] (a wrong one is refuted)."""
+    return lambda step, opts: _mvt_check(step, opts, derivative or _numeric_derivative)
+
+
+def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
     """(43): ℓ(φ) − ℓ(φ') lies between min and max of δℓ(ξ_c)[φ − φ'] over c ∈ [0, 1], so a c exists (IVT)."""
+    derivative = derivative or _numeric_derivative
     n_ = max(16, min(int(opts.get("trials", 100_000)) // 400, 250))
     ks = (1, 2, 3, 8, 64)
     for it, cfg in enumerate(configs(f"{opts.get('seed', 0)}:{step.name}", n_, ks, (2, 3, 8))):
         with mpmath.workdps(40):
             m = to_mp(cfg)
             gap = loss(m.tau, *m.phi, mpmath) - loss(m.tau, *m.psi, mpmath)
-            grid = [_numeric_derivative(m, mpmath.mpf(i_) / 40) for i_ in range(41)]
+            grid = [derivative(m, mpmath.mpf(i_) / 40) for i_ in range(41)]
             lo, hi = min(grid), max(grid)
             slack = mpmath.mpf(10) ** -20 * max(1, abs(gap))
             if not (lo - slack <= gap <= hi + slack):
@@ -418,7 +424,7 @@ def derivations() -> list[Derivation]:
             domain=D["mvt"],
             provenance="paper",
             reference="(43)",
-            check=_mvt_check,
+            check=mvt_checker(),
             note="an existence claim (stated on d = 2, k = 2 with φ' = φ − η); checked by the intermediate value theorem "
             "on unit configurations, the derivative by central differences (independent of Lemma 6)",
         ),
