@@ -18,9 +18,18 @@ def _table() -> dict[str, str]:
 
 
 def test_provenance_table_matches_catalogue():
+    """Every catalogue result has its row (a new result module needs one); the message gives the rows to paste."""
     table = _table()
     cat = {name: catalogue.get(name).source for name in catalogue.names()}
-    assert table == cat
+    missing = [
+        f"| `{name}` | {src} | {catalogue.get(name).summary or catalogue.get(name).title} |"
+        for name, src in cat.items()
+        if table.get(name) != src
+    ]
+    stale = sorted(set(table) - set(cat))
+    assert not missing and not stale, (
+        "README provenance table: add or fix\n" + "\n".join(missing) + (f"\nremove: {stale}" if stale else "")
+    )
 
 
 def test_ci_runs_the_readme_test_command():
