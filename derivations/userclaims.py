@@ -20,7 +20,7 @@ Ranges: ``x = [lo, hi]`` (real; ends are numbers or strings such as ``"inf"``, `
 ``k = "integer [1, inf]"``, ``y = "real [0, 1]"``; a vector is declared by an entry with an index,
 ``"s[j]" = [-1, 1]``, and appears as ``s_j`` / ``s_{j}`` (LaTeX) or ``s[j]`` (SymPy), its length being
 the integer upper limit of the sum over it (``\\sum_{j=1}^{k}``, ``Sum(s[j], (j, 1, k))``), which needs an
-integer range. ``e`` is Euler's number unless ``where`` gives it a range. The relation decides the
+integer range. ``e`` is Euler's number and ``\\pi`` is π unless ``where`` gives them a range. The relation decides the
 kind: ``=`` an identity, ``\\le``/``<``/``\\ge``/``>`` an inequality, ``\\lim_{x \\to a} f = L`` a limit
 (``a^{+}``/``a^{-}`` one-sided; two-sided limits at a finite point are checked from both sides) and
 ``f = g + O(k^{-m})`` an expansion about ``k = ∞`` to order ``m − 1``. A limit or expansion written
@@ -249,6 +249,10 @@ def _resolve_ambiguity(node: Any, claim: str, field: str) -> sp.Basic:
     return best[0]
 
 
+#: a Greek symbol with a Latin subscript, which the grammar accepts wherever a letter may stand
+_PI_LATEX, _PI_SYMBOL = r"\upsilon_{pi}", "upsilon_pi"
+
+
 def _parse_latex(text: str, claim: str, field: str) -> sp.Basic:
     try:
         from sympy.parsing.latex import parse_latex
@@ -260,8 +264,8 @@ def _parse_latex(text: str, claim: str, field: str) -> sp.Basic:
         raise _fail(
             claim, field, "LaTeX claims need the lark package: pip install 'infonce-bounds[check]' (or use `sympy =`)"
         ) from None
-    try:
-        out = parse_latex(text, backend="lark")
+    try:  # the lark grammar has no \pi: it is read as the symbol _PI_SYMBOL, which _rename makes π
+        out = parse_latex(re.sub(r"\\pi(?![A-Za-z])", lambda _: _PI_LATEX, text), backend="lark")
     except Exception as exc:  # lark raises its own exception family, several lines long
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         raise _fail(claim, field, f"bad LaTeX “{text}”: {first}") from None
@@ -333,8 +337,11 @@ def _rename(expr: sp.Basic, scope: Scope) -> sp.Basic:
             idx = sp.Integer(int(idx_txt)) if idx_txt.isdigit() else sp.Symbol(idx_txt)
             rep[atom] = scope.vectors[m.group(1)][0][idx]
             continue
-        if name == "e":
+        if name == "e":  # Euler's number, unless declared as a variable above
             rep[atom] = sp.E
+            continue
+        if name == _PI_SYMBOL:
+            rep[atom] = sp.pi
             continue
         rep[atom] = sp.Symbol(name)  # a bound index or an undeclared name (reported later); lark names are Tokens
     if isinstance(expr, sp.core.relational.Relational):  # sides renamed, the relation left unevaluated

@@ -143,6 +143,15 @@ def test_identity_planted_error_and_vectors():
     assert _one(jensen, trials=2000)["verdict"] == "verified numerically"
 
 
+def test_e_and_pi_are_constants_unless_declared():
+    assert _one({"claim": r"\pi > 3"})["verdict"] == "proved"
+    assert _one({"claim": r"\frac{\pi}{2} > 2"})["verdict"] == "refuted"
+    assert _one({"claim": r"e^{x} \ge 1 + x", "where": {"x": [-3, 3]}})["statement"] == "exp(x) ≥ x + 1"
+    declared = _one({"claim": r"e^{x} \ge 1 + x", "where": {"x": [-3, 3], "e": [2, 3]}})
+    # declared, e is a variable: 2^x ≥ 1 + x fails for 0 < x < 1
+    assert declared["statement"] == "e**x ≥ x + 1" and declared["verdict"] == "refuted"
+
+
 def test_assume_cuts_the_box():
     free = {"sympy": "x <= y", "where": {"x": [0, 1], "y": [0, 1]}}
     assert _one(free)["verdict"] == "refuted"
