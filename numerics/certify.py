@@ -249,6 +249,8 @@ def _fmt(x: Any, digits: int, up: bool) -> str:
     # exact decimal directed rounding: x = m · 10^e with m an integer of `digits` digits
     neg = x < 0
     ax = -x if neg else x
+    if abs(int(mpmath.mag(ax))) > _EXACT_MAG:
+        return _fmt_far(ax, digits, up != neg, "-" if neg else "")
     with mpmath.workprec(max(64, int(mpmath.mag(ax)) + 64)):
         e = int(mpmath.floor(mpmath.log10(ax))) - digits + 1
     man, ex2 = ax.man_exp
@@ -278,6 +280,35 @@ def _fmt(x: Any, digits: int, up: bool) -> str:
         return sign + s
     body = mant[0] + ("." + mant[1:].rstrip("0") if mant[1:].rstrip("0") else "")
     return f"{sign}{body}e{exp10:+d}"
+
+
+#: beyond 2^±3000 (10^±903) ``_fmt`` rounds through an interval enclosure instead of exact integers: the exact
+#: route's integers grow with the exponent (τ = 1e-20 gives e^{2·10²⁰}, an integer of 10²⁰ digits)
+_EXACT_MAG = 3000
+
+
+def _fmt_far(ax: Any, digits: int, toward_up: bool, sign: str) -> str:
+    """``_fmt`` for magnitudes beyond 2^±``_EXACT_MAG``: the mantissa m = ax/10^e is enclosed in an
+    outward-rounded interval and rounded from its upper (lower) end, so the result is still ≥ (≤) ax;
+    it may be one unit in the last digit looser than the exact route, never on the wrong side."""
+    # 10^e with |e| ~ 10^j loses j·log2(10) bits to the exponent: carry that many more
+    bits = 4 * digits + 64 + int(mpmath.mag(abs(int(mpmath.mag(ax))) + 1)) + 8
+    with mpmath.workprec(bits):
+        e = int(mpmath.floor(mpmath.log10(ax))) - digits + 1
+    with iv_prec(bits):
+        for _ in range(3):  # the log10 estimate may be one off in either direction
+            scaled = mpmath.iv.mpf(ax) / mpmath.iv.mpf(10) ** e
+            lo, hi = scaled.a, scaled.b
+            m = int(mpmath.ceil(hi)) if toward_up else int(mpmath.floor(lo))
+            if m >= 10**digits:
+                e += 1
+            elif m < 10 ** (digits - 1):
+                e -= 1
+            else:
+                break
+    mant = str(m)
+    body = mant[0] + ("." + mant[1:].rstrip("0") if mant[1:].rstrip("0") else "")
+    return f"{sign}{body}e{e + digits - 1:+d}"
 
 
 def certify_theorem(params: Mapping, loss: str = "averaged") -> dict[str, Certified]:

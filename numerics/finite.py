@@ -27,6 +27,7 @@ from __future__ import annotations
 import json
 import math
 import pathlib
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from fractions import Fraction
@@ -46,6 +47,18 @@ TOL = Fraction(1, 10**12)
 #: largest number of count vectors enumerated for one k (C(k + N − 1, N − 1))
 MAX_COMPOSITIONS = 2_000_000
 GUARD_DIGITS = 10
+#: default budget of ``evaluate`` (and of ``infonce-bounds exact --budget``), in the units of ``work``: about
+#: 30 s of mpmath arithmetic on a loaded 2-core machine (measured 18 µs per unit at 40 digits)
+WORK_BUDGET = 2_000_000
+#: work of the fixed per-k part of ``evaluate`` (leading terms, bounds), in the same units
+K_OVERHEAD = 2000
+#: the largest decimal exponent accepted in a model entry ("1e999999999" would build an integer of 10⁹ digits)
+MAX_EXPONENT = 300
+#: the longest text accepted for one model entry
+MAX_ENTRY_CHARS = 1000
+#: τ a model may have: within it the guard digits (``guard_digits``) cover the cancellation of the 1/τ-size
+#: terms (small τ) and the τ⁻²-size gaps (large τ); the toolkit's stated range is [1e-3, 1e2]
+TAU_EVAL = (Fraction(1, 10**30), Fraction(10**30))
 
 #: the example model of ``../shared/examples/finite_model.json`` (a test checks they agree)
 EXAMPLE_MODEL: dict[str, Any] = {
@@ -57,17 +70,33 @@ EXAMPLE_MODEL: dict[str, Any] = {
 }
 
 
+_EXP = re.compile(r"[eE]\s*([+-]?\d+)\s*$")
+
+
 def _fraction(value: Any, where: str) -> Fraction:
     if isinstance(value, bool) or value is None or isinstance(value, (list, dict)):
-        raise ValueError(f"{where} = {value!r} is not a number")
+        raise ValueError(f"{where} = {_short(value)} is not a number")
+    text = repr(value) if isinstance(value, float) else str(value).strip()
+    if len(text) > MAX_ENTRY_CHARS:
+        raise ValueError(
+            f"{where} = {_short(value)} is {len(text)} characters long; allowed: at most {MAX_ENTRY_CHARS}"
+        )
+    exp = _EXP.search(text)
+    if exp and abs(int(exp.group(1))) > MAX_EXPONENT:
+        raise ValueError(
+            f"{where} = {_short(value)} is out of range; allowed: decimal exponents within ±{MAX_EXPONENT}"
+        )
     try:
-        if isinstance(value, float):
-            if not math.isfinite(value):
-                raise ValueError
-            return Fraction(repr(value))  # the decimal the JSON file shows, exactly
-        return Fraction(str(value).strip())
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError
+        return Fraction(text)  # a float is read as the decimal the JSON file shows, exactly
     except (ValueError, ZeroDivisionError):
-        raise ValueError(f'{where} = {value!r} is not a number (use e.g. 0.25 or "1/4")') from None
+        raise ValueError(f'{where} = {_short(value)} is not a number (use e.g. 0.25 or "1/4")') from None
+
+
+def _short(value: Any) -> str:
+    r = repr(value)
+    return r if len(r) <= 60 else r[:40] + "…" + r[-10:]
 
 
 def _fmt(q: Fraction) -> str:
@@ -76,6 +105,32 @@ def _fmt(q: Fraction) -> str:
 
 def _tuples(n_states: int, k_: int) -> int:
     return math.comb(k_ + n_states - 1, n_states - 1)
+
+
+def guard_digits(tau: Fraction) -> int:
+    """Guard digits for a model at τ: 10, plus |log10 τ| for the 1/τ-size terms that cancel in R_k − CE at
+    small τ, plus 2 log10 τ for the gap's τ⁻² size at large τ (the relative accuracy of the printed gap)."""
+    lg = abs(math.log10(tau.numerator) - math.log10(tau.denominator))
+    return GUARD_DIGITS + math.ceil(2 * lg if tau > 1 else lg)
+
+
+def _base_work(N: int, d: int) -> float:
+    """Work of the k-independent part (similarities, weights, cumulants: N² (d + 3) mpmath operations)."""
+    return float(N) * N * (d + 3)
+
+
+def _k_work(k_: int, S: int, N: int, std: bool, search: bool) -> float:
+    """Work of one k: C(k + S − 1, S − 1) count vectors × S anchors × (S + N (1 + std + 2 search)) terms,
+    plus S·k powers and the k factorials (k² log₂ k bits, counted as 1/12800 of an mpmath operation each
+    64-bit word pair) of ``derivations.bias.composition_probabilities``, plus a fixed ``K_OVERHEAD`` per k
+    (the expansion and bound terms; measured ~30 ms per k)."""
+    if S <= 1:
+        comps = 1.0
+    else:
+        # log of the binomial, so that k = 10⁹ does not build a 10⁹-digit integer just to be refused
+        comps = math.exp(math.lgamma(k_ + S) - math.lgamma(S) - math.lgamma(k_ + 1))
+    per = S + N * (1 + int(std) + 2 * int(search))
+    return K_OVERHEAD + comps * S * per + S * k_ / 4 + k_ * k_ * math.log2(k_ + 1) / 12800
 
 
 @dataclass
@@ -113,7 +168,13 @@ class FiniteModel:
                 raise ValueError(f"model is missing key {key!r} (needs tau, pi, M, phi)")
         tau_ = _fraction(data["tau"], "tau")
         if tau_ <= 0:
-            raise ValueError(f"tau = {data['tau']!r} must be > 0")
+            raise ValueError(f"tau = {_short(data['tau'])} must be > 0")
+        if not (TAU_EVAL[0] <= tau_ <= TAU_EVAL[1]):
+            raise ValueError(
+                f"tau = {_short(data['tau'])} is out of range; allowed: {float(TAU_EVAL[0]):g} ≤ τ ≤ "
+                f"{float(TAU_EVAL[1]):g} (the weights e^{{s/τ}} are evaluated exactly there; the toolkit's "
+                "stated range is [1e-3, 1e2])"
+            )
         if not isinstance(data["pi"], list) or not data["pi"]:
             raise ValueError("pi must be a non-empty list of N probabilities")
         pi = [_fraction(v, f"pi[{i}]") for i, v in enumerate(data["pi"])]
@@ -174,17 +235,43 @@ class FiniteModel:
         )
 
     @classmethod
-    def from_json(cls, path: str | pathlib.Path) -> FiniteModel:
-        """Read and validate a model file (format of ``../shared/examples/finite_model.json``)."""
+    def from_json(cls, path: str | pathlib.Path, budget: int | None = None) -> FiniteModel:
+        """Read and validate a model file (format of ``../shared/examples/finite_model.json``).
+
+        With ``budget`` (units of ``work``), a model whose N² similarities alone exceed it is refused
+        from its sizes, before its N² entries are converted.
+        """
         p = pathlib.Path(path)
         try:
-            text = p.read_text()
+            text = p.read_text(encoding="utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(
+                f"model file {str(p)!r} is not UTF-8 JSON text: byte 0x{exc.object[exc.start]:02x} at offset "
+                f"{exc.start}"
+            ) from None
         except OSError as exc:
             raise ValueError(f"cannot read model file {str(p)!r}: {exc.strerror or exc}") from None
         try:
             data = json.loads(text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"model file {str(p)!r} is not valid JSON: {exc.msg} (line {exc.lineno})") from None
+        except ValueError as exc:  # e.g. an integer literal beyond Python's 4300-digit limit
+            raise ValueError(f"model file {str(p)!r} is not a readable JSON model: {exc}") from None
+        except RecursionError:
+            raise ValueError(
+                f"model file {str(p)!r} nests lists or objects too deeply for the JSON reader "
+                "(a model needs depth 3: {tau, pi, M: [[...]], phi: [[...]]})"
+            ) from None
+        if budget is not None and isinstance(data, dict):
+            N = len(data["pi"]) if isinstance(data.get("pi"), list) else 0
+            phi = data.get("phi")
+            d_ = len(phi[0]) if isinstance(phi, list) and phi and isinstance(phi[0], list) else 1
+            base = _base_work(N, d_)
+            if base > budget:
+                raise ValueError(
+                    f"model file {str(p)!r} has N = {N} states (d = {d_}): its N² similarities alone need ~{base:.3g} "
+                    f"units of work, above the budget {budget:.3g} (--budget)"
+                )
         return cls.from_dict(data)
 
     @classmethod
@@ -199,14 +286,43 @@ class FiniteModel:
     def _mp(self, q: Fraction) -> mpmath.mpf:
         return mpmath.mpf(q.numerator) / q.denominator
 
+    def _cached(self, name: str, build):
+        """``build()`` once per mpmath precision (the model is never modified after construction)."""
+        key = (name, mpmath.mp.prec)
+        if key not in self._cache:
+            self._cache[key] = build()
+        return self._cache[key]
+
     def similarities(self) -> list[list[mpmath.mpf]]:
         """s(x, y) = ⟨φ(x), φ(y)⟩ (exact rationals, converted at the current precision)."""
-        return [[self._mp(sum(a_ * b_ for a_, b_ in zip(fx, fy))) for fy in self.phi] for fx in self.phi]
+        return self._cached(
+            "S", lambda: [[self._mp(sum(a_ * b_ for a_, b_ in zip(fx, fy))) for fy in self.phi] for fx in self.phi]
+        )
 
     def weights(self) -> list[list[mpmath.mpf]]:
         """W_x(y) = e^{s(x, y)/τ} at the current mpmath precision."""
         t_ = self._mp(self.tau)
-        return [[mpmath.exp(sv / t_) for sv in row] for row in self.similarities()]
+        return self._cached("W", lambda: [[mpmath.exp(sv / t_) for sv in row] for row in self.similarities()])
+
+    def work(
+        self, ks: Iterable[int], search: bool = True, std: bool = True, digits: int = 30
+    ) -> tuple[float, int, float]:
+        """Estimated work of ``evaluate(ks)``, in units of about one mpmath operation at 40 digits
+        (more digits cost proportionally more): ``(total, the most expensive k, its work)``.
+
+        Computed from N, d, the support size and each k alone, before any enumeration; ``ks`` may be a
+        lazy ``KList`` of any length (it is iterated, never stored).
+        """
+        S, N, d_ = len(self.support()), self.N, len(self.phi[0])
+        scale = max(1.0, (digits + guard_digits(self.tau)) / 40)
+        search = search and self.search_defined()[0]
+        total, worst, worst_w = _base_work(N, d_) * scale, 0, 0.0
+        for k_ in ks:
+            w = _k_work(k_, S, N, std, search) * scale
+            total += w
+            if w > worst_w:
+                worst, worst_w = k_, w
+        return total, worst, worst_w
 
     def support(self) -> list[int]:
         return [i for i, p_ in enumerate(self.pi) if p_ > 0]
@@ -243,6 +359,9 @@ class FiniteModel:
 
     def cumulants(self) -> list[tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]]:
         """(Z, κ₂, κ₃) of W_x(Y), Y ~ π, for every state x."""
+        return self._cached("cumulants", self._cumulants)
+
+    def _cumulants(self) -> list[tuple[mpmath.mpf, mpmath.mpf, mpmath.mpf]]:
         W = self.weights()
         pis = [self._mp(p_) for p_ in self.pi]
         out = []
@@ -310,42 +429,54 @@ class FiniteModel:
         l2 = mpmath.fsum(pis[x_] * f2(k_, cum[x_][1], cum[x_][2], cum[x_][0]) for x_ in self.support())
         return l1, l1 + l2
 
-    def evaluate(self, ks: Iterable[int], digits: int = 30, search: bool = True) -> dict[str, Any]:
+    def evaluate(
+        self, ks: Iterable[int], digits: int = 30, search: bool = True, budget: float | None = WORK_BUDGET
+    ) -> dict[str, Any]:
         """Every exact quantity for each k in ``ks``, as mpmath numbers at ``digits`` (+ guard) digits.
 
         Returns ``{"CE", "Z", "by_k": [{"k", "R_k", "R_std_k", "H_k", "gap", "lead1", "lead2",
-        "bound", "bound_simple", "bound_sqrt", "offset_std"}, …], "h_k_note"}``, where
+        "bound", "bound_simple", "bound_sqrt", "offset_std"}, …], "h_k_note", "interrupted"}``, where
         ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound_sharp``),
         ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
+
+        Every k is checked before any is computed: a ``ValueError`` names the first k beyond
+        ``MAX_COMPOSITIONS`` and refuses a list whose estimated ``work`` exceeds ``budget`` (None: no limit).
+        A Ctrl-C (KeyboardInterrupt) during the enumeration returns the rows finished so far with
+        ``interrupted`` true.
         """
-        if not isinstance(digits, int) or digits < 5 or digits > 1000:
+        if not isinstance(digits, int) or isinstance(digits, bool) or digits < 5 or digits > 1000:
             raise ValueError(f"digits must be an integer in [5, 1000], got {digits!r}")
-        ks = list(ks)
-        with mpmath.workdps(digits + GUARD_DIGITS):
+        if not isinstance(ks, (list, tuple, range)) and not hasattr(ks, "size_bound"):
+            ks = list(ks)  # an iterator is read once; a KList is re-iterable and stays lazy
+        S = len(self.support())
+        for k_ in ks:
+            if not isinstance(k_, int) or isinstance(k_, bool) or k_ < 1:
+                raise ValueError(f"k must be an integer ≥ 1, got {k_!r}")
+            if S > 1 and _tuples(S, k_) > MAX_COMPOSITIONS:
+                raise ValueError(
+                    f"k = {k_} with {S} states needs {_tuples(S, k_)} count vectors, more than the "
+                    f"limit {MAX_COMPOSITIONS}; choose a smaller k"
+                )
+        if budget is not None:
+            total, worst, worst_w = self.work(ks, search=search, digits=digits)
+            if total > budget:
+                raise ValueError(
+                    f"the k-list needs ~{total:.3g} units of work (k = {worst} alone ~{worst_w:.3g}), above the "
+                    f"budget {budget:.3g} (--budget; about 30 s per 2e6 units); choose fewer or smaller k"
+                )
+        interrupted = False
+        with mpmath.workdps(digits + guard_digits(self.tau)):
             ce = self.cross_entropy()
             Zs = self.partition()
             ok, note = self.search_defined()
             bnd = _bound_functions()
             tv = self._mp(self.tau)
             rows = []
-            for k_ in ks:
-                ex = self.exact_at(k_, with_search=search)
-                l1, l2 = self.leading_terms(k_)
-                rows.append(
-                    {
-                        "k": k_,
-                        "R_k": ex["R_k"],
-                        "R_std_k": ex["R_std_k"],
-                        "H_k": ex["H_k"],
-                        "gap": ex["R_k"] - ce,
-                        "lead1": l1,
-                        "lead2": l2,
-                        "bound": bnd["bound"](tv, k_),
-                        "bound_simple": bnd["simple"](tv, k_),
-                        "bound_sqrt": bnd["sqrt"](tv, k_),
-                        "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"],
-                    }
-                )
+            try:
+                for k_ in ks:
+                    rows.append(self._row(k_, ce, search, bnd, tv))
+            except KeyboardInterrupt:
+                interrupted = True
         return {
             "model": self.name,
             "tau": str(self.tau),
@@ -354,6 +485,25 @@ class FiniteModel:
             "Z": Zs,
             "by_k": rows,
             "h_k_note": "" if (ok or not search) else note,
+            "interrupted": interrupted,
+        }
+
+    def _row(self, k_: int, ce, search: bool, bnd: dict, tv) -> dict[str, Any]:
+        """One row of ``evaluate`` (at the caller's precision)."""
+        ex = self.exact_at(k_, with_search=search)
+        l1, l2 = self.leading_terms(k_)
+        return {
+            "k": k_,
+            "R_k": ex["R_k"],
+            "R_std_k": ex["R_std_k"],
+            "H_k": ex["H_k"],
+            "gap": ex["R_k"] - ce,
+            "lead1": l1,
+            "lead2": l2,
+            "bound": bnd["bound"](tv, k_),
+            "bound_simple": bnd["simple"](tv, k_),
+            "bound_sqrt": bnd["sqrt"](tv, k_),
+            "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"],
         }
 
 
@@ -399,7 +549,9 @@ def to_json(result: dict[str, Any], digits: int) -> dict[str, Any]:
     }
     if result.get("h_k_note"):
         out["h_k_note"] = result["h_k_note"]
+    if result.get("interrupted"):
+        out["interrupted"] = True
     return out
 
 
-__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "FiniteModel", "to_json"]
+__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "WORK_BUDGET", "FiniteModel", "guard_digits", "to_json"]

@@ -297,7 +297,7 @@ def test_reproducible_across_worker_counts(tmp_path):
         )
         == 0
     )
-    rc = json.loads((c / "search.json").read_text())["models"]
+    rc = json.loads((c / "search-seed1.json").read_text())["models"]  # per-seed file: seeds never overwrite
     assert rc["sphere"]["points"] != ra["sphere"]["points"]  # the seed matters
 
 
@@ -358,7 +358,7 @@ def test_dask_scheduler_runs_the_same_sweep(tmp_path):
     pytest.importorskip("distributed")
     from distributed import LocalCluster
 
-    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address=":0") as cluster:
+    with LocalCluster(n_workers=1, threads_per_worker=2, processes=False, dashboard_address="127.0.0.1:0") as cluster:
         assert (
             main(
                 [

@@ -209,17 +209,40 @@ def _title(values: dict, loss: str, beta_mode: str) -> str:
     )
 
 
+def plot_path(text: str) -> pathlib.Path:
+    """The PNG file ``--plot`` names: DIR (existing, or ending in /) → DIR/compare.png; a name without the
+    .png suffix gets it (matplotlib would add it silently, and the path reported would be wrong). A parent
+    that is a file is refused here, with its name (the OS says only "File exists" or "Not a directory")."""
+    s = str(text)
+    if not s.strip():
+        raise ValueError("--plot is empty; allowed: a PNG file name or a directory")
+    path = pathlib.Path(s)
+    if path.is_dir() or s.endswith(("/", "\\")):
+        path = path / "compare.png"
+    elif path.suffix.lower() != ".png":
+        path = path.with_name(path.name + ".png")
+    for parent in path.parents:
+        if parent.exists():
+            if not parent.is_dir():
+                raise ValueError(f"--plot {s!r} cannot be written: {str(parent)!r} is a file, not a directory")
+            break
+    return path
+
+
 def run(args) -> int:
     from ..report import render_json
 
+    target = None if args.no_plot else plot_path(args.plot)  # before the work
     data = compute(args)
     title = _title(data["values"], args.loss, data["beta_mode"])
     written = None
-    if not args.no_plot:
+    if target is not None:
         try:
-            written = plot(data["rows"], pathlib.Path(args.plot), title)
+            written = plot(data["rows"], target, title)
         except OSError as exc:
-            raise ValueError(f"--plot {args.plot!r} cannot be written: {exc.strerror or exc}") from None
+            raise ValueError(
+                f"--plot {args.plot!r} cannot be written ({str(target)!r}): {exc.strerror or exc}"
+            ) from None
     if args.json:
         print(
             render_json(

@@ -95,10 +95,18 @@ def add_arguments(p_) -> None:
 
 
 def _number(flag: str, text: Any, allowed: str) -> sp.Rational:
+    if len(str(text)) > 400:  # sympy's parser is quadratic in the length; no parameter needs this many digits
+        raise ValueError(f"--{flag} = {str(text)[:20]!r}… is {len(str(text))} characters long; allowed: {allowed}")
     try:
-        return exact(text, flag)
+        val = exact(text, flag)
     except ValueError:
         raise ValueError(f"--{flag} = {text!r} is not a number; allowed: {allowed}") from None
+    if val != 0 and not (TAU_EVAL[0] <= abs(val) <= TAU_EVAL[1]):
+        raise ValueError(
+            f"--{flag} = {text!r} is out of range; allowed: {allowed}, with magnitude in [1e-300, 1e300] "
+            "(the formulas cannot be evaluated beyond)"
+        )
+    return val
 
 
 def _integer(flag: str, text: Any, lo: int, allowed: str) -> sp.Integer:
@@ -106,6 +114,12 @@ def _integer(flag: str, text: Any, lo: int, allowed: str) -> sp.Integer:
     if not val.is_Integer or val < lo:
         raise ValueError(f"--{flag} = {text!r} is out of range; allowed: {allowed}")
     return sp.Integer(val)
+
+
+#: magnitudes of every parameter the formulas can be evaluated at (within seconds): the positive range of a float.
+#: The toolkit's stated range of τ, where the inequalities are certified, is the much narrower [TAU_MIN, TAU_MAX];
+#: beyond 1e±300 the exponent 2/τ of e^{2/τ} itself has hundreds of digits and the interval evaluation stalls
+TAU_EVAL = (sp.Rational(1, 10**300), sp.Integer(10) ** 300)
 
 
 def validate_tau(text: Any) -> sp.Rational:

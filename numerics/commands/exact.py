@@ -8,11 +8,12 @@ and the rigorous bound min(C(τ)/k, D(τ)) of ``derivations.bias.bias_bound_shar
 from __future__ import annotations
 
 import json
+import math
 import sys
 
 import mpmath
 
-from ..finite import FiniteModel, to_json
+from ..finite import WORK_BUDGET, FiniteModel, to_json
 from ..klist import SYNTAX, parse_k_list
 
 HELP = "exact R_k, R_std,k, H_k and the finite-k bias of a finite-state model (enumeration, mpmath)"
@@ -28,17 +29,41 @@ def add_arguments(p) -> None:
     p.add_argument("--digits", type=int, default=30, help="significant digits of the output (default 30)")
     p.add_argument("--json", action="store_true", help="print one JSON object, numbers as decimal strings")
     p.add_argument("--no-search", action="store_true", help="skip H_k (the similarity-search cross-entropy)")
+    p.add_argument(
+        "--budget",
+        default=str(WORK_BUDGET),
+        help=f"refuse, before any work, a model and k-list whose estimated work exceeds this many units "
+        f"(about one mpmath operation each; default {WORK_BUDGET:g}, ~30 s on a loaded 2-core machine)",
+    )
+
+
+def _budget(text) -> float:
+    try:
+        val = float(text)
+    except (TypeError, ValueError):
+        val = math.nan
+    if not (math.isfinite(val) and val >= 1):
+        raise ValueError(f"--budget = {text!r} is out of range; allowed: a number of work units ≥ 1, e.g. 2e6")
+    return val
 
 
 def run(args) -> int:
     if args.digits < 5 or args.digits > 1000:
-        raise ValueError(f"--digits must be in [5, 1000], got {args.digits}")
-    ks = parse_k_list(args.k, max_values=100_000).tolist()
-    model = FiniteModel.from_json(args.model)
-    res = model.evaluate(ks, digits=args.digits, search=not args.no_search)
+        raise ValueError(f"--digits = {args.digits} is out of range; --digits must be in [5, 1000]")
+    budget = _budget(args.budget)
+    ks = parse_k_list(args.k, max_values=100_000)  # lazy: counted from its ranges, never materialised to refuse
+    model = FiniteModel.from_json(args.model, budget=budget)
+    res = model.evaluate(ks, digits=args.digits, search=not args.no_search, budget=budget)
+    if res.get("interrupted"):
+        done = [r["k"] for r in res["by_k"]]
+        print(
+            f"infonce-bounds exact: interrupted; printing the {len(done)} finished k"
+            + (f" ({done[0]} … {done[-1]})" if done else ""),
+            file=sys.stderr,
+        )
     if args.json:
         print(json.dumps(to_json(res, args.digits), indent=1))
-        return 0
+        return 130 if res.get("interrupted") else 0
     d = min(args.digits, 12)
 
     def f(v):
@@ -68,7 +93,7 @@ def run(args) -> int:
         print("  ".join(c.rjust(w) for c, w in zip(row, widths)))
     if res.get("h_k_note"):
         print(res["h_k_note"], file=sys.stderr)
-    return 0
+    return 130 if res.get("interrupted") else 0
 
 
 #: a two-state model whose per-anchor laws are two-point laws on {e^{−1/τ}, e^{1/τ}} (Bhatia–Davis

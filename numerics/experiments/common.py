@@ -21,6 +21,7 @@ import multiprocessing
 import os
 import pathlib
 import platform
+import re
 import subprocess
 import sys
 import threading
@@ -234,8 +235,24 @@ def _round_trip(obj):
     return json.loads(json.dumps(clean(obj)))
 
 
+_ADDRESS = re.compile(r"^(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.\-_]+):\d{1,5}$")
+
+
+def check_scheduler_address(address: str) -> None:
+    """``ValueError`` unless ``address`` reads as [PROTOCOL://]HOST:PORT (checked before dask sees it)."""
+    if re.match(r"^inproc://\S+$", address):  # an in-process cluster (LocalCluster(processes=False))
+        return
+    port = address.rsplit(":", 1)[-1]
+    if not _ADDRESS.match(address) or not (0 < int(port if port.isdigit() else 0) < 65536):
+        raise ValueError(
+            f"--scheduler {address!r} is not a scheduler address; allowed: [tcp://]HOST:PORT with a port in 1 … 65535, "
+            "e.g. tcp://127.0.0.1:8786"
+        )
+
+
 def connect_scheduler(address: str):
     """A ``dask.distributed`` client for ``address``; ``ValueError`` if dask is absent or it does not answer."""
+    check_scheduler_address(address)
     try:
         from dask.distributed import Client
     except ImportError:
@@ -243,10 +260,178 @@ def connect_scheduler(address: str):
             f"--scheduler {address!r} needs dask.distributed, which is not installed "
             "(pip install 'infonce-bounds[distributed]')"
         ) from None
+    # a Client whose constructor failed still runs __del__, which raises again ("Exception ignored in …"):
+    # that second report is silenced here, the first becomes the one-line error
+    old_hook = sys.unraisablehook
+    sys.unraisablehook = lambda unraisable: None
     try:
         return Client(address, timeout=3, set_as_default=False)
     except Exception as exc:  # noqa: BLE001 - OSError / TimeoutError / ValueError depending on the version
         raise ValueError(f"--scheduler {address!r} does not answer: {type(exc).__name__}: {exc}") from None
+    finally:
+        import gc
+
+        gc.collect()  # run the failed Client's __del__ now, under the silent hook
+        sys.unraisablehook = old_hook
+
+
+def usable_cores() -> int:
+    """Cores this process may run on (its affinity mask where the OS has one)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def cap_workers(workers: int | None) -> int:
+    """``workers`` (default: all cores) capped at the usable cores, with a note on stderr when capped:
+    more processes than cores only time-share the cores (measured 6× slower with 32 processes on 2)."""
+    cores = usable_cores()
+    if workers is None:
+        return cores
+    if workers > cores:
+        log(f"note: --workers {workers} capped at the {cores} usable cores (more processes would only share them)")
+        return cores
+    return workers
+
+
+# ----------------------------------------------------------------------------------------------
+# worker processes: no orphans, Ctrl-C handled by the parent
+# ----------------------------------------------------------------------------------------------
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    """Pool initializer: a worker ends when its parent does, even when the parent is SIGKILLed.
+
+    On Linux the kernel sends SIGKILL on the parent's death (prctl PR_SET_PDEATHSIG); everywhere, a daemon
+    thread also polls getppid() (which changes when the parent dies), closing the race in which the parent
+    died before prctl ran. SIGINT is ignored in workers: the parent handles Ctrl-C and ends them itself.
+    """
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no libc symbol
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+    def watch():
+        import time
+
+        while True:
+            if os.getppid() != parent_pid:
+                os._exit(1)
+            time.sleep(0.5)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def _end_pool(pool) -> None:
+    """Cancel queued points and end the worker processes now (error or Ctrl-C): finished points are
+    already stored; waiting for running ones made Ctrl-C take 6–12 s."""
+    procs = list(getattr(pool, "_processes", {}).values()) if getattr(pool, "_processes", None) else []
+    pool.shutdown(wait=False, cancel_futures=True)
+    for p in procs:
+        try:
+            p.kill()
+        except (OSError, ValueError, AttributeError):
+            pass
+    for p in procs:
+        try:
+            p.join(timeout=0.5)
+        except (OSError, ValueError, AssertionError, AttributeError):
+            pass
+
+
+# ----------------------------------------------------------------------------------------------
+# one run per (--out, experiment, seed) at a time
+# ----------------------------------------------------------------------------------------------
+
+
+class OutLock:
+    """``OUT/STEM.lock`` holding the owner's pid: a second run of the same experiment and seed on the same
+    ``--out`` refuses clearly (exit 2) instead of computing everything again and racing on the outputs.
+
+    A lock whose pid is no longer alive on this host (a killed run) is stale and taken over.
+    """
+
+    def __init__(self, out: pathlib.Path, name: str, seed: int):
+        self.path = pathlib.Path(out) / f"{output_stem(name, seed)}.lock"
+        self.name, self.seed = name, seed
+        self.held = False
+
+    def _owner(self) -> dict | None:
+        try:
+            return json.loads(self.path.read_text())
+        except (OSError, ValueError):
+            return None
+
+    @staticmethod
+    def _alive(pid: int) -> bool:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return False
+        except PermissionError:  # exists, owned by another user
+            return True
+        return True
+
+    def acquire(self) -> None:
+        me = {"pid": os.getpid(), "host": platform.node(), "experiment": self.name, "seed": self.seed}
+        for _ in range(3):
+            try:
+                fd = os.open(self.path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o644)
+            except FileExistsError:
+                owner = self._owner()
+                if owner is None:  # being written by its owner this instant, or garbage: look again
+                    import time
+
+                    time.sleep(0.2)
+                    owner = self._owner()
+                stale = owner is None or (
+                    owner.get("host") == me["host"] and not self._alive(int(owner.get("pid", -1)))
+                )
+                if stale:
+                    try:
+                        self.path.unlink()
+                    except FileNotFoundError:
+                        pass
+                    continue
+                raise ValueError(
+                    f"--out {str(self.path.parent)!r} is in use by another run of experiment {self.name!r} "
+                    f"with --seed {self.seed} (pid {owner.get('pid')} on {owner.get('host')}, lock file "
+                    f"{self.path.name}); wait for it to finish and rerun (its finished points are reused), or "
+                    "choose another --out"
+                ) from None
+            with os.fdopen(fd, "w") as fh:
+                fh.write(json.dumps(me))
+            self.held = True
+            return
+        raise ValueError(f"--out {str(self.path.parent)!r}: cannot take the lock file {self.path.name}")
+
+    def release(self) -> None:
+        if self.held:
+            owner = self._owner()
+            if owner is not None and owner.get("pid") == os.getpid():
+                try:
+                    self.path.unlink()
+                except FileNotFoundError:
+                    pass
+            self.held = False
+
+    def __enter__(self):
+        self.acquire()
+        return self
+
+    def __exit__(self, *exc):
+        self.release()
+        return False
 
 
 def sweep(
@@ -291,6 +476,10 @@ def sweep(
         try:
             from dask.distributed import as_completed
 
+            info = client.scheduler_info()
+            workers_info = info.get("workers", {}) if isinstance(info, dict) else {}
+            stats["workers"] = len(workers_info)  # the cluster's, not this process's 1
+            stats["threads"] = sum(int(w.get("nthreads", 1)) for w in workers_info.values())
             futs = {client.submit(_call, fn, points[i], store.key(points[i]), seed, pure=False): i for i in todo}
             for fut in as_completed(list(futs), loop=client.loop):
                 i = futs[fut]
@@ -302,7 +491,7 @@ def sweep(
             client.close()
             bar.close()
         return results, stats
-    workers = workers or os.cpu_count() or 1
+    workers = cap_workers(workers)
     workers = max(1, min(workers, len(todo)))
     stats["workers"] = workers
     try:
@@ -314,7 +503,9 @@ def sweep(
                 bar.update(1, _describe(points[i]))
         else:
             ctx = multiprocessing.get_context("spawn")
-            pool = cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx)
+            pool = cf.ProcessPoolExecutor(
+                max_workers=workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
+            )
             try:
                 futs = {pool.submit(_call, fn, points[i], store.key(points[i]), seed): i for i in todo}
                 for fut in cf.as_completed(futs):
@@ -323,8 +514,8 @@ def sweep(
                     store.put(points[i], res)  # finished points are kept even if a later one fails
                     results[i] = res
                     bar.update(1, _describe(points[i]))
-            except BaseException:  # error or Ctrl-C: drop queued points, do not wait for running ones
-                pool.shutdown(wait=False, cancel_futures=True)
+            except BaseException:  # error or Ctrl-C: drop queued points, end the running ones now
+                _end_pool(pool)
                 raise
             pool.shutdown()
     finally:
@@ -436,10 +627,17 @@ def parse_list(text: str | None, kind, name: str):
     return vals
 
 
+def output_stem(name: str, seed: int) -> str:
+    """``NAME`` for seed 0, ``NAME-seedS`` otherwise: runs with different seeds never overwrite each other."""
+    return name if not seed else f"{name}-seed{seed}"
+
+
 def finish(out: pathlib.Path, name: str, record: dict, fig) -> tuple[pathlib.Path, pathlib.Path]:
-    """Write ``NAME.png`` then ``NAME.json`` atomically (the JSON last: its presence means done)."""
-    png = out / f"{name}.png"
-    js = out / f"{name}.json"
+    """Write ``STEM.png`` then ``STEM.json`` atomically (the JSON last: its presence means done), with STEM
+    from ``output_stem`` and the record's seed."""
+    stem = output_stem(name, int(record.get("seed") or 0))
+    png = out / f"{stem}.png"
+    js = out / f"{stem}.json"
     save_figure_atomic(fig, png)
     record = dict(record)
     record["png"] = png.name

@@ -81,19 +81,38 @@ class FiniteModel:
         return self.M / self.pi[None, :]
 
     def W(self) -> np.ndarray:
+        """W_x(y) = e^{s(x, y)/τ}; overflows for τ ≲ 1.4e-3 (e^{1/τ} > 1.8e308): the sums use ``Ws``."""
         return np.exp(self.S / self.tau)
 
     def Z(self) -> np.ndarray:
         return self.W() @ self.pi
 
+    @property
+    def shift(self) -> np.ndarray:
+        """m(x) = max_y s(x, y), the per-anchor shift of ``Ws``."""
+        return self.S.max(axis=1)
+
+    def Ws(self) -> np.ndarray:
+        """W_x(y) e^{−m(x)/τ} = e^{(s(x, y) − m(x))/τ} ∈ (0, 1]: W scaled per anchor. Every ratio used here
+        (U = Z_k/Z, κ₂/Z², κ₃/Z³) is unchanged by the scale, and nothing overflows at τ = 1e-3."""
+        return np.exp((self.S - self.shift[:, None]) / self.tau)
+
+    def Zs(self) -> np.ndarray:
+        """Z(x) e^{−m(x)/τ}, the scaled partition function (≥ min_y π(y) > 0: no underflow)."""
+        return self.Ws() @ self.pi
+
+    def log_Z(self) -> np.ndarray:
+        """log Z(x) = m(x)/τ + log Zs(x), without forming Z."""
+        return self.shift / self.tau + np.log(self.Zs())
+
     def ce(self) -> float:
-        """CE = E_x[ −E_M s(x, ·)/τ + log Z(x) ]."""
-        pos = np.sum(self.M * self.S, axis=1)
-        return float(self.pi @ (-pos / self.tau + np.log(self.Z())))
+        """CE = E_x[ −E_M s(x, ·)/τ + log Z(x) ] = E_x[ (m(x) − E_M s(x, ·))/τ + log Zs(x) ]."""
+        pos = np.sum(self.M * (self.S - self.shift[:, None]), axis=1)  # ≤ 0, O(1): no 1/τ-size cancellation
+        return float(self.pi @ (-pos / self.tau + np.log(self.Zs())))
 
     def leading(self) -> tuple[float, float]:
         """(a₁, a₂) with R_k − CE = −a₁/k + a₂/k² + O(k⁻³): a₁ = E_x κ₂/(2Z²), a₂ = E_x[κ₃/(3Z³) − 3κ₂²/(4Z⁴)]."""
-        W, Z = self.W(), self.Z()
+        W, Z = self.Ws(), self.Zs()  # scale-free ratios
         c = W - Z[:, None]
         k2 = (c**2) @ self.pi
         k3 = (c**3) @ self.pi
@@ -167,6 +186,24 @@ def _log(U: np.ndarray) -> np.ndarray:
         return np.where(np.abs(U - 1) < 0.5, np.log1p(U - 1), np.log(U))
 
 
+def _log_U(C: np.ndarray, log_w: np.ndarray, log_norm: float) -> tuple[np.ndarray, np.ndarray]:
+    """(log U, U) for U = Σ_y C_y e^{log_w_y} / e^{log_norm}, row by row of the counts C, max-shifted.
+
+    Why: at τ = 1e-3 the scaled weights e^{(s − m)/τ} of far states underflow to 0, and a draw of only far
+    states made U = 0 and log U = −inf; here log U stays finite (≈ −2000) and near U = 1 it is
+    log1p(U − 1), with no cancellation.
+    """
+    with np.errstate(divide="ignore"):
+        A = np.log(C) + log_w[None, :]  # −inf where C_y = 0
+    mx = A.max(axis=1, keepdims=True)
+    log_u = mx[:, 0] + np.log(np.exp(A - mx).sum(axis=1)) - log_norm
+    U = np.exp(log_u)
+    with np.errstate(invalid="ignore"):
+        near = np.abs(U - 1) < 0.5
+        log_u = np.where(near, np.log1p(np.where(near, U - 1, 0.0)), log_u)
+    return log_u, U
+
+
 def n_compositions(k: int, N: int) -> int:
     return math.comb(k + N - 1, N - 1)
 
@@ -198,12 +235,13 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
         raise ValueError(f"k = {k} needs {n_compositions(k, model.N)} compositions (> {EXACT_LIMIT}); use Monte Carlo")
     C = compositions(k, model.N).astype(float)
     P = np.exp(_multinomial_logpmf(C.astype(np.int64), k, model.pi))
-    W, Z, S, m = model.W(), model.Z(), model.S, model.m
+    Z, S, m = model.Zs(), model.S, model.m  # U = Z_k/Z is scale-free
     gap = 0.0
     snis = 0.0
+    logW = (S - model.shift[:, None]) / model.tau
     for x in range(model.N):
-        U = (C @ W[x]) / (k * Z[x])
-        gap += model.pi[x] * float(P @ (_log(U) - (U - 1)))  # E(U − 1) = 0 exactly
+        log_u, U = _log_U(C, logW[x], math.log(k * Z[x]))
+        gap += model.pi[x] * float(P @ (log_u - (U - 1)))  # E(U − 1) = 0 exactly
         A = (C @ (m[x] * S[x])) / k
         B = (C @ m[x]) / k
         snis += model.pi[x] * float(P @ (A / B - float(m[x] * S[x] @ model.pi)))  # subtract inside: less cancellation
@@ -213,7 +251,8 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
 
 def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chunk: int = 200_000) -> dict:
     """Monte Carlo R_k − CE and D_k (n samples per anchor state, stratified over x, control variates)."""
-    W, Z, S, m = model.W(), model.Z(), model.S, model.m
+    Z, S, m = model.Zs(), model.S, model.m  # U = Z_k/Z is scale-free
+    logW = (S - model.shift[:, None]) / model.tau
     gap = gvar = d = dvar = 0.0
     for x in range(model.N):
         g_sum = g_sq = d_sum = d_sq = 0.0
@@ -222,8 +261,8 @@ def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chun
         while done < n:
             b = min(chunk, n - done)
             C = rng.multinomial(k, model.pi, size=b).astype(float)
-            U = (C @ W[x]) / (k * Z[x])
-            g = _log(U) - (U - 1)
+            log_u, U = _log_U(C, logW[x], math.log(k * Z[x]))
+            g = log_u - (U - 1)
             A = (C @ (m[x] * S[x])) / k
             B = (C @ m[x]) / k
             e = A / B - muA - ((A - muA) - muA * (B - 1))
@@ -273,12 +312,17 @@ class SphereModel:
         return float(sphere_moment(self.d, b, j))
 
     def Z(self) -> float:
+        """Z = E e^{T/τ}; inf for τ ≲ 1.4e-3 (the sums use ``Zs``)."""
         return self.moment(1 / self.tau)
 
+    def Zs(self) -> float:
+        """Z e^{−1/τ} = E e^{(T − 1)/τ} (T ≤ 1: no overflow at any τ)."""
+        return float(sphere_moment(self.d, 1 / self.tau, 0, shift=1))
+
     def ce(self) -> float:
-        """CE = −E_vMF[T]/τ + log Z, E_vMF[T] = E[T e^{κT}]/E[e^{κT}]."""
+        """CE = −E_vMF[T]/τ + log Z = (1 − E_vMF[T])/τ + log Zs, E_vMF[T] = E[T e^{κT}]/E[e^{κT}]."""
         et = self.moment(self.kappa, 1) / self.moment(self.kappa)
-        return -et / self.tau + math.log(self.Z())
+        return (1 - et) / self.tau + math.log(self.Zs())
 
     def leading(self) -> tuple[float, float]:
         import mpmath
@@ -311,21 +355,23 @@ class SphereModel:
 
 
 @lru_cache(maxsize=256)
-def sphere_moment(d: int, b, j: int = 0):
-    """E[T^j e^{bT}] = ∫ t^j e^{bt} (1 − t²)^{(d−3)/2} dt / B(1/2, (d−1)/2) over [−1, 1] (mpmath, 30 digits)."""
+def sphere_moment(d: int, b, j: int = 0, shift=0):
+    """E[T^j e^{b(T − shift)}] = ∫ t^j e^{b(t − shift)} (1 − t²)^{(d−3)/2} dt / B(1/2, (d−1)/2) over [−1, 1]
+    (mpmath, 30 digits); ``shift = 1`` keeps the value ≤ 1 at any b (a float even at b = 1/τ = 1000)."""
     import mpmath
 
     with mpmath.workdps(30):
         b = mpmath.mpf(b)
+        c = mpmath.mpf(shift)
         e = mpmath.mpf(d - 3) / 2
         norm = mpmath.beta(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2)
-        f = lambda t: t**j * mpmath.exp(b * t) * (1 - t * t) ** e
+        f = lambda t: t**j * mpmath.exp(b * (t - c)) * (1 - t * t) ** e
         return mpmath.quad(f, [-1, 0, 1]) / norm
 
 
 def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chunk_values: int = 2_000_000) -> dict:
     """Monte Carlo R_k − CE and D_k on the sphere model (n samples of k negatives; control variates)."""
-    Z = model.Z()
+    Z = model.Zs()  # with e^{(T − 1)/τ} below: U = Z_k/Z is scale-free
     Mk = model.moment(model.kappa)
     muA = model.moment(model.kappa, 1) / Mk
     b = max(1, chunk_values // k)
@@ -334,8 +380,11 @@ def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chun
     while done < n:
         r = min(b, n - done)
         T = model.sample_T(rng, (r, k))
-        U = np.exp(T / model.tau).mean(1) / Z
-        g = _log(U) - (U - 1)
+        X = (T - 1) / model.tau  # ≤ 0
+        mx = X.max(axis=1)
+        log_u = mx + np.log(np.exp(X - mx[:, None]).sum(axis=1)) - math.log(k * Z)  # no log 0 at τ = 1e-3
+        U = np.exp(log_u)
+        g = np.where(np.abs(U - 1) < 0.5, _log(U), log_u) - (U - 1)
         mT = np.exp(model.kappa * T) / Mk
         A = (mT * T).mean(1)
         B = mT.mean(1)

@@ -1,0 +1,276 @@
+"""Issue 15: every bad input a clear one-line error (exit 2) or a correct result; one test per reported row.
+
+CLI rows run in-process (``numerics.cli.main``); each asserts the exit status, that stderr is one line
+naming the parameter (no traceback), and that refusals come before the work (a time bound).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from fractions import Fraction
+
+import mpmath
+import numpy as np
+import pytest
+
+from infonce_bounds.numerics.certify import format_down, format_up
+from infonce_bounds.numerics.cli import main
+from infonce_bounds.numerics.experiments.models import (
+    SphereModel,
+    finite_exact,
+    finite_mc,
+    finite_models,
+    sphere_mc,
+    sphere_moment,
+)
+from infonce_bounds.numerics.finite import FiniteModel
+
+EXAMPLE = {
+    "tau": "1/4",
+    "pi": ["1/2", "1/3", "1/6"],
+    "M": [["3/5", "3/10", "1/10"], ["1/4", "1/2", "1/4"], ["1/5", "2/5", "2/5"]],
+    "phi": [["1", "0"], ["3/5", "4/5"], ["-4/5", "3/5"]],
+}
+
+
+def _uniform(N: int) -> dict:
+    return {"tau": "1", "pi": [f"1/{N}"] * N, "M": [[f"1/{N}"] * N for _ in range(N)], "phi": [["1"]] * N}
+
+
+def one_line_error(capsys, *needles: str) -> str:
+    err = capsys.readouterr().err.strip()
+    assert "Traceback" not in err and err.count("\n") == 0, err
+    for nd in needles:
+        assert nd in err, (nd, err)
+    return err
+
+
+# ------------------------------------------------------------------------------------------ constants
+
+
+@pytest.mark.parametrize("tau", ["1e-20", "1e-50", "1e-300"])
+def test_constants_tiny_tau_prints_certified_values(capsys, tau):
+    """Row 1: `constants --tau 1e-20` raised OverflowError in certify._fmt; now the huge values print,
+    rounded up from their enclosure, and log C(τ) = 2/τ + O(1) as the formula says."""
+    from infonce_bounds.derivations import bias
+    from infonce_bounds.derivations.symbols import tau as tau_sym
+    from infonce_bounds.numerics.certify import enclose
+
+    t0 = time.perf_counter()
+    assert main(["constants", "--tau", tau, "--json"]) == 0
+    assert time.perf_counter() - t0 < 60
+    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
+    printed = mpmath.mpf(rows["bias_constant"]["value"])
+    _, hi = enclose(bias.bias_constant(tau_sym), {tau_sym: tau})
+    assert printed >= hi and (printed - hi) / hi < mpmath.mpf("1e-5")
+    t = mpmath.mpf(tau)
+    assert abs(mpmath.log(printed) * t / 2 - 1) < 3 * t  # log C = 2/τ + O(1)
+
+
+@pytest.mark.parametrize("tau", ["1e-6", "1e-8", "1e-10"])
+def test_constants_small_tau_is_fast(capsys, tau):
+    """Row 2: τ = 1e-6 … 1e-10 gave no output for > 150 s (the exact decimal rounding of e^{2·10⁶})."""
+    t0 = time.perf_counter()
+    assert main(["constants", "--tau", tau]) == 0
+    assert time.perf_counter() - t0 < 30
+    assert "bias_constant" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "needles"),
+    [
+        (["--tau", "1e-3000"], ["--tau", "[1e-300, 1e300]"]),
+        (["--tau", "1e3000"], ["--tau", "[1e-300, 1e300]"]),
+        (["--n", "1e3000"], ["--n", "[1e-300, 1e300]"]),
+        (["--beta", "1e-3000"], ["--beta", "[1e-300, 1e300]"]),
+        (["--k", "9" * 500], ["--k", "characters long"]),
+    ],
+)
+def test_constants_unevaluable_values_are_refused(capsys, argv, needles):
+    assert main(["constants", *argv]) == 2
+    one_line_error(capsys, *needles)
+
+
+def test_far_formatting_rounds_outward():
+    """_fmt beyond 2^±3000: the interval route; directed rounding checked against a 60-digit reference."""
+    for x in (mpmath.exp(mpmath.mpf(2) * 10**6), mpmath.exp(-(mpmath.mpf(10) ** 5)), mpmath.mpf(10) ** 4000 * 3):
+        up, down = format_up(x, 6), format_down(x, 6)
+        with mpmath.workdps(60):
+            assert mpmath.mpf(up) >= x >= mpmath.mpf(down)
+            assert (mpmath.mpf(up) - mpmath.mpf(down)) / x < mpmath.mpf("2.1e-5")  # at most 2 units of the 6th digit
+    assert format_up(-mpmath.exp(mpmath.mpf(10) ** 4), 4).startswith("-")
+    # planted: a value rounded the wrong way is detected by the same comparison
+    x = mpmath.mpf(10) ** 4000 * 3
+    assert not (mpmath.mpf("2.99999e4000") >= x)
+
+
+# ------------------------------------------------------------------------------------------ experiments at τ = 1e-3
+
+
+@pytest.mark.parametrize("tau", [0.001, 0.0014, 0.003])
+def test_finite_models_are_overflow_free_in_the_stated_range(tau):
+    """Row 3: at τ ∈ [1e-3, 3e-3] e^{s/τ} overflowed (then a TypeError on None); the scaled forms are exact."""
+    for model in finite_models(tau):
+        assert math.isfinite(model.ce())
+        a1, a2 = model.leading()
+        assert math.isfinite(a1) and a1 > 0 and math.isfinite(a2)
+        k = 4 if model.N > 2 else 16
+        res = finite_exact(model, k)
+        assert math.isfinite(res["gap"]) and res["gap"] < 0 and math.isfinite(res["D"])
+        # the same gap from the 30-digit enumeration of numerics.finite
+        fm = FiniteModel.from_dict(
+            {"tau": repr(tau), "pi": model.pi.tolist(), "M": model.M.tolist(), "phi": model.Phi.tolist()}
+        )
+        with mpmath.workdps(30):
+            ref = fm.exact_at(k, with_search=False, with_std=False)["R_k"] - fm.cross_entropy()
+        assert res["gap"] == pytest.approx(float(ref), rel=1e-9)
+        mc = finite_mc(model, k, 2000, np.random.default_rng(1))
+        assert math.isfinite(mc["gap"]) and math.isfinite(mc["gap_se"])
+
+
+def test_sphere_model_is_overflow_free_at_tau_1e3():
+    mdl = SphereModel(d=8, kappa=4.0, tau=0.001)
+    assert math.isfinite(mdl.ce()) and mdl.Zs() > 0
+    # Zs = Z e^{−1/τ} against the closed form Γ(d/2)(2/b)^{d/2−1} I_{d/2−1}(b) e^{−b}, 30 digits
+    with mpmath.workdps(30):
+        b = mpmath.mpf(1000)
+        closed = mpmath.gamma(4) * (2 / b) ** 3 * mpmath.besseli(3, b) * mpmath.exp(-b)
+        assert float(sphere_moment(8, 1000.0, 0, shift=1)) == pytest.approx(float(closed), rel=1e-10)
+    res = sphere_mc(mdl, 4, 500, np.random.default_rng(2))
+    assert math.isfinite(res["gap"]) and math.isfinite(res["gap_se"]) and res["gap"] < 0
+
+
+def test_experiment_at_tau_1e3_runs(tmp_path, capsys):
+    argv = ["experiment", "search", "--k", "2,8", "--samples", "300", "--tau", "0.001", "--workers", "1"]
+    assert main([*argv, "--out", str(tmp_path)]) == 0
+    rec = json.loads((tmp_path / "search.json").read_text())
+    gaps = [p[q] for m in rec["models"].values() for p in m["points"] for q in ("R_k", "D_k")]
+    assert gaps and all(g is not None and math.isfinite(g) for g in gaps)
+    assert "Traceback" not in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("tau", ["1e-4", "101", "nan", "inf", "0"])
+def test_experiment_tau_outside_the_stated_range_is_refused(tmp_path, capsys, tau):
+    assert main(["experiment", "rate", "--tau", tau, "--out", str(tmp_path)]) == 2
+    one_line_error(capsys, "--tau", "[0.001, 100]")
+
+
+# ------------------------------------------------------------------------------------------ exact
+
+
+@pytest.fixture
+def model_file(tmp_path):
+    def write(data, name="m.json"):
+        p = tmp_path / name
+        p.write_text(json.dumps(data)) if not isinstance(data, bytes) else p.write_bytes(data)
+        return str(p)
+
+    return write
+
+
+@pytest.mark.parametrize(
+    ("data", "k", "needles"),
+    [
+        (_uniform(1), "1000000000", ["k = 1000000000", "budget"]),  # row 4: memory grew without bound
+        (_uniform(1), "1-300000000", ["--k", "at most 100000"]),  # row 5: MemoryError in the k parser
+        (_uniform(400), "1-2", ["k = 2", "budget"]),  # row 6: > 120 s
+        (_uniform(1), "1-100000", ["budget"]),
+        (EXAMPLE, "1-150,3000", ["k = 3000", "count vectors"]),  # row 7: 70 s, then an error on k = 3000
+    ],
+)
+def test_exact_refuses_before_work(capsys, model_file, data, k, needles):
+    t0 = time.perf_counter()
+    assert main(["exact", model_file(data), "--k", k]) == 2
+    assert time.perf_counter() - t0 < 15  # refused from N and k alone
+    one_line_error(capsys, *needles)
+
+
+def test_exact_large_model_refused_from_its_size(capsys, model_file):
+    """Row 6: N = 3000 states: refused from the file's sizes, before its 9·10⁶ entries are converted."""
+    assert main(["exact", model_file(_uniform(800)), "--k", "1"]) == 2
+    one_line_error(capsys, "N = 800", "budget")
+
+
+def test_exact_budget_option_is_honoured_and_validated(capsys, model_file):
+    path = model_file(EXAMPLE)
+    assert main(["exact", path, "--k", "1-60", "--budget", "1e5"]) == 2
+    one_line_error(capsys, "budget 1e+05")
+    assert main(["exact", path, "--k", "1-3", "--budget", "1e5", "--json"]) == 0
+    assert [r["k"] for r in json.loads(capsys.readouterr().out)["by_k"]] == [1, 2, 3]
+    for bad in ("0", "-1", "nan", "lots"):
+        assert main(["exact", path, "--budget", bad]) == 2
+        one_line_error(capsys, "--budget", repr(bad))
+
+
+def test_work_estimate_tracks_the_time():
+    """The estimate is an estimate: within a factor 20 of 15 µs per unit on this example (planted: a k-list
+    20× larger is estimated at least 10× more work)."""
+    m = FiniteModel.example()
+    t0 = time.perf_counter()
+    m.evaluate(range(1, 16), budget=None)
+    dt = time.perf_counter() - t0
+    w = m.work(range(1, 16))[0]
+    assert 15e-6 * w / 20 < dt < 15e-6 * w * 20
+    assert m.work(range(1, 301))[0] > 10 * w
+
+
+@pytest.mark.parametrize(
+    ("tau", "needles"),
+    [
+        ("1e300", ["tau = '1e300'", "1e-30 ≤ τ ≤ 1e+30"]),  # row 8: ZeroDivisionError
+        ("1e999999999", ["tau = '1e999999999'", "±300"]),  # row 8: hang
+        ("1" * 2000, ["tau", "characters long"]),
+    ],
+)
+def test_exact_model_tau_out_of_range(capsys, model_file, tau, needles):
+    t0 = time.perf_counter()
+    assert main(["exact", model_file({**EXAMPLE, "tau": tau})]) == 2
+    assert time.perf_counter() - t0 < 10
+    one_line_error(capsys, *needles)
+
+
+@pytest.mark.parametrize("tau", ["1e-30", "1e30", "1/1000", "100"])
+def test_exact_model_tau_at_the_ends_is_accurate(tau):
+    """At the ends of the accepted τ range the guard digits cover the cancellation: 20 digits agree with 60."""
+    m = FiniteModel.from_dict({**EXAMPLE, "tau": tau})
+    res = m.evaluate([1, 2], digits=20, search=False)
+    ref = m.evaluate([1, 2], digits=60, search=False)
+    for r, q in zip(res["by_k"], ref["by_k"]):
+        assert mpmath.almosteq(r["gap"], q["gap"], rel_eps=mpmath.mpf(10) ** -18)
+        assert r["gap"] < 0
+    assert Fraction(tau) == m.tau
+
+
+def test_exact_deep_binary_and_latin1_files(capsys, model_file):
+    """Rows 9–10: RecursionError; decode errors that did not name the file."""
+    deep = model_file(("[" * 100_000 + "]" * 100_000).encode(), "deep.json")
+    assert main(["exact", deep]) == 2
+    one_line_error(capsys, "deep.json", "nests")
+    binary = model_file(bytes(range(256)), "bin.json")
+    assert main(["exact", binary]) == 2
+    one_line_error(capsys, "bin.json", "not UTF-8", "0x80")
+    latin = model_file('{"name": "café"}'.encode("latin-1"), "latin.json")
+    assert main(["exact", latin]) == 2
+    one_line_error(capsys, "latin.json", "0xe9")
+    huge_int = model_file(('{"tau": ' + "1" * 5000 + "}").encode(), "int.json")
+    assert main(["exact", huge_int]) == 2
+    one_line_error(capsys, "int.json")
+
+
+def test_exact_interrupt_keeps_finished_rows(monkeypatch):
+    """Ctrl-C inside the enumeration: the finished rows are returned, flagged ``interrupted``."""
+    m = FiniteModel.example()
+    real = FiniteModel.exact_at
+    calls = []
+
+    def fake(self, k_, **kw):
+        calls.append(k_)
+        if k_ == 3:
+            raise KeyboardInterrupt
+        return real(self, k_, **kw)
+
+    monkeypatch.setattr(FiniteModel, "exact_at", fake)
+    res = m.evaluate(range(1, 6), digits=10)
+    assert res["interrupted"] and [r["k"] for r in res["by_k"]] == [1, 2]
