@@ -126,6 +126,49 @@ H_val = sp.Symbol("H_tau", real=True)  #: the value of H_τ(f, x, y, μ) (35) on
 
 
 # --- paper §4 (derivations/paper: Prop. 3, Lemma 5, (C), Lemma 1, Prop. 5, Theorem 1) -----------
+eps_k = sp.Symbol("epsilon_k", positive=True)  #: ε = 1/k ∈ (0, 1], to certify claims tight as k → ∞
+ell_lo = sp.Symbol("ell_lo", real=True)  #: a, the lower end of the loss range (proof of Prop. 3)
+ell_hi = sp.Symbol("ell_hi", real=True)  #: b, the upper end of the loss range
+dev = sp.Symbol("dev", positive=True)  #: √(log(2/δ)/(2n)), the deviation term of Mohri Thm 3.3
+Rad_g = sp.Symbol("Rad_g", nonnegative=True)  #: empirical Rademacher complexity of g = (ℓ − a)/(b − a)
+ghat = sp.Symbol("ghat", real=True)  #: (1/n) Σ_i g(φ, Z_i)
+C_Phi = sp.Symbol("C_Phi", positive=True)  #: the Lipschitz constant C_Φ of assumption (C)
+d_Theta = sp.Symbol("d_Theta", integer=True, positive=True)  #: parameter dimension d_Θ of (C)
+t_line = sp.Symbol("t_line", real=True)  #: θ = θ₀ + R t u on a line through θ₀, t ∈ [−1, 1]
+t_line2 = sp.Symbol("t_line2", real=True)  #: θ' = θ₀ + R t' u
+z_norm = sp.Symbol("z_norm", positive=True)  #: ‖z‖₂ of an input
+D_anc = sp.Symbol("D_anc", nonnegative=True)  #: ‖φ(zᵃ) − φ'(zᵃ)‖₂ (or its root mean square over i)
+D_pos = sp.Symbol("D_pos", nonnegative=True)  #: ‖φ(z⁺) − φ'(z⁺)‖₂
+D_neg = sp.Symbol("D_neg", nonnegative=True)  #: the power mean of ‖φ(z_j⁻) − φ'(z_j⁻)‖₂ over j
+N_anc = sp.Symbol("N_anc", nonnegative=True)  #: ((1/n) Σ_i ‖z_iᵃ‖²)^{1/2}, first term of B_τ
+N_pos = sp.Symbol("N_pos", nonnegative=True)  #: ((1/n) Σ_i ‖z_i⁺‖²)^{1/2}
+N_neg = sp.Symbol("N_neg", nonnegative=True)  #: ((1/nk) Σ_ij ‖z_ij⁻‖^{2/(1∧τ)})^{(1∧τ)/2}
+q_anc = sp.IndexedBase("q_anc", nonnegative=True)  #: per-tuple anchor terms (Minkowski step (51))
+q_pos = sp.IndexedBase("q_pos", nonnegative=True)  #: per-tuple positive terms
+q_neg = sp.IndexedBase("q_neg", nonnegative=True)  #: per-tuple negative terms; also norms ‖z_j⁻‖
+m_neg = sp.IndexedBase("m_neg", nonnegative=True)  #: per-tuple means (1/k) Σ_j ‖z_ij⁻‖^β (Jensen (52))
+L_rho = sp.Symbol("L_rho", positive=True)  #: Lipschitz constant of θ ↦ φ_θ in ρ_n^info, (53)
+U_dud = sp.Symbol("U_dud", positive=True)  #: upper limit U of Dudley's integral
+c_dud = sp.Symbol("c_dud", positive=True)  #: c = RL in the covering number (1 + 2RL/ε)^{d_Θ}
+eps_cov = sp.Symbol("epsilon_cov", positive=True)  #: the scale ε in Dudley's integral
+a_cov = sp.Symbol("a_cov", positive=True)  #: a := e R B_τ C_Φ of Prop. 5 (A in Theorem 1)
+x_ratio = sp.Symbol("x_ratio", nonnegative=True)  #: x = c/U inside ∂h/∂U
+mu_s = sp.Symbol("mu_s", positive=True)  #: a scale factor μ (homogeneity of h)
+kap_s = sp.Symbol("kappa_s", nonnegative=True)  #: κ = L'/L ∈ [0, 1] (our Lipschitz constant over the paper's)
+del_s = sp.Symbol("delta_s", nonnegative=True)  #: δ' = (b − a)/(4/τ) ∈ [0, 1] (our diameter over the paper's)
+X_s = sp.Symbol("X_s", nonnegative=True)  #: X = RL/(4/τ), the paper's RL in units of its diameter 4/τ
+slack1 = sp.Symbol("slack1", nonnegative=True)  #: slack of Prop. 2 in Theorem 1
+slack2 = sp.Symbol("slack2", nonnegative=True)  #: slack of Prop. 3
+slack3 = sp.Symbol("slack3", nonnegative=True)  #: slack of Prop. 5
+bias_s = sp.Symbol("bias_s", real=True)  #: the finite-k bias term of Prop. 2
+cplx_s = sp.Symbol("cplx_s", nonnegative=True)  #: the Prop. 5 bound on the Rademacher complexity
+var_s = sp.Symbol("var_s", nonnegative=True)  #: the sample-variability term of Prop. 3
+dell = sp.Symbol("Delta_ell", nonnegative=True)  #: |ℓ(φ, z, k, τ) − ℓ(φ', z, k, τ)|
+dtheta = sp.Symbol("Delta_theta", nonnegative=True)  #: ‖θ − θ'‖₂
+theta_off = sp.Symbol("theta_offset", nonnegative=True)  #: ‖θ − θ₀‖₂
+s_prime = sp.IndexedBase("s_prime", real=True)  #: similarities of the negatives under a second embedding φ'
+s_pos_prime = sp.Symbol("s_plus_prime", real=True)  #: similarity of the positive pair under φ'
+min_term = sp.Symbol("min_term", nonnegative=True)  #: min{A√(log 3 + 1), √(log(1 + 2A) + 1)} of Theorem 1
 
 
 # --- end of paper §4 generalisation block ----------------------------------------------------------
