@@ -30,6 +30,7 @@ COMMANDS: dict[str, str] = {
     "compare": "compare",
     "exact": "exact",
     "experiment": "experiment",
+    "errata": "errata",
 }
 
 

@@ -89,6 +89,9 @@ def add_arguments(p_) -> None:
     g = p_.add_mutually_exclusive_group()
     g.add_argument("--json", action="store_true", help="print one JSON object")
     g.add_argument("--latex", action="store_true", help="print a LaTeX table")
+    # the paper-vs-ours table lives in its own module (paper_constants)
+    p_.add_argument("--paper", action="store_true", help="the paper's constants beside ours (paper/ours ratios)")
+    p_.add_argument("--prove", action="store_true", help="with --paper: run each 'ours ≤ paper' step now")
 
 
 # ----------------------------------------------------------------------------- validation
@@ -462,6 +465,10 @@ def payload(args) -> dict:
 
 
 def run(args) -> int:
+    if getattr(args, "paper", False):
+        from .paper_constants import run as run_paper
+
+        return run_paper(args)
     from ..report import render_json, render_latex, render_table
 
     data = payload(args)

@@ -1,0 +1,121 @@
+"""``infonce-bounds constants --paper``: the paper's constants beside ours, certified, one row per ``PaperConstant``.
+
+Each row: ``paper`` and ``ours`` are the upper ends (rounded up) of outward-rounded intervals of the two
+expressions of ``derivations.paper.constants()`` at the exact τ, β, k given; ``ratio`` = paper/ours is the
+*lower* end of the interval quotient (rounded down), so a gain is never overstated. ``ours ≤ paper`` is a
+step of the named derivation (``proof_step``); ``--prove`` runs it now and reports its verdict.
+
+β here is the paper's inverse temperature (Prop. 4, β ≥ 1); ``auto`` takes Lemma 1's β = 1 ∨ 2/τ.
+"""
+
+from __future__ import annotations
+
+import mpmath
+import sympy as sp
+
+from infonce_bounds.derivations import catalogue, paper
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.symbols import beta, k, tau
+
+from ..certify import certify, exact, exact_str, format_down
+from .constants import validate_k, validate_tau
+
+PARAM_SYMBOLS = {"tau": tau, "beta": beta, "k": k}
+
+
+def validate_beta(text: object, tau_: sp.Rational) -> tuple[sp.Rational, str]:
+    """The paper's β ≥ 1 from the command line ('auto' → 1 ∨ 2/τ); ValueError naming flag and range."""
+    raw = str(text).strip().lower()
+    if raw == "auto":
+        return sp.Max(1, 2 / tau_), "auto: β = 1 ∨ 2/τ (Lemma 1's choice)"
+    try:
+        val = exact(text, "beta")
+    except ValueError:
+        raise ValueError(f"--beta = {text!r} is not a number; allowed: the paper's β ≥ 1, or 'auto'") from None
+    if val < 1:
+        raise ValueError(f"--beta = {text!r} is out of range; allowed: the paper's β ≥ 1 (Prop. 4), or 'auto'")
+    return val, "given"
+
+
+def values_from(args) -> tuple[dict, str]:
+    t_ = validate_tau(args.tau)
+    k_ = validate_k(args.k)
+    b_, how = validate_beta(getattr(args, "beta", "auto"), t_)
+    return {tau: t_, k: k_, beta: b_}, how
+
+
+def row_for(c: paper.PaperConstant, values: dict, digits: int = 6, prove: bool = False, trials: int = 2000) -> dict:
+    paper_expr, ours_expr = (sp.sympify(x) for x in c.build())
+    row = {
+        "name": c.name,
+        "label": c.label,
+        "source": c.result,
+        "proof_step": c.proof_step,
+        "attained": c.attained,
+        "note": c.note,
+        "params": list(c.params),
+    }
+    free = (paper_expr.free_symbols | ours_expr.free_symbols) - set(values)
+    if free:
+        raise ValueError(f"constant {c.name}: no value for {sorted(map(str, free))}")
+    cp = certify(paper_expr, {s: v for s, v in values.items() if s in paper_expr.free_symbols}, name=c.name + ":paper")
+    co = certify(ours_expr, {s: v for s, v in values.items() if s in ours_expr.free_symbols}, name=c.name + ":ours")
+    # the quotient of the two enclosures: its lower end is a certified lower bound on paper/ours
+    with mpmath.workprec(140):
+        q = mpmath.iv.mpf([cp.lo, cp.hi]) / mpmath.iv.mpf([co.lo, co.hi])
+        ratio_lo = mpmath.mpf(q.a)
+    row.update(
+        paper=cp.upper_str(digits),
+        ours=co.upper_str(digits),
+        ratio=format_down(ratio_lo, digits),
+        paper_interval=[cp.lower_str(digits), cp.upper_str(digits)],
+        ours_interval=[co.lower_str(digits), co.upper_str(digits)],
+        float_overflows=cp.overflow or co.overflow,
+    )
+    if prove and c.proof_step:
+        res = check_step(catalogue.get(c.result).step(c.proof_step), trials=trials)
+        row["proof_verdict"] = str(res.verdict)
+        row["proof_method"] = res.method
+    return row
+
+
+def payload(args) -> dict:
+    values, how = values_from(args)
+    digits = getattr(args, "digits", 6)
+    prove = getattr(args, "prove", False)
+    rows = [row_for(c, values, digits, prove) for c in paper.constants()]
+    return {
+        "parameters": {"tau": exact_str(values[tau]), "k": exact_str(values[k]), "beta": exact_str(values[beta])},
+        "beta_choice": how,
+        "rows": rows,
+        "notes": [
+            "paper and ours: upper ends of outward-rounded intervals (mpmath.iv), rounded up; ratio = paper/ours: "
+            "lower end of the interval quotient, rounded down (never overstated).",
+            "ours ≤ paper is the step named in proof_step of the derivation in source (run `infonce-bounds verify "
+            "SOURCE`, or add --prove).",
+        ],
+    }
+
+
+def format_text(data: dict) -> str:
+    cols = ("name", "paper", "ours", "ratio", "source")
+    rows = data["rows"]
+    widths = [max(len(c_), *(len(str(r[c_])) for r in rows)) for c_ in cols]
+    line = lambda vals: "  ".join(str(v).ljust(w) for v, w in zip(vals, widths)).rstrip()  # noqa: E731
+    p_ = data["parameters"]
+    out = [f"Paper vs ours at τ = {p_['tau']}, k = {p_['k']}, β = {p_['beta']} ({data['beta_choice']})", ""]
+    out += [line(cols), line("-" * w for w in widths)]
+    out += [line(r[c_] for c_ in cols) for r in rows]
+    if any("proof_verdict" in r for r in rows):
+        out += ["", "ours ≤ paper, checked now:"] + [f"  {r['name']}: {r.get('proof_verdict', '—')}" for r in rows]
+    out += [""] + [f"{r['name']}: {r['note']}" for r in rows if r["note"]]
+    out += [""] + data["notes"]
+    return "\n".join(out)
+
+
+def run(args) -> int:
+    from ..report import render_json
+
+    data = payload(args)
+    print(render_json(data) if getattr(args, "json", False) else format_text(data))
+    return 0
