@@ -6,7 +6,7 @@
 Printed proof (B.2): Prop. 4 with weights 4, 1, 3 raised to 4, 4, 4; (C) (50); Minkowski in R^n (51); β = 1 ∨ 2/τ,
 so βτ = τ ∨ 2 and e^{2/(βτ)} ≤ e; Jensen in the two cases τ < 1 and τ ≥ 1 (52); collect, and bound the factor
 1 in front of the first two terms of B_τ by e. Every step of the proof holds; Prop. 4 is used as printed (a
-premise here; ``prop4`` checks it). The sentence before the lemma says the proof takes β = 2/τ: for τ > 2
+premise here, the result of the derivation ``prop4``). The sentence before the lemma says the proof takes β = 2/τ: for τ > 2
 that violates Prop. 4's hypothesis β ≥ 1, and Prop. 4's inequality then fails (an erratum; the proof's
 β = 1 ∨ 2/τ is right).
 
@@ -131,8 +131,10 @@ def derivations() -> list[Derivation]:
             kind="definition",
             domain=Domain({dell: (0, sp.oo), tau: _TAU, beta: _BETA, **_DIFFS}),
             provenance="paper",
-            reference="Prop. 4 (checked by the derivation prop4 of appendix B.1)",
-            note="premise: |Δℓ| is at most the right side; M_β is the power mean over the k negatives",
+            reference="Prop. 4, the result step of derivation prop4 (appendix B.1), which checks it",
+            note="premise: |Δℓ| is at most the right side; M_β is the power mean over the k negatives. "
+            "prop4's sharper weights (2W_k, W_k, N_k^{1/β}) are verified there only on finite configurations, "
+            "so Lemma 1's ours uses the printed weights",
         ),
         Step(
             "it follows from Prop. 4 that |Δℓ| ≤ (4/τ)(‖Δφ(zᵃ)‖ + ‖Δφ(z⁺)‖ + e^{2/(βτ)} M_β)",
@@ -286,7 +288,7 @@ def derivations() -> list[Derivation]:
             steps,
             result="Lemma 1: (4/τ)(N_a + N_+ + e N_−) ≤ (4e/τ) B_τ, B_τ = N_a + N_+ + N_−",
             source="paper",
-            depends_on=("assumption_c",),
+            depends_on=("prop4", "assumption_c"),
             paper_claim="Lemma 1: if (C) holds, ρ_n^info(φ_θ, φ_θ') ≤ (4e/τ) B_τ(z_1, …, z_n) C_Φ ‖θ − θ'‖₂",
             summary="Every step of the printed proof holds (with β = 1 ∨ 2/τ). The text's β = 2/τ breaks Prop. 4 "
             "for τ > 2. Keeping Prop. 4's weights gives max(4, 3e^{2/(τ∨2)})/τ ≤ 4e/τ.",
