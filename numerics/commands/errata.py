@@ -54,7 +54,8 @@ def _run_step(result: str, name: str, trials: int, seed: int) -> dict:
 
 def check_erratum(e: paper.Erratum, trials: int, seed: int) -> dict:
     """Run one erratum's two steps; ``ok`` is false when the printed step is not refuted or the correction
-    is not proved."""
+    is not proved. A textual misprint with no step (allowed for kinds other than "false as printed") is
+    reported with its evidence and counts as ok: there is nothing to run."""
     printed = _run_step(e.result, e.printed_step, trials, seed)
     corrected = _run_step(e.result, e.corrected_step, trials, seed)
     problems = []
@@ -62,8 +63,6 @@ def check_erratum(e: paper.Erratum, trials: int, seed: int) -> dict:
         problems.append(f"printed step is {printed['verdict']}, not refuted")
     if corrected and corrected["verdict"] != str(Verdict.PROVED):
         problems.append(f"corrected step is {corrected['verdict']}, not proved")
-    if not printed and not corrected:
-        problems.append("neither a printed nor a corrected step to check")
     return {
         "location": e.location,
         "as_printed": e.as_printed,
@@ -74,6 +73,7 @@ def check_erratum(e: paper.Erratum, trials: int, seed: int) -> dict:
         "evidence": e.evidence,
         "correction": e.correction,
         "consequence": e.consequence,
+        "checked_by_steps": bool(printed or corrected),
         "ok": not problems,
         "problems": problems,
     }
@@ -103,6 +103,8 @@ def format_text(data: dict) -> str:
             out.append(f"   evidence:    {r['evidence']}")
         if c_:
             out.append(f"   corrected step: {c_['name']}\n     → {c_['verdict']} ({c_['method']})")
+        if not r["checked_by_steps"]:
+            out.append("   checked:     no ledger step (a textual slip; the evidence line says what was compared)")
         out.append(f"   correction:  {r['correction']}")
         out.append(f"   consequence: {r['consequence']}")
         if r["problems"]:
