@@ -100,7 +100,8 @@ def test_coefficient_ratios_at_k256_beta2(t_):
 @pytest.mark.parametrize("wrong", ["no_tau", "sign", "untilted"])
 def test_lemma6_refutes_a_planted_wrong_derivative(wrong):
     lhs, rhs = lemma6.lemma6_identity(2, 2, wrong=wrong)
-    st = Step("planted", lhs, rhs, domain=lemma6._domain())
+    # the 50-digit spot-check refutes; simplifying a false identity would only cost time
+    st = Step("planted", lhs, rhs, domain=lemma6._domain(), simplifier=sp.expand)
     assert check_step(st, **FAST).verdict is Verdict.REFUTED
 
 
@@ -217,9 +218,18 @@ def test_embed_loss_matches_a_50_digit_reference():
 
 
 def test_positive_coefficient_is_approached():
-    """The paper's 1/τ on the positive is approached (ratio → 1) by the adversarial configuration in its note."""
-    cfgs = [c for c in _embed.configs("approach", 8 * 11 * 8, ks=(1000,)) if c.phi[1] != c.psi[1]]
-    best = max(prop4.loss_gap(c) / (_embed.distances(c)[1] / c.tau) for c in cfgs if _embed.distances(c)[0] == 0)
+    """The paper's 1/τ on the positive is approached (ratio → 1) by the configuration in its note: anchor and
+    negatives at u, the positive ⟂ u moved slightly toward −u (k = 1000)."""
+    import random
+
+    rng = random.Random(0)
+    best = 0.0
+    for t_ in (0.1, 0.5, 1.0):
+        for d_ in (3, 8):
+            phi, psi = _embed._with_k(rng, d_, 1000, "adv_positive_perp")
+            c = _embed.Config(t_, 2.0, phi, psi)
+            assert _embed.distances(c)[0] == 0 and max(_embed.distances(c)[2]) == 0
+            best = max(best, prop4.loss_gap(c) / (_embed.distances(c)[1] / c.tau))
     assert 0.9 < best <= 1.0
 
 
