@@ -4,6 +4,8 @@ planted lowered version of it is refuted."""
 
 from __future__ import annotations
 
+from fractions import Fraction
+
 import pytest
 import sympy as sp
 
@@ -15,7 +17,7 @@ from infonce_bounds.derivations.paper import _laws, a1, lemma2, lemma3, lemma4, 
 from infonce_bounds.derivations.symbols import tau
 
 FAST = {"trials": 3000, "seed": 0}
-MINE = ["prop1", "eq8", "prop2", "lemma2", "lemma3", "lemma4", "a1"]
+MINE = ["prop1", "eq8", "prop2", "eq11_12", "lemma2", "lemma3", "lemma4", "a1", "eq13_a2"]
 
 #: steps that must be *proved* (not merely verified): the scalar steps of each printed proof
 MUST_PROVE = {
@@ -30,6 +32,16 @@ MUST_PROVE = {
     "lemma3": ["1/B = 2 − B + (B − 1)²/B", "(23) pointwise", "|f − E_ν f| ≤ 2, so |A| ≤ 2B", "ours ≤ paper"],
     "prop2": ["(30) density of Q̂ w.r.t. π̂", "(28): log(1/k + c) − log c = log(1 + 1/(kc))"],
     "lemma4": ["μ/μ̂ ≤ e^{1/τ}/e^{−1/τ}", "ours ≤ paper: D(τ) ≤ 2/τ"],
+    "eq13_a2": [
+        "(33) ε ∈ (0, 1)",
+        "law of total variance",
+        "δ → 0",
+        "Var/E² ≥ (1 − ε)(e^{1/τ} − 1)²/(4e^{1/τ})",
+        "≥ (e^{1/τ} − 1 − (e^{1/τ} − 1)/⌈e^{1/τ} − 1⌉)/8",
+        "≥ (e^{1/τ} − 2)/8",
+        "ours: lim k(CE − R̃) = Var/(2μ²) ≥ (e^{1/τ} − 2)/16",
+        "(13) from the k-scaled liminf and (12): 64/(1 − a) ≤ 65",
+    ],
     "a1": [
         "Taylor remainder of log(1 + x), x ≥ 0",
         "Taylor remainder of log(1 + x), −1 < x ≤ 0",
@@ -161,3 +173,61 @@ def test_a1_printed_display_counterexample_by_hand():
         assert small > big + mpmath.mpf("0.3")  # 0.668 > 0.294
         small, big = a1._corrected(mpmath, a1.SEEDS[0].at(mpmath))
         assert small <= big
+
+
+# --- the A.2 construction: exact formulas, float evaluation, FiniteModel -----------------------------
+
+
+def test_a2_float_matches_50_digit_binomial_sums():
+    import mpmath
+
+    from infonce_bounds.derivations.paper import eq13_a2
+    from infonce_bounds.numerics.paper_a2 import A2Construction
+
+    model = A2Construction(Fraction(1, 2), Fraction(1, 10))
+    with mpmath.workdps(50):
+        for k_ in (1, 5, 64, 1000):
+            exact_gap = eq13_a2.a2_gap(sp.Rational(1, 2), k_)
+            exact_num = eq13_a2.a2_numerator(sp.Rational(1, 2), k_, sp.Rational(1, 10))
+            assert abs(model.gap(k_) / float(exact_gap) - 1) < 1e-9
+            assert abs(model.numerator(k_) / float(exact_num) - 1) < 1e-9
+
+
+@pytest.mark.parametrize("tau_", [Fraction(1, 2), Fraction(1)])
+def test_a2_binomial_formula_matches_finite_model_enumeration(tau_):
+    """The binomial count of hits on the anchor's vector reproduces FiniteModel's exact CE − R̃ and H_k."""
+    import mpmath
+
+    from infonce_bounds.numerics.paper_a2 import A2Construction
+
+    model = A2Construction(tau_, Fraction(1, 2))
+    fm = model.finite_model()
+    assert fm.N == model.N == (7 if tau_ == Fraction(1, 2) else 2)
+    with mpmath.workdps(40):
+        ce = fm.cross_entropy()
+        for k_ in (1, 2, 3, 4):
+            ex = fm.exact_at(k_, with_std=False)
+            assert abs(float(ce - ex["R_k"]) - model.gap(k_)) < 1e-12
+            # FiniteModel's H_k uses −log Q̂; the paper's CrossEnt uses −log(dQ̂/dπ̂) = −log Q̂ − log k
+            assert abs(float(abs(ex["H_k"] - mpmath.log(k_) - ex["R_k"])) - model.numerator(k_)) < 1e-12
+
+
+@pytest.mark.parametrize("tau_", [Fraction(1, 10), Fraction(1, 2), Fraction(1)])
+def test_a2_scaled_gap_and_ratio_13_at_large_k(tau_):
+    from infonce_bounds.numerics.paper_a2 import A2Construction
+
+    model = A2Construction(tau_, Fraction(1, 2))
+    row = model.table([10**6])[0]
+    assert abs(row["k_gap"] / model.limit - 1) < 2e-3  # k(CE − R̃) → Var/(2μ²)
+    assert row["k_gap"] >= row["printed_lower"]  # the corrected (k-scaled) A.2 bound
+    assert row["ratio13"] <= row["bound13"]  # (13)
+    assert model.gap(10**6) < row["printed_lower"]  # the printed liminf (no k) fails
+
+
+def test_a2_rejects_tau_outside_the_construction():
+    from infonce_bounds.numerics.paper_a2 import A2Construction
+
+    with pytest.raises(ValueError, match="tau"):
+        A2Construction(Fraction(3, 2))
+    with pytest.raises(ValueError, match="lambda"):
+        A2Construction(Fraction(1, 2), Fraction(1))

@@ -304,3 +304,38 @@ def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Ca
         )
 
     return check
+
+
+def factored_certificate(cert: Any) -> Callable:
+    """Checker for ``small ≤ big`` given ``cert``, a factored form of the gap: SymPy must reduce
+    ``gap − cert`` to 0, and ``cert ≥ 0`` must be certified by interval arithmetic on the step's domain
+    (a product of factors each of one sign encloses without the cancellation the gap itself suffers).
+    The falsifier then runs for the record."""
+    import sympy as sp
+
+    from ..checks import _sides, certify_nonnegative, falsify
+
+    def check(step: Step, opts: dict) -> StepResult:
+        small, big, _ = _sides(step)
+        same = sp.simplify(big - small - cert) == 0
+        cert_ok = certify_nonnegative(cert, step.domain, budget=opts["box_budget"]).status == "proved"
+        fz = falsify(step, opts)
+        proved = same and cert_ok
+        if fz.counterexample is not None:
+            verdict = Verdict.REFUTED
+        else:
+            verdict = Verdict.PROVED if proved else Verdict.VERIFIED
+        return StepResult(
+            step.name,
+            step.kind,
+            verdict,
+            f"factored gap (SymPy: gap = certificate: {same}; interval: certificate ≥ 0: {cert_ok}); "
+            f"falsifier: {fz.trials} trials",
+            fz.evidence,
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+            certified=proved,
+        )
+
+    return check

@@ -1,0 +1,162 @@
+"""Displays (11) and (12) (§3.4), the DCL risk R̃ (= the toolkit's averaged risk):
+
+(11)  0 ≤ ∫CrossEnt[M‖Q^φ_τ]dπ − R̃(φ; k, τ) ≤ (e^{2/τ} − 1)²/(8k),
+(12)  |∫E CrossEnt[M̂_k‖Q̂^φ_{τ,k}]dπ − R̃(φ; k, τ)| ≤ (4/(τk)) E|dM(Z, ·)/dπ(Z')|².
+
+(12) is the bound of (27) in the proof of Proposition 2 (derivation ``prop2``, step "(12)"); (11) is
+derived in A.1 (derivation ``a1``) "similarly to the proof of lemma 2", details omitted: here its
+upper half is checked as Lemma 2's argument with f = log (no 1/k inside), as the paper indicates.
+Both hold (on exact finite laws, per anchor).
+
+Ours: (11) ≤ min(C(τ)/k, D(τ)) (derivation ``bias_bound``, C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)),
+D(τ) < 2/τ the k-free bound of ``lemma4``); (12) with Lemma 3's constant sharpened (``lemma3``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy as sp
+
+from ..bias import bias_bound_sharp
+from ..ledger import Derivation, Domain, Step
+from ..symbols import TAU_RANGE, Ew2, k, tau
+from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat, var_w
+from .lemma3 import OURS_CONST, ew2
+from .lemma4 import SEEDS as EXTREMAL_K1
+from .lemma4 import d_numeric
+from .prop1 import SEEDS as TWO_POINT
+from .prop1 import ours_constant_num, paper_upper_num
+from .prop2 import cross_ent_hat, risk_tilde
+
+POSITION = (3, 4)
+
+_LAW = TAU_RANGE | Domain({k: (1, sp.oo), Ew2: (1, sp.oo)}, name="one anchor's finite law, k ≥ 1")
+Gap = sp.Function("CE_minus_R_tilde")
+Hk = sp.Function("E_CrossEnt_hat")
+Rt = sp.Function("R_tilde")
+PAPER_11 = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
+PAPER_12 = 4 * Ew2 / (tau * k)
+
+
+def _second_order(L: Any, lw: Law) -> Any:
+    """e^{2/τ} E(μ̂ − μ)²/2: Lemma 2's quadratic term with f = log (1/ξ² ≤ e^{2/τ})."""
+    m_ = mu(L, lw)
+    return L.exp(2 / lw.tau) * expect(L, lw, lambda cnt: (mu_hat(L, lw, cnt) - m_) ** 2) / 2
+
+
+def _eq11_12() -> Derivation:
+    seeds = TWO_POINT + EXTREMAL_K1
+    steps = [
+        Step(
+            "(11) lower",
+            Gap(tau, k),
+            0,
+            kind="inequality",
+            relation=">=",
+            provenance="paper",
+            reference="(11)",
+            domain=_LAW,
+            check=law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
+        ),
+        Step(
+            "(11) upper",
+            Gap(tau, k),
+            PAPER_11,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="(11)",
+            domain=_LAW,
+            check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
+        ),
+        Step(
+            "(11) upper, Lemma 2's route with f = log",
+            Gap(tau, k),
+            sp.Function("second_order_term")(tau, k),
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="A.1: 'derived by making a Taylor expansion of y ↦ log(y) similarly to as in the proof of "
+            "lemma 2. The details are omitted'",
+            domain=_LAW,
+            check=law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
+            note="then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
+        ),
+        Step(
+            "(12)",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            PAPER_12,
+            kind="inequality",
+            relation="<=",
+            provenance="paper",
+            reference="(12) (the bound of (27), proof of Proposition 2)",
+            domain=_LAW,
+            check=law_check(
+                lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), 4 * ew2(L, lw) / (lw.tau * lw.k)),
+                "as printed, one anchor",
+                with_density=True,
+            ),
+        ),
+        Step(
+            "ours: (11) ≤ min(C(τ)/k, D(τ))",
+            Gap(tau, k),
+            bias_bound_sharp(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=law_check(
+                lambda L, lw: (bias_gap(L, lw), min(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau))),
+                "derivation bias_bound",
+                seeds=seeds,
+            ),
+        ),
+        Step(
+            "ours: (12) with Lemma 3 sharpened",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            OURS_CONST / (tau * k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=law_check(
+                lambda L, lw: (
+                    abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
+                    (2 * L.sqrt(max(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) + 2 * (ew2(L, lw) - 1))
+                    / (lw.tau * lw.k),
+                ),
+                "lemma3's ours in place of Lemma 3",
+                with_density=True,
+            ),
+        ),
+        Step(
+            "Var/k form of the quadratic term",
+            sp.Function("second_order_term")(tau, k),
+            sp.exp(2 / tau) * sp.Function("Var_W")(tau) / (2 * k),
+            kind="identity",
+            provenance="paper",
+            reference="A.1 / proof of Lemma 2: E(μ̂ − μ)² = Var/k",
+            domain=_LAW,
+            check=law_check(
+                lambda L, lw: (
+                    abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
+                    / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
+                    0 * lw.tau,
+                ),
+                "exact second moment",
+            ),
+        ),
+    ]
+    return Derivation(
+        "eq11_12",
+        "(11)–(12): the DCL risk R̃ against CE and against the similarity-search cross-entropy",
+        steps,
+        result="(11) upper",
+        source="paper",
+        depends_on=("prop2", "bias_bound"),
+        paper_claim="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1)²/(8k) (11); |∫E CrossEnt[M̂_k‖Q̂_k] − R̃| ≤ 4E|dM/dπ|²/(τk) (12)",
+        summary="Both hold; ours: min(C(τ)/k, D(τ)) for (11) and Lemma 3's sharpened constant for (12).",
+    )
+
+
+def derivations() -> list[Derivation]:
+    return [_eq11_12()]
