@@ -92,6 +92,7 @@ def add_arguments(p_) -> None:
     # the paper-vs-ours table lives in its own module (paper_constants)
     p_.add_argument("--paper", action="store_true", help="the paper's constants beside ours (paper/ours ratios)")
     p_.add_argument("--prove", action="store_true", help="with --paper: run each 'ours ≤ paper' step now")
+    p_.add_argument("--set", action="append", metavar="NAME=VALUE", help="with --paper: a value for another symbol")
 
 
 # ----------------------------------------------------------------------------- validation

@@ -37,6 +37,20 @@ def validate_beta(text: object, tau_: sp.Rational) -> tuple[sp.Rational, str]:
     return val, "given"
 
 
+def parse_sets(items: list[str] | None) -> dict:
+    """``--set NAME=VALUE`` (repeatable): values of symbols other than τ, β, k, read exactly."""
+    out = {}
+    for item in items or []:
+        name, sep, val = str(item).partition("=")
+        if not sep or not name.strip():
+            raise ValueError(f"--set {item!r} is malformed; allowed: NAME=VALUE, e.g. --set E_w2=2")
+        try:
+            out[name.strip()] = exact(val, name.strip())
+        except ValueError:
+            raise ValueError(f"--set {item!r}: {val!r} is not a number") from None
+    return out
+
+
 def values_from(args) -> tuple[dict, str]:
     t_ = validate_tau(args.tau)
     k_ = validate_k(args.k)
@@ -44,7 +58,14 @@ def values_from(args) -> tuple[dict, str]:
     return {tau: t_, k: k_, beta: b_}, how
 
 
-def row_for(c: paper.PaperConstant, values: dict, digits: int = 6, prove: bool = False, trials: int = 2000) -> dict:
+def row_for(
+    c: paper.PaperConstant,
+    values: dict,
+    digits: int = 6,
+    prove: bool = False,
+    trials: int = 2000,
+    extras: dict | None = None,
+) -> dict:
     paper_expr, ours_expr = (sp.sympify(x) for x in c.build())
     row = {
         "name": c.name,
@@ -56,21 +77,29 @@ def row_for(c: paper.PaperConstant, values: dict, digits: int = 6, prove: bool =
         "params": list(c.params),
     }
     free = (paper_expr.free_symbols | ours_expr.free_symbols) - set(values)
-    if free:
-        raise ValueError(f"constant {c.name}: no value for {sorted(map(str, free))}")
+    extra = {s_: extras[str(s_)] for s_ in free if str(s_) in (extras or {})}
+    missing = sorted(str(s_) for s_ in free - set(extra))
+    if missing:  # a constant in a quantity other than τ, β, k (e.g. Lemma 3's E_π[w²]): say what it needs
+        row.update(paper=None, ours=None, ratio=None, status="needs " + ", ".join(f"--set {m}=VALUE" for m in missing))
+        return row
+    values = {**values, **extra}
     cp = certify(paper_expr, {s: v for s, v in values.items() if s in paper_expr.free_symbols}, name=c.name + ":paper")
     co = certify(ours_expr, {s: v for s, v in values.items() if s in ours_expr.free_symbols}, name=c.name + ":ours")
     # the quotient of the two enclosures: its lower end is a certified lower bound on paper/ours
     with mpmath.workprec(140):
         q = mpmath.iv.mpf([cp.lo, cp.hi]) / mpmath.iv.mpf([co.lo, co.hi])
-        ratio_lo = mpmath.mpf(q.a)
+        ratio_lo, ratio_hi = mpmath.mpf(q.a), mpmath.mpf(q.b)
+    ratio_txt = format_down(ratio_lo, digits)
+    if mpmath.mpf(ratio_txt) < 1 <= ratio_hi:  # a ratio of 1 − 1e-30 would print as 0.999999: give more digits
+        ratio_txt = format_down(ratio_lo, max(digits, 16))
     row.update(
         paper=cp.upper_str(digits),
         ours=co.upper_str(digits),
-        ratio=format_down(ratio_lo, digits),
+        ratio=ratio_txt,
         paper_interval=[cp.lower_str(digits), cp.upper_str(digits)],
         ours_interval=[co.lower_str(digits), co.upper_str(digits)],
         float_overflows=cp.overflow or co.overflow,
+        status="certified",
     )
     if prove and c.proof_step:
         res = check_step(catalogue.get(c.result).step(c.proof_step), trials=trials)
@@ -83,7 +112,8 @@ def payload(args) -> dict:
     values, how = values_from(args)
     digits = getattr(args, "digits", 6)
     prove = getattr(args, "prove", False)
-    rows = [row_for(c, values, digits, prove) for c in paper.constants()]
+    extras = parse_sets(getattr(args, "set", None))
+    rows = [row_for(c, values, digits, prove, extras=extras) for c in paper.constants()]
     return {
         "parameters": {"tau": exact_str(values[tau]), "k": exact_str(values[k]), "beta": exact_str(values[beta])},
         "beta_choice": how,
@@ -100,12 +130,13 @@ def payload(args) -> dict:
 def format_text(data: dict) -> str:
     cols = ("name", "paper", "ours", "ratio", "source")
     rows = data["rows"]
-    widths = [max(len(c_), *(len(str(r[c_])) for r in rows)) for c_ in cols]
+    widths = [max(len(c_), *(len(str(r[c_] if r[c_] is not None else "—")) for r in rows)) for c_ in cols]
     line = lambda vals: "  ".join(str(v).ljust(w) for v, w in zip(vals, widths)).rstrip()  # noqa: E731
     p_ = data["parameters"]
     out = [f"Paper vs ours at τ = {p_['tau']}, k = {p_['k']}, β = {p_['beta']} ({data['beta_choice']})", ""]
     out += [line(cols), line("-" * w for w in widths)]
-    out += [line(r[c_] for c_ in cols) for r in rows]
+    out += [line(r[c_] if r[c_] is not None else "—" for c_ in cols) for r in rows]
+    out += [f"{r['name']}: {r['status']}" for r in rows if r.get("status", "").startswith("needs")]
     if any("proof_verdict" in r for r in rows):
         out += ["", "ours ≤ paper, checked now:"] + [f"  {r['name']}: {r.get('proof_verdict', '—')}" for r in rows]
     out += [""] + [f"{r['name']}: {r['note']}" for r in rows if r["note"]]
