@@ -121,7 +121,10 @@ def derivations() -> list[Derivation]:
     rms = lambda vec: sp.sqrt(sp.Sum(vec[i] ** 2, (i, 1, n)) / n)  # noqa: E731
     beta_l1 = sp.Max(1, 2 / tau)
     lhs_bad, rhs_bad = _one_negative_change(2 / tau)
-    lhs_ok, rhs_ok = _one_negative_change(beta_l1)
+    lhs_ok, _ = _one_negative_change(beta_l1)
+    # the same bound at β = 1 ∨ 2/τ written with βτ = τ ∨ 2 and 1/β = 1 ∧ τ/2 (SymPy's LaTeX printer fails on
+    # k**(1/Max(1, 2/τ)))
+    rhs_ok = 6 / tau * _gen.neg_factor() * k ** (-sp.Min(1, tau / 2))
     inst_dom = Domain({tau: _TAU, k: (1, 10**4)}, name="τ ∈ [1e-3, 1e2], k ∈ [1, 1e4]")
     steps = [
         Step(
