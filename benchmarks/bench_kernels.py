@@ -214,7 +214,7 @@ def _per_anchor_dtype(n, k, d, dtype, repeats, rng, rows):
     for tau in (0.1, 0.01):
         fns = {
             "ours kernel": lambda: loss_kernel(a, p, negs, tau, 0, out),
-            "ours API": lambda: api.infonce_loss(a, p, negs, tau, "averaged"),
+            "ours API": lambda: api.infonce_loss(a, p, negs, tau, "dcl"),
             "numpy+scipy": lambda: (
                 logsumexp(np.matmul(negs, a[:, :, None])[:, :, 0] / tau, axis=1)
                 - np.einsum("nd,nd->n", a, p) / tau
@@ -322,7 +322,7 @@ def bench_pooled(n, k, d, m, repeats, rng, rows):
         pool = unit_rows(rng.standard_normal((m, d), dtype=np.float32).astype(dtype))
         index = rng.integers(0, m, (n, k))
         fns = {
-            "ours API": lambda: api.infonce_loss_pooled(a, p, pool, index, tau, "averaged"),
+            "ours API": lambda: api.infonce_loss_pooled(a, p, pool, index, tau, "dcl"),
             "numpy+scipy gather": lambda: (
                 logsumexp(np.einsum("nd,nkd->nk", a, pool[index]) / tau, axis=1)
                 - np.einsum("nd,nd->n", a, p) / tau

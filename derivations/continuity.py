@@ -1,16 +1,16 @@
-"""Continuity of the log-mean-exp in the negatives' similarities: the ℓ∞ (max) bound and the β family.
+"""Continuity of the log-mean-exp in the negatives' similarities: the ℓ∞ (max) bound and the γ family.
 
-|F(v) − F(v')| ≤ C(β, τ, k) · ((1/k) Σ_j |v_j − v'_j|^q)^{1/q},  F(v) = log((1/k) Σ_j e^{v_j/τ}),
-for v, v' ∈ [−1, 1]^k, τ > 0, k ≥ 1, β ≥ 1/τ, with
+|F(v) − F(v')| ≤ C(γ, τ, k) · ((1/k) Σ_j |v_j − v'_j|^q)^{1/q},  F(v) = log((1/k) Σ_j e^{v_j/τ}),
+for v, v' ∈ [−1, 1]^k, τ > 0, k ≥ 1, γ ≥ 1/τ, with
 
-* q(β, τ) = βτ/(βτ − 1), the Hölder conjugate of r = βτ (q = ∞ at β = 1/τ);
-* C(β, τ, k) = (1/τ) · M_k(τ)^{1 − 1/(βτ)},  M_k(τ) = k e^{2/τ}/(e^{2/τ} + k − 1) ≤ min(k, e^{2/τ}),
+* q(γ, τ) = γτ/(γτ − 1), the Hölder conjugate of r = γτ (q = ∞ at γ = 1/τ);
+* C(γ, τ, k) = (1/τ) · M_k(τ)^{1 − 1/(γτ)},  M_k(τ) = k e^{2/τ}/(e^{2/τ} + k − 1) ≤ min(k, e^{2/τ}),
   the bound on the scaled softmax weights k w_j over [−1, 1]^k (``weight_bound``);
-* β = 1/τ gives C = 1/τ and the max over the negatives (the classical ℓ∞-Lipschitz bound);
-  β → ∞ gives q → 1 (the plain average) with C → M_k/τ → e^{2/τ}/τ as k → ∞;
-* the k-free bound of the brief, (1/τ) exp(2/τ − 2/(βτ²)) (``uniform_factor``), is the k → ∞ limit of C
+* γ = 1/τ gives C = 1/τ and the max over the negatives (the classical ℓ∞-Lipschitz bound);
+  γ → ∞ gives q → 1 (the plain average) with C → M_k/τ → e^{2/τ}/τ as k → ∞;
+* the k-free bound of the brief, (1/τ) exp(2/τ − 2/(γτ²)) (``uniform_factor``), is the k → ∞ limit of C
   and lies above it for every k;
-* the data-dependent factor ((1/k) Σ_j (k w_j)^r)^{1/r} = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) (an identity,
+* the data-dependent factor ((1/k) Σ_j (k w_j)^r)^{1/r} = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)) (an identity,
   ``data_factor``), Λ(b; z) = log mean_j e^{b z_j}; its supremum over the segment replaces M_k^{1−1/r}.
 
 Proof (the ledger ``continuity``): mean value along the segment z + t h, ∂F/∂v_j = w_j/τ (softmax weights);
@@ -19,7 +19,7 @@ because Σ_j w_j = 1; k w_j ≤ M_k because x ↦ x/(x + c) increases.
 
 Embeddings off the unit sphere (``continuity_factor(..., rho=ρ)``): if the similarities lie in [−ρ, ρ]
 (ρ = ‖φ(x)‖ · max_j ‖φ(x_j)‖, so the negatives' norms enter), F_τ(v) = F_{τ/ρ}(v/ρ) gives
-C_ρ(β, τ, k) = (1/τ) (k e^{2ρ/τ}/(e^{2ρ/τ} + k − 1))^{1/q}; for large k its logarithmic sensitivity to
+C_ρ(γ, τ, k) = (1/τ) (k e^{2ρ/τ}/(e^{2ρ/τ} + k − 1))^{1/q}; for large k its logarithmic sensitivity to
 the norms, ∂ log C/∂ρ → 2/(qτ), grows without bound as τ → 0 (brief, item 6). With one norm per negative,
 a_j = ‖φ(x)‖ ‖φ(x_j)‖, ``continuity_factor_norms`` uses max_j k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}).
 """
@@ -34,7 +34,7 @@ import mpmath
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .symbols import TAU_MAX, TAU_MIN, beta, h, j, k, q, r, rho, t, tau, v, x, y, z
+from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, q, r, rho, t, tau, v, x, y, z
 
 ONE = sp.Integer(1)
 
@@ -46,7 +46,7 @@ def _num(value: Any) -> bool:
     return isinstance(value, (int, float, mpmath.mpf)) or (isinstance(value, sp.Basic) and value.is_number)
 
 
-def _check(tau_: Any = None, beta_: Any = None, k_: Any = None, rho_: Any = None) -> None:
+def _check(tau_: Any = None, gamma_: Any = None, k_: Any = None, rho_: Any = None) -> None:
     """ValueError naming the parameter, its value and the allowed range (numeric arguments only)."""
     if tau_ is not None and _num(tau_) and not float(tau_) > 0:
         raise ValueError(f"tau must be > 0, got {tau_!r}")
@@ -55,13 +55,13 @@ def _check(tau_: Any = None, beta_: Any = None, k_: Any = None, rho_: Any = None
     if rho_ is not None and _num(rho_) and not float(rho_) > 0:
         raise ValueError(f"rho must be > 0, got {rho_!r}")
     if (
-        beta_ is not None
-        and _num(beta_)
+        gamma_ is not None
+        and _num(gamma_)
         and tau_ is not None
         and _num(tau_)
-        and sp.nsimplify(beta_) * sp.nsimplify(tau_) < 1 - sp.Rational(1, 10**12)
+        and sp.nsimplify(gamma_) * sp.nsimplify(tau_) < 1 - sp.Rational(1, 10**12)
     ):
-        raise ValueError(f"beta must be ≥ 1/tau = {1 / float(tau_):.6g}, got {beta_!r}")
+        raise ValueError(f"gamma must be ≥ 1/tau = {1 / float(tau_):.6g}, got {gamma_!r}")
 
 
 def _s(value: Any) -> Any:
@@ -73,9 +73,9 @@ def _s(value: Any) -> Any:
     return sp.sympify(value)
 
 
-def _r(beta_: Any, tau_: Any) -> Any:
-    """r = βτ; a numeric r within the validation tolerance below 1 (β = 1/τ in floats) is taken as 1."""
-    r_ = _s(beta_) * _s(tau_)
+def _r(gamma_: Any, tau_: Any) -> Any:
+    """r = γτ; a numeric r within the validation tolerance below 1 (γ = 1/τ in floats) is taken as 1."""
+    r_ = _s(gamma_) * _s(tau_)
     if r_.is_number and r_ < 1:
         return sp.Integer(1)
     return r_
@@ -84,13 +84,29 @@ def _r(beta_: Any, tau_: Any) -> Any:
 # ----------------------------------------------------------------------------- public constants
 
 
-def holder_exponent(beta_: Any = beta, tau_: Any = tau) -> sp.Expr:
-    """q(β, τ) = βτ/(βτ − 1), the Hölder conjugate of r = βτ; valid for β ≥ 1/τ (q = ∞ at β = 1/τ)."""
-    _check(tau_, beta_)
-    r_ = _r(beta_, tau_)
+def holder_exponent(gamma_: Any = gamma, tau_: Any = tau) -> sp.Expr:
+    """q(γ, τ) = γτ/(γτ − 1), the Hölder conjugate of r = γτ; valid for γ ≥ 1/τ (q = ∞ at γ = 1/τ)."""
+    _check(tau_, gamma_)
+    r_ = _r(gamma_, tau_)
     if r_ == 1:
         return sp.oo
     return r_ / (r_ - 1)
+
+
+def gamma_from_paper_beta(beta_: Any = beta, tau_: Any = tau) -> sp.Expr:
+    """γ(β, τ) = β/(τ(β − 1)): the γ of our family whose power-mean exponent q equals the paper's β.
+
+    The paper's Proposition 4 takes a power mean with exponent β ≥ 1 of the negatives' *embedding*
+    differences ‖φ(z_j⁻) − φ'(z_j⁻)‖; our family takes one with exponent q = γτ/(γτ − 1) of the
+    negatives' *similarity* differences |v_j − v'_j|. q = β ⇔ γ = β/(τ(β − 1)); β = 1 (plain average)
+    ↔ γ = ∞, β → ∞ (the max) ↔ γ → 1/τ. Valid for τ > 0, β ≥ 1 (∞ at β = 1).
+    """
+    beta_, tau_ = _s(beta_), _s(tau_)
+    if beta_.is_number and beta_ < 1:
+        raise ValueError(f"beta must be ≥ 1 (the paper's power-mean exponent), got {beta_}")
+    if beta_ == 1:
+        return sp.oo
+    return beta_ / (tau_ * (beta_ - 1))
 
 
 def weight_bound(tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
@@ -103,25 +119,25 @@ def weight_bound(tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
     return k_ / (1 + (k_ - 1) * sp.exp(-2 * rho_ / tau_))
 
 
-def continuity_factor(beta_: Any = beta, tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
-    """C(β, τ, k) = (1/τ) M_k^{1 − 1/(βτ)}: |F(v) − F(v')| ≤ C · ((1/k) Σ_j |v_j − v'_j|^q)^{1/q}.
+def continuity_factor(gamma_: Any = gamma, tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
+    """C(γ, τ, k) = (1/τ) M_k^{1 − 1/(γτ)}: |F(v) − F(v')| ≤ C · ((1/k) Σ_j |v_j − v'_j|^q)^{1/q}.
 
-    The β-continuity factor, for v, v' ∈ [−ρ, ρ]^k (ρ = 1: unit-norm embeddings), τ > 0, k ≥ 1,
-    β ≥ 1/τ, q = ``holder_exponent(β, τ)``. β = 1/τ gives 1/τ (the ℓ∞ bound, q = ∞).
+    The γ-continuity factor, for v, v' ∈ [−ρ, ρ]^k (ρ = 1: unit-norm embeddings), τ > 0, k ≥ 1,
+    γ ≥ 1/τ, q = ``holder_exponent(γ, τ)``. γ = 1/τ gives 1/τ (the ℓ∞ bound, q = ∞).
     Source: ours (derivation ``continuity``); the brief's k-free factor is ``uniform_factor``.
     """
-    _check(tau_, beta_, k_, rho_)
-    return weight_bound(tau_, k_, rho_) ** (1 - 1 / _r(beta_, tau_)) / _s(tau_)
+    _check(tau_, gamma_, k_, rho_)
+    return weight_bound(tau_, k_, rho_) ** (1 - 1 / _r(gamma_, tau_)) / _s(tau_)
 
 
-def uniform_factor(beta_: Any = beta, tau_: Any = tau, rho_: Any = ONE) -> sp.Expr:
-    """(1/τ) exp(2ρ/τ − 2ρ/(βτ²)): the k-free factor (the brief's), = lim_{k→∞} ``continuity_factor``.
+def uniform_factor(gamma_: Any = gamma, tau_: Any = tau, rho_: Any = ONE) -> sp.Expr:
+    """(1/τ) exp(2ρ/τ − 2ρ/(γτ²)): the k-free factor (the brief's), = lim_{k→∞} ``continuity_factor``.
 
-    Valid for τ > 0, β ≥ 1/τ, similarities in [−ρ, ρ]; ≥ ``continuity_factor`` for every k ≥ 1.
+    Valid for τ > 0, γ ≥ 1/τ, similarities in [−ρ, ρ]; ≥ ``continuity_factor`` for every k ≥ 1.
     """
-    _check(tau_, beta_, None, rho_)
-    beta_, tau_, rho_ = _s(beta_), _s(tau_), _s(rho_)
-    return sp.exp(2 * rho_ / tau_ - 2 * rho_ / (beta_ * tau_**2)) / tau_
+    _check(tau_, gamma_, None, rho_)
+    gamma_, tau_, rho_ = _s(gamma_), _s(tau_), _s(rho_)
+    return sp.exp(2 * rho_ / tau_ - 2 * rho_ / (gamma_ * tau_**2)) / tau_
 
 
 def max_lipschitz(tau_: Any = tau) -> sp.Expr:
@@ -130,43 +146,43 @@ def max_lipschitz(tau_: Any = tau) -> sp.Expr:
     return 1 / _s(tau_)
 
 
-def data_factor(lam_beta: Any, lam_tau: Any, beta_: Any = beta, tau_: Any = tau) -> sp.Expr:
-    """exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) = ((1/k) Σ_j (k w_j)^r)^{1/r}, r = βτ, w = softmax(z/τ).
+def data_factor(lam_gamma: Any, lam_tau: Any, gamma_: Any = gamma, tau_: Any = tau) -> sp.Expr:
+    """exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)) = ((1/k) Σ_j (k w_j)^r)^{1/r}, r = γτ, w = softmax(z/τ).
 
-    ``lam_beta`` = Λ(β; z), ``lam_tau`` = Λ(1/τ; z), Λ(b; z) = log((1/k) Σ_j e^{b z_j}); β ≥ 1/τ.
+    ``lam_gamma`` = Λ(γ; z), ``lam_tau`` = Λ(1/τ; z), Λ(b; z) = log((1/k) Σ_j e^{b z_j}); γ ≥ 1/τ.
     The data-dependent replacement of M_k^{1−1/r} in ``continuity_factor`` (sup over the segment).
     """
-    _check(tau_, beta_)
-    return sp.exp(_s(lam_beta) / (_s(beta_) * _s(tau_)) - _s(lam_tau))
+    _check(tau_, gamma_)
+    return sp.exp(_s(lam_gamma) / (_s(gamma_) * _s(tau_)) - _s(lam_tau))
 
 
-def l2_lipschitz(beta_: Any = beta, tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
-    """C(β, τ, k) · k^{−min(1/2, 1/q)}: an ℓ2-Lipschitz constant of F on [−ρ, ρ]^k from the β family.
+def l2_lipschitz(gamma_: Any = gamma, tau_: Any = tau, k_: Any = k, rho_: Any = ONE) -> sp.Expr:
+    """C(γ, τ, k) · k^{−min(1/2, 1/q)}: an ℓ2-Lipschitz constant of F on [−ρ, ρ]^k from the γ family.
 
     From M_q(h) ≤ k^{−1/2} ‖h‖₂ (q ≤ 2, power means) and M_q(h) = k^{−1/q} ‖h‖_q ≤ k^{−1/q} ‖h‖₂ (q ≥ 2).
-    Minimal over β ≥ 1/τ at β = 2/τ (``optimal_beta``), where it equals (1/τ) √(M_k/k).
+    Minimal over γ ≥ 1/τ at γ = 2/τ (``optimal_gamma``), where it equals (1/τ) √(M_k/k).
     """
-    _check(tau_, beta_, k_, rho_)
-    q_ = holder_exponent(beta_, tau_)
+    _check(tau_, gamma_, k_, rho_)
+    q_ = holder_exponent(gamma_, tau_)
     if q_ == sp.oo:
-        gamma = sp.Integer(0)
+        kexp = sp.Integer(0)
     elif q_.is_number:
-        gamma = sp.Min(sp.Rational(1, 2), 1 / q_)
+        kexp = sp.Min(sp.Rational(1, 2), 1 / q_)
     else:
-        gamma = sp.Min(sp.Rational(1, 2), 1 / q_)
-    return continuity_factor(beta_, tau_, k_, rho_) * _s(k_) ** (-gamma)
+        kexp = sp.Min(sp.Rational(1, 2), 1 / q_)
+    return continuity_factor(gamma_, tau_, k_, rho_) * _s(k_) ** (-kexp)
 
 
-def continuity_factor_norms(beta_: Any, tau_: Any, rho_x: Any, rho_negs: Sequence[Any], dps: int = 30) -> mpmath.mpf:
-    """(1/τ) (max_j k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}))^{1 − 1/(βτ)},  a_j = ‖φ(x)‖ ‖φ(x_j)‖.
+def continuity_factor_norms(gamma_: Any, tau_: Any, rho_x: Any, rho_negs: Sequence[Any], dps: int = 30) -> mpmath.mpf:
+    """(1/τ) (max_j k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}))^{1 − 1/(γτ)},  a_j = ‖φ(x)‖ ‖φ(x_j)‖.
 
-    The β-continuity factor when the embeddings are not unit-norm: the similarity of negative j lies in
+    The γ-continuity factor when the embeddings are not unit-norm: the similarity of negative j lies in
     [−a_j, a_j], and k w_j = k e^{z_j/τ}/(e^{z_j/τ} + Σ_{i≠j} e^{z_i/τ}) increases in z_j and decreases in z_i,
     so the bracket bounds max_j k w_j; the rest of the proof is the ledger ``continuity``. Each negative's norm
     enters through e^{±a_j/τ}: as τ → 0 the factor is driven by the largest norm product (brief, item 6).
-    Equals ``continuity_factor(β, τ, k, ρ)`` when every a_j = ρ. Valid for τ > 0, β ≥ 1/τ, norms > 0.
+    Equals ``continuity_factor(γ, τ, k, ρ)`` when every a_j = ρ. Valid for τ > 0, γ ≥ 1/τ, norms > 0.
     """
-    _check(tau_, beta_, len(rho_negs), rho_x)
+    _check(tau_, gamma_, len(rho_negs), rho_x)
     for j_, rj in enumerate(rho_negs):
         if not float(rj) > 0:
             raise ValueError(f"rho_negs[{j_}] must be > 0, got {rj!r}")
@@ -181,28 +197,28 @@ def continuity_factor_norms(beta_: Any, tau_: Any, rho_x: Any, rho_negs: Sequenc
             # k e^{a_j/τ}/(e^{a_j/τ} + Σ_{i≠j} e^{−a_i/τ}) = k/(1 + e^{−a_j/τ} Σ_{i≠j} e^{−a_i/τ}), in the scaled form
             rest = (total_low - lows[j_]) * mpmath.exp(-(a[j_] + a[0]) / t_)
             best = max(best, k_ / (1 + rest))
-        r_ = max(mpmath.mpf(beta_) * t_, mpmath.mpf(1))
+        r_ = max(mpmath.mpf(gamma_) * t_, mpmath.mpf(1))
         return best ** (1 - 1 / r_) / t_
 
 
-class BetaChoice(NamedTuple):
-    """The β chosen by ``optimal_beta``, the bound it gives and what was minimised."""
+class GammaChoice(NamedTuple):
+    """The γ chosen by ``optimal_gamma``, the bound it gives and what was minimised."""
 
-    beta: mpmath.mpf
+    gamma: mpmath.mpf
     bound: mpmath.mpf
     criterion: str
 
 
-def optimal_beta(
-    tau_: Any, k_: Any, h_: Sequence[Any] | None = None, rho_: Any = 1, beta_max: Any = None, dps: int = 30
-) -> BetaChoice:
-    """β minimising the bound it feeds; golden-section search in log(βτ − 1) over [1/τ, β_max].
+def optimal_gamma(
+    tau_: Any, k_: Any, h_: Sequence[Any] | None = None, rho_: Any = 1, gamma_max: Any = None, dps: int = 30
+) -> GammaChoice:
+    """γ minimising the bound it feeds; golden-section search in log(γτ − 1) over [1/τ, γ_max].
 
-    * ``h_`` None: minimise the ℓ2-Lipschitz constant ``l2_lipschitz(β, τ, k)`` (what the averaged
-      Rademacher bound ``rademacher.complexity_avg`` is proportional to). The minimiser is β = 2/τ
-      (q = 2) for every k ≥ 2, proved in the ledger (step "β = 2/τ minimises the ℓ2 constant").
-    * ``h_`` a perturbation vector (|v_j − v'_j|, length k): minimise C(β, τ, k) · M_q(h), the
-      continuity bound for that perturbation; β = 1/τ (the max) is a candidate and wins for spiky h.
+    * ``h_`` None: minimise the ℓ2-Lipschitz constant ``l2_lipschitz(γ, τ, k)`` (what the averaged
+      Rademacher bound ``rademacher.complexity_avg`` is proportional to). The minimiser is γ = 2/τ
+      (q = 2) for every k ≥ 2, proved in the ledger (step "γ = 2/τ minimises the ℓ2 constant").
+    * ``h_`` a perturbation vector (|v_j − v'_j|, length k): minimise C(γ, τ, k) · M_q(h), the
+      continuity bound for that perturbation; γ = 1/τ (the max) is a candidate and wins for spiky h.
     """
     _check(tau_, None, k_, rho_)
     with mpmath.workdps(dps):
@@ -222,16 +238,16 @@ def optimal_beta(
                 mq = (mpmath.fsum(e**q_ for e in hs) / k_i) ** (1 / q_) if hmax > 0 else mpmath.mpf(0)
                 return mk ** (1 - 1 / r_) * mq / tau_m
 
-            criterion = "continuity bound C(β, τ, k)·M_q(h) for the given h"
+            criterion = "continuity bound C(γ, τ, k)·M_q(h) for the given h"
         else:
 
             def objective(r_):
-                gamma = mpmath.mpf(0) if r_ == 1 else min(mpmath.mpf(1) / 2, 1 - 1 / r_)
-                return mk ** (1 - 1 / r_) * mpmath.mpf(k_i) ** (-gamma) / tau_m
+                kexp = mpmath.mpf(0) if r_ == 1 else min(mpmath.mpf(1) / 2, 1 - 1 / r_)
+                return mk ** (1 - 1 / r_) * mpmath.mpf(k_i) ** (-kexp) / tau_m
 
-            criterion = "ℓ2-Lipschitz constant C(β, τ, k)·k^(−min(1/2, 1/q)) (feeds complexity_avg)"
-        r_hi = mpmath.mpf(beta_max) * tau_m if beta_max is not None else mpmath.mpf(10) ** 6
-        # search u = log(r − 1) ∈ [−40, log(r_hi − 1)], plus the endpoint r = 1 (β = 1/τ)
+            criterion = "ℓ2-Lipschitz constant C(γ, τ, k)·k^(−min(1/2, 1/q)) (feeds complexity_avg)"
+        r_hi = mpmath.mpf(gamma_max) * tau_m if gamma_max is not None else mpmath.mpf(10) ** 6
+        # search u = log(r − 1) ∈ [−40, log(r_hi − 1)], plus the endpoint r = 1 (γ = 1/τ)
         lo, hi = mpmath.mpf(-40), mpmath.log(r_hi - 1)
         grid = [lo + (hi - lo) * i_ / 400 for i_ in range(401)]
         vals = [objective(1 + mpmath.exp(u_)) for u_ in grid]
@@ -248,7 +264,7 @@ def optimal_beta(
         best = objective(r_best)
         if objective(mpmath.mpf(1)) <= best:
             r_best, best = mpmath.mpf(1), objective(mpmath.mpf(1))
-        return BetaChoice(r_best / tau_m, best, criterion)
+        return GammaChoice(r_best / tau_m, best, criterion)
 
 
 # ----------------------------------------------------------------------------- symbolic pieces
@@ -410,7 +426,7 @@ TAU_BOX = (TAU_MIN, TAU_MAX)
 #: M_k written so that interval arithmetic sees M_k ≥ 1 and M_k/k ≤ 1 (each k-dependence isolated)
 _M_GE_1 = 1 + (k - 1) * (1 - sp.exp(-2 / tau)) / (1 + (k - 1) * sp.exp(-2 / tau))
 _M_OVER_K = 1 / (1 + (k - 1) * sp.exp(-2 / tau))
-R_BOX = (sp.Rational(101, 100), 100)  # r = βτ for vector claims (q = r/(r − 1) finite)
+R_BOX = (sp.Rational(101, 100), 100)  # r = γτ for vector claims (q = r/(r − 1) finite)
 
 
 def _domains() -> dict[str, Domain]:
@@ -421,26 +437,29 @@ def _domains() -> dict[str, Domain]:
         ),
         "holder": Domain(
             {tau: TAU_BOX, k: (1, sp.oo), z: (-1, 1), h: (-2, 2), r: R_BOX},
-            name="τ ∈ [1e-3, 1e2], k ≥ 1, z ∈ [−1, 1]^k, h ∈ [−2, 2]^k, r = βτ ∈ [1.01, 100]",
+            name="τ ∈ [1e-3, 1e2], k ≥ 1, z ∈ [−1, 1]^k, h ∈ [−2, 2]^k, r = γτ ∈ [1.01, 100]",
         ),
         "result": Domain(
             {tau: TAU_BOX, k: (1, sp.oo), v: (-1, 1), z: (-1, 1), r: R_BOX},
-            name="τ ∈ [1e-3, 1e2], k ≥ 1, v, z ∈ [−1, 1]^k, r = βτ ∈ [1.01, 100]",
+            name="τ ∈ [1e-3, 1e2], k ≥ 1, v, z ∈ [−1, 1]^k, r = γτ ∈ [1.01, 100]",
         ),
         "pow": Domain({y: (0, sp.oo), r: (1, sp.oo)}, name="y ≥ 0 (ω = e^{−y} ∈ (0, 1]), r ≥ 1"),
         "weight": Domain(
             {tau: TAU_BOX, k: (1, sp.oo), x: (-1, 1), y: (-1, 1)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, x, y ∈ [−1, 1]"
         ),
         "tk": Domain({tau: TAU_BOX, k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1"),
-        "tkr": Domain({tau: TAU_BOX, k: (1, sp.oo), r: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = βτ ≥ 1"),
+        "tkr": Domain({tau: TAU_BOX, k: (1, sp.oo), r: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = γτ ≥ 1"),
         "tkrho": Domain(
-            {tau: TAU_BOX, k: (1, sp.oo), beta: (sp.Rational(1, 100), 10**5), rho: (sp.Rational(1, 100), 100)},
-            constraints=(sp.Ge(beta * tau, 1),),
-            name="τ ∈ [1e-3, 1e2], k ≥ 1, βτ ≥ 1, ρ ∈ [1e-2, 1e2]",
+            {tau: TAU_BOX, k: (1, sp.oo), gamma: (sp.Rational(1, 100), 10**5), rho: (sp.Rational(1, 100), 100)},
+            constraints=(sp.Ge(gamma * tau, 1),),
+            name="τ ∈ [1e-3, 1e2], k ≥ 1, γτ ≥ 1, ρ ∈ [1e-2, 1e2]",
         ),
         "tq": Domain({tau: TAU_BOX, q: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], q ≥ 1"),
+        "tbeta": Domain(
+            {tau: TAU_BOX, beta: (sp.Rational(101, 100), sp.oo)}, name="τ ∈ [1e-3, 1e2], the paper's β ∈ [1.01, ∞)"
+        ),
         "tb": Domain(
-            {tau: TAU_BOX, beta: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], β > 0, k ≥ 1"
+            {tau: TAU_BOX, gamma: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], γ > 0, k ≥ 1"
         ),
     }
 
@@ -501,18 +520,18 @@ def derivations() -> list[Derivation]:
             domain=D["holder"],
             provenance="classical",
             reference="Hölder's inequality (Hardy, Littlewood & Pólya, Inequalities, 1952, Thm 13) with "
-            "Σ_j w_j|h_j| = (1/k) Σ_j (k w_j)|h_j|, exponents r = βτ and q = r/(r − 1)",
+            "Σ_j w_j|h_j| = (1/k) Σ_j (k w_j)|h_j|, exponents r = γτ and q = r/(r − 1)",
             adversarial=[{k: 3, z[1]: 1, z[2]: -1, z[3]: -1, h[1]: 2, h[2]: 2, h[3]: 2, r: 2, tau: 1}],
             note="vector claim: falsifier only; D_r(w) = ((1/k) Σ_j (k w_j)^r)^{1/r}",
         ),
         Step(
-            "data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ",
+            "data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ",
             Dr,
             data_factor(_lme(r / tau, z), _lme(1 / tau, z), r / tau, tau),
             kind="identity",
             domain=D["holder"],
             provenance="ours",
-            note="k w_j = e^{z_j/τ − Λ(1/τ; z)}; raise to r = βτ, average, take the r-th root",
+            note="k w_j = e^{z_j/τ − Λ(1/τ; z)}; raise to r = γτ, average, take the r-th root",
         ),
         Step(
             "power reduction (reduced scalar, ω = e^{−y} = k w_j / max_i k w_i): ω^r ≤ ω",
@@ -573,7 +592,7 @@ def derivations() -> list[Derivation]:
             check=factored_check(k * (k - 1) * sp.exp(-2 / tau) / (1 + (k - 1) * sp.exp(-2 / tau))),
         ),
         Step(
-            "sharpened ≤ uniform: M_k^{1−1/r} ≤ exp(2/τ − 2/(βτ²)), r = βτ",
+            "sharpened ≤ uniform: M_k^{1−1/r} ≤ exp(2/τ − 2/(γτ²)), r = γτ",
             Mk ** (1 - 1 / r),
             sp.exp(2 / tau - 2 / (r * tau)),
             kind="inequality",
@@ -585,7 +604,7 @@ def derivations() -> list[Derivation]:
             ),
         ),
         Step(
-            "β-continuity: |F(v) − F(z)| ≤ C(β, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(βτ)}",
+            "γ-continuity: |F(v) − F(z)| ≤ C(γ, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(γτ)}",
             F_expr(v) - F_expr(z),
             continuity_factor(r / tau, tau, k) * power_mean(hj, qr),
             kind="inequality",
@@ -607,45 +626,45 @@ def derivations() -> list[Derivation]:
             note="with ∂F/∂v_j = w_j/τ ≥ 0: the ℓ∞ bound, 1/τ",
         ),
         Step(
-            "β = 1/τ: lim_{β→1/τ} C(β, τ, k) = 1/τ (the max over the negatives)",
-            continuity_factor(beta, tau, k),
+            "γ = 1/τ: lim_{γ→1/τ} C(γ, τ, k) = 1/τ (the max over the negatives)",
+            continuity_factor(gamma, tau, k),
             1 / tau,
             kind="limit",
-            var=beta,
+            var=gamma,
             point=1 / tau,
             domain=D["tb"],
             provenance="ours",
         ),
         Step(
-            "β = 1/τ: lim_{β→1/τ⁺} q = ∞ (ℓ_q mean → max)",
-            holder_exponent(beta, tau),
+            "γ = 1/τ: lim_{γ→1/τ⁺} q = ∞ (ℓ_q mean → max)",
+            holder_exponent(gamma, tau),
             sp.oo,
             kind="limit",
-            var=beta,
+            var=gamma,
             point=1 / tau,
             domain=D["tb"],
             provenance="ours",
         ),
         Step(
-            "β → ∞: q → 1 (the plain average over the negatives)",
-            holder_exponent(beta, tau),
+            "γ → ∞: q → 1 (the plain average over the negatives)",
+            holder_exponent(gamma, tau),
             1,
             kind="limit",
-            var=beta,
+            var=gamma,
             domain=D["tb"],
             provenance="ours",
         ),
         Step(
-            "β → ∞: C → M_k/τ",
-            continuity_factor(beta, tau, k),
+            "γ → ∞: C → M_k/τ",
+            continuity_factor(gamma, tau, k),
             Mk / tau,
             kind="limit",
-            var=beta,
+            var=gamma,
             domain=D["tb"],
             provenance="ours",
         ),
         Step(
-            "k → ∞ at β → ∞: M_k/τ → e^{2/τ}/τ",
+            "k → ∞ at γ → ∞: M_k/τ → e^{2/τ}/τ",
             Mk / tau,
             sp.exp(2 / tau) / tau,
             kind="limit",
@@ -654,25 +673,54 @@ def derivations() -> list[Derivation]:
             provenance="ours",
         ),
         Step(
-            "k → ∞: C(β, τ, k) → (1/τ) exp(2/τ − 2/(βτ²)) (the uniform factor)",
-            continuity_factor(beta, tau, k),
-            uniform_factor(beta, tau),
+            "k → ∞: C(γ, τ, k) → (1/τ) exp(2/τ − 2/(γτ²)) (the uniform factor)",
+            continuity_factor(gamma, tau, k),
+            uniform_factor(gamma, tau),
             kind="limit",
             var=k,
             domain=D["tb"],
             provenance="ours",
         ),
         Step(
-            "norms: C_ρ(β, τ, k) = C(βρ, τ/ρ, k)/ρ (similarities in [−ρ, ρ], F_τ(v) = F_{τ/ρ}(v/ρ))",
-            continuity_factor(beta, tau, k, rho),
-            continuity_factor(beta * rho, tau / rho, k) / rho,
+            "map to the paper's β: q(γ, τ) = β at γ = β/(τ(β − 1)) (q = β ⇔ γ = β/(τ(β − 1)))",
+            holder_exponent(gamma_from_paper_beta(beta, tau), tau),
+            beta,
+            kind="identity",
+            domain=D["tbeta"],
+            provenance="ours",
+            note="the paper's β (Prop. 4) is a power-mean exponent on embedding differences ‖φ(z_j⁻) − φ'(z_j⁻)‖; "
+            "our q is one on similarity differences |v_j − v'_j|: the two power means have the same exponent here",
+        ),
+        Step(
+            "map to the paper's β: at γ = β/(τ(β − 1)) the uniform factor is the paper's e^{2/(βτ)}/τ",
+            uniform_factor(gamma_from_paper_beta(beta, tau), tau),
+            sp.exp(2 / (beta * tau)) / tau,
+            kind="identity",
+            domain=D["tbeta"],
+            provenance="ours",
+            note="Prop. 4's negatives term is (3/τ) e^{2/(βτ)} M_β(‖Δ_j⁻‖); ours, for the DCL loss's F, is "
+            "C(γ, τ, k) M_q(|Δv_j|) with C ≤ e^{2/(βτ)}/τ at q = β (the steps above)",
+        ),
+        Step(
+            "map to the paper's β: β → ∞ (the paper's max) ↔ γ → 1/τ (our max form)",
+            gamma_from_paper_beta(beta, tau),
+            1 / tau,
+            kind="limit",
+            var=beta,
+            domain=D["tbeta"],
+            provenance="ours",
+        ),
+        Step(
+            "norms: C_ρ(γ, τ, k) = C(γρ, τ/ρ, k)/ρ (similarities in [−ρ, ρ], F_τ(v) = F_{τ/ρ}(v/ρ))",
+            continuity_factor(gamma, tau, k, rho),
+            continuity_factor(gamma * rho, tau / rho, k) / rho,
             kind="identity",
             domain=D["tkrho"],
             provenance="ours",
         ),
         Step(
             "low τ: ∂ log C_ρ^{(k=∞)}/∂ρ = 2/(qτ) → ∞ as τ → 0",
-            sp.diff(sp.log(uniform_factor(beta, tau, rho)), rho).subs(beta, (q / (q - 1)) / tau),
+            sp.diff(sp.log(uniform_factor(gamma, tau, rho)), rho).subs(gamma, (q / (q - 1)) / tau),
             sp.oo,
             kind="limit",
             var=tau,
@@ -690,28 +738,28 @@ def derivations() -> list[Derivation]:
             provenance="ours",
         ),
         Step(
-            "β = 2/τ minimises the ℓ2 constant, branch βτ ≥ 2: M_k^{1/2} ≤ M_k^{1 − 1/r}",
+            "γ = 2/τ minimises the ℓ2 constant, branch γτ ≥ 2: M_k^{1/2} ≤ M_k^{1 − 1/r}",
             _M_GE_1 ** sp.Rational(1, 2),
             _M_GE_1 ** (1 - 1 / r),
             kind="inequality",
             relation="<=",
-            domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (2, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = βτ ≥ 2"),
+            domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (2, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = γτ ≥ 2"),
             provenance="ours",
             check=factored_check(
                 _M_GE_1 ** sp.Rational(1, 2) * (_M_GE_1 ** (sp.Rational(1, 2) - 1 / r) - 1), simplifier=_powsimp
             ),
-            note="l2_lipschitz = C(β, τ, k) k^{−1/2} for q ≤ 2: increasing in r, smallest at r = 2",
+            note="l2_lipschitz = C(γ, τ, k) k^{−1/2} for q ≤ 2: increasing in r, smallest at r = 2",
         ),
         Step(
-            "β = 2/τ minimises the ℓ2 constant, branch 1 ≤ βτ ≤ 2: (M_k/k)^{1/2} ≤ (M_k/k)^{1 − 1/r}",
+            "γ = 2/τ minimises the ℓ2 constant, branch 1 ≤ γτ ≤ 2: (M_k/k)^{1/2} ≤ (M_k/k)^{1 − 1/r}",
             (Mk / k) ** sp.Rational(1, 2),
             (Mk / k) ** (1 - 1 / r),
             kind="inequality",
             relation="<=",
-            domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (1, 2)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = βτ ∈ [1, 2]"),
+            domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (1, 2)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = γτ ∈ [1, 2]"),
             provenance="ours",
             check=factored_check(_M_OVER_K ** (1 - 1 / r) * (1 - _M_OVER_K ** (1 / r - sp.Rational(1, 2)))),
-            note="l2_lipschitz = C(β, τ, k) k^{−1/q} = (M_k/k)^{1−1/r}/τ for q ≥ 2: decreasing in r",
+            note="l2_lipschitz = C(γ, τ, k) k^{−1/q} = (M_k/k)^{1−1/r}/τ for q ≥ 2: decreasing in r",
         ),
         Step(
             "cross-check: ‖∇F(z)‖₂ = (1/τ) ‖w‖₂ ≤ (1/τ) √(M_k/k) = l2_lipschitz(2/τ, τ, k)",
@@ -725,20 +773,20 @@ def derivations() -> list[Derivation]:
                 {k: 12, z[1]: 1, **{z[i_]: -1 for i_ in range(2, 13)}, tau: sp.Rational(1, 3)},
                 {k: 2, z[1]: 1, z[2]: -1, tau: sp.Rational(1, 1000)},
             ],
-            note="the gradient route to the ℓ2 constant agrees with the β family at its optimum β = 2/τ",
+            note="the gradient route to the ℓ2 constant agrees with the γ family at its optimum γ = 2/τ",
         ),
     ]
     return [
         Derivation(
             "continuity",
-            "continuity of the log-mean-exp in the negatives: ℓ∞ bound and the β family",
+            "continuity of the log-mean-exp in the negatives: ℓ∞ bound and the γ family",
             steps,
-            result="β-continuity: |F(v) − F(z)| ≤ C(β, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(βτ)}",
+            result="γ-continuity: |F(v) − F(z)| ≤ C(γ, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(γτ)}",
             source="ours",
             paper_claim="Proposition 4: a continuity bound by Gâteaux differentiation that keeps the average over "
-            "the negatives, with an inverse temperature β matched to τ (constant not known to us)",
-            summary="F(v) = log((1/k) Σ_j e^{v_j/τ}); C(β, τ, k) = (1/τ) (k e^{2/τ}/(e^{2/τ} + k − 1))^{1 − 1/(βτ)}, "
-            "q = βτ/(βτ − 1)",
+            "the negatives, with an inverse temperature γ matched to τ (constant not known to us)",
+            summary="F(v) = log((1/k) Σ_j e^{v_j/τ}); C(γ, τ, k) = (1/τ) (k e^{2/τ}/(e^{2/τ} + k − 1))^{1 − 1/(γτ)}, "
+            "q = γτ/(γτ − 1)",
             objects={
                 "holder_exponent": holder_exponent,
                 "continuity_factor": continuity_factor,

@@ -85,7 +85,7 @@ class Domain:
 
     ``ranges`` maps a symbol (or an ``IndexedBase``, whose entries then all share the range) to
     a closed interval ``(lo, hi)``; ``±oo`` endpoints are allowed. ``constraints`` are SymPy
-    relations that must also hold (e.g. ``beta*tau >= 1``).
+    relations that must also hold (e.g. ``gamma*tau >= 1``).
     """
 
     ranges: Mapping[Any, tuple[Any, Any]]

@@ -8,15 +8,15 @@ s_j(θ) = ⟨φ_θ(x), φ_θ(x_j)⟩ with φ_θ(y) ∈ S^{d−1}, ‖φ_θ(y) �
 also bounds the expected complexity). L₂(F) is an ℓ2-Lipschitz constant of F on [−1, 1]^k:
 
 * ``complexity_max``: L₂ = 1/τ, from the ℓ∞ (max-over-negatives) bound and ‖h‖_∞ ≤ ‖h‖₂ — grows like √k;
-* ``complexity_avg``: L₂ = C(β, τ, k) k^{−min(1/2, 1/q)} from the β family (``continuity.l2_lipschitz``); at
-  β = 2/τ (the minimiser) L₂ = (1/τ)√(M_k/k) and the bracket is 1/τ + √2 √M_k/τ → (1 + √2 e^{1/τ})/τ as
+* ``complexity_avg``: L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)} from the γ family (``continuity.l2_lipschitz``); at
+  γ = 2/τ (the minimiser) L₂ = (1/τ)√(M_k/k) and the bracket is 1/τ + √2 √M_k/τ → (1 + √2 e^{1/τ})/τ as
   k → ∞: it flattens in k.
 
 Classical results used (quoted, provenance ``classical``):
 
 1. Vector contraction (Maurer 2016, "A vector-contraction inequality for Rademacher complexities", ALT,
    Corollary 1): for h_i : R^K → R with |h_i(u) − h_i(u')| ≤ L₂ ‖u − u'‖₂ and any class of f : X → R^K,
-   E sup_f Σ_i ε_i h_i(f(x_i)) ≤ √2 L₂ E sup_f Σ_i Σ_m ε_{im} f_m(x_i). Our L₂ for the β family holds on
+   E sup_f Σ_i ε_i h_i(f(x_i)) ≤ √2 L₂ E sup_f Σ_i Σ_m ε_{im} f_m(x_i). Our L₂ for the γ family holds on
    [−1, 1]^k only; h = F∘clip (clip onto the cube is 1-Lipschitz in ℓ2 and the identity on the similarities)
    is L₂-Lipschitz on all of R^k and agrees with F on the class, so the corollary applies.
 2. Chaining (Shalev-Shwartz & Ben-David 2014, Understanding Machine Learning, Lemma 27.4, M → ∞): for
@@ -48,7 +48,7 @@ import sympy as sp
 
 from . import continuity as _cont
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, beta, c0, chi, h, j, k, m_lvl, n, p, r, tau
+from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, c0, chi, gamma, h, j, k, m_lvl, n, p, r, tau
 
 SQRT2 = sp.sqrt(2)
 
@@ -56,9 +56,9 @@ SQRT2 = sp.sqrt(2)
 # ----------------------------------------------------------------------------- validation
 
 
-def _check(tau_=None, beta_=None, k_=None, n_=None, L_=None, p_=None, R_=None) -> None:
+def _check(tau_=None, gamma_=None, k_=None, n_=None, L_=None, p_=None, R_=None) -> None:
     """ValueError naming the parameter, its value and the allowed range (numeric arguments only)."""
-    _cont._check(tau_, beta_, k_)
+    _cont._check(tau_, gamma_, k_)
     num = _cont._num
     if n_ is not None and num(n_) and (float(n_) < 1 or float(n_) != int(float(n_))):
         raise ValueError(f"n must be an integer ≥ 1, got {n_!r}")
@@ -129,17 +129,17 @@ def complexity_max(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, p_: A
 
 
 def complexity_avg(
-    tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
+    tau_: Any = tau, gamma_: Any = gamma, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
 ) -> sp.Expr:
-    """R̂_n(ℓ_k ∘ Θ) ≤ 6 c₀ J √(p/n) [1/τ + √2 C(β, τ, k) k^{1/2 − min(1/2, 1/q)}]: the averaging family.
+    """R̂_n(ℓ_k ∘ Θ) ≤ 6 c₀ J √(p/n) [1/τ + √2 C(γ, τ, k) k^{1/2 − min(1/2, 1/q)}]: the averaging family.
 
     Theorem bounded: as ``complexity_max`` (same class, same vector-contraction route), with F's ℓ2-Lipschitz
-    constant ``continuity.l2_lipschitz(β, τ, k)`` from the β family; τ > 0, β ≥ 1/τ, k, n, p ≥ 1, L, R ≥ 0.
-    For β ≥ 2/τ it stays bounded as k → ∞: → 6 c₀ J √(p/n)(1/τ)(1 + √2 exp((2/τ)(1 − 1/(βτ)))); minimal at
-    β = 2/τ (``continuity.optimal_beta``), where it is 6 c₀ J √(p/n)(1/τ)(1 + √2 √M_k) ≤ ``complexity_max``.
+    constant ``continuity.l2_lipschitz(γ, τ, k)`` from the γ family; τ > 0, γ ≥ 1/τ, k, n, p ≥ 1, L, R ≥ 0.
+    For γ ≥ 2/τ it stays bounded as k → ∞: → 6 c₀ J √(p/n)(1/τ)(1 + √2 exp((2/τ)(1 − 1/(γτ)))); minimal at
+    γ = 2/τ (``continuity.optimal_gamma``), where it is 6 c₀ J √(p/n)(1/τ)(1 + √2 √M_k) ≤ ``complexity_max``.
     """
-    _check(tau_, beta_, k_, n_, L_, p_, R_)
-    lip2 = _cont.l2_lipschitz(_s(beta_), _s(tau_), _s(k_))
+    _check(tau_, gamma_, k_, n_, L_, p_, R_)
+    lip2 = _cont.l2_lipschitz(_s(gamma_), _s(tau_), _s(k_))
     return complexity_positive(tau_, n_, L_, p_, R_) + SQRT2 * lip2 * vector_complexity(k_, n_, L_, p_, R_)
 
 
@@ -148,7 +148,7 @@ def complexity_direct(tau_: Any = tau, n_: Any = n, L_: Any = L, p_: Any = p, R_
 
     Same class and theorem as ``complexity_max``; chaining directly on the loss values (|ℓ| ≤ 2/τ, centre θ = 0
     within (4LR/τ)): c = (2/τ) c₀, χ = 2 (4L/τ) R / ((2/τ) c₀) = max(2, 4LR). For this parametric class it is
-    the smallest of the three; the β family's advantage is over the vector-contraction route.
+    the smallest of the three; the γ family's advantage is over the vector-contraction route.
     """
     _check(tau_, None, None, n_, L_, p_, R_)
     return chaining_bound(2 * similarity_radius(L_, R_) / _s(tau_), similarity_chi(L_, R_), p_, n_)
@@ -160,8 +160,8 @@ def k_limits() -> dict[str, sp.Expr]:
     return {
         "complexity_max": sp.oo,
         "complexity_max / sqrt(k)": base * SQRT2 / tau,
-        "complexity_avg (beta >= 2/tau)": base * (1 + SQRT2 * sp.exp(2 / tau - 2 / (beta * tau**2))) / tau,
-        "complexity_avg (beta = 2/tau)": base * (1 + SQRT2 * sp.exp(1 / tau)) / tau,
+        "complexity_avg (gamma >= 2/tau)": base * (1 + SQRT2 * sp.exp(2 / tau - 2 / (gamma * tau**2))) / tau,
+        "complexity_avg (gamma = 2/tau)": base * (1 + SQRT2 * sp.exp(1 / tau)) / tau,
         "complexity_direct": complexity_direct(),
     }
 
@@ -238,7 +238,7 @@ def class_check(step: Step, opts: dict) -> StepResult:
 
     Each class is 1-Lipschitz in θ ∈ R¹ (p = 1, L = 1) on S¹. R̂_n = E_ε sup_θ (1/n) Σ_i ε_i ℓ_θ(tuple_i) is
     estimated with a 201-point θ grid (a lower bound of the sup) and 200 sign draws; the claim is refuted
-    only if the estimate exceeds ``rhs`` by more than 4 standard errors. Random τ, β ≥ 1/τ, k ≤ 6, n ≤ 16.
+    only if the estimate exceeds ``rhs`` by more than 4 standard errors. Random τ, γ ≥ 1/τ, k ≤ 6, n ≤ 16.
     """
     import math
 
@@ -249,7 +249,7 @@ def class_check(step: Step, opts: dict) -> StepResult:
     for c_ in range(n_classes):
         n_, k_ = rng.randint(2, 16), rng.randint(1, 6)
         tau_ = 10 ** rng.uniform(-1, 1)
-        beta_ = (1 + 10 ** rng.uniform(-2, 2)) / tau_
+        gamma_ = (1 + 10 ** rng.uniform(-2, 2)) / tau_
         R_ = 10 ** rng.uniform(-1, 0.7)
         pts = [[(rng.uniform(-1, 1), rng.uniform(-math.pi, math.pi)) for _ in range(k_ + 2)] for _ in range(n_)]
         grid = [-R_ + 2 * R_ * g_ / 200 for g_ in range(201)]
@@ -269,14 +269,14 @@ def class_check(step: Step, opts: dict) -> StepResult:
             draws.append(max(sum(e * v_ for e, v_ in zip(eps, row)) for row in losses) / n_)
         est = sum(draws) / len(draws)
         se = math.sqrt(sum((d_ - est) ** 2 for d_ in draws) / (len(draws) - 1) / len(draws))
-        sub = {tau: sp.Float(tau_, 30), beta: sp.Float(beta_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
+        sub = {tau: sp.Float(tau_, 30), gamma: sp.Float(gamma_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
         bound = float(step.rhs.subs(sub))
         ratio = est / bound if bound > 0 else math.inf
         pt = {
             "n": n_,
             "k": k_,
             "tau": f"{tau_:.6g}",
-            "beta": f"{beta_:.6g}",
+            "gamma": f"{gamma_:.6g}",
             "R": f"{R_:.6g}",
             "estimate": f"{est:.6g} ± {se:.2g}",
             "bound": f"{bound:.6g}",
@@ -393,9 +393,9 @@ def derivations() -> list[Derivation]:
         {tau: _TAU, k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)}, name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0"
     )
     dom_avg = Domain(
-        {tau: _TAU, beta: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)},
-        constraints=(sp.Ge(beta * tau, 1),),
-        name="τ ∈ [1e-3, 1e2], βτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0",
+        {tau: _TAU, gamma: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo), **_BIG, Rad_n: (0, sp.oo)},
+        constraints=(sp.Ge(gamma * tau, 1),),
+        name="τ ∈ [1e-3, 1e2], γτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0",
     )
     dom_vc = Domain({Rad_vec: (0, sp.oo), Lam: (0, sp.oo), Rad_n: (0, sp.oo)}, name="complexities ≥ 0")
     maurer = Step(
@@ -490,7 +490,7 @@ def derivations() -> list[Derivation]:
     hq = _cont.power_mean(h[j], r / (r - 1))
     l2norm = sp.sqrt(sp.Sum(h[j] ** 2, (j, 1, k)))
     dom_pm = lambda lo, hi: Domain(
-        {k: (1, sp.oo), h: (-2, 2), r: (lo, hi)}, name=f"k ≥ 1, h ∈ [−2, 2]^k, r = βτ ∈ [{lo}, {hi}]"
+        {k: (1, sp.oo), h: (-2, 2), r: (lo, hi)}, name=f"k ≥ 1, h ∈ [−2, 2]^k, r = γτ ∈ [{lo}, {hi}]"
     )
     cavg = complexity_avg()
     cavg_r = (
@@ -499,10 +499,10 @@ def derivations() -> list[Derivation]:
     )
     avgder = Derivation(
         "rademacher_avg",
-        "Rademacher complexity through the β-continuity family: stable as k → ∞",
+        "Rademacher complexity through the γ-continuity family: stable as k → ∞",
         [
             Step(
-                "power means, q ≤ 2 (βτ ≥ 2): M_q(h) ≤ k^{−1/2} ‖h‖₂",
+                "power means, q ≤ 2 (γτ ≥ 2): M_q(h) ≤ k^{−1/2} ‖h‖₂",
                 hq,
                 l2norm / sp.sqrt(k),
                 kind="inequality",
@@ -512,7 +512,7 @@ def derivations() -> list[Derivation]:
                 reference="power-mean inequality M_q ≤ M_2 for q ≤ 2 (Hardy, Littlewood & Pólya 1952, Thm 16)",
             ),
             Step(
-                "q ≥ 2 (1 < βτ ≤ 2): M_q(h) = k^{−1/q} ‖h‖_q ≤ k^{−1/q} ‖h‖₂",
+                "q ≥ 2 (1 < γτ ≤ 2): M_q(h) = k^{−1/q} ‖h‖_q ≤ k^{−1/q} ‖h‖₂",
                 hq,
                 k ** (-(r - 1) / r) * l2norm,
                 kind="inequality",
@@ -522,7 +522,7 @@ def derivations() -> list[Derivation]:
                 reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2",
             ),
             Step(
-                "averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
+                "averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
                 Rad_n,
                 cavg,
                 kind="inequality",
@@ -534,7 +534,7 @@ def derivations() -> list[Derivation]:
                 "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
             ),
             Step(
-                "at β = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)",
+                "at γ = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)",
                 complexity_avg(tau, 2 / tau),
                 6
                 * similarity_radius()
@@ -547,7 +547,7 @@ def derivations() -> list[Derivation]:
                 provenance="ours",
             ),
             Step(
-                "averaged ≤ max-type at β = 2/τ: √(M_k/k) ≤ 1",
+                "averaged ≤ max-type at γ = 2/τ: √(M_k/k) ≤ 1",
                 sp.sqrt(_cont.weight_bound(tau, k) / k),
                 1,
                 kind="inequality",
@@ -557,18 +557,18 @@ def derivations() -> list[Derivation]:
                 check=_cont.factored_check(1 - 1 / sp.sqrt(1 + (k - 1) * sp.exp(-2 / tau))),
             ),
             Step(
-                "k → ∞ (βτ ≥ 2): complexity_avg → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{(2/τ)(1 − 1/(βτ))})",
+                "k → ∞ (γτ ≥ 2): complexity_avg → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{(2/τ)(1 − 1/(γτ))})",
                 cavg_r,
-                k_limits()["complexity_avg (beta >= 2/tau)"].subs(beta, r / tau),
+                k_limits()["complexity_avg (gamma >= 2/tau)"].subs(gamma, r / tau),
                 kind="limit",
                 var=k,
                 domain=Domain({tau: _TAU, r: (2, sp.oo), k: (1, sp.oo), **_BIG}),
                 provenance="ours",
             ),
             Step(
-                "k → ∞ at β = 2/τ: → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{1/τ})",
+                "k → ∞ at γ = 2/τ: → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{1/τ})",
                 complexity_avg(tau, 2 / tau),
-                k_limits()["complexity_avg (beta = 2/tau)"],
+                k_limits()["complexity_avg (gamma = 2/tau)"],
                 kind="limit",
                 var=k,
                 domain=dom_all,
@@ -585,12 +585,12 @@ def derivations() -> list[Derivation]:
                 provenance="ours",
             ),
         ],
-        result="averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(β, τ, k) k^{−min(1/2, 1/q)}",
+        result="averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
         source="ours",
         depends_on=("continuity", "rademacher_chaining", "rademacher_max"),
         paper_claim="the averaging effect of the k negatives carries over: the generalisation error stabilises as k "
         "grows (constant not known to us)",
-        summary="R̂_n ≤ 6 c₀ J √(p/n) [1/τ + √2 C(β, τ, k) k^{1/2 − min(1/2, 1/q)}]; at β = 2/τ: (1/τ)(1 + √2 √M_k)",
+        summary="R̂_n ≤ 6 c₀ J √(p/n) [1/τ + √2 C(γ, τ, k) k^{1/2 − min(1/2, 1/q)}]; at γ = 2/τ: (1/τ)(1 + √2 √M_k)",
         objects={"complexity_avg": complexity_avg, "l2_lipschitz": _cont.l2_lipschitz},
     )
     return [chaining, maxder, avgder]

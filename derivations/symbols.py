@@ -13,7 +13,10 @@ from .ledger import Domain
 
 # --- model parameters -------------------------------------------------------------------
 tau = sp.Symbol("tau", positive=True)  #: algorithmic temperature τ > 0
-beta = sp.Symbol("beta", positive=True)  #: inverse temperature β of the continuity family
+gamma = sp.Symbol(
+    "gamma", positive=True
+)  #: the toolkit's similarity-space exponent γ ≥ 1/τ (continuity family; q = γτ/(γτ − 1))
+beta = sp.Symbol("beta", positive=True)  #: the paper's power-mean exponent β ≥ 1 on embedding differences (Prop. 4)
 k = sp.Symbol("k", integer=True, positive=True)  #: number of negatives k ≥ 1
 n = sp.Symbol("n", integer=True, positive=True)  #: number of training tuples n ≥ 1
 delta = sp.Symbol("delta", positive=True)  #: confidence level δ ∈ (0, 1)
@@ -21,7 +24,7 @@ L = sp.Symbol("L", positive=True)  #: Lipschitz constant of θ ↦ φ_θ
 p = sp.Symbol("p", integer=True, positive=True)  #: parameter count (θ ∈ R^p)
 R = sp.Symbol("R", positive=True)  #: radius of the parameter ball ‖θ‖ ≤ R
 d = sp.Symbol("d", integer=True, positive=True)  #: embedding dimension (sphere S^{d-1})
-r = sp.Symbol("r", positive=True)  #: Hölder exponent r = βτ ≥ 1
+r = sp.Symbol("r", positive=True)  #: Hölder exponent r = γτ ≥ 1
 q = sp.Symbol("q", positive=True)  #: conjugate exponent q = r/(r − 1)
 
 # --- similarities and paths -------------------------------------------------------------
@@ -56,8 +59,9 @@ S = sp.IndexedBase("S", real=True)  #: in-batch similarity matrix S[i, j] = ⟨�
 B_batch = sp.Symbol("B", integer=True, positive=True)  #: batch size of the in-batch form
 g = sp.Symbol("g", real=True)  #: g = s⁺ − ζ ∈ [−2, 2]
 m_shift = sp.Symbol("m", real=True)  #: a shift of the scores (the max, in the kernels)
-ell = sp.Symbol("ell", real=True)  #: the standard loss ℓ
-ell_k = sp.Symbol("ell_k", real=True)  #: the averaged loss ℓ_k
+ell = sp.Symbol("ell", real=True)  #: the paper's InfoNCE loss ℓ of (14) = standard − log k
+ell_dcl = sp.Symbol("ell_tilde", real=True)  #: the DCL loss ℓ̃ (paper §3.4; its risk is R̃)
+ell_std = sp.Symbol("ell_std", real=True)  #: the standard (SimCLR cross-entropy) loss ℓ_std = ℓ + log k
 
 # --- continuity and Rademacher complexity (derivations.continuity, derivations.rademacher) ---
 rho = sp.Symbol("rho", positive=True)  #: similarity range [−ρ, ρ] (ρ = product of norm bounds)
@@ -70,12 +74,12 @@ Rad_vec = sp.Symbol("Rad_vec", nonnegative=True)  #: (1/n) E sup Σ_{i,m} ε_im 
 
 # --- combined bound (derivations.theorem) ---------------------------------------------------
 CE_risk = sp.Symbol("CE", real=True)  #: expected cross-entropy E_x H(M(x, ·), Q^φ_τ(x, ·))
-Rk_risk = sp.Symbol("R_k", real=True)  #: population risk with k negatives
+Rk_risk = sp.Symbol("Rtilde", real=True)  #: the DCL population risk R̃ (paper §3.4) with k negatives
 Rhat_n = sp.Symbol("Rhat_n", real=True)  #: empirical risk on n training tuples
 Rad_n = sp.Symbol("Rad_n", nonnegative=True)  #: Rademacher complexity of the loss class
 
 # --- numeric kernels (numerics.codegen: arguments of generated closing formulas) -----------
-lam_beta = sp.Symbol("lam_beta", real=True)  #: Λ(β; z) = log mean_j e^{β z_j}, at the continuity β
+lam_gamma = sp.Symbol("lam_gamma", real=True)  #: Λ(γ; z) = log mean_j e^{γ z_j}, at the continuity exponent γ
 lam_tau = sp.Symbol("lam_tau", real=True)  #: Λ(1/τ; z), at the algorithmic inverse temperature
 
 # --- named domains (boxes); the stated numeric range of τ is [1e-3, 1e2] --------------------

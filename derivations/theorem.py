@@ -1,29 +1,31 @@
 """Theorem 1 (our version): CE − R̂_n ≤ (range)·√(log(1/δ)/(2n)) + 2·Rad_n + min(C(τ)/k, D(τ)), w.p. ≥ 1 − δ.
 
-Domain: τ ∈ [1e-3, 1e2], β ≥ 1/τ, k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0; simultaneously for every
+Domain: τ ∈ [1e-3, 1e2], γ ≥ 1/τ, k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0; simultaneously for every
 embedding φ_θ, θ ∈ R^p, ‖θ‖ ≤ R, φ_θ(x) ∈ S^{d−1} and L-Lipschitz in θ; n i.i.d. tuples
 (x, x⁺, x_1 … x_k). ``CE`` is the expected cross-entropy E_x H(M(x, ·), Q^φ_τ(x, ·)) between the
-positive generator and the softmax search kernel (the k → ∞ risk of the averaged loss), ``R̂_n``
-the empirical risk of the averaged loss (for the standard loss read R̂_n − log k).
+positive generator and the softmax search kernel (the k → ∞ limit of the DCL risk R̃), ``R̂_n``
+the empirical risk of the DCL loss ℓ̃ (paper §3.4) or, for ``loss="infonce"``, the paper's R̂_n (1) of
+ℓ (14) (for the standard loss ℓ_std = ℓ + log k read R̂_n − log k).
 
 The three components, each a SymPy expression with its provenance and rate:
 
 * **sample variability** ``(b − a)·√(log(1/δ)/(2n))``: McDiarmid's bounded-differences inequality
-  applied once, one-sided, to sup_θ (R_k − R̂_n) (one tuple moves it by ≤ (b − a)/n). Loss range:
-  averaged ℓ_k ∈ [−2/τ, 2/τ] (width 4/τ, attained); standard ℓ ∈ [log(1 + k e^{−2/τ}),
-  log(1 + k e^{2/τ})] (width ≤ 4/τ for every k, = 2/τ at k = 1). One-sided suffices because the
+  applied once, one-sided, to sup_θ (R̃ − R̂_n) (one tuple moves it by ≤ (b − a)/n). Loss range:
+  DCL ℓ̃ ∈ [−2/τ, 2/τ] (width 4/τ, attained); standard ℓ_std ∈ [log(1 + k e^{−2/τ}),
+  log(1 + k e^{2/τ})] (width ≤ 4/τ for every k, = 2/τ at k = 1; the paper's ℓ (14) = ℓ_std − log k has
+  the same width, the paper's Lemma 5 bound 4/τ). One-sided suffices because the
   theorem bounds CE − R̂_n from above only; a two-sided |·| statement would need log(2/δ) and the
   lower side of the bias. Provenance: ours (classical ingredients). Rate O(n^{-1/2}), k-free.
-* **complexity** ``2 · complexity_avg(τ, β, k, n, L, p, R)`` (2 × the Rademacher bound of the
-  averaged loss class, ``derivations.rademacher``); the standard loss is softplus(ℓ_k + log k) and
-  softplus is 1-Lipschitz, so every continuity bound of ℓ_k, hence the same complexity bound,
-  holds for it. Provenance: ours. Rate O(n^{-1/2}) exactly (√n × penalty is n-free), stabilising
-  as k → ∞ (limit step at β = 2/τ).
-* **finite-k bias** ``min(C(τ)/k, D(τ))`` with 0 ≤ CE − R_k ≤ C(τ)/k and ≤ D(τ) < 2/τ
-  (``derivations.bias``; 2/τ is the plain log-range cap, log Z, log Z_k ∈ [−1/τ, 1/τ]); for the standard loss R_std,k − log k ≥ R_k (``loss``: offset ≥ 0), so
+* **complexity** ``2 · complexity_avg(τ, γ, k, n, L, p, R)`` (2 × the Rademacher bound of the
+  DCL loss class, ``derivations.rademacher``); the standard loss is softplus(ℓ̃ + log k) and
+  softplus is 1-Lipschitz, so every continuity bound of ℓ̃, hence the same complexity bound,
+  holds for it (and for ℓ = ℓ_std − log k). Provenance: ours. Rate O(n^{-1/2}) exactly (√n × penalty is n-free), stabilising
+  as k → ∞ (limit step at γ = 2/τ).
+* **finite-k bias** ``min(C(τ)/k, D(τ))`` with 0 ≤ CE − R̃ ≤ C(τ)/k and ≤ D(τ) < 2/τ
+  (``derivations.bias``; 2/τ is the plain log-range cap, log Z, log Z_k ∈ [−1/τ, 1/τ]); for the paper's ℓ (14), R = R_std,k − log k ≥ R̃ (``loss``: offset ≥ 0), so
   the same one-sided bias bound applies. Provenance: ours. Rate O(1/k).
 
-Proof: CE − R̂_n = (CE − R_k) + (R_k − R̂_n); the first is ≤ min(C(τ)/k, D(τ)) surely, the second is
+Proof: CE − R̂_n = (CE − R̃) + (R̃ − R̂_n); the first is ≤ min(C(τ)/k, D(τ)) surely, the second is
 ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n)) uniformly in θ with probability ≥ 1 − δ (Mohri,
 Rostamizadeh & Talwalkar 2018, Thm 3.3, rescaled from [0, 1] to [a, b]; Bartlett & Mendelson 2002).
 """
@@ -36,6 +38,7 @@ from typing import Any
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step
+from .loss import canonical_loss
 from .symbols import (
     TAU_MAX,
     TAU_MIN,
@@ -46,10 +49,10 @@ from .symbols import (
     Rhat_n,
     Rk_risk,
     a,
-    beta,
     c,
     delta,
     g,
+    gamma,
     k,
     n,
     p,
@@ -59,7 +62,9 @@ from .symbols import (
     y,
 )
 
-LOSSES = ("averaged", "standard")
+#: the losses the Theorem-1 terms are stated for: the DCL loss ℓ̃ (R̂_n its empirical risk), the paper's
+#: InfoNCE ℓ (14) (R̂_n the paper's (1)) and the standard loss ℓ_std = ℓ + log k (read R̂_n − log k)
+LOSSES = ("dcl", "infonce", "standard")
 
 #: what the brief reports the paper says about each component (quoted, not our claim)
 PAPER_CLAIMS = {
@@ -92,21 +97,22 @@ class Term:
     meta: dict = field(default_factory=dict)
 
 
-def loss_range(loss: str = "averaged", tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """Width b − a of the loss range: 4/τ (averaged); 2/τ + log(k + e^{−2/τ}) − log(1 + k e^{−2/τ}) (standard).
+def loss_range(loss: str = "dcl", tau_: Any = tau, k_: Any = k) -> sp.Expr:
+    """Width b − a of the loss range: 4/τ (DCL ℓ̃); 2/τ + log(k + e^{−2/τ}) − log(1 + k e^{−2/τ}) (the
+    paper's ℓ (14), and ℓ_std = ℓ + log k, a shift of it).
 
-    The standard width equals log((1 + k e^{2/τ})/(1 + k e^{−2/τ})), written in a form whose float
-    evaluation does not overflow at τ = 1e-3 (identity step "standard range, stable form").
+    That width equals log((1 + k e^{2/τ})/(1 + k e^{−2/τ})), written in a form whose float evaluation
+    does not overflow at τ = 1e-3 (identity step "InfoNCE range, stable form"). "averaged" is the
+    deprecated name of "dcl".
     """
-    if loss == "averaged":
+    loss = canonical_loss(loss)
+    if loss == "dcl":
         return 4 / tau_
-    if loss == "standard":
-        return 2 / tau_ + sp.log(k_ + sp.exp(-2 / tau_)) - sp.log(1 + k_ * sp.exp(-2 / tau_))
-    raise ValueError(f"loss must be one of {LOSSES}, got {loss!r}")
+    return 2 / tau_ + sp.log(k_ + sp.exp(-2 / tau_)) - sp.log(1 + k_ * sp.exp(-2 / tau_))
 
 
-def sample_variability(loss: str = "averaged", tau_: Any = tau, k_: Any = k, n_: Any = n, delta_: Any = delta):
-    """(b − a)·√(log(1/δ)/(2n)): one-sided McDiarmid deviation of sup_θ (R_k − R̂_n); δ ∈ (0, 1), n ≥ 1."""
+def sample_variability(loss: str = "dcl", tau_: Any = tau, k_: Any = k, n_: Any = n, delta_: Any = delta):
+    """(b − a)·√(log(1/δ)/(2n)): one-sided McDiarmid deviation of sup_θ (R̃ − R̂_n); δ ∈ (0, 1), n ≥ 1."""
     return loss_range(loss, tau_, k_) * sp.sqrt(sp.log(1 / delta_) / (2 * n_))
 
 
@@ -123,10 +129,10 @@ def _rademacher():
 
 
 def complexity_term(
-    tau_: Any = tau, beta_: Any = beta, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
+    tau_: Any = tau, gamma_: Any = gamma, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
 ) -> sp.Expr:
-    """2 · complexity_avg(τ, β, k, n, L, p, R): twice the Rademacher bound of the averaged-loss class."""
-    return 2 * _rademacher().complexity_avg(tau_, beta_, k_, n_, L_, p_, R_)
+    """2 · complexity_avg(τ, γ, k, n, L, p, R): twice the Rademacher bound of the DCL-loss class."""
+    return 2 * _rademacher().complexity_avg(tau_, gamma_, k_, n_, L_, p_, R_)
 
 
 def complexity_max_term(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R) -> sp.Expr:
@@ -144,7 +150,7 @@ def complexity_direct_term(tau_: Any = tau, n_: Any = n, L_: Any = L, p_: Any = 
 
 
 def bias_term(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """min(C(τ)/k, D(τ)): 0 ≤ CE − R_k ≤ ``bias.bias_bound_sharp(τ, k)``; C(τ)/k carries the O(1/k) rate.
+    """min(C(τ)/k, D(τ)): 0 ≤ CE − R̃ ≤ ``bias.bias_bound_sharp(τ, k)``; C(τ)/k carries the O(1/k) rate.
 
     D(τ) < 2/τ is the bias engineer's k-free cap; without it (older ``bias``) the log-range cap
     2/τ is used (log Z(x), log Z_k(x) ∈ [−1/τ, 1/τ]). The cap keeps the term finite and meaningful at
@@ -163,22 +169,23 @@ def bias_term_uncapped(tau_: Any = tau, k_: Any = k) -> sp.Expr:
 
 def theorem_terms(
     tau_: Any = tau,
-    beta_: Any = beta,
+    gamma_: Any = gamma,
     k_: Any = k,
     n_: Any = n,
     delta_: Any = delta,
     L_: Any = L,
     p_: Any = p,
     R_: Any = R,
-    loss: str = "averaged",
+    loss: str = "dcl",
 ) -> dict[str, Term]:
     """The named components of Theorem 1 and their sum.
 
     Returns ``{"sample_variability", "complexity", "finite_k_bias", "bound"}`` → ``Term``; every
-    expression is in τ, β, k, n, δ, p, L, R (or the values passed). Valid on the module domain.
+    expression is in τ, γ, k, n, δ, p, L, R (or the values passed). Valid on the module domain.
     """
+    loss = canonical_loss(loss)
     sv = sample_variability(loss, tau_, k_, n_, delta_)
-    cx = complexity_term(tau_, beta_, k_, n_, L_, p_, R_)
+    cx = complexity_term(tau_, gamma_, k_, n_, L_, p_, R_)
     bs = bias_term(tau_, k_)
     shows = _show_names()
     terms = {
@@ -216,8 +223,8 @@ def theorem_terms(
     return terms
 
 
-def theorem_expr(loss: str = "averaged") -> sp.Expr:
-    """The combined bound as one SymPy expression in τ, β, k, n, δ, p, L, R."""
+def theorem_expr(loss: str = "dcl") -> sp.Expr:
+    """The combined bound as one SymPy expression in τ, γ, k, n, δ, p, L, R."""
     return theorem_terms(loss=loss)["bound"].expr
 
 
@@ -257,10 +264,12 @@ _FULL = Domain(
     },
     name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, δ ∈ (0, 1), L, R ≥ 0",
 )
-#: with β: only for steps whose expressions contain β (the checker substitutes a constraint's
+#: with γ: only for steps whose expressions contain γ (the checker substitutes a constraint's
 #: symbols from the step's own expressions)
 _FULL_B = _FULL | Domain(
-    {beta: (1 / TAU_MAX, sp.oo), tau: (TAU_MIN, TAU_MAX)}, constraints=(sp.GreaterThan(beta * tau, 1),), name="β ≥ 1/τ"
+    {gamma: (1 / TAU_MAX, sp.oo), tau: (TAU_MIN, TAU_MAX)},
+    constraints=(sp.GreaterThan(gamma * tau, 1),),
+    name="γ ≥ 1/τ",
 )
 
 
@@ -269,14 +278,14 @@ ORDER = 70
 
 
 def derivations() -> list[Derivation]:
-    sv = sample_variability("averaged")
-    sv_std = sample_variability("standard")
+    sv = sample_variability("dcl")
+    sv_std = sample_variability("infonce")
     width_std = sp.log(1 + k * sp.exp(2 / tau)) - sp.log(1 + k * sp.exp(-2 / tau))
     dev = a * sp.sqrt(sp.log(1 / delta) / (2 * n))
     risks = Domain({CE_risk: (-sp.oo, sp.oo), Rk_risk: (-sp.oo, sp.oo), Rhat_n: (-sp.oo, sp.oo)})
     steps = [
         Step(
-            "risk decomposition CE − R̂_n = (CE − R_k) + (R_k − R̂_n)",
+            "risk decomposition CE − R̂_n = (CE − R̃) + (R̃ − R̂_n)",
             CE_risk - Rhat_n,
             (CE_risk - Rk_risk) + (Rk_risk - Rhat_n),
             domain=risks,
@@ -285,7 +294,7 @@ def derivations() -> list[Derivation]:
         ),
         # --- loss ranges
         Step(
-            "averaged loss in reduced form: τ ℓ_k = y − s⁺ with y = τ log Z_k",
+            "DCL loss in reduced form: τ ℓ̃ = y − s⁺ with y = τ log Z_k",
             tau * (-s_pos / tau + sp.log(sp.exp(y / tau))),
             y - s_pos,
             domain=_RANGE_DOMAIN,
@@ -293,7 +302,7 @@ def derivations() -> list[Derivation]:
             simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
         ),
         Step(
-            "averaged loss upper end: τ ℓ_k ≤ 2",
+            "DCL loss upper end: τ ℓ̃ ≤ 2",
             y - s_pos,
             2,
             kind="inequality",
@@ -303,7 +312,7 @@ def derivations() -> list[Derivation]:
             note="attained at s⁺ = −1, every s_j = 1",
         ),
         Step(
-            "averaged loss lower end: τ ℓ_k ≥ −2",
+            "DCL loss lower end: τ ℓ̃ ≥ −2",
             y - s_pos,
             -2,
             kind="inequality",
@@ -313,7 +322,7 @@ def derivations() -> list[Derivation]:
             note="attained at s⁺ = 1, every s_j = −1: width 4/τ",
         ),
         Step(
-            "standard loss in reduced form: ℓ = log(1 + k Z_k e^{−s⁺/τ}) = log(1 + k e^{−g/τ}), g = s⁺ − y",
+            "standard loss in reduced form: ℓ_std = log(1 + k Z_k e^{−s⁺/τ}) = log(1 + k e^{−g/τ}), g = s⁺ − y",
             sp.log(1 + k * sp.exp(y / tau) * sp.exp(-s_pos / tau)),
             sp.log(1 + k * sp.exp(-(s_pos - y) / tau)),
             domain=_RANGE_DOMAIN | Domain({k: (1, sp.oo)}),
@@ -338,15 +347,15 @@ def derivations() -> list[Derivation]:
             provenance="ours",
         ),
         Step(
-            "standard range, stable form (no overflow at τ = 1e-3)",
+            "InfoNCE range, stable form (no overflow at τ = 1e-3): the width of ℓ (14) and of ℓ_std",
             width_std,
-            loss_range("standard"),
+            loss_range("infonce"),
             domain=_TK,
             provenance="ours",
             simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
         ),
         Step(
-            "standard range ≤ 4/τ for every k: 1 + k e^{2/τ} ≤ e^{4/τ}(1 + k e^{−2/τ})",
+            "InfoNCE range ≤ 4/τ for every k: 1 + k e^{2/τ} ≤ e^{4/τ}(1 + k e^{−2/τ})",
             1 + k * sp.exp(2 / tau),
             sp.exp(4 / tau) * (1 + k * sp.exp(-2 / tau)),
             kind="inequality",
@@ -364,10 +373,10 @@ def derivations() -> list[Derivation]:
             domain=Domain({a: (sp.Rational(1, 10**6), sp.oo), n: (1, sp.oo), delta: (sp.Rational(1, 10**9), 1)}),
             provenance="classical",
             reference="McDiarmid (1989), bounded differences: P(f − E f ≥ t) ≤ exp(−2t²/Σ c_i²)",
-            note="a = b − a is the loss-range width; one tuple moves sup_θ(R_k − R̂_n) by ≤ a/n",
+            note="a = b − a is the loss-range width; one tuple moves sup_θ(R̃ − R̂_n) by ≤ a/n",
         ),
         Step(
-            "uniform deviation: w.p. ≥ 1 − δ, sup_θ (R_k − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))",
+            "uniform deviation: w.p. ≥ 1 − δ, sup_θ (R̃ − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))",
             sp.Function("gap_bound")(Rad_n, a, n, delta),
             2 * Rad_n + dev,
             kind="definition",
@@ -377,7 +386,7 @@ def derivations() -> list[Derivation]:
             "rescaled from [0, 1] to [a, b]; Bartlett & Mendelson (2002)",
         ),
         Step(
-            "sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))",
+            "sample variability, DCL loss: (4/τ)√(log(1/δ)/(2n))",
             sp.Function("SV")(tau, n, delta),
             sv,
             kind="definition",
@@ -385,7 +394,7 @@ def derivations() -> list[Derivation]:
             provenance="ours",
         ),
         Step(
-            "sample variability, standard loss: width_std·√(log(1/δ)/(2n))",
+            "sample variability, InfoNCE ℓ (14) and standard loss: width·√(log(1/δ)/(2n))",
             sp.Function("SV_std")(tau, k, n, delta),
             sv_std,
             kind="definition",
@@ -402,7 +411,7 @@ def derivations() -> list[Derivation]:
             domain=_FULL,
             provenance="ours",
         ),
-        # --- complexity carries over to the standard loss
+        # --- complexity carries over to ℓ (14) and the standard loss
         Step(
             "softplus is 1-Lipschitz: d/dc log(1 + e^c) = 1/(1 + e^{−c}) ≤ 1",
             sp.diff(sp.log(1 + sp.exp(c)), c),
@@ -412,7 +421,8 @@ def derivations() -> list[Derivation]:
             domain=Domain({c: (-50, 50)}),
             provenance="ours",
             certificate=sp.exp(-c) / (1 + sp.exp(-c)),
-            note="ℓ = softplus(ℓ_k + log k): every continuity bound of ℓ_k holds for ℓ, so does its complexity bound",
+            note="ℓ_std = softplus(ℓ̃ + log k), ℓ = ℓ_std − log k: every continuity bound of ℓ̃ holds for both, "
+            "so does its complexity bound",
         ),
     ]
     extra, depends = _dependent_steps(sv)
@@ -422,13 +432,13 @@ def derivations() -> list[Derivation]:
             "theorem",
             "Theorem 1 (our version): sample variability + complexity penalty + finite-k bias",
             steps,
-            result=steps[-2].name if extra else "sample variability, averaged loss: (4/τ)√(log(1/δ)/(2n))",
+            result=steps[-2].name if extra else "sample variability, DCL loss: (4/τ)√(log(1/δ)/(2n))",
             source="ours",
             depends_on=depends,
             paper_claim="; ".join(PAPER_CLAIMS[x] for x in ("sample_variability", "complexity", "finite_k_bias")),
             summary="CE − R̂_n ≤ (4/τ)√(log(1/δ)/(2n)) + 2·Rad_n + C(τ)/k with probability ≥ 1 − δ, uniformly over the "
             "embedding class; our constants, the paper's three-part structure.",
-            objects={"sample_variability": sv, "sample_variability_standard": sv_std},
+            objects={"sample_variability": sv, "sample_variability_infonce": sv_std},
         )
     ]
 
@@ -444,8 +454,8 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
     total = sv + cx + bs
     steps = [
         Step(
-            "complexity penalty: 2 × Rademacher bound of the averaged-loss class",
-            sp.Function("CP")(tau, beta, k, n),
+            "complexity penalty: 2 × Rademacher bound of the DCL-loss class",
+            sp.Function("CP")(tau, gamma, k, n),
             cx,
             kind="definition",
             domain=_FULL_B,
@@ -460,9 +470,9 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
             provenance="ours",
         ),
         Step(
-            "complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)",
-            cx.subs(beta, 2 / tau),
-            2 * _rademacher().k_limits()["complexity_avg (beta = 2/tau)"],
+            "complexity penalty stabilises as k → ∞ (at γ = 2/τ, the optimal γ)",
+            cx.subs(gamma, 2 / tau),
+            2 * _rademacher().k_limits()["complexity_avg (gamma = 2/tau)"],
             kind="limit",
             var=k,
             domain=_FULL,
@@ -477,7 +487,7 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
             relation="<=",
             domain=Domain({x: (-1, 1), y: (-1, 1)}, name="u, v ∈ [−1, 1]"),
             provenance="ours",
-            note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R_k ≤ 2/τ for every k "
+            note="Z, Z_k ∈ [e^{−1/τ}, e^{1/τ}]; so 0 ≤ CE − R̃ ≤ 2/τ for every k "
             "(bias_bound's k-free D(τ) < 2/τ sharpens this cap)",
         ),
         Step(
@@ -487,7 +497,7 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
             kind="definition",
             domain=_FULL,
             provenance="ours",
-            note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R_k",
+            note=f"C(τ)/k from `{shows['finite_k_bias']}`; one-sided: 0 ≤ CE − R̃",
         ),
         Step(
             "finite-k bias is O(1/k): k × C(τ)/k is independent of k",
@@ -497,23 +507,23 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
             provenance="ours",
         ),
         Step(
-            "Theorem 1 (ours, averaged loss): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV + 2·Rad_n + C(τ)/k",
-            sp.Function("bound")(tau, beta, k, n, delta, L, p, R),
+            "Theorem 1 (ours, DCL loss): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV + 2·Rad_n + C(τ)/k",
+            sp.Function("bound")(tau, gamma, k, n, delta, L, p, R),
             total,
             kind="definition",
             domain=_FULL_B,
             provenance="ours",
-            note="standard loss: replace R̂_n by R̂_std − log k and SV by SV_std",
+            note="InfoNCE ℓ (14): R̂_n is the paper's (1) and SV its width's (next step)",
         ),
         Step(
-            "Theorem 1 (ours, standard loss): w.p. ≥ 1 − δ, CE − (R̂_std − log k) ≤ SV_std + 2·Rad_n + C(τ)/k",
-            sp.Function("bound_std")(tau, beta, k, n, delta, L, p, R),
-            sample_variability("standard") + cx + bs,
+            "Theorem 1 (ours, InfoNCE ℓ (14)): w.p. ≥ 1 − δ, CE − R̂_n ≤ SV_ℓ + 2·Rad_n + C(τ)/k, R̂_n the paper's (1)",
+            sp.Function("bound_infonce")(tau, gamma, k, n, delta, L, p, R),
+            sample_variability("infonce") + cx + bs,
             kind="definition",
             domain=_FULL_B,
             provenance="ours",
-            note="R_std,k − log k ≥ R_k (loss: offset ≥ 0), so CE − (R_std,k − log k) ≤ CE − R_k ≤ C(τ)/k; the "
-            "complexity bound carries over by the softplus step; the range is the standard one",
+            note="R ≥ R̃ (loss: ℓ − ℓ̃ ≥ 0), so CE − R ≤ CE − R̃ ≤ C(τ)/k; the complexity bound carries over by "
+            "the softplus step; the range is that of ℓ (14); standard loss: R̂_n = R̂_std − log k",
         ),
     ]
     from .catalogue import MODULES  # only depend on results the catalogue registers before this one

@@ -70,22 +70,25 @@ def _pair(anchors, negatives, normalize):
 # --- per-anchor layout -----------------------------------------------------------------------
 
 
-def infonce_loss(anchors, positives, negatives, tau, variant="averaged", normalize=False):
-    """Per-anchor InfoNCE loss: ℓ_k = −s⁺/τ + log((1/k) Σ_j e^{s_j/τ}) ("averaged") or
-    ℓ = −log(e^{s⁺/τ}/(e^{s⁺/τ} + Σ_j e^{s_j/τ})) ("standard"); τ > 0, unit rows.
+def infonce_loss(anchors, positives, negatives, tau, variant="dcl", normalize=False):
+    """Per-anchor loss, by ``variant``: "infonce", the paper's ℓ (14) = log(1/k + (1/k) Σ_j e^{(s_j − s⁺)/τ});
+    "dcl", the DCL loss ℓ̃ = −s⁺/τ + log((1/k) Σ_j e^{s_j/τ}) (paper §3.4); "standard", the SimCLR
+    cross-entropy ℓ_std = −log(e^{s⁺/τ}/(e^{s⁺/τ} + Σ_j e^{s_j/τ})) = ℓ + log k; τ > 0, unit rows.
 
     Parameters
     ----------
     anchors, positives : (n, d) float64 or float32 arrays with unit rows.
     negatives : (n, k, d) array, k ≥ 1 negatives per anchor.
     tau : float > 0 (accuracy tested on τ ∈ [1e-3, 1e2]).
-    variant : "averaged" or "standard".
+    variant : "dcl" (default), "infonce" or "standard"; "averaged" is the deprecated name of "dcl"
+        (accepted with a DeprecationWarning).
     normalize : bool, divide every row by its norm first (otherwise rows must be unit).
 
     Returns
     -------
     (n,) float64 array of losses. The standard loss keeps full relative accuracy when it is tiny
-    (the positive dominates), because it is computed as log1p(Σ_j e^{(s_j − s⁺)/τ}).
+    (the positive dominates), because it is computed as log1p(Σ_j e^{(s_j − s⁺)/τ}); ℓ of (14) is that
+    minus log k.
 
     Raises
     ------
@@ -145,8 +148,9 @@ def _shape(x):
         return type(x).__name__
 
 
-def infonce_risk(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Risk:
-    """Empirical risk R̂_n = (1/n) Σ_i ℓ_i of the per-anchor InfoNCE loss, with its standard error.
+def infonce_risk(anchors, positives, negatives, tau, variant="dcl", normalize=False) -> Risk:
+    """Empirical risk (1/n) Σ_i ℓ_i of the per-anchor loss, with its standard error: the paper's R̂_n (1)
+    for variant "infonce", the empirical DCL risk (whose mean is R̃) for "dcl".
 
     Parameters
     ----------
@@ -225,21 +229,28 @@ def search_cross_entropy(anchors, negatives, ideal_weights, tau, normalize=False
     return out
 
 
-def log_mean_exp(scores, betas):
-    """Λ(b; z_i) = log((1/k) Σ_j e^{b z_ij}) for every row z_i of ``scores`` (n, k) and every b in
-    ``betas`` (> 0); returns (n, len(betas)) float64, max-shifted (no overflow at b·|z| ~ 1e3)."""
+def log_mean_exp(scores, b):
+    """Λ(b; z_i) = log((1/k) Σ_j e^{b z_ij}) for every row z_i of ``scores`` (n, k) and every inverse
+    temperature in ``b`` (a list of values > 0); returns (n, len(b)) float64, max-shifted (no overflow at
+    b·|z| ~ 1e3)."""
     from .per_anchor import log_mean_exp_kernel
 
     z = V.scores_array(scores, "scores")
-    bs = V.betas_array(betas)
+    bs = V.betas_array(b, "b")
     out = np.empty((z.shape[0], bs.size))
     log_mean_exp_kernel(z, bs, out)
     return out
 
 
-def data_continuity_factor(similarities_, beta, tau):
-    """exp(Λ(β; z_i)/(βτ) − Λ(1/τ; z_i)) = ((1/k) Σ_j (k w_ij)^{βτ})^{1/(βτ)}, w = softmax(z/τ):
-    the data-dependent continuity factor for β ≥ 1/τ at each row z_i of similarities (n, k)."""
+def data_continuity_factor(similarities_, gamma=None, tau=None, *, beta=None):
+    """exp(Λ(γ; z_i)/(γτ) − Λ(1/τ; z_i)) = ((1/k) Σ_j (k w_ij)^{γτ})^{1/(γτ)}, w = softmax(z/τ):
+    the data-dependent factor of the toolkit's continuity family at each row z_i of similarities (n, k).
+
+    gamma : the toolkit's similarity-space exponent γ ≥ 1/τ (power mean exponent q = γτ/(γτ − 1)).
+    beta : instead of gamma, the paper's power-mean exponent β ≥ 1 (Prop. 4): the factor at the γ whose
+        q equals β, γ = β/(τ(β − 1)) (``derivations.continuity.gamma_from_paper_beta``); β = 1 (γ = ∞)
+        gives its limit max_j k w_ij.
+    """
     from ._generated import constants as G
 
     if not hasattr(G, "data_factor"):
@@ -249,21 +260,35 @@ def data_continuity_factor(similarities_, beta, tau):
         )
     from .per_anchor import data_factor_kernel
 
+    if tau is None:
+        raise ValueError("tau must be given (a finite real number > 0)")
     t = V.tau_value(tau)
-    b = V.positive_scalar(beta, "beta")
-    if b * t < 1.0:
-        raise ValueError(f"beta must be ≥ 1/tau = {1 / t:.6g}, got {beta!r}")
+    if (gamma is None) == (beta is None):
+        raise ValueError("give exactly one of gamma (the toolkit's γ ≥ 1/τ) or beta (the paper's β ≥ 1)")
     z = V.scores_array(similarities_, "similarities")
+    if beta is not None:
+        bp = V.positive_scalar(beta, "beta")
+        if bp < 1.0:
+            raise ValueError(f"beta must be ≥ 1 (the paper's power-mean exponent), got {beta!r}")
+        if bp == 1.0:  # γ = ∞: exp(max_j z_j/τ − Λ(1/τ; z)) = max_j k w_j
+            zz = z.astype(np.float64, copy=False)
+            return np.exp(zz.max(axis=1) / t - log_mean_exp(zz, [1.0 / t])[:, 0])
+        b = bp / (t * (bp - 1.0))
+    else:
+        b = V.positive_scalar(gamma, "gamma")
+        if b * t < 1.0:
+            raise ValueError(f"gamma must be ≥ 1/tau = {1 / t:.6g}, got {gamma!r}")
     out = np.empty(z.shape[0])
     data_factor_kernel(z, b, t, out)
     return out
 
 
-def data_continuity_factor_segment(v, v_prime, beta, tau, points=65):
+def data_continuity_factor_segment(v, v_prime, gamma=None, tau=None, points=65, *, beta=None):
     """max over t on a grid of ``points`` values in [0, 1] of the data-dependent continuity factor at
     v + t (v′ − v), row by row: the quantity whose supremum over the segment enters the continuity bound.
 
-    v, v_prime : (n, k) similarity vectors (finite). Returns (n,) float64. A grid maximum is a *lower*
+    v, v_prime : (n, k) similarity vectors (finite); gamma, tau, beta as for ``data_continuity_factor``.
+    Returns (n,) float64. A grid maximum is a *lower*
     estimate of the supremum over the segment; raise ``points`` to tighten it.
     """
     z0 = V.scores_array(v, "v").astype(np.float64, copy=False)
@@ -274,11 +299,11 @@ def data_continuity_factor_segment(v, v_prime, beta, tau, points=65):
         raise ValueError(f"points must be an integer ≥ 2, got {points!r}")
     t = np.linspace(0.0, 1.0, int(points))
     path = z0[None] + t[:, None, None] * (z1 - z0)[None]  # (points, n, k)
-    vals = data_continuity_factor(path.reshape(-1, z0.shape[1]), beta, tau).reshape(len(t), -1)
+    vals = data_continuity_factor(path.reshape(-1, z0.shape[1]), gamma, tau, beta=beta).reshape(len(t), -1)
     return vals.max(axis=0)
 
 
-def infonce_gradient(anchors, positives, negatives, tau, variant="averaged", normalize=False) -> Gradient:
+def infonce_gradient(anchors, positives, negatives, tau, variant="dcl", normalize=False) -> Gradient:
     """Mean loss (1/n) Σ_i ℓ_i and its gradient with respect to anchors, positives and negatives.
 
     Parameters
@@ -353,7 +378,7 @@ def _pooled(anchors, positives, pool, index, normalize):
     )
 
 
-def infonce_loss_pooled(anchors, positives, pool, index, tau, variant="averaged", normalize=False):
+def infonce_loss_pooled(anchors, positives, pool, index, tau, variant="dcl", normalize=False):
     """Per-anchor InfoNCE loss with negatives pool[index[i, :]]: same formulas as ``infonce_loss``.
 
     Parameters
@@ -403,7 +428,7 @@ class PooledGradient(NamedTuple):
     pool: np.ndarray
 
 
-def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="averaged") -> PooledGradient:
+def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="dcl") -> PooledGradient:
     """Mean loss and its gradient w.r.t. anchors, positives and pool (rows must be unit; plain dot products).
 
     The pool gradient accumulates over every anchor that uses a pool row, serially in a fixed order.
@@ -494,9 +519,9 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     anchors, positives : (B, d) float64 or float32 arrays with unit rows, B ≥ 2; row i of
         ``positives`` is anchor i's positive and every other row one of its negatives.
     tau : float > 0.
-    variant : "standard" or "averaged"
-        "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``; "averaged" is the
-        same row minus log(B − 1) of the standard-to-averaged relation (exactly: c_i − log k).
+    variant : "standard" (default), "infonce" or "dcl" ("averaged": deprecated name of "dcl")
+        "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``; "infonce" is the
+        paper's ℓ (14), the same row minus log(B − 1); "dcl" is the DCL loss ℓ̃ = c_i − log(B − 1).
     symmetric : bool
         Return (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
     normalize : bool

@@ -311,21 +311,21 @@ def _fmt_far(ax: Any, digits: int, toward_up: bool, sign: str) -> str:
     return f"{sign}{body}e{e + digits - 1:+d}"
 
 
-def certify_theorem(params: Mapping, loss: str = "averaged") -> dict[str, Certified]:
-    """Certified Theorem-1 components at ``params`` (symbol → value; β must be given, β ≥ 1/τ).
+def certify_theorem(params: Mapping, loss: str = "dcl") -> dict[str, Certified]:
+    """Certified Theorem-1 components at ``params`` (symbol → value; γ must be given, γ ≥ 1/τ).
 
     Returns ``{"sample_variability", "complexity", "finite_k_bias", "bound"}`` → ``Certified``; the
     upper ends are what ``infonce-bounds constants`` prints. Example::
 
-        from infonce_bounds.derivations.symbols import tau, beta, k, n, delta, L, p, R
-        certify_theorem({tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1})
+        from infonce_bounds.derivations.symbols import tau, gamma, k, n, delta, L, p, R
+        certify_theorem({tau: "0.5", gamma: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1})
     """
     from infonce_bounds.derivations import theorem
-    from infonce_bounds.derivations.symbols import beta, tau
+    from infonce_bounds.derivations.symbols import gamma, tau
 
     ex = _params_exact(params)
-    if beta in ex and tau in ex and ex[beta] * ex[tau] < 1:
-        raise ValueError(f"beta = {ex[beta]} is out of range; allowed: β ≥ 1/τ = {exact_str(1 / ex[tau])}")
+    if gamma in ex and tau in ex and ex[gamma] * ex[tau] < 1:
+        raise ValueError(f"gamma = {ex[gamma]} is out of range; allowed: γ ≥ 1/τ = {exact_str(1 / ex[tau])}")
     out = {}
     for name, term in theorem.theorem_terms(loss=loss).items():
         sub = {s: v for s, v in ex.items() if s in term.expr.free_symbols}

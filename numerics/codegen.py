@@ -2,7 +2,8 @@
 ``numerics/_generated/constants.py``.
 
 One source of truth: each generated function is a SymPy expression taken from a named interface of
-``derivations`` (``loss.averaged_from_logit``, ``loss.standard_from_logit``, its derivative in ``c``,
+``derivations`` (``loss.dcl_from_logit``, ``loss.infonce_from_logit``, ``loss.standard_from_logit``,
+their derivatives in ``c``,
 ``continuity.data_factor``), passed through the stability rewrites of ``derivations.rewriting``
 (softplus, logistic, log1p, expm1), optionally common-subexpression-eliminated, and printed with
 SymPy's ``PythonCodePrinter`` as a ``@helper`` (``numerics._jit``) function with a fixed argument
@@ -64,44 +65,60 @@ def _continuity():
 
 SPECS: tuple[Spec, ...] = (
     Spec(
-        "averaged_from_logit",
+        "dcl_from_logit",
         ("c", "k"),
-        lambda: _loss().averaged_from_logit(S.c, S.k),
-        "derivations.loss.averaged_from_logit",
-        "loss / ℓ_k from the logit: ℓ_k = c − log k",
-        "ℓ_k = c − log k, the averaged InfoNCE loss from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.",
+        lambda: _loss().dcl_from_logit(S.c, S.k),
+        "derivations.loss.dcl_from_logit",
+        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
+        "ℓ̃ = c − log k, the DCL loss (paper §3.4) from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.",
+    ),
+    Spec(
+        "infonce_from_logit",
+        ("c", "k"),
+        lambda: _loss().infonce_from_logit(S.c, S.k),
+        "derivations.loss.infonce_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
+        "ℓ = log(1 + e^c) − log k, the paper's InfoNCE loss (14) from the logit (stable softplus).",
     ),
     Spec(
         "standard_from_logit",
         ("c",),
         lambda: _loss().standard_from_logit(S.c),
         "derivations.loss.standard_from_logit",
-        "loss / ℓ from the logit: ℓ = log(1 + e^c)",
-        "ℓ = log(1 + e^c), the standard InfoNCE loss from the logit (stable softplus).",
+        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
+        "ℓ_std = log(1 + e^c), the standard (SimCLR) InfoNCE loss from the logit (stable softplus).",
     ),
     Spec(
-        "averaged_dlogit",
+        "dcl_dlogit",
         ("c", "k"),
-        lambda: sp.diff(_loss().averaged_from_logit(S.c, S.k), S.c),
-        "d/dc derivations.loss.averaged_from_logit",
-        "loss / ℓ_k from the logit: ℓ_k = c − log k",
-        "∂ℓ_k/∂c = 1 (the gradient kernels multiply the softmax weights by it).",
+        lambda: sp.diff(_loss().dcl_from_logit(S.c, S.k), S.c),
+        "d/dc derivations.loss.dcl_from_logit",
+        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
+        "∂ℓ̃/∂c = 1 (the gradient kernels multiply the softmax weights by it).",
+    ),
+    Spec(
+        "infonce_dlogit",
+        ("c", "k"),
+        lambda: sp.diff(_loss().infonce_from_logit(S.c, S.k), S.c),
+        "d/dc derivations.loss.infonce_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
+        "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
     ),
     Spec(
         "standard_dlogit",
         ("c",),
         lambda: sp.diff(_loss().standard_from_logit(S.c), S.c),
         "d/dc derivations.loss.standard_from_logit",
-        "loss / ℓ from the logit: ℓ = log(1 + e^c)",
-        "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
+        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
+        "∂ℓ_std/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
     ),
     Spec(
         "data_factor",
-        ("lam_beta", "lam_tau", "beta", "tau"),
-        lambda: _continuity().data_factor(S.lam_beta, S.lam_tau, S.beta, S.tau),
+        ("lam_gamma", "lam_tau", "gamma", "tau"),
+        lambda: _continuity().data_factor(S.lam_gamma, S.lam_tau, S.gamma, S.tau),
         "derivations.continuity.data_factor",
-        "continuity / data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ",
-        "exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = β and b = 1/τ.",
+        "continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ",
+        "exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = γ and b = 1/τ.",
         optional=True,
     ),
 )

@@ -4,8 +4,9 @@ S = A Pᵀ comes from BLAS (``numpy.dot``), one block of rows at a time into one
 (``numerics.api``); one fused ``prange`` pass per row (and, for the symmetric form, per block of
 columns of the whole S) computes the logit c_i = log Σ_{j≠i} e^{(S_ij − S_ii)/τ} with a
 max-shifted log-sum-exp and closes it with the generated formulas of ``derivations.loss``:
-standard ℓ_i = log(1 + e^{c_i}) (SimCLR / ``F.cross_entropy(S/τ, arange(B))``, the step "in-batch row
-i is the standard loss with k = B − 1 negatives") or averaged c_i − log(B − 1). The symmetric
+standard ℓ_std,i = log(1 + e^{c_i}) (SimCLR / ``F.cross_entropy(S/τ, arange(B))``, the step "in-batch
+row i is the standard loss ℓ_std with k = B − 1 negatives"), the paper's InfoNCE ℓ (14)
+log(1 + e^{c_i}) − log(B − 1), or the DCL loss ℓ̃ = c_i − log(B − 1). The symmetric
 (CLIP-style) loss is (row_i + col_i)/2, col_i the same with positives as anchors.
 """
 

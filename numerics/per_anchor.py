@@ -2,7 +2,8 @@
 
 For anchor i: s⁺_i = ⟨a_i, p_i⟩, s_ij = ⟨a_i, n_ij⟩, the logit c_i = log Σ_j e^{(s_ij − s⁺_i)/τ}
 (max-shifted, ``numerics.logsumexp``), and the closing formulas generated from
-``derivations.loss`` (``numerics._generated.constants``): ℓ_k = c − log k, ℓ = log(1 + e^c).
+``derivations.loss`` (``numerics._generated.constants``): the DCL loss ℓ̃ = c − log k, the paper's
+InfoNCE ℓ (14) = log(1 + e^c) − log k, the standard ℓ_std = log(1 + e^c).
 Every kernel is ``prange`` over anchors (the loss kernels: over groups of ``STREAMS`` anchors) with
 private outputs (``numerics._jit``); inputs are validated by ``numerics.api`` before they reach a
 kernel. Domain: τ > 0 (accuracy tested for τ ∈ [1e-3, 1e2]), unit rows so that every similarity lies
@@ -20,7 +21,8 @@ from ._generated import constants as G
 from ._jit import helper, kernel
 from .logsumexp import dot, dot_and_norm2, log_mean_exp, logsumexp, row_max, softmax_into
 
-AVERAGED, STANDARD = 0, 1
+#: kernel codes of the loss variants (``numerics.validate.variant_value``)
+DCL, STANDARD, INFONCE = 0, 1, 2
 
 
 @helper
@@ -35,17 +37,22 @@ def row_logit(a, p, negs, tau, z):
 
 @helper
 def close_loss(c, k, variant):
-    """The generated closing formula: ℓ_k = c − log k (variant 0) or ℓ = log(1 + e^c) (variant 1)."""
-    if variant == AVERAGED:
-        return G.averaged_from_logit(c, np.float64(k))
+    """The generated closing formula: ℓ̃ = c − log k (DCL), ℓ_std = log(1 + e^c) (standard) or
+    ℓ = log(1 + e^c) − log k (InfoNCE, the paper's (14))."""
+    if variant == DCL:
+        return G.dcl_from_logit(c, np.float64(k))
+    if variant == INFONCE:
+        return G.infonce_from_logit(c, np.float64(k))
     return G.standard_from_logit(c)
 
 
 @helper
 def close_dlogit(c, k, variant):
-    """∂ℓ/∂c from the generated derivatives: 1 (averaged) or e^c/(1 + e^c) (standard)."""
-    if variant == AVERAGED:
-        return G.averaged_dlogit(c, np.float64(k))
+    """∂ℓ/∂c from the generated derivatives: 1 (DCL) or e^c/(1 + e^c) (standard and InfoNCE (14))."""
+    if variant == DCL:
+        return G.dcl_dlogit(c, np.float64(k))
+    if variant == INFONCE:
+        return G.infonce_dlogit(c, np.float64(k))
     return G.standard_dlogit(c)
 
 
@@ -55,7 +62,7 @@ STREAMS = 4
 
 @kernel
 def loss_kernel(anchors, positives, negatives, tau, variant, out):
-    """out[i] = ℓ_k or ℓ for anchor i.
+    """out[i] = the loss (ℓ̃, ℓ_std or ℓ of (14), by ``variant``) of anchor i.
 
     The anchors go in groups of ``STREAMS``, and the negatives j of the group's anchors are read side by
     side. Why: one anchor's negatives are a single sequential stream, and a core then has too few
@@ -168,15 +175,15 @@ def log_mean_exp_kernel(scores, bs, out):
 
 
 @kernel
-def data_factor_kernel(scores, beta, tau, out):
-    """out[i] = exp(Λ(β; z_i)/(βτ) − Λ(1/τ; z_i)), the data-dependent continuity factor (generated closing)."""
+def data_factor_kernel(scores, gamma, tau, out):
+    """out[i] = exp(Λ(γ; z_i)/(γτ) − Λ(1/τ; z_i)), the data-dependent continuity factor (generated closing)."""
     n = scores.shape[0]
     for i in prange(n):
         # shift by m = max_j z_j first: Λ(b; z) = b m + Λ(b; z − m), and the b m terms cancel exactly in
-        # Λ(β; z)/(βτ) − Λ(1/τ; z), so only O(1) quantities (not O(1/τ) ones) are subtracted
+        # Λ(γ; z)/(γτ) − Λ(1/τ; z), so only O(1) quantities (not O(1/τ) ones) are subtracted
         row = scores[i].astype(np.float64)
         row -= row_max(row)
-        out[i] = G.data_factor(log_mean_exp(row, beta), log_mean_exp(row, 1.0 / tau), beta, tau)
+        out[i] = G.data_factor(log_mean_exp(row, gamma), log_mean_exp(row, 1.0 / tau), gamma, tau)
 
 
 @kernel

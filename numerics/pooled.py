@@ -19,7 +19,7 @@ from .per_anchor import close_dlogit, close_loss
 
 @kernel
 def loss_kernel(anchors, positives, pool, index, tau, variant, out):
-    """out[i] = ℓ_k or ℓ for anchor i with negatives pool[index[i, :]]."""
+    """out[i] = the loss (ℓ̃, ℓ_std or ℓ of (14)) of anchor i with negatives pool[index[i, :]]."""
     n, k = index.shape[0], index.shape[1]
     inv_tau = 1.0 / tau  # as ``per_anchor.loss_kernel``: the same rounding, so the two layouts agree bit for bit
     for i in prange(n):

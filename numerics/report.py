@@ -11,6 +11,7 @@ renderer ever rounds a bound down.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Iterable, Sequence
 
 COLUMNS = ("name", "symbol", "value", "interval", "provenance", "rate", "show")
@@ -34,8 +35,26 @@ def _cell(row: dict, col: str) -> str:
     return str(val)
 
 
+def _width(s: str) -> int:
+    """Columns ``s`` occupies: combining marks (the tilde of ℓ̃, R̃) take none."""
+    return sum(1 for ch in s if not unicodedata.combining(ch))
+
+
 def _clip(s: str, w: int) -> str:
-    return s if len(s) <= w else s[: w - 1] + "…"
+    if _width(s) <= w:
+        return s
+    out, used = [], 0
+    for ch in s:
+        if not unicodedata.combining(ch):
+            if used == w - 1:
+                break
+            used += 1
+        out.append(ch)
+    return "".join(out) + "…"
+
+
+def _pad(s: str, w: int) -> str:
+    return s + " " * (w - _width(s))
 
 
 def render_table(
@@ -45,10 +64,10 @@ def render_table(
     caps = {"symbol": 34, "interval": 40, "rate": 36, "name": 30, **(caps or {})}
     cells = [[_cell(r, c) for c in columns] for r in rows]
     head = [_HEAD.get(c, c) for c in columns]
-    widths = [min(max(len(x[i]) for x in [head, *cells]), caps.get(c, 60)) for i, c in enumerate(columns)]
+    widths = [min(max(_width(x[i]) for x in [head, *cells]), caps.get(c, 60)) for i, c in enumerate(columns)]
 
     def fmt(vals: Iterable[str]) -> str:
-        return "  ".join(_clip(v, w).ljust(w) for v, w in zip(vals, widths)).rstrip()
+        return "  ".join(_pad(_clip(v, w), w) for v, w in zip(vals, widths)).rstrip()
 
     out = [header] if header else []
     out += [fmt(head), "  ".join("-" * w for w in widths)]

@@ -26,7 +26,10 @@ from .logsumexp import dot
 
 #: allowed deviation | ‖x‖ − 1 | of a row that must be a unit vector, per dtype
 UNIT_TOL = {np.dtype(np.float64): 1e-6, np.dtype(np.float32): 1e-4}
-VARIANTS = ("averaged", "standard")
+#: loss variant → kernel code (``numerics.per_anchor``): the DCL loss ℓ̃ (paper §3.4), the standard
+#: SimCLR cross-entropy ℓ_std, the paper's InfoNCE ℓ of (14) = ℓ_std − log k
+VARIANT_CODES = {"dcl": 0, "standard": 1, "infonce": 2}
+VARIANTS = tuple(VARIANT_CODES)
 
 
 def _describe(x) -> str:
@@ -83,10 +86,10 @@ def tau_value(tau) -> float:
 
 
 def variant_value(variant) -> int:
-    """``"averaged"`` → 0, ``"standard"`` → 1."""
-    if variant not in VARIANTS:
-        raise ValueError(f"variant must be one of {VARIANTS}, got {variant!r}")
-    return VARIANTS.index(variant)
+    """``"dcl"`` → 0, ``"standard"`` → 1, ``"infonce"`` → 2; the old ``"averaged"`` → 0 with a DeprecationWarning."""
+    from infonce_bounds.derivations.loss import canonical_loss
+
+    return VARIANT_CODES[canonical_loss(variant, "variant", stacklevel=4)]
 
 
 def same_rows(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:

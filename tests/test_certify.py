@@ -11,7 +11,7 @@ import pytest
 import sympy as sp
 
 from infonce_bounds.derivations import prior, theorem
-from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
+from infonce_bounds.derivations.symbols import L, R, delta, gamma, k, n, p, tau
 from infonce_bounds.numerics import certify as C
 
 TAUS = ["0.001", "0.01", "0.1", "1", "10", "100"]
@@ -29,7 +29,7 @@ def _has(mod: str, attr: str) -> bool:
 def _grid_exprs() -> dict[str, sp.Expr]:
     """Every expression the CLI prints that exists now (ours always; others' when their modules do)."""
     out = {
-        "sample_variability_averaged": theorem.sample_variability("averaged"),
+        "sample_variability_dcl": theorem.sample_variability("dcl"),
         "sample_variability_standard": theorem.sample_variability("standard"),
         "loss_range_standard": theorem.loss_range("standard"),
         **prior.prior_terms(),
@@ -44,12 +44,12 @@ def _grid_exprs() -> dict[str, sp.Expr]:
     if _has("continuity", "continuity_factor"):
         from infonce_bounds.derivations import continuity
 
-        out["continuity_factor"] = continuity.continuity_factor(beta, tau, k)
+        out["continuity_factor"] = continuity.continuity_factor(gamma, tau, k)
     return out
 
 
 OURS = {
-    "sample_variability_averaged",
+    "sample_variability_dcl",
     "sample_variability_standard",
     "loss_range_standard",
     "large_k_deviation",
@@ -67,13 +67,13 @@ def _mp50(expr: sp.Expr, vals: dict) -> mpmath.mpf:
 
 @pytest.mark.parametrize("tau_s", TAUS)
 def test_float_in_interval_over_grid(tau_s):
-    """Done-when: float ∈ interval over (τ, β, k), τ from 1e-3 to 100; overflow still certified."""
+    """Done-when: float ∈ interval over (τ, γ, k), τ from 1e-3 to 100; overflow still certified."""
     exprs = _grid_exprs()
     t = C.exact(tau_s)
     checked = overflowed = 0
     for kv in KS:
-        for r in ("1", "2", "7"):  # βτ = 1 (the max form), 2, 7
-            vals = {**DEFAULTS, tau: tau_s, k: kv, beta: C.exact(r) / t}
+        for r in ("1", "2", "7"):  # γτ = 1 (the max form), 2, 7
+            vals = {**DEFAULTS, tau: tau_s, k: kv, gamma: C.exact(r) / t}
             for name, expr in exprs.items():
                 sub = {s: v for s, v in vals.items() if s in expr.free_symbols}
                 c = C.certify(expr, sub, name=name)  # raises if a finite float lies outside
@@ -96,7 +96,7 @@ def test_float_in_interval_over_grid(tau_s):
 
 @pytest.mark.parametrize("tau_s,kv", [("0.001", 1), ("0.1", 256), ("1", 64), ("100", 4096)])
 def test_interval_encloses_50_digit_value(tau_s, kv):
-    vals = {**DEFAULTS, tau: tau_s, k: kv, beta: C.exact(2) / C.exact(tau_s)}
+    vals = {**DEFAULTS, tau: tau_s, k: kv, gamma: C.exact(2) / C.exact(tau_s)}
     for name, expr in _grid_exprs().items():
         sub = {s: v for s, v in vals.items() if s in expr.free_symbols}
         c = C.certify(expr, sub, name=name)
@@ -143,7 +143,7 @@ def test_exact_conversion():
 
 def test_check_can_fail_on_a_planted_float_mismatch(monkeypatch):
     """A float route that disagrees with the symbolic one (a transcription bug) is caught."""
-    expr = theorem.sample_variability("averaged")
+    expr = theorem.sample_variability("dcl")
     vals = {tau: "0.1", n: 50000, delta: "0.05"}
     C.certify(expr, vals)  # the true route passes
     real = C.float_value
@@ -179,7 +179,7 @@ def test_missing_parameter_and_unenclosable():
     reason="derivations.bias.bias_bound or derivations.rademacher.complexity_avg missing",
 )
 def test_certify_theorem_api():
-    vals = {tau: "0.5", beta: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1}
+    vals = {tau: "0.5", gamma: 4, k: 256, n: 50000, delta: "0.05", L: 1, p: 10000, R: 1}
     out = C.certify_theorem(vals)
     assert set(out) == {"sample_variability", "complexity", "finite_k_bias", "bound"}
     names = ("sample_variability", "complexity", "finite_k_bias")
@@ -187,5 +187,5 @@ def test_certify_theorem_api():
     lo_sum = sum(C.exact(out[x].lo) for x in names)
     assert C.exact(out["bound"].lo) <= hi_sum and C.exact(out["bound"].hi) >= lo_sum
     assert out["complexity"].meta["show"] == "rademacher_avg"
-    with pytest.raises(ValueError, match="beta"):
-        C.certify_theorem({**vals, beta: 1})
+    with pytest.raises(ValueError, match="gamma"):
+        C.certify_theorem({**vals, gamma: 1})

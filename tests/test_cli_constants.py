@@ -38,7 +38,7 @@ def test_constants_runs_with_defaults(capsys):
 
 def test_constants_json_rows_are_certified(capsys):
     data = _json(capsys, ["constants", "--json"])
-    assert data["parameters"]["tau"] == "0.1" and data["parameters"]["beta"] == "20"
+    assert data["parameters"]["tau"] == "0.1" and data["parameters"]["gamma"] == "20"
     names = [r["name"] for r in data["rows"]]
     assert {"sample_variability", "complexity", "finite_k_bias", "bound"} <= set(names)
     for r in data["rows"]:
@@ -95,8 +95,11 @@ def test_huge_values_are_certified_never_inf_or_nan(capsys):
         (["--tau", "-1"], "--tau"),
         (["--tau", "abc"], "--tau"),
         (["--tau", "nan"], "--tau"),
-        (["--beta", "5"], "--beta"),
+        (["--gamma", "5"], "--gamma"),
+        (["--gamma", "x"], "--gamma"),
+        (["--beta", "0.5"], "--beta"),
         (["--beta", "x"], "--beta"),
+        (["--beta", "-2"], "--beta"),
         (["--k", "0"], "--k"),
         (["--k", "2.5"], "--k"),
         (["--n", "0"], "--n"),
@@ -114,11 +117,38 @@ def test_bad_input_one_line_exit_2(capsys, argv, flag):
     assert "allowed" in err
 
 
-def test_beta_given_and_auto(capsys):
+def test_gamma_given_and_auto(capsys):
     auto = _json(capsys, ["constants", "--json", "--k", "64"])
-    given = _json(capsys, ["constants", "--json", "--k", "64", "--beta", "40"])
-    assert auto["beta_choice"].startswith("auto") and given["beta_choice"] == "given"
-    assert given["parameters"]["beta"] == "40"
+    given = _json(capsys, ["constants", "--json", "--k", "64", "--gamma", "40"])
+    assert auto["gamma_choice"].startswith("auto") and given["gamma_choice"] == "given"
+    assert given["parameters"]["gamma"] == "40"
+    assert "beta" not in auto["parameters"]
+
+
+def test_beta_is_the_papers_and_passes_through(capsys):
+    """--beta takes the paper's β ≥ 1 (β = 1 and β < 1/τ are fine: it is not our γ) and leaves γ alone."""
+    base = _json(capsys, ["constants", "--json", "--k", "64"])
+    for b, shown in (("1", "1"), ("2", "2"), ("3/2", "1.5")):
+        got = _json(capsys, ["constants", "--json", "--k", "64", "--beta", b])
+        assert got["parameters"]["beta"] == shown and got["parameters"]["gamma"] == base["parameters"]["gamma"]
+        assert [r["value"] for r in got["rows"]] == [r["value"] for r in base["rows"]]
+    assert main(["constants", "--k", "64", "--beta", "2"]) == 0
+    assert "β = 2" in capsys.readouterr().out
+    assert main(["constants", "--beta", "0.9"]) == 2
+    err = capsys.readouterr().err
+    assert "--beta" in err and "β ≥ 1" in err and "--gamma" in err
+
+
+def test_loss_names(capsys):
+    dcl = _json(capsys, ["constants", "--json", "--k", "64"])
+    assert dcl["loss"] == "dcl"
+    ell = _json(capsys, ["constants", "--json", "--k", "64", "--loss", "infonce"])
+    std = _json(capsys, ["constants", "--json", "--k", "64", "--loss", "standard"])
+    sv = lambda d: next(r["value"] for r in d["rows"] if r["name"] == "sample_variability")
+    assert ell["loss"] == "infonce" and sv(ell) == sv(std) != sv(dcl)  # ℓ (14) is a shift of ℓ_std
+    assert main(["constants", "--json", "--k", "64", "--loss", "averaged"]) == 0
+    out = capsys.readouterr()
+    assert json.loads(out.out)["loss"] == "dcl" and "deprecated" in out.err
 
 
 def test_compare_plot_and_note(capsys, tmp_path):

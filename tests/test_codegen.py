@@ -99,16 +99,21 @@ def test_generated_functions_match_unrewritten_expressions(c):
         exact = {
             "standard_from_logit": sp.lambdify(S.c, loss.standard_from_logit(S.c), "mpmath")(cc),
             "standard_dlogit": sp.lambdify(S.c, sp.diff(loss.standard_from_logit(S.c), S.c), "mpmath")(cc),
-            "averaged_from_logit": sp.lambdify((S.c, S.k), loss.averaged_from_logit(S.c, S.k), "mpmath")(cc, 7),
+            "dcl_from_logit": sp.lambdify((S.c, S.k), loss.dcl_from_logit(S.c, S.k), "mpmath")(cc, 7),
+            "infonce_from_logit": sp.lambdify((S.c, S.k), loss.infonce_from_logit(S.c, S.k), "mpmath")(cc, 7),
+            "infonce_dlogit": sp.lambdify((S.c, S.k), sp.diff(loss.infonce_from_logit(S.c, S.k), S.c), "mpmath")(cc, 7),
         }
     got = {
         "standard_from_logit": G.standard_from_logit(c),
         "standard_dlogit": G.standard_dlogit(c),
-        "averaged_from_logit": G.averaged_from_logit(c, 7.0),
+        "dcl_from_logit": G.dcl_from_logit(c, 7.0),
+        "infonce_from_logit": G.infonce_from_logit(c, 7.0),
+        "infonce_dlogit": G.infonce_dlogit(c, 7.0),
     }
     for name, ref in exact.items():
         ref = float(ref)
-        scale = abs(ref) if name != "averaged_from_logit" else max(abs(ref), 1.0)
+        # ℓ̃ and ℓ subtract log k: absolute accuracy where they cross 0, relative elsewhere
+        scale = abs(ref) if name not in ("dcl_from_logit", "infonce_from_logit") else max(abs(ref), 1.0)
         assert abs(got[name] - ref) <= 4e-16 * scale + 1e-300, (name, c, got[name], ref)
 
 
@@ -117,7 +122,7 @@ def test_generated_data_factor_matches_continuity():
     if not hasattr(G, "data_factor"):
         pytest.skip("derivations.continuity.data_factor not generated")
     cont = importlib.import_module("infonce_bounds.derivations.continuity")
-    args = (S.lam_beta, S.lam_tau, S.beta, S.tau)
+    args = (S.lam_gamma, S.lam_tau, S.gamma, S.tau)
     f = sp.lambdify(args, cont.data_factor(*args), "mpmath")
     for vals in [(0.3, 0.2, 15.0, 0.1), (-0.5, -0.4, 2.0, 1.0), (1.2, 1.0, 500.0, 0.002)]:
         with mpmath.workdps(50):

@@ -1,6 +1,6 @@
-"""The β-continuity family: ledger steps prove/verify, planted wrong versions are refuted, the bound holds
+"""The γ-continuity family: ledger steps prove/verify, planted wrong versions are refuted, the bound holds
 on random and adversarial similarity pairs (numpy, independent of the SymPy expressions), the endpoints
-β = 1/τ and β → ∞, the data-dependent factor, the choice of β and input validation."""
+γ = 1/τ and γ → ∞, the data-dependent factor, the choice of γ and input validation."""
 
 from __future__ import annotations
 
@@ -128,7 +128,7 @@ def test_planted_halved_exponent_in_uniform_factor_is_refuted(der):
 
 
 def test_planted_wrong_limit_is_refuted(der):
-    st = next(s for s in der.steps if s.name == "β → ∞: C → M_k/τ")
+    st = next(s for s in der.steps if s.name == "γ → ∞: C → M_k/τ")
     res = check_step(_planted(st, rhs=sp.exp(2 / tau) / tau), **FAST)
     assert res.verdict is Verdict.REFUTED
 
@@ -177,9 +177,9 @@ def _mq(hh, q_):
     return m[..., 0] * np.mean((a / m_safe) ** q_, axis=-1) ** (1 / q_)
 
 
-def _factor(beta_, tau_, k_, rho_=1.0):
+def _factor(gamma_, tau_, k_, rho_=1.0):
     mk = k_ / (1 + (k_ - 1) * math.exp(-2 * rho_ / tau_))
-    return mk ** (1 - 1 / (beta_ * tau_)) / tau_
+    return mk ** (1 - 1 / (gamma_ * tau_)) / tau_
 
 
 @pytest.mark.parametrize("tau_", [0.05, 0.3, 1.0, 7.0])
@@ -195,12 +195,12 @@ def test_bound_holds_on_random_and_adversarial_pairs(rng, tau_, k_):
     zz[50:60] = np.clip(vv[50:60] - 0.3, -1, 1)  # near-constant shift: tight for the max form
     lhs = np.abs(_F(vv, tau_) - _F(zz, tau_))
     for r_ in [1.0, 1.2, 2.0, 5.0, 50.0]:
-        beta_ = r_ / tau_
+        gamma_ = r_ / tau_
         q_ = math.inf if r_ == 1.0 else r_ / (r_ - 1)
-        rhs = _factor(beta_, tau_, k_) * _mq(vv - zz, q_)
+        rhs = _factor(gamma_, tau_, k_) * _mq(vv - zz, q_)
         assert np.all(lhs <= rhs * (1 + 1e-10) + 1e-12), (r_, float(np.max(lhs / np.maximum(rhs, 1e-300))))
-        sym = float(C.continuity_factor(sp.nsimplify(beta_), sp.nsimplify(tau_), k_))
-        assert sym == pytest.approx(_factor(beta_, tau_, k_), rel=1e-12)
+        sym = float(C.continuity_factor(sp.nsimplify(gamma_), sp.nsimplify(tau_), k_))
+        assert sym == pytest.approx(_factor(gamma_, tau_, k_), rel=1e-12)
 
 
 def test_max_form_is_tight_on_constant_shifts(rng):
@@ -266,10 +266,10 @@ def test_endpoints_numerically():
         assert 1 / float(tau_) <= c_ * (1 + 1e-15) <= float(C.uniform_factor(3 / tau_, tau_)) * (1 + 1e-15)
 
 
-def test_optimal_beta_l2_is_two_over_tau():
+def test_optimal_gamma_l2_is_two_over_tau():
     for tau_, k_ in [(0.1, 64), (1.0, 5), (3.0, 4096)]:
-        choice = C.optimal_beta(tau_, k_)
-        assert float(choice.beta) == pytest.approx(2 / tau_, rel=1e-6)
+        choice = C.optimal_gamma(tau_, k_)
+        assert float(choice.gamma) == pytest.approx(2 / tau_, rel=1e-6)
         mk = k_ * math.exp(2 / tau_) / (math.exp(2 / tau_) + k_ - 1)
         assert float(choice.bound) == pytest.approx(math.sqrt(mk / k_) / tau_, rel=1e-9)
         assert float(C.l2_lipschitz(2 / sp.nsimplify(tau_), sp.nsimplify(tau_), k_)) == pytest.approx(
@@ -277,13 +277,13 @@ def test_optimal_beta_l2_is_two_over_tau():
         )
 
 
-def test_optimal_beta_with_data():
+def test_optimal_gamma_with_data():
     tau_, k_ = 0.5, 8
-    flat = C.optimal_beta(tau_, k_, h_=[0.3] * k_)  # a constant shift: the max form is exact, β = 1/τ
-    assert float(flat.beta) == pytest.approx(1 / tau_)
+    flat = C.optimal_gamma(tau_, k_, h_=[0.3] * k_)  # a constant shift: the max form is exact, γ = 1/τ
+    assert float(flat.gamma) == pytest.approx(1 / tau_)
     assert float(flat.bound) == pytest.approx(0.3 / tau_)
-    spiky = C.optimal_beta(tau_, k_, h_=[1.0] + [0.0] * (k_ - 1), beta_max=1000)
-    assert float(spiky.beta) > 100  # one negative moved: the average wins, β as large as allowed
+    spiky = C.optimal_gamma(tau_, k_, h_=[1.0] + [0.0] * (k_ - 1), gamma_max=1000)
+    assert float(spiky.gamma) > 100  # one negative moved: the average wins, γ as large as allowed
     mk = k_ / (1 + (k_ - 1) * math.exp(-2 / tau_))
     assert float(spiky.bound) < 1 / tau_
     assert float(spiky.bound) >= (mk / k_) / tau_ * (1 - 1e-9)
@@ -294,11 +294,11 @@ def test_optimal_beta_with_data():
     [
         (lambda: C.continuity_factor(1, 0, 3), "tau"),
         (lambda: C.continuity_factor(1, -1.0, 3), "tau"),
-        (lambda: C.continuity_factor(0.5, 1.0, 3), "beta"),
+        (lambda: C.continuity_factor(0.5, 1.0, 3), "gamma"),
         (lambda: C.continuity_factor(2, 1, 0), "k"),
-        (lambda: C.holder_exponent(0.1, 2), "beta"),
+        (lambda: C.holder_exponent(0.1, 2), "gamma"),
         (lambda: C.weight_bound(1, 2.5), "k"),
-        (lambda: C.optimal_beta(1.0, 3, rho_=-1), "rho"),
+        (lambda: C.optimal_gamma(1.0, 3, rho_=-1), "rho"),
     ],
 )
 def test_bad_input_names_the_parameter(call, name):
@@ -339,3 +339,44 @@ def test_per_negative_norms(rng):
     assert same == pytest.approx(float(C.continuity_factor(4, sp.Rational(1, 2), 8, 3)), rel=1e-12)
     with pytest.raises(ValueError, match=r"^rho_negs\[1\] "):
         C.continuity_factor_norms(4, 0.5, 1, [1, 0, 1])
+
+
+# ----------------------------------------------------------------------------- the paper's β
+
+
+def _map_steps(der):
+    steps = [st for st in der.steps if st.name.startswith("map to the paper's β")]
+    assert len(steps) == 3
+    return steps
+
+
+def test_map_to_paper_beta_is_proved(der):
+    for st in _map_steps(der):
+        assert check_step(st, **FAST).verdict is Verdict.PROVED, st.name
+
+
+def test_planted_wrong_maps_are_refuted(der):
+    """γ = β/τ (forgetting the conjugate) and a factor e^{2/τ}/τ (the β → 1 one) are refuted."""
+    from dataclasses import replace
+
+    from infonce_bounds.derivations.symbols import beta
+
+    q_step, factor_step, _ = _map_steps(der)
+    bad_q = replace(q_step, name="planted: q at γ = β/τ is β", lhs=C.holder_exponent(beta / tau, tau))
+    bad_f = replace(factor_step, name="planted: factor e^{2/τ}/τ", rhs=sp.exp(2 / tau) / tau)
+    for bad in (bad_q, bad_f):
+        assert check_step(bad, **FAST).verdict is Verdict.REFUTED, bad.name
+
+
+def test_gamma_from_paper_beta_numerically():
+    for tau_, b in ((0.1, 1.5), (0.5, 2.0), (2.0, 50.0)):
+        g = float(C.gamma_from_paper_beta(sp.nsimplify(b), sp.nsimplify(tau_)))
+        assert g == pytest.approx(b / (tau_ * (b - 1)), rel=1e-14)
+        assert float(C.holder_exponent(sp.nsimplify(g), sp.nsimplify(tau_))) == pytest.approx(b, rel=1e-12)
+        # our k-free factor at that γ equals the paper's e^{2/(βτ)}/τ
+        assert float(C.uniform_factor(sp.nsimplify(g), sp.nsimplify(tau_))) == pytest.approx(
+            math.exp(2 / (b * tau_)) / tau_, rel=1e-12
+        )
+    assert C.gamma_from_paper_beta(1, sp.Rational(1, 2)) == sp.oo
+    with pytest.raises(ValueError, match="beta must be ≥ 1"):
+        C.gamma_from_paper_beta(sp.Rational(1, 2), 1)

@@ -408,7 +408,7 @@ def test_theorem_values_match_direct_substitution():
 
     got = bounds.theorem_values(0.5, 16, 500, 0.05, 20.0, 1024, 10.0)
     assert got["available"]
-    b = got["beta"]
+    b = got["gamma"]
     terms = theorem_terms(sp.Rational(1, 2), sp.Rational(repr(b)), 16, 500, sp.Rational(1, 20), 20, 1024, 10)
     for name, t in terms.items():
         assert got[name] == pytest.approx(float(sp.N(t.expr, 30)), rel=1e-12)

@@ -86,12 +86,14 @@ KINDS = (
 @pytest.mark.parametrize("tau", TAUS)
 def test_losses_float64_against_mpmath(kind, tau, rng):
     a, p, negs = case(kind, rng)
-    avg = numerics.infonce_loss(a, p, negs, tau, "averaged")
+    avg = numerics.infonce_loss(a, p, negs, tau, "dcl")
     std = numerics.infonce_loss(a, p, negs, tau, "standard")
-    assert np.all(np.isfinite(avg)) and np.all(np.isfinite(std))
+    ell = numerics.infonce_loss(a, p, negs, tau, "infonce")
+    assert np.all(np.isfinite(avg)) and np.all(np.isfinite(std)) and np.all(np.isfinite(ell))
     for i in range(a.shape[0]):
         ref_avg, ref_std = mp_losses(a[i], p[i], negs[i], tau)
-        for got, ref in ((avg[i], ref_avg), (std[i], ref_std)):
+        ref_ell = _mp_variant(a[i], p[i], negs[i], tau, 2)  # the paper's (14): standard − log k
+        for got, ref in ((avg[i], ref_avg), (std[i], ref_std), (ell[i], ref_ell)):
             scale = max(abs(float(ref)), 1 / tau)
             assert abs(got - float(ref)) <= 1e-12 * scale, (kind, tau, got, ref)
         if float(ref_std) > 0:  # the standard loss is positive: relative accuracy wherever it is representable
@@ -119,11 +121,11 @@ def test_standard_loss_tiny_keeps_relative_accuracy(rng):
 @pytest.mark.parametrize("tau", (1e-3, 0.1, 1e2))
 def test_losses_float32_inputs(kind, tau, rng):
     a, p, negs = (x.astype(np.float32) for x in case(kind, rng))
-    for variant, pick in (("averaged", 0), ("standard", 1)):
+    for variant, pick in (("dcl", 0), ("standard", 1), ("infonce", 2)):
         got = numerics.infonce_loss(a, p, negs, tau, variant)
         assert got.dtype == np.float64
         for i in range(a.shape[0]):
-            ref = float(mp_losses(a[i], p[i], negs[i], tau)[pick])
+            ref = float(_mp_variant(a[i], p[i], negs[i], tau, pick))
             assert abs(got[i] - ref) <= 1e-5 * max(abs(ref), 1 / tau)
 
 
@@ -159,19 +161,38 @@ def test_log_mean_exp_against_mpmath(b, rng):
                 assert abs(got[i, col] - float(ref)) <= 1e-12 * max(abs(float(ref)), bb)
 
 
-@pytest.mark.parametrize("tau, beta_times_tau", [(1e-3, 1.5), (0.1, 2.0), (1.0, 10.0), (1e2, 1.0)])
-def test_data_continuity_factor_against_mpmath(tau, beta_times_tau, rng):
+@pytest.mark.parametrize("tau, gamma_times_tau", [(1e-3, 1.5), (0.1, 2.0), (1.0, 10.0), (1e2, 1.0)])
+def test_data_continuity_factor_against_mpmath(tau, gamma_times_tau, rng):
     z = rng.uniform(-1, 1, (3, 6))
-    beta = beta_times_tau / tau
-    got = numerics.data_continuity_factor(z, beta, tau)
+    gamma = gamma_times_tau / tau
+    got = numerics.data_continuity_factor(z, gamma, tau)
     with mpmath.workdps(50):
         for i in range(z.shape[0]):
             zs = [mpmath.mpf(float(x)) for x in z[i]]
             e = [mpmath.exp(x / mpmath.mpf(tau)) for x in zs]
             w = [x / mpmath.fsum(e) for x in e]
-            r = mpmath.mpf(beta) * mpmath.mpf(tau)
+            r = mpmath.mpf(gamma) * mpmath.mpf(tau)
             ref = (mpmath.fsum((len(zs) * x) ** r for x in w) / len(zs)) ** (1 / r)
             assert abs(got[i] / float(ref) - 1) <= 1e-12 * max(1, 1 / tau)
+
+
+@pytest.mark.parametrize("tau", (0.05, 0.5, 5.0))
+def test_data_continuity_factor_paper_beta(tau, rng):
+    """beta= (the paper's β ≥ 1) gives the factor at γ = β/(τ(β − 1)), whose power mean exponent q is β;
+    β = 1 gives the γ → ∞ limit max_j k w_j (checked against mpmath)."""
+    z = rng.uniform(-1, 1, (4, 5))
+    for b in (1.5, 2.0, 7.0):
+        np.testing.assert_allclose(
+            numerics.data_continuity_factor(z, tau=tau, beta=b),
+            numerics.data_continuity_factor(z, b / (tau * (b - 1)), tau),
+            rtol=1e-15,
+        )
+    got = numerics.data_continuity_factor(z, tau=tau, beta=1)
+    with mpmath.workdps(50):
+        for i in range(z.shape[0]):
+            e = [mpmath.exp(mpmath.mpf(float(x)) / mpmath.mpf(tau)) for x in z[i]]
+            ref = max(e) * len(e) / mpmath.fsum(e)
+            assert abs(got[i] / float(ref) - 1) <= 1e-12
 
 
 def test_mean_risk_and_standard_error(rng):
@@ -196,7 +217,31 @@ def _fd_check(fun, arrays, grads, rng, h=1e-6, picks=6):
             assert abs(g[idx] - fd) <= 1e-6 * max(1.0, abs(fd)), (which, idx, g[idx], fd)
 
 
-@pytest.mark.parametrize("variant", ("averaged", "standard"))
+def _close(c, k, variant):
+    """The three closing formulas in numpy: ℓ̃ = c − log k, ℓ_std = log(1 + e^c), ℓ (14) = ℓ_std − log k."""
+    if variant == "dcl":
+        return c - math.log(k)
+    return np.logaddexp(0, c) - (math.log(k) if variant == "infonce" else 0.0)
+
+
+def _mp_variant(a, p, negs, tau, pick):
+    """mpmath reference of variant ``pick``: 0 DCL, 1 standard, 2 the paper's ℓ (14)."""
+    ref_avg, ref_std = mp_losses(a, p, negs, tau)
+    with mpmath.workdps(50):
+        return (ref_avg, ref_std, ref_std - mpmath.log(len(negs)))[pick]
+
+
+def test_deprecated_variant_name_warns_and_equals_dcl(rng):
+    a, p, negs = case("random", rng)
+    with pytest.warns(DeprecationWarning, match="'dcl'"):
+        old = numerics.infonce_loss(a, p, negs, 0.1, "averaged")
+    assert np.array_equal(old, numerics.infonce_loss(a, p, negs, 0.1, "dcl"))
+    with pytest.warns(DeprecationWarning):
+        old_b = numerics.infonce_loss_in_batch(a, p, 0.1, "averaged")
+    assert np.array_equal(old_b, numerics.infonce_loss_in_batch(a, p, 0.1, "dcl"))
+
+
+@pytest.mark.parametrize("variant", ("dcl", "standard", "infonce"))
 def test_gradient_per_anchor_and_pooled_against_finite_differences(variant, rng):
     a, p, negs = case("random", rng, n=3, k=4, d=3)
     tau = 0.5
@@ -208,7 +253,7 @@ def test_gradient_per_anchor_and_pooled_against_finite_differences(variant, rng)
         sp_ = np.einsum("nd,nd->n", a_, p_)
         sn_ = np.einsum("nd,nkd->nk", a_, n_)
         c = logsumexp((sn_ - sp_[:, None]) / tau, axis=1)
-        return float(np.mean(c - math.log(n_.shape[1]) if variant == "averaged" else np.logaddexp(0, c)))
+        return float(np.mean(_close(c, n_.shape[1], variant)))
 
     assert g.loss == pytest.approx(mean_loss(a, p, negs), rel=1e-13)
     _fd_check(mean_loss, [a, p, negs], [g.anchors, g.positives, g.negatives], rng)
@@ -232,7 +277,7 @@ def test_gradient_through_normalisation(rng):
 
 
 @pytest.mark.parametrize("symmetric", (False, True))
-@pytest.mark.parametrize("variant", ("averaged", "standard"))
+@pytest.mark.parametrize("variant", ("dcl", "standard", "infonce"))
 def test_in_batch_gradient_against_finite_differences(variant, symmetric, rng):
     B, d, tau = 4, 3, 0.4
     a, p = unit(rng.standard_normal((B, d))), unit(rng.standard_normal((B, d)))
@@ -246,7 +291,7 @@ def test_in_batch_gradient_against_finite_differences(variant, symmetric, rng):
             off = M - np.diag(M)[:, None]
             np.fill_diagonal(off, -np.inf)
             c = logsumexp(off, axis=1)
-            return c - math.log(B - 1) if variant == "averaged" else np.logaddexp(0, c)
+            return _close(c, B - 1, variant)
 
         r = rows(S)
         return float(np.mean(0.5 * (r + rows(S.T)) if symmetric else r))
@@ -293,7 +338,7 @@ def test_no_overflow_anywhere_in_tau_range(rng):
     for tau in (1e-3, 1e2):
         for fn in (
             lambda: numerics.infonce_loss(a, p, negs, tau, "standard"),
-            lambda: numerics.infonce_loss(a, p, negs, tau, "averaged"),
+            lambda: numerics.infonce_loss(a, p, negs, tau, "dcl"),
             lambda: numerics.softmax_weights(a, negs, tau),
             lambda: numerics.infonce_loss_in_batch(a, p, tau, symmetric=True),
             lambda: numerics.infonce_gradient(a, p, negs, tau, "standard").anchors,
@@ -333,7 +378,7 @@ def test_agreement_with_pytorch_metric_learning_ntxent():
     assert float(np.mean(ours)) == pytest.approx(ref, rel=1e-12)
 
 
-@pytest.mark.parametrize("variant", ("averaged", "standard"))
+@pytest.mark.parametrize("variant", ("dcl", "standard", "infonce"))
 @pytest.mark.parametrize("tau", (1e-3, 0.1, 1e2))
 def test_in_batch_float32_against_mpmath(variant, tau, rng):
     """float32 rows: float32 GEMM and float32 exponentials, float64 sums; ≤ 1e-5 · max(|ℓ|, 1/τ)."""
@@ -342,10 +387,10 @@ def test_in_batch_float32_against_mpmath(variant, tau, rng):
     p = unit(rng.standard_normal((B, d))).astype(np.float32)
     p[0] = a[0]
     got = numerics.infonce_loss_in_batch(a, p, tau, variant)
-    pick = 0 if variant == "averaged" else 1
+    pick = {"dcl": 0, "standard": 1, "infonce": 2}[variant]
     with mpmath.workdps(50):
         for i in range(0, B, 7):
-            ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
+            ref = float(_mp_variant(a[i], p[i], [p[j] for j in range(B) if j != i], tau, pick))
             assert abs(got[i] - ref) <= 1e-5 * max(abs(ref), 1 / tau), (i, got[i], ref)
 
 
@@ -390,11 +435,11 @@ def test_in_batch_blocks_of_rows_against_mpmath(dtype, tau, rng, monkeypatch):
     p[5] = unit(a[6] - 0.01)  # row 6: ... next to the diagonal
     a, p = a.astype(dtype), p.astype(dtype)
     tol = 1e-12 if dtype == np.float64 else 1e-5
-    for variant, pick in (("averaged", 0), ("standard", 1)):
+    for variant, pick in (("dcl", 0), ("standard", 1), ("infonce", 2)):
         got = numerics.infonce_loss_in_batch(a, p, tau, variant)
         with mpmath.workdps(50):
             for i in range(B):
-                ref = float(mp_losses(a[i], p[i], [p[j] for j in range(B) if j != i], tau)[pick])
+                ref = float(_mp_variant(a[i], p[i], [p[j] for j in range(B) if j != i], tau, pick))
                 assert abs(got[i] - ref) <= tol * max(abs(ref), 1 / tau), (variant, i, got[i], ref)
 
 
@@ -450,7 +495,7 @@ def test_pooled_and_per_anchor_layouts_agree_bit_for_bit(rng):
     a, p = unit(rng.standard_normal((n, d))), unit(rng.standard_normal((n, d)))
     pool = unit(rng.standard_normal((m, d)))
     index = rng.integers(0, m, (n, k))
-    for variant in ("averaged", "standard"):
+    for variant in ("dcl", "standard", "infonce"):
         assert np.array_equal(
             numerics.infonce_loss_pooled(a, p, pool, index, 0.03, variant),
             numerics.infonce_loss(a, p, pool[index], 0.03, variant),

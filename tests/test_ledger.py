@@ -189,16 +189,16 @@ def test_limit_checker_compares_infinities_structurally():
 
 
 def test_monotonicity_test_respects_constraints():
-    # 1/2 − 1/(βτ) ≥ 0 is false at βτ = 1, inside the constrained domain; the increasing direction
-    # in β points at a face outside the domain, which must not be taken as the minimum
-    from infonce_bounds.derivations.symbols import beta
+    # 1/2 − 1/(γτ) ≥ 0 is false at γτ = 1, inside the constrained domain; the increasing direction
+    # in γ points at a face outside the domain, which must not be taken as the minimum
+    from infonce_bounds.derivations.symbols import gamma
 
-    dom = Domain({tau: (sp.Rational(1, 10), 10), beta: (sp.Rational(1, 100), 100)}, constraints=(beta * tau >= 1,))
-    assert certify_nonnegative(sp.Rational(1, 2) - 1 / (beta * tau), dom).status != "proved"
+    dom = Domain({tau: (sp.Rational(1, 10), 10), gamma: (sp.Rational(1, 100), 100)}, constraints=(gamma * tau >= 1,))
+    assert certify_nonnegative(sp.Rational(1, 2) - 1 / (gamma * tau), dom).status != "proved"
     res = check_step(
         Step(
-            "planted: 1/(βτ) ≤ 1/2 for βτ ≥ 1",
-            1 / (beta * tau),
+            "planted: 1/(γτ) ≤ 1/2 for γτ ≥ 1",
+            1 / (gamma * tau),
             sp.Rational(1, 2),
             kind="inequality",
             relation="<=",

@@ -1,6 +1,6 @@
 """Metamorphic properties of the kernels: shift invariance of Λ, permutation of negatives,
-the β = 1/τ and β → ∞ ends of the continuity factor, layouts agreeing on matched data, and the
-exact standard-vs-averaged relation of derivations.loss."""
+the γ = 1/τ and γ → ∞ ends of the continuity factor, layouts agreeing on matched data, and the
+exact relations ℓ − ℓ̃ and ℓ = ℓ_std − log k of derivations.loss (ℓ the paper's (14), ℓ̃ the DCL loss)."""
 
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def test_log_mean_exp_of_constant_row(rng):
     np.testing.assert_allclose(numerics.log_mean_exp(z, [3.0, 400.0]), [[-0.75, -100.0]] * 2, rtol=1e-15)
 
 
-@pytest.mark.parametrize("variant", ("averaged", "standard"))
+@pytest.mark.parametrize("variant", ("dcl", "standard", "infonce"))
 def test_permuting_negatives_leaves_loss_unchanged(variant, data, rng):
     a, p, n = data
     perm = rng.permutation(n.shape[1])
@@ -51,20 +51,20 @@ def test_permuting_negatives_leaves_loss_unchanged(variant, data, rng):
 
 
 @pytest.mark.parametrize("tau", (1e-3, 0.1, 10.0))
-def test_standard_minus_averaged_is_the_exact_offset(tau, data):
-    """ℓ − log k − ℓ_k = log(1 + e^{s⁺/τ}/(k Z_k)) (derivations.loss), Z_k = mean_j e^{s_j/τ}."""
+def test_infonce_minus_dcl_is_the_exact_offset(tau, data):
+    """ℓ − ℓ̃ = ℓ_std − log k − ℓ̃ = log(1 + e^{s⁺/τ}/(k Z_k)) (derivations.loss), Z_k = mean_j e^{s_j/τ}."""
     a, p, n = data
     k = n.shape[1]
     s_pos, s_neg = numerics.similarities(a, p, n)
     offset = np.log1p(np.exp(s_pos / tau - numerics.log_mean_exp(s_neg, [1 / tau])[:, 0]) / k)
-    lhs = (
-        numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k) - numerics.infonce_loss(a, p, n, tau, "averaged")
-    )
+    lhs = numerics.infonce_loss(a, p, n, tau, "standard") - math.log(k) - numerics.infonce_loss(a, p, n, tau, "dcl")
     np.testing.assert_allclose(lhs, offset, rtol=0, atol=1e-12 / tau)
+    ell = numerics.infonce_loss(a, p, n, tau, "infonce")
+    np.testing.assert_allclose(ell - numerics.infonce_loss(a, p, n, tau, "dcl"), offset, rtol=0, atol=1e-12 / tau)
     assert np.all(offset >= np.log1p(math.exp(-2 / tau) / k) - 1e-15)
 
 
-def test_averaged_loss_is_lambda_minus_positive(data):
+def test_dcl_loss_is_lambda_minus_positive(data):
     a, p, n = data
     tau = 0.2
     s_pos, s_neg = numerics.similarities(a, p, n)
@@ -77,7 +77,7 @@ def test_averaged_loss_is_lambda_minus_positive(data):
 
 
 def test_continuity_factor_ends(rng):
-    """β = 1/τ: the factor is exactly 1 (the max form); β → ∞: it tends to max_j k w_j."""
+    """γ = 1/τ: the factor is exactly 1 (the max form); γ → ∞: it tends to max_j k w_j."""
     z = rng.uniform(-1, 1, (5, 7))
     tau = 0.3
     np.testing.assert_allclose(numerics.data_continuity_factor(z, 1 / tau, tau), 1.0, rtol=1e-14)
@@ -88,7 +88,7 @@ def test_continuity_factor_ends(rng):
     assert np.all((mid >= 1 - 1e-14) & (mid <= kw.max(axis=1) + 1e-14))  # power means are monotone in r
 
 
-@pytest.mark.parametrize("variant", ("averaged", "standard"))
+@pytest.mark.parametrize("variant", ("dcl", "standard", "infonce"))
 def test_in_batch_equals_per_anchor_and_pooled_on_matched_data(variant, rng):
     B, d, tau = 7, 5, 0.08
     a, p = unit(rng.standard_normal((B, d))), unit(rng.standard_normal((B, d)))
@@ -138,14 +138,14 @@ def test_loss_decreases_along_negative_gradient(data):
 
 def test_segment_factor_is_max_over_the_path_and_covers_the_ends(rng):
     v, w = rng.uniform(-1, 1, (3, 6)), rng.uniform(-1, 1, (3, 6))
-    tau, beta = 0.2, 12.0
-    seg = numerics.data_continuity_factor_segment(v, w, beta, tau, points=9)
-    ends = np.maximum(numerics.data_continuity_factor(v, beta, tau), numerics.data_continuity_factor(w, beta, tau))
+    tau, gamma = 0.2, 12.0
+    seg = numerics.data_continuity_factor_segment(v, w, gamma, tau, points=9)
+    ends = np.maximum(numerics.data_continuity_factor(v, gamma, tau), numerics.data_continuity_factor(w, gamma, tau))
     assert np.all(seg >= ends - 1e-15)
-    mid = numerics.data_continuity_factor(0.5 * (v + w), beta, tau)
+    mid = numerics.data_continuity_factor(0.5 * (v + w), gamma, tau)
     assert np.all(seg >= mid - 1e-15)
     with pytest.raises(ValueError, match="points"):
-        numerics.data_continuity_factor_segment(v, w, beta, tau, points=1)
+        numerics.data_continuity_factor_segment(v, w, gamma, tau, points=1)
 
 
 def test_import_numerics_does_not_load_numba():

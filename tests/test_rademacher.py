@@ -132,7 +132,7 @@ def test_planted_power_mean_is_refuted(ders):
 
 
 def test_planted_limit_is_refuted(ders):
-    st = _step(ders, "k → ∞ at β = 2/τ")
+    st = _step(ders, "k → ∞ at γ = 2/τ")
     res = check_step(_planted(st, rhs=st.rhs.subs(sp.exp(1 / tau), sp.exp(2 / tau))), **FAST)
     assert res.verdict is Verdict.REFUTED
 
@@ -173,12 +173,12 @@ def test_k_scaling_max_grows_avg_flattens(tau_):
     assert vals[1][1] <= vals[64][1] <= vals[4096][1] <= lim * (1 + 1e-12)
 
 
-def test_avg_limit_and_choice_of_beta():
+def test_avg_limit_and_choice_of_gamma():
     tau_, n_, p_ = sp.Rational(1, 2), 100, 10
-    lim = RD.k_limits()["complexity_avg (beta = 2/tau)"].subs({L: 1, R: 1, n: n_, p: p_, tau: tau_})
+    lim = RD.k_limits()["complexity_avg (gamma = 2/tau)"].subs({L: 1, R: 1, n: n_, p: p_, tau: tau_})
     big = RD.complexity_avg(tau_, 2 / tau_, 10**8, n_, 1, p_, 1)
     assert float(big) == pytest.approx(float(lim), rel=1e-5)
-    # β = 2/τ is the best β of the family for the complexity bound (continuity.optimal_beta)
+    # γ = 2/τ is the best γ of the family for the complexity bound (continuity.optimal_gamma)
     at_opt = float(RD.complexity_avg(tau_, 4, 64, n_, 1, p_, 1))
     for b_ in (2, sp.Rational(5, 2), 3, 6, 40):
         assert float(RD.complexity_avg(tau_, b_, 64, n_, 1, p_, 1)) >= at_opt * (1 - 1e-15)
@@ -241,7 +241,7 @@ def test_bound_dominates_monte_carlo_estimate(rng):
         (lambda: RD.complexity_max(1, 4, 10, -1, 1, 1), "L"),
         (lambda: RD.complexity_max(1, 4, 10, 1, 0, 1), "p"),
         (lambda: RD.complexity_max(1, 4, 10, 1, 1, -2), "R"),
-        (lambda: RD.complexity_avg(1, 0.5, 4, 10, 1, 1, 1), "beta"),
+        (lambda: RD.complexity_avg(1, 0.5, 4, 10, 1, 1, 1), "gamma"),
         (lambda: RD.complexity_avg(1, 2, 2.5, 10, 1, 1, 1), "k"),
     ],
 )

@@ -12,7 +12,7 @@ import sympy as sp
 from infonce_bounds.derivations import theorem
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict
-from infonce_bounds.derivations.symbols import L, R, beta, delta, g, k, n, p, s_pos, tau, y
+from infonce_bounds.derivations.symbols import L, R, delta, g, gamma, k, n, p, s_pos, tau, y
 
 
 def _has(mod: str, attr: str) -> bool:
@@ -60,12 +60,12 @@ def test_sample_variability_independent_route():
     """(4/τ)√(log(1/δ)/(2n)) against a plain-float computation and a brute-force loss range."""
     for t, nn, d in [(0.1, 50000, 0.05), (1e-3, 10, 0.5), (100.0, 1, 0.999)]:
         val = float(
-            theorem.sample_variability("averaged").subs({tau: sp.Rational(repr(t)), n: nn, delta: sp.Rational(repr(d))})
+            theorem.sample_variability("dcl").subs({tau: sp.Rational(repr(t)), n: nn, delta: sp.Rational(repr(d))})
         )
         assert val == pytest.approx(4 / t * math.sqrt(math.log(1 / d) / (2 * nn)), rel=1e-12)
 
 
-def _averaged(sp_, sj, t):
+def _dcl(sp_, sj, t):
     m = max(x / t for x in sj)
     return -sp_ / t + m + math.log(sum(math.exp(x / t - m) for x in sj) / len(sj))
 
@@ -78,22 +78,34 @@ def _standard(sp_, sj, t):
 
 @pytest.mark.parametrize("t", [0.05, 0.5, 5.0])
 def test_loss_ranges_by_brute_force(t, rng):
-    """Range of ℓ_k is [−2/τ, 2/τ] and of ℓ is [log(1+k e^{−2/τ}), log(1+k e^{2/τ})], attained at corners."""
+    """Range of ℓ̃ (DCL) is [−2/τ, 2/τ] and of ℓ_std is [log(1+k e^{−2/τ}), log(1+k e^{2/τ})], attained at corners;
+    the paper's ℓ (14) = ℓ_std − log k has the same width."""
     for kk in (1, 3, 8):
         lo_a = lo_s = math.inf
         hi_a = hi_s = -math.inf
         corners = [(sp_, [sj] * kk) for sp_, sj in itertools.product((-1.0, 1.0), repeat=2)]
         rand = [(float(rng.uniform(-1, 1)), list(rng.uniform(-1, 1, kk))) for _ in range(300)]
         for sp_, sj in corners + rand:
-            a_, s_ = _averaged(sp_, sj, t), _standard(sp_, sj, t)
+            a_, s_ = _dcl(sp_, sj, t), _standard(sp_, sj, t)
             lo_a, hi_a, lo_s, hi_s = min(lo_a, a_), max(hi_a, a_), min(lo_s, s_), max(hi_s, s_)
         assert hi_a == pytest.approx(2 / t) and lo_a == pytest.approx(-2 / t)
         width = float(theorem.loss_range("standard").subs({tau: sp.Rational(repr(t)), k: kk}))
         assert hi_s - lo_s == pytest.approx(width, rel=1e-12)
+        assert theorem.loss_range("infonce").subs({tau: sp.Rational(repr(t)), k: kk}) == theorem.loss_range(
+            "standard"
+        ).subs({tau: sp.Rational(repr(t)), k: kk})
         assert width <= 4 / t + 1e-12
-        assert float(theorem.loss_range("averaged").subs(tau, sp.Rational(repr(t)))) == pytest.approx(hi_a - lo_a)
+        assert float(theorem.loss_range("dcl").subs(tau, sp.Rational(repr(t)))) == pytest.approx(hi_a - lo_a)
     # at k = 1 the standard width is exactly 2/τ
     assert sp.simplify(theorem.loss_range("standard").subs(k, 1) - 2 / tau) == 0
+
+
+def test_loss_names():
+    assert theorem.LOSSES == ("dcl", "infonce", "standard")
+    with pytest.warns(DeprecationWarning, match="'dcl'"):
+        assert theorem.loss_range("averaged") == theorem.loss_range("dcl")
+    with pytest.raises(ValueError, match="loss must be one of"):
+        theorem.loss_range("mean")
 
 
 PLANTED = [
@@ -106,9 +118,9 @@ PLANTED = [
         relation="<=",
         domain=Domain({sp.Symbol("x", real=True): (-1, 1), y: (-1, 1)}),
     ),
-    # averaged range halved
+    # DCL range halved
     Step(
-        "planted: τ ℓ_k ≤ 1",
+        "planted: τ ℓ̃ ≤ 1",
         y - s_pos,
         1,
         kind="inequality",
@@ -155,12 +167,14 @@ def test_theorem_terms_assemble_the_bound():
     assert set(terms) == {"sample_variability", "complexity", "finite_k_bias", "bound"}
     total = terms["sample_variability"].expr + terms["complexity"].expr + terms["finite_k_bias"].expr
     assert sp.simplify(terms["bound"].expr - total) == 0
-    assert terms["bound"].expr.free_symbols <= {tau, beta, k, n, delta, L, p, R}
+    assert terms["bound"].expr.free_symbols <= {tau, gamma, k, n, delta, L, p, R}
     for t in terms.values():
         assert t.provenance == "ours" and t.rate and t.paper_claim and t.show
-    std = theorem.theorem_terms(loss="standard")
-    assert std["complexity"].expr == terms["complexity"].expr  # softplus is 1-Lipschitz
-    assert std["finite_k_bias"].expr == terms["finite_k_bias"].expr
+    for name in ("standard", "infonce"):
+        std = theorem.theorem_terms(loss=name)
+        assert std["complexity"].expr == terms["complexity"].expr  # softplus is 1-Lipschitz
+        assert std["finite_k_bias"].expr == terms["finite_k_bias"].expr
+        assert std["sample_variability"].expr == theorem.sample_variability("infonce")
 
 
 @needs_both
@@ -172,7 +186,7 @@ def test_rates_numerically():
     base = {tau: "0.5", delta: "0.05", L: 1, p: 1000, R: 1}
 
     def val(name, kv, nv=50000):
-        vals = {**base, k: kv, n: nv, beta: sp.Integer(4)}  # βτ = 2
+        vals = {**base, k: kv, n: nv, gamma: sp.Integer(4)}  # γτ = 2
         expr = terms[name].expr
         return float(certify(expr, {s: v for s, v in vals.items() if s in expr.free_symbols}).hi)
 
@@ -187,7 +201,7 @@ def test_rates_numerically():
 def test_planted_wrong_limit_is_refuted():
     """The limit checker refutes the k → ∞ limit of the complexity penalty with its constant halved."""
     der = theorem.derivations()[0]
-    good = der.step("complexity penalty stabilises as k → ∞ (at β = 2/τ, the optimal β)")
+    good = der.step("complexity penalty stabilises as k → ∞ (at γ = 2/τ, the optimal γ)")
     from dataclasses import replace
 
     bad = replace(good, name="planted: limit halved", rhs=good.rhs / 2)

@@ -42,7 +42,7 @@ def test_bad_tau(good, tau):
 
 def test_bad_variant(good):
     a, p, n = good
-    _raises(lambda: numerics.infonce_loss(a, p, n, 0.1, variant="mean"), "variant", "'mean'", "averaged")
+    _raises(lambda: numerics.infonce_loss(a, p, n, 0.1, variant="mean"), "variant", "'mean'", "'dcl'", "'infonce'")
 
 
 def test_mismatched_shapes(good):
@@ -128,12 +128,15 @@ def test_in_batch_errors(good):
 def test_other_outputs_errors(good, rng):
     a, p, n = good
     z = rng.uniform(-1, 1, (3, 4))
-    _raises(lambda: numerics.log_mean_exp(z, [1.0, -2.0]), "betas", "> 0")
-    _raises(lambda: numerics.log_mean_exp(z, []), "betas")
+    _raises(lambda: numerics.log_mean_exp(z, [1.0, -2.0]), "b ", "> 0")
+    _raises(lambda: numerics.log_mean_exp(z, []), "b must")
     zn = z.copy()
     zn[0, 1] = np.nan
     _raises(lambda: numerics.log_mean_exp(zn, [1.0]), "scores", "finite", "[0, 1]")
-    _raises(lambda: numerics.data_continuity_factor(z, 5.0, 0.1), "beta", "≥ 1/tau = 10")
+    _raises(lambda: numerics.data_continuity_factor(z, 5.0, 0.1), "gamma", "≥ 1/tau = 10")
+    _raises(lambda: numerics.data_continuity_factor(z, tau=0.1, beta=0.5), "beta", "≥ 1")
+    _raises(lambda: numerics.data_continuity_factor(z, 20.0, 0.1, beta=2.0), "exactly one of gamma", "beta")
+    _raises(lambda: numerics.data_continuity_factor(z, tau=0.1), "exactly one of gamma")
     _raises(lambda: numerics.search_cross_entropy(a, n, np.ones((3, 5)), 0.1), "ideal_weights", "(3, 4)")
     _raises(lambda: numerics.search_cross_entropy(a, n, -np.ones((3, 4)), 0.1), "ideal_weights", "≥ 0")
     w0 = np.ones((3, 4))

@@ -2,25 +2,27 @@
 # Scalar closing formulas printed from derivations/ after the stability rewrites of
 # derivations.rewriting; tests/test_codegen.py regenerates this file and fails on any drift.
 # Functions (argument order fixed in numerics/codegen.py; expression hash = sha256 of srepr):
-#   averaged_from_logit(c, k) <- derivations.loss.averaged_from_logit [loss / ℓ_k from the logit: ℓ_k = c − log k] sha256:6eb7a82b3823c5a9
-#   standard_from_logit(c) <- derivations.loss.standard_from_logit [loss / ℓ from the logit: ℓ = log(1 + e^c)] sha256:4483a8bebaee560f
-#   averaged_dlogit(c, k) <- d/dc derivations.loss.averaged_from_logit [loss / ℓ_k from the logit: ℓ_k = c − log k] sha256:d96363b310b0db1b
-#   standard_dlogit(c) <- d/dc derivations.loss.standard_from_logit [loss / ℓ from the logit: ℓ = log(1 + e^c)] sha256:c41b5eed2c1b9c2e
-#   data_factor(lam_beta, lam_tau, beta, tau) <- derivations.continuity.data_factor [continuity / data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ] sha256:3176fc75f0fadefc
+#   dcl_from_logit(c, k) <- derivations.loss.dcl_from_logit [loss / ℓ̃ from the logit: ℓ̃ = c − log k] sha256:6eb7a82b3823c5a9
+#   infonce_from_logit(c, k) <- derivations.loss.infonce_from_logit [loss / ℓ from the logit: ℓ = log(1 + e^c) − log k] sha256:783ae7799446d7da
+#   standard_from_logit(c) <- derivations.loss.standard_from_logit [loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)] sha256:4483a8bebaee560f
+#   dcl_dlogit(c, k) <- d/dc derivations.loss.dcl_from_logit [loss / ℓ̃ from the logit: ℓ̃ = c − log k] sha256:d96363b310b0db1b
+#   infonce_dlogit(c, k) <- d/dc derivations.loss.infonce_from_logit [loss / ℓ from the logit: ℓ = log(1 + e^c) − log k] sha256:c41b5eed2c1b9c2e
+#   standard_dlogit(c) <- d/dc derivations.loss.standard_from_logit [loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)] sha256:c41b5eed2c1b9c2e
+#   data_factor(lam_gamma, lam_tau, gamma, tau) <- derivations.continuity.data_factor [continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ] sha256:21494ef28fb2c17b
 """Generated scalar kernels (see the header); edit derivations/ and rerun infonce_bounds.numerics.codegen."""
 
 import math  # noqa: F401  (used by the printed expressions)
 
 from infonce_bounds.numerics._jit import helper
 
-__all__ = ['averaged_from_logit', 'standard_from_logit', 'averaged_dlogit', 'standard_dlogit', 'data_factor']
+__all__ = ['dcl_from_logit', 'infonce_from_logit', 'standard_from_logit', 'dcl_dlogit', 'infonce_dlogit', 'standard_dlogit', 'data_factor']
 
 
 @helper
-def averaged_from_logit(c, k):
-    """ℓ_k = c − log k, the averaged InfoNCE loss from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.
+def dcl_from_logit(c, k):
+    """ℓ̃ = c − log k, the DCL loss (paper §3.4) from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.
 
-    from: derivations.loss.averaged_from_logit  (loss / ℓ_k from the logit: ℓ_k = c − log k)
+    from: derivations.loss.dcl_from_logit  (loss / ℓ̃ from the logit: ℓ̃ = c − log k)
     expression: c - log(k)
     sha256(srepr)[:16]: 6eb7a82b3823c5a9
     """
@@ -28,10 +30,21 @@ def averaged_from_logit(c, k):
 
 
 @helper
-def standard_from_logit(c):
-    """ℓ = log(1 + e^c), the standard InfoNCE loss from the logit (stable softplus).
+def infonce_from_logit(c, k):
+    """ℓ = log(1 + e^c) − log k, the paper's InfoNCE loss (14) from the logit (stable softplus).
 
-    from: derivations.loss.standard_from_logit  (loss / ℓ from the logit: ℓ = log(1 + e^c))
+    from: derivations.loss.infonce_from_logit  (loss / ℓ from the logit: ℓ = log(1 + e^c) − log k)
+    expression: -log(k) + log(exp(c) + 1)
+    sha256(srepr)[:16]: 783ae7799446d7da
+    """
+    return ((c + math.log1p(math.exp(-c))) if (c > 0.0) else (math.log1p(math.exp(c)))) - math.log(k)
+
+
+@helper
+def standard_from_logit(c):
+    """ℓ_std = log(1 + e^c), the standard (SimCLR) InfoNCE loss from the logit (stable softplus).
+
+    from: derivations.loss.standard_from_logit  (loss / ℓ_std from the logit: ℓ_std = log(1 + e^c))
     expression: log(exp(c) + 1)
     sha256(srepr)[:16]: 4483a8bebaee560f
     """
@@ -39,10 +52,10 @@ def standard_from_logit(c):
 
 
 @helper
-def averaged_dlogit(c, k):
-    """∂ℓ_k/∂c = 1 (the gradient kernels multiply the softmax weights by it).
+def dcl_dlogit(c, k):
+    """∂ℓ̃/∂c = 1 (the gradient kernels multiply the softmax weights by it).
 
-    from: d/dc derivations.loss.averaged_from_logit  (loss / ℓ_k from the logit: ℓ_k = c − log k)
+    from: d/dc derivations.loss.dcl_from_logit  (loss / ℓ̃ from the logit: ℓ̃ = c − log k)
     expression: 1
     sha256(srepr)[:16]: d96363b310b0db1b
     """
@@ -50,10 +63,10 @@ def averaged_dlogit(c, k):
 
 
 @helper
-def standard_dlogit(c):
+def infonce_dlogit(c, k):
     """∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).
 
-    from: d/dc derivations.loss.standard_from_logit  (loss / ℓ from the logit: ℓ = log(1 + e^c))
+    from: d/dc derivations.loss.infonce_from_logit  (loss / ℓ from the logit: ℓ = log(1 + e^c) − log k)
     expression: exp(c)/(exp(c) + 1)
     sha256(srepr)[:16]: c41b5eed2c1b9c2e
     """
@@ -61,11 +74,22 @@ def standard_dlogit(c):
 
 
 @helper
-def data_factor(lam_beta, lam_tau, beta, tau):
-    """exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = β and b = 1/τ.
+def standard_dlogit(c):
+    """∂ℓ_std/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).
 
-    from: derivations.continuity.data_factor  (continuity / data-dependent factor: D_r(w) = exp(Λ(β; z)/(βτ) − Λ(1/τ; z)), β = r/τ)
-    expression: exp(-lam_tau + lam_beta/(beta*tau))
-    sha256(srepr)[:16]: 3176fc75f0fadefc
+    from: d/dc derivations.loss.standard_from_logit  (loss / ℓ_std from the logit: ℓ_std = log(1 + e^c))
+    expression: exp(c)/(exp(c) + 1)
+    sha256(srepr)[:16]: c41b5eed2c1b9c2e
     """
-    return math.exp(-lam_tau + lam_beta/(beta*tau))
+    return ((1.0/(1.0 + math.exp(-c))) if (c > 0.0) else (math.exp(c)/(math.exp(c) + 1.0)))
+
+
+@helper
+def data_factor(lam_gamma, lam_tau, gamma, tau):
+    """exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = γ and b = 1/τ.
+
+    from: derivations.continuity.data_factor  (continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ)
+    expression: exp(-lam_tau + lam_gamma/(gamma*tau))
+    sha256(srepr)[:16]: 21494ef28fb2c17b
+    """
+    return math.exp(-lam_tau + lam_gamma/(gamma*tau))

@@ -1,7 +1,7 @@
 """``infonce-bounds compare``: Theorem-1 components and the prior bounds against k, with a log-log plot.
 
-For each k: our three components (sample variability, complexity penalty from the averaged β
-family, finite-k bias) and their sum; the max-type complexity penalty (ℓ∞ continuity bound) for
+For each k: our three components (sample variability, complexity penalty from the averaging γ
+family of the DCL loss, finite-k bias) and their sum; the max-type complexity penalty (ℓ∞ continuity bound) for
 contrast; and the prior bounds as we reconstruct them (``derivations.prior``: the O(k^{-1/2})
 large-k deviation, the k-linear and the log-k complexity penalties). Every number is the upper end
 of a certified interval. The closing note quotes both complexity penalties at k = 1, 64, 4096.
@@ -15,11 +15,11 @@ import sys
 import mpmath
 import sympy as sp
 
-from infonce_bounds.derivations.symbols import beta, k, tau
+from infonce_bounds.derivations.symbols import gamma, k, tau
 
 from ..certify import certify, exact_str
 from ..klist import SYNTAX, parse_k_list
-from .constants import add_parameter_arguments, auto_beta, validate_params
+from .constants import LOSS_LABELS, add_parameter_arguments, auto_gamma, loss_name, validate_params
 
 HELP = "Theorem-1 components and prior bounds against k (certified), with a log-log PNG plot"
 
@@ -75,16 +75,16 @@ def _exprs(loss: str) -> dict[str, sp.Expr | None]:
     return out
 
 
-def table(values: dict, ks: list[int], beta_mode: str, loss: str, digits: int = 4) -> list[dict]:
-    """One dict per k: ``{"k", "beta", key: {"upper", "lo", "log10"} | None}`` for every column."""
+def table(values: dict, ks: list[int], gamma_mode: str, loss: str, digits: int = 4) -> list[dict]:
+    """One dict per k: ``{"k", "gamma", key: {"upper", "lo", "log10"} | None}`` for every column."""
     exprs = _exprs(loss)
     rows = []
     for kv in ks:
         vals = dict(values)
         vals[k] = sp.Integer(kv)
-        if beta_mode == "auto":
-            vals[beta] = auto_beta(vals[tau], vals[k]).value
-        row = {"k": kv, "beta": str(vals[beta])}
+        if gamma_mode == "auto":
+            vals[gamma] = auto_gamma(vals[tau], vals[k]).value
+        row = {"k": kv, "gamma": str(vals[gamma])}
         for key, expr in exprs.items():
             if expr is None:
                 row[key] = None
@@ -100,9 +100,9 @@ def table(values: dict, ks: list[int], beta_mode: str, loss: str, digits: int = 
     return rows
 
 
-def closing_note(values: dict, beta_mode: str, loss: str) -> tuple[str, dict]:
+def closing_note(values: dict, gamma_mode: str, loss: str) -> tuple[str, dict]:
     """The averaged vs max-type complexity penalties at k = 1, 64, 4096 (certified upper ends)."""
-    rows = table(values, list(NOTE_K), beta_mode, loss)
+    rows = table(values, list(NOTE_K), gamma_mode, loss)
     got = {r["k"]: (r["complexity_avg"], r["complexity_max"]) for r in rows}
     if any(a is None or m is None for a, m in got.values()):
         return "complexity terms unavailable (derivations.rademacher missing)", {}
@@ -111,7 +111,7 @@ def closing_note(values: dict, beta_mode: str, loss: str) -> tuple[str, dict]:
     ra = 10 ** (got[4096][0]["log10"] - got[64][0]["log10"])
     rm = 10 ** (got[4096][1]["log10"] - got[64][1]["log10"])
     text = (
-        f"Averaged complexity penalty 2·Rad (ours, β family): {avg}; max-type penalty: {mx}. "
+        f"Averaged complexity penalty 2·Rad (ours, γ family): {avg}; max-type penalty: {mx}. "
         f"From k = 64 to 4096 the averaged term grows by a factor {ra:.3g}, the max-type term by {rm:.3g} "
         "(√64 = 8 would be pure √k growth). "
     )
@@ -176,8 +176,8 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
 
 
 def _format_table(rows: list[dict]) -> str:
-    head = ["k", "β"] + [v[0] for v in COLUMNS.values()]
-    body = [[str(r["k"]), r["beta"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] for r in rows]
+    head = ["k", "γ"] + [v[0] for v in COLUMNS.values()]
+    body = [[str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] for r in rows]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
     fmt = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))
     return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(b) for b in body])
@@ -190,22 +190,31 @@ def compute(args) -> dict:
     values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
     from .constants import _number
 
-    beta_mode = "auto"
-    if beta in values:
-        beta_mode = "given"
-    elif str(args.beta).strip().lower() != "auto":  # pragma: no cover - validate_params handles it
-        values[beta] = _number("beta", args.beta, "β ≥ 1/τ")
-    rows = table(values, ks, beta_mode, args.loss, digits=min(args.digits, 6))
-    note, quoted = closing_note(values, beta_mode, args.loss)
-    return {"ks": ks, "values": values, "beta_mode": beta_mode, "rows": rows, "note": note, "quoted": quoted}
+    gamma_mode = "auto"
+    if gamma in values:
+        gamma_mode = "given"
+    elif str(args.gamma).strip().lower() != "auto":  # pragma: no cover - validate_params handles it
+        values[gamma] = _number("gamma", args.gamma, "γ ≥ 1/τ")
+    loss = loss_name(args)
+    rows = table(values, ks, gamma_mode, loss, digits=min(args.digits, 6))
+    note, quoted = closing_note(values, gamma_mode, loss)
+    return {
+        "ks": ks,
+        "values": values,
+        "gamma_mode": gamma_mode,
+        "loss": loss,
+        "rows": rows,
+        "note": note,
+        "quoted": quoted,
+    }
 
 
-def _title(values: dict, loss: str, beta_mode: str) -> str:
+def _title(values: dict, loss: str, gamma_mode: str) -> str:
     from infonce_bounds.derivations.symbols import L, R, delta, n, p
 
     return (
         f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
-        f"p = {values[p]}, R = {exact_str(values[R])}, β = {beta_mode}, {loss} loss"
+        f"p = {values[p]}, R = {exact_str(values[R])}, γ = {gamma_mode}, {LOSS_LABELS[loss]}"
     )
 
 
@@ -234,7 +243,7 @@ def run(args) -> int:
 
     target = None if args.no_plot else plot_path(args.plot)  # before the work
     data = compute(args)
-    title = _title(data["values"], args.loss, data["beta_mode"])
+    title = _title(data["values"], data["loss"], data["gamma_mode"])
     written = None
     if target is not None:
         try:
@@ -279,15 +288,15 @@ def section_compare(out: pathlib.Path, args) -> str:
     from .constants import DEFAULTS
 
     ks = "1,4,16,64,256,1024,4096" if getattr(args, "quick", False) else DEFAULT_K
-    ns = argparse.Namespace(**{**DEFAULTS, "k": ks, "tau": DEFAULT_TAU}, loss="averaged", digits=4)
+    ns = argparse.Namespace(**{**DEFAULTS, "k": ks, "tau": DEFAULT_TAU}, loss="dcl", digits=4)
     data = compute(ns)
-    title = _title(data["values"], "averaged", data["beta_mode"])
+    title = _title(data["values"], "dcl", data["gamma_mode"])
     png = plot(data["rows"], out / "compare.png", title)
-    head = "| k | β | " + " | ".join(v[0] for v in COLUMNS.values()) + " |"
+    head = "| k | γ | " + " | ".join(v[0] for v in COLUMNS.values()) + " |"
     lines = [head, "|" + "---|" * (len(COLUMNS) + 2)]
     for r in data["rows"]:
         lines.append(
-            f"| {r['k']} | {r['beta']} | " + " | ".join(r[key]["upper"] if r[key] else "—" for key in COLUMNS) + " |"
+            f"| {r['k']} | {r['gamma']} | " + " | ".join(r[key]["upper"] if r[key] else "—" for key in COLUMNS) + " |"
         )
     return (
         f"Parameters: {title} (compare's default τ = {DEFAULT_TAU}: at τ = 0.1 the averaging pays only once "

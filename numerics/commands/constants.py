@@ -4,9 +4,14 @@ Each number printed is the upper end of an outward-rounded interval (``numerics.
 up; the float value of the same expression is checked to lie inside the 53-bit enclosure. Values
 a float cannot hold (τ = 1e-3 gives e^{2000}) are still certified and printed in scientific form.
 
-Defaults (realistic, stated): τ = 0.1, k = 256, β = auto (the β that minimises the ℓ2-Lipschitz
-constant feeding the averaged complexity bound), n = 50 000, δ = 0.05, L = 1, p = 10⁴, R = 1,
-averaged loss.
+Defaults (realistic, stated): τ = 0.1, k = 256, γ = auto (the toolkit's similarity-space exponent γ
+that minimises the ℓ2-Lipschitz constant feeding the DCL complexity bound), n = 50 000, δ = 0.05,
+L = 1, p = 10⁴, R = 1, DCL loss.
+
+``--gamma`` is the exponent of the toolkit's own continuity family (γ ≥ 1/τ; power mean exponent
+q = γτ/(γτ − 1) on similarity differences). ``--beta`` is the paper's β ≥ 1 (Prop. 4: power mean
+exponent on embedding differences); it is validated and passed through to the paper's rows. The map:
+q = β ⇔ γ = β/(τ(β − 1)) (``derivations.continuity``, steps "map to the paper's β").
 """
 
 from __future__ import annotations
@@ -19,16 +24,20 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from infonce_bounds.derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, k, n, p, tau
+from infonce_bounds.derivations.symbols import TAU_MAX, TAU_MIN, L, R, beta, delta, gamma, k, n, p, tau
 
 from ..certify import Certified, certify, exact, exact_str, format_up
+
+#: how each loss is named in a table header
+LOSS_LABELS = {"dcl": "DCL loss ℓ̃", "infonce": "InfoNCE loss ℓ (14)", "standard": "standard loss ℓ_std = ℓ + log k"}
 
 HELP = "every bound constant and Theorem-1 component at given parameters, certified (interval upper ends)"
 
 DEFAULTS: dict[str, str] = {
     "tau": "0.1",
     "k": "256",
-    "beta": "auto",
+    "gamma": "auto",
+    "beta": None,
     "n": "50000",
     "delta": "0.05",
     "lipschitz": "1",
@@ -40,6 +49,7 @@ DEFAULTS: dict[str, str] = {
 PARAMS = {
     "tau": (tau, "τ"),
     "k": (k, "k"),
+    "gamma": (gamma, "γ"),
     "beta": (beta, "β"),
     "n": (n, "n"),
     "delta": (delta, "δ"),
@@ -55,10 +65,16 @@ def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_defau
     if k_default is not None:
         p_.add_argument("--k", default=k_default, help=f"negatives k ≥ 1, an integer (default {k_default})")
     p_.add_argument(
+        "--gamma",
+        default=DEFAULTS["gamma"],
+        help="the toolkit's similarity-space exponent γ ≥ 1/τ of its continuity family (q = γτ/(γτ − 1)), "
+        "or 'auto' (default): the γ minimising the ℓ2-Lipschitz constant that feeds the DCL complexity bound",
+    )
+    p_.add_argument(
         "--beta",
         default=DEFAULTS["beta"],
-        help="inverse temperature β ≥ 1/τ of the continuity family, or 'auto' (default): the β "
-        "minimising the ℓ2-Lipschitz constant that feeds the averaged complexity bound",
+        help="the paper's power-mean exponent β ≥ 1 (Proposition 4; on embedding differences), for the "
+        "paper's rows; not set by default. Our γ with the same power mean exponent is β/(τ(β − 1))",
     )
     p_.add_argument("--n", default=DEFAULTS["n"], help=f"training tuples n ≥ 1 (default {DEFAULTS['n']})")
     p_.add_argument("--delta", default=DEFAULTS["delta"], help=f"confidence δ ∈ (0, 1) (default {DEFAULTS['delta']})")
@@ -77,9 +93,11 @@ def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_defau
     )
     p_.add_argument(
         "--loss",
-        choices=("averaged", "standard"),
-        default="averaged",
-        help="loss variant whose range enters the sample-variability term (default averaged)",
+        choices=("dcl", "infonce", "standard", "averaged"),
+        default="dcl",
+        help="loss whose range enters the sample-variability term: 'dcl' (default; the DCL loss of the "
+        "paper's §3.4), 'infonce' (the paper's ℓ of (14)), 'standard' (SimCLR cross-entropy = ℓ + log k); "
+        "'averaged' is the deprecated name of 'dcl'",
     )
     p_.add_argument("--digits", type=int, default=6, help="significant digits printed (default 6)")
 
@@ -140,7 +158,7 @@ def validate_k(text: Any) -> sp.Integer:
 def validate_params(args) -> dict:
     """Exact parameter values from the command line; ``ValueError`` naming flag, value and range.
 
-    Returns symbol → exact rational; ``beta`` is resolved from 'auto' by ``auto_beta`` (needs k).
+    Returns symbol → exact rational; ``gamma`` is resolved from 'auto' by ``auto_gamma`` (needs k).
     """
     out = {tau: validate_tau(args.tau)}
     if getattr(args, "k", None) is not None:
@@ -161,46 +179,62 @@ def validate_params(args) -> dict:
     out[p] = _integer("params", args.params, 1, "an integer p ≥ 1")
     if getattr(args, "digits", 6) < 1 or getattr(args, "digits", 6) > 40:
         raise ValueError(f"--digits = {args.digits!r} is out of range; allowed: 1 … 40")
-    text = str(args.beta).strip().lower()
+    text = str(args.gamma).strip().lower()
     if text != "auto":
-        bv = _number("beta", args.beta, "β ≥ 1/τ, or 'auto'")
+        bv = _number("gamma", args.gamma, "γ ≥ 1/τ, or 'auto'")
         if bv * out[tau] < 1:
             raise ValueError(
-                f"--beta = {args.beta!r} is out of range; allowed: β ≥ 1/τ = {format_up(1 / out[tau])} "
-                "(the continuity family needs βτ ≥ 1), or 'auto'"
+                f"--gamma = {args.gamma!r} is out of range; allowed: γ ≥ 1/τ = {format_up(1 / out[tau])} "
+                "(the continuity family needs γτ ≥ 1), or 'auto'"
             )
-        out[beta] = bv
+        out[gamma] = bv
+    if getattr(args, "beta", None) is not None:
+        pb = _number("beta", args.beta, "the paper's β ≥ 1")
+        if pb < 1:
+            raise ValueError(
+                f"--beta = {args.beta!r} is out of range; allowed: the paper's β ≥ 1 (Proposition 4's power-mean "
+                "exponent); the toolkit's own exponent is --gamma (γ ≥ 1/τ)"
+            )
+        out[beta] = pb
     return out
 
 
+def loss_name(args) -> str:
+    """``args.loss`` in the paper's names; the deprecated 'averaged' becomes 'dcl' with a note on stderr."""
+    if args.loss == "averaged":
+        print("note: --loss averaged is the deprecated name of --loss dcl (the paper's DCL loss)", file=sys.stderr)
+        return "dcl"
+    return args.loss
+
+
 @dataclass
-class BetaPick:
+class GammaPick:
     value: sp.Rational
     how: str
 
 
-def auto_beta(tau_: sp.Rational, k_: sp.Integer) -> BetaPick:
-    """β from ``continuity.optimal_beta`` (mpmath), made exact: r = βτ rounded to 12 digits, r ≥ 1.
+def auto_gamma(tau_: sp.Rational, k_: sp.Integer) -> GammaPick:
+    """γ from ``continuity.optimal_gamma`` (mpmath), made exact: r = γτ rounded to 12 digits, r ≥ 1.
 
-    Any β ≥ 1/τ gives a valid bound, so rounding the optimiser's β changes only how close to
+    Any γ ≥ 1/τ gives a valid bound, so rounding the optimiser's γ changes only how close to
     optimal it is, never validity.
     """
     from infonce_bounds.derivations import continuity
 
-    choice = continuity.optimal_beta(str(sp.Float(tau_, 40)), int(k_))
-    r_val = exact(mpmath.nstr(choice.beta * mpmath.mpf(str(sp.Float(tau_, 40))), 12), "beta")
+    choice = continuity.optimal_gamma(str(sp.Float(tau_, 40)), int(k_))
+    r_val = exact(mpmath.nstr(choice.gamma * mpmath.mpf(str(sp.Float(tau_, 40))), 12), "gamma")
     if r_val < 1:
         r_val = sp.Integer(1)
-    return BetaPick(r_val / tau_, f"auto: βτ = {exact_str(r_val)}, minimising the {choice.criterion}")
+    return GammaPick(r_val / tau_, f"auto: γτ = {exact_str(r_val)}, minimising the {choice.criterion}")
 
 
 def resolve(args) -> tuple[dict, str]:
-    """Validated exact parameters with β resolved; and how β was chosen."""
+    """Validated exact parameters with γ resolved; and how γ was chosen."""
     vals = validate_params(args)
-    if beta in vals:
+    if gamma in vals:
         return vals, "given"
-    pick = auto_beta(vals[tau], vals.get(k, sp.Integer(1)))
-    vals[beta] = pick.value
+    pick = auto_gamma(vals[tau], vals.get(k, sp.Integer(1)))
+    vals[gamma] = pick.value
     return vals, pick.how
 
 
@@ -227,15 +261,18 @@ def _mod(name: str):
     return importlib.import_module(f"infonce_bounds.derivations.{name}")
 
 
-def quantities(loss: str = "averaged") -> list[Quantity]:
+def quantities(loss: str = "dcl") -> list[Quantity]:
     """Everything ``constants`` prints: the bound constants, then the Theorem-1 components."""
     from infonce_bounds.derivations import theorem
+    from infonce_bounds.derivations.loss import canonical_loss
+
+    loss = canonical_loss(loss)
 
     show = theorem._show_names()
     out = [
         Quantity(
             "bias_constant",
-            "C(τ): 0 ≤ CE − R_k ≤ C(τ)/k",
+            "C(τ): 0 ≤ CE − R̃ ≤ C(τ)/k",
             lambda: _mod("bias").bias_constant(tau),
             "ours",
             "k-free",
@@ -253,7 +290,7 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "asymptotic_bias_constant",
-            "sinh²(1/τ)/2: lim k(CE − R_k), worst law",
+            "sinh²(1/τ)/2: lim k(CE − R̃), worst law",
             lambda: _mod("bias").asymptotic_bias_constant(tau),
             "ours",
             "asymptotic only",
@@ -263,7 +300,7 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "standard_offset_bound",
-            "E[ℓ − log k − ℓ_k] ≤ …",
+            "R − R̃ = E[ℓ − ℓ̃] ≤ …",
             lambda: _mod("bias").standard_offset_bound(tau, k),
             "ours",
             "O(1/k)",
@@ -272,8 +309,8 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "holder_exponent",
-            "q(β, τ) = βτ/(βτ − 1)",
-            lambda: _mod("continuity").holder_exponent(beta, tau),
+            "q(γ, τ) = γτ/(γτ − 1)",
+            lambda: _mod("continuity").holder_exponent(gamma, tau),
             "ours",
             "k-free",
             "continuity",
@@ -281,8 +318,8 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "continuity_factor",
-            "C(β, τ, k)",
-            lambda: _mod("continuity").continuity_factor(beta, tau, k),
+            "C(γ, τ, k)",
+            lambda: _mod("continuity").continuity_factor(gamma, tau, k),
             "ours",
             "bounded in k",
             "continuity",
@@ -290,8 +327,8 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "uniform_factor",
-            "(1/τ) e^{2/τ − 2/(βτ²)} = lim_k C(β, τ, k)",
-            lambda: _mod("continuity").uniform_factor(beta, tau),
+            "(1/τ) e^{2/τ − 2/(γτ²)} = lim_k C(γ, τ, k)",
+            lambda: _mod("continuity").uniform_factor(gamma, tau),
             "ours",
             "k-free",
             "continuity",
@@ -299,10 +336,10 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "l2_lipschitz",
-            "C(β, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
-            lambda: _mod("continuity").l2_lipschitz(beta, tau, k),
+            "C(γ, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
+            lambda: _mod("continuity").l2_lipschitz(gamma, tau, k),
             "ours",
-            "→ 0 like k^{-1/2} for β ≥ 2/τ",
+            "→ 0 like k^{-1/2} for γ ≥ 2/τ",
             show["complexity"],
             "constants",
         ),
@@ -317,10 +354,10 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
         ),
         Quantity(
             "loss_range",
-            f"b − a ({loss} loss)",
+            f"b − a ({LOSS_LABELS[loss]})",
             lambda: theorem.loss_range(loss),
             "ours",
-            "k-free" if loss == "averaged" else "≤ 4/τ for every k",
+            "k-free" if loss == "dcl" else "≤ 4/τ for every k",
             "theorem",
             "constants",
         ),
@@ -347,7 +384,7 @@ def quantities(loss: str = "averaged") -> list[Quantity]:
     ]
     syms = {
         "sample_variability": "(b − a)√(log(1/δ)/(2n))",
-        "complexity": "2 · Rad_n (averaged β family)",
+        "complexity": "2 · Rad_n (DCL, γ family)",
         "finite_k_bias": "min(C(τ)/k, D(τ))",
         "bound": "Theorem 1: the sum of the three",
     }
@@ -392,8 +429,8 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
         row.update(value=None, interval=None, status=f"unavailable: {exc}")
         return row
     sub = {s: v for s, v in values.items() if s in expr.free_symbols}
-    if q.name == "holder_exponent" and values[beta] * values[tau] == 1:
-        row.update(value="inf", interval=["inf", "inf"], status="q = ∞ at β = 1/τ (the max form)")
+    if q.name == "holder_exponent" and values[gamma] * values[tau] == 1:
+        row.update(value="inf", interval=["inf", "inf"], status="q = ∞ at γ = 1/τ (the max form)")
         return row
     c: Certified = certify(expr, sub, name=q.name)
     row.update(
@@ -412,17 +449,17 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
     return row
 
 
-def rows_for(values: dict, loss: str = "averaged", digits: int = 6) -> list[dict]:
+def rows_for(values: dict, loss: str = "dcl", digits: int = 6) -> list[dict]:
     return [certify_quantity(q, values, digits) for q in quantities(loss)]
 
 
 def _param_line(values: dict, how: str) -> str:
     parts = [
-        f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items() if s in values and s is not beta
+        f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items() if s in values and s is not gamma
     ]
-    bv = values[beta]
+    bv = values[gamma]
     shown = exact_str(bv)
-    parts.insert(2, f"β = {shown}" + ("" if "/" not in shown else f" ≈ {format_up(bv)}") + f" ({how})")
+    parts.insert(2, f"γ = {shown}" + ("" if "/" not in shown else f" ≈ {format_up(bv)}") + f" ({how})")
     return ", ".join(parts)
 
 
@@ -454,11 +491,12 @@ def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
 
 def payload(args) -> dict:
     values, how = resolve(args)
-    rows = rows_for(values, args.loss, args.digits)
+    loss = loss_name(args)
+    rows = rows_for(values, loss, args.digits)
     return {
         "parameters": {f: exact_str(values[s]) for f, (s, _) in PARAMS.items() if s in values},
-        "beta_choice": how,
-        "loss": args.loss,
+        "gamma_choice": how,
+        "loss": loss,
         "rows": rows,
         "notes": _footnotes(values, rows),
         "_values": values,
@@ -481,14 +519,15 @@ def run(args) -> int:
             render_latex(
                 data["rows"],
                 caption="InfoNCE bound constants and Theorem-1 components at "
-                + _param_line(values, data["beta_choice"])
+                + _param_line(values, data["gamma_choice"])
                 + " (upper ends of certified intervals)",
             )
         )
     else:
         print(
             render_table(
-                data["rows"], header="Parameters: " + _param_line(values, data["beta_choice"]) + f"; {args.loss} loss\n"
+                data["rows"],
+                header="Parameters: " + _param_line(values, data["gamma_choice"]) + f"; {LOSS_LABELS[data['loss']]}\n",
             )
         )
         print()
@@ -506,11 +545,11 @@ def section_constants(out, args) -> str:
 
     from ..report import render_markdown
 
-    ns = argparse.Namespace(**DEFAULTS, loss="averaged", digits=6)
+    ns = argparse.Namespace(**DEFAULTS, loss="dcl", digits=6)
     data = payload(ns)
     values = data.pop("_values")
     return (
-        "Parameters: " + _param_line(values, data["beta_choice"]) + "; averaged loss. "
+        "Parameters: " + _param_line(values, data["gamma_choice"]) + "; DCL loss. "
         "Command: `infonce-bounds constants`.\n\n"
         + render_markdown(data["rows"])
         + "\n\n"

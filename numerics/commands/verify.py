@@ -11,6 +11,7 @@ from infonce_bounds.derivations.checks import DEFAULTS
 from infonce_bounds.derivations.ledger import Verdict
 
 from ..progress import Progress
+from ..report import _clip, _pad, _width  # column widths that ignore combining marks (ℓ̃, R̃)
 
 HELP = "check every step of the registered derivations and say how each was checked"
 
@@ -60,10 +61,11 @@ def format_table(summary: dict) -> str:
         if r["counterexample"]:
             ev = "COUNTEREXAMPLE " + ", ".join(f"{k}={v}" for k, v in r["counterexample"].items())
         rows.append((r["result"], r["step"], r["kind"], r["verdict"], r["method"], ev, f"{r['seconds']:.2f}"))
-    widths = [min(max(len(str(x[i])) for x in [head, *rows]), cap) for i, cap in enumerate((22, 44, 10, 20, 60, 60, 6))]
+    caps = (22, 44, 10, 20, 60, 60, 6)
+    widths = [min(max(_width(str(x[i])) for x in [head, *rows]), cap) for i, cap in enumerate(caps)]
 
     def fmt(row):
-        return "  ".join(_clip(str(c), w).ljust(w) for c, w in zip(row, widths)).rstrip()
+        return "  ".join(_pad(_clip(str(c), w), w) for c, w in zip(row, widths)).rstrip()
 
     lines = [fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows]
     c = summary["counts"]
@@ -75,10 +77,6 @@ def format_table(summary: dict) -> str:
         f"{summary['falsifier_only']} inequalities falsifier-only)"
     )
     return "\n".join(lines)
-
-
-def _clip(s: str, w: int) -> str:
-    return s if len(s) <= w else s[: w - 1] + "…"
 
 
 def run(args) -> int:

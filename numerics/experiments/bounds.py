@@ -25,32 +25,32 @@ def _rat(x):
     return sp.Rational(repr(float(x)))
 
 
-def beta_grid(tau: float) -> list[float]:
-    """The fixed (data-independent) β grid the bound is minimised over: β τ ∈ {1.25, 1.5, 2, 3, 5, 10}."""
+def gamma_grid(tau: float) -> list[float]:
+    """The fixed (data-independent) γ grid the bound is minimised over: γ τ ∈ {1.25, 1.5, 2, 3, 5, 10}."""
     return [c / tau for c in (1.25, 1.5, 2.0, 3.0, 5.0, 10.0)]
 
 
 @lru_cache(maxsize=1)
 def _theorem_functions():
-    """Theorem-1 components as mpmath functions of (τ, β, k, n, δ, L, p, R), lambdified once
+    """Theorem-1 components as mpmath functions of (τ, γ, k, n, δ, L, p, R), lambdified once
     (substituting numbers into the SymPy expressions and calling ``sp.N`` took ~1 s per evaluation)."""
     import sympy as sp
 
-    from infonce_bounds.derivations.symbols import L, R, beta, delta, k, n, p, tau
+    from infonce_bounds.derivations.symbols import L, R, delta, gamma, k, n, p, tau
     from infonce_bounds.derivations.theorem import theorem_terms
 
-    args = (tau, beta, k, n, delta, L, p, R)
+    args = (tau, gamma, k, n, delta, L, p, R)
     return {name: sp.lambdify(args, t.expr, "mpmath") for name, t in theorem_terms().items()}
 
 
 def theorem_values(tau: float, k: int, n: int, delta: float, L: float, p: int, R: float) -> dict:
-    """Theorem-1 components (``derivations.theorem.theorem_terms``) minimised over ``beta_grid``."""
+    """Theorem-1 components (``derivations.theorem.theorem_terms``) minimised over ``gamma_grid``."""
     import mpmath
 
     fns = _theorem_functions()
     best = None
     with mpmath.workdps(30):
-        for b in beta_grid(tau):
+        for b in gamma_grid(tau):
             vals = {
                 name: float(
                     f(
@@ -67,7 +67,7 @@ def theorem_values(tau: float, k: int, n: int, delta: float, L: float, p: int, R
                 for name, f in fns.items()
             }
             if best is None or vals["bound"] < best["bound"]:
-                best = {**vals, "beta": b}
+                best = {**vals, "gamma": b}
     return {"available": True, **best, "provenance": "ours (derivations.theorem)"}
 
 
@@ -91,12 +91,12 @@ def bias_constant(tau: float) -> dict:
 
 
 def continuity_values(tau: float, k: int) -> dict:
-    """Continuity factors of ``derivations.continuity``: max form (β = 1/τ) and average form (β → ∞)."""
+    """Continuity factors of ``derivations.continuity``: max form (γ = 1/τ) and average form (γ → ∞)."""
     from infonce_bounds.derivations import continuity as c
 
     return {
-        "max_form_beta_1_over_tau": _num(c.continuity_factor(_rat(1 / tau), _rat(tau), int(k))),
-        "beta_2_over_tau": _num(c.continuity_factor(_rat(2 / tau), _rat(tau), int(k))),
-        "average_form_beta_inf": _num(c.uniform_factor(_rat(1e6 / tau), _rat(tau))),
+        "max_form_gamma_1_over_tau": _num(c.continuity_factor(_rat(1 / tau), _rat(tau), int(k))),
+        "gamma_2_over_tau": _num(c.continuity_factor(_rat(2 / tau), _rat(tau), int(k))),
+        "average_form_gamma_inf": _num(c.uniform_factor(_rat(1e6 / tau), _rat(tau))),
         "source": "derivations.continuity (ours)",
     }

@@ -15,7 +15,7 @@ Measured per (k, seed), then mean and 95 % Student-t interval over seeds:
   ``gap``              test_ce − empirical_risk (what Theorem 1 bounds);
   ``gap_same_k``       test_risk_k − empirical_risk (the classical generalisation gap at fixed k);
   ``train_ce``         the same cross-entropy on the training pool.
-The Theorem-1 components (``derivations.theorem``, minimised over a fixed β grid) and the prior
+The Theorem-1 components (``derivations.theorem``, minimised over a fixed γ grid) and the prior
 bounds (``derivations.prior``) are evaluated at the same n, k, τ, δ = 0.05, p = 64 d, R and the
 measured Lipschitz constant L = 2/ρ (``digits`` module), the largest over seeds.
 """

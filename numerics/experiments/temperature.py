@@ -6,12 +6,12 @@ For each τ on the grid we record
   * the finite-k bias constant: C(τ) of ``derivations.bias`` (when importable), the brief's simple
     e^{2/τ}/4, and the *measured* k·(CE − R_k) at k = 16 and 256 on the finite models of ``models``
     (exact or Monte Carlo) with their asymptotic a₁(τ) = E Var(W)/(2Z²);
-  * the continuity factor of ``derivations.continuity`` at k (max form β = 1/τ, β = 2/τ, and the
-    k-free average form β → ∞);
+  * the continuity factor of ``derivations.continuity`` at k (max form γ = 1/τ, γ = 2/τ, and the
+    k-free average form γ → ∞);
   * the Theorem-1 components at the same (n, k, τ, δ, L, p, R) as the trained maps (``bounds``);
   * trained on the digits data (as ``generalisation``, fixed k): the measured gap
     CE(held-out) − R̂_k and the fixed-k gap, and the *data-dependent* continuity factor
-    exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) at β = 2/τ on held-out similarity vectors z (k negatives),
+    exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)) at γ = 2/τ on held-out similarity vectors z (k negatives),
     averaged over anchors (max also kept): how much the softmax weights of the negatives concentrate.
 """
 
@@ -64,12 +64,12 @@ class _DataFactor:
         E, _ = digits.embed(W, (test_img - mean_img).reshape(m, -1))
         neg = rng.integers(0, m, size=(m, self.k))
         Z = np.take_along_axis(E @ E.T, neg, axis=1)
-        beta = 2.0 / self.tau
-        f = np.exp(_lme(Z, beta) / (beta * self.tau) - _lme(Z, 1.0 / self.tau))
+        gamma = 2.0 / self.tau
+        f = np.exp(_lme(Z, gamma) / (gamma * self.tau) - _lme(Z, 1.0 / self.tau))
         return {
             "data_factor_mean": float(f.mean()),
             "data_factor_max": float(f.max()),
-            "data_factor_beta_tau": beta * self.tau,
+            "data_factor_gamma_tau": gamma * self.tau,
         }
 
 
@@ -225,16 +225,16 @@ def plot(per_tau: dict, taus: list[float], k: int):
     ax.legend(fontsize=6)
     ax = axes[2]
     cf = [r["continuity_factor"] for r in rows]
-    if all("max_form_beta_1_over_tau" in c for c in cf):
+    if all("max_form_gamma_1_over_tau" in c for c in cf):
         for key, lab in (
-            ("max_form_beta_1_over_tau", "C(β=1/τ) max form"),
-            ("beta_2_over_tau", "C(β=2/τ)"),
-            ("average_form_beta_inf", "β → ∞ average form"),
+            ("max_form_gamma_1_over_tau", "C(γ=1/τ) max form"),
+            ("gamma_2_over_tau", "C(γ=2/τ)"),
+            ("average_form_gamma_inf", "γ → ∞ average form"),
         ):
             ax.plot(t, [c[key] for c in cf], "-", label=lab)
     if all(r["theorem"].get("available") for r in rows):
         ax.plot(t, [r["theorem"]["bound"] for r in rows], "r-", lw=2, label="Theorem-1 bound (nats)")
-    ax.plot(t, [r["data_factor_mean"]["mean"] for r in rows], "ko-", ms=4, label="data factor (β = 2/τ), trained φ")
+    ax.plot(t, [r["data_factor_mean"]["mean"] for r in rows], "ko-", ms=4, label="data factor (γ = 2/τ), trained φ")
     ax.plot(t, [r["data_factor_max"]["mean"] for r in rows], "k^--", ms=4, label="data factor, max over anchors")
     ax.set(xscale="log", yscale="log", xlabel="τ", ylabel="factor", title=f"continuity factors, k = {k}")
     ax.legend(fontsize=6)

@@ -10,13 +10,14 @@ def constants(
     tau: float | str = "0.1",
     k: int | str = 256,
     *,
-    beta: float | str = "auto",
+    gamma: float | str = "auto",
+    beta: float | str | None = None,
     n: int | str = 50000,
     delta: float | str = 0.05,
     lipschitz: float | str = 1,
     params: int | str = 10000,
     radius: float | str = 1,
-    loss: str = "averaged",
+    loss: str = "dcl",
     digits: int = 6,
 ) -> dict[str, Any]:
     """Every bound constant and Theorem-1 component at the given parameters, certified.
@@ -30,21 +31,26 @@ def constants(
         Temperature τ > 0 (a string is read exactly: ``"0.1"`` is 1/10).
     k : int or str
         Number of negatives, an integer k ≥ 1.
-    beta : float, str or "auto"
-        Exponent of the toolkit's continuity family (β ≥ 1/τ), or ``"auto"`` for the one that
-        minimises the ℓ2-Lipschitz constant.
+    gamma : float, str or "auto"
+        The toolkit's similarity-space exponent γ ≥ 1/τ of its continuity family (power mean exponent
+        q = γτ/(γτ − 1)), or ``"auto"`` for the one that minimises the ℓ2-Lipschitz constant.
+    beta : float or str, optional
+        The paper's power-mean exponent β ≥ 1 (Proposition 4, on embedding differences), passed to the
+        paper's rows. Our γ with the same power mean exponent is β/(τ(β − 1)).
     n, delta, lipschitz, params, radius
         Sample size n ≥ 1, confidence 0 < δ < 1, Lipschitz constant L ≥ 0, parameter count p ≥ 1,
         radius R ≥ 0.
-    loss : {"averaged", "standard"}
-        Which normalisation of the loss the Theorem-1 terms are for.
+    loss : {"dcl", "infonce", "standard"}
+        Which loss the Theorem-1 terms are for: the DCL loss of the paper's §3.4 (default), the paper's
+        InfoNCE ℓ of (14), or the standard (SimCLR) loss ℓ + log k. "averaged" is the deprecated name of
+        "dcl" (DeprecationWarning).
     digits : int
         Significant digits of the printed interval ends (1 … 40).
 
     Returns
     -------
     dict
-        ``parameters`` (exact strings), ``beta_choice``, ``loss``, ``rows`` (one dict per quantity:
+        ``parameters`` (exact strings), ``gamma_choice``, ``loss``, ``rows`` (one dict per quantity:
         ``name``, ``symbol``, ``value``, ``interval``, ``provenance``, ``rate``, ``show``, …) and ``notes``.
 
     Raises
@@ -52,14 +58,15 @@ def constants(
     ValueError
         Naming the parameter, its value and the allowed range.
     """
+    from .derivations.loss import canonical_loss
     from .numerics.commands import constants as C
 
-    if loss not in ("averaged", "standard"):
-        raise ValueError(f"loss = {loss!r} is not allowed; allowed: 'averaged' or 'standard'")
+    loss = canonical_loss(loss)
     ns = argparse.Namespace(
         tau=str(tau),
         k=str(k),
-        beta=str(beta),
+        gamma=str(gamma),
+        beta=None if beta is None else str(beta),
         n=str(n),
         delta=str(delta),
         lipschitz=str(lipschitz),
