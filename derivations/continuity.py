@@ -8,10 +8,17 @@ for v, v' ∈ [−1, 1]^k, τ > 0, k ≥ 1, γ ≥ 1/τ, with
   the bound on the scaled softmax weights k w_j over [−1, 1]^k (``weight_bound``);
 * γ = 1/τ gives C = 1/τ and the max over the negatives (the classical ℓ∞-Lipschitz bound);
   γ → ∞ gives q → 1 (the plain average) with C → M_k/τ → e^{2/τ}/τ as k → ∞;
-* the k-free bound of the brief, (1/τ) exp(2/τ − 2/(γτ²)) (``uniform_factor``), is the k → ∞ limit of C
-  and lies above it for every k;
+* the k-free bound (1/τ) exp(2/τ − 2/(γτ²)) (``uniform_factor``) is the k → ∞ limit of C and lies above
+  it for every k;
 * the data-dependent factor ((1/k) Σ_j (k w_j)^r)^{1/r} = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)) (an identity,
   ``data_factor``), Λ(b; z) = log mean_j e^{b z_j}; its supremum over the segment replaces M_k^{1−1/r}.
+
+γ is the toolkit's own *similarity-space exponent*; it is not the paper's β. The paper's Proposition 4
+takes a power mean with exponent β ≥ 1 (which it calls the inverse temperature) of the negatives'
+embedding differences ‖φ(z_j⁻) − φ'(z_j⁻)‖, with factor (3/τ) e^{2/(βτ)}; ours takes one with exponent q
+of the similarity differences |v_j − v'_j|. The exponents agree when q = β ⇔ γ = β/(τ(β − 1))
+(``gamma_from_paper_beta``), and there ``uniform_factor`` = e^{2/(βτ)}/τ: β = 1 ↔ γ = ∞ (plain average),
+β → ∞ ↔ γ → 1/τ (the max). Identity steps "map to the paper's β: …" check both.
 
 Proof (the ledger ``continuity``): mean value along the segment z + t h, ∂F/∂v_j = w_j/τ (softmax weights);
 Hölder for the normalised counting measure with exponents (r, q); (1/k) Σ (k w_j)^r ≤ max_j (k w_j)^{r−1}
@@ -783,8 +790,9 @@ def derivations() -> list[Derivation]:
             steps,
             result="γ-continuity: |F(v) − F(z)| ≤ C(γ, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(γτ)}",
             source="ours",
-            paper_claim="Proposition 4: a continuity bound by Gâteaux differentiation that keeps the average over "
-            "the negatives, with an inverse temperature γ matched to τ (constant not known to us)",
+            paper_claim="Proposition 4 (derivation prop4): |ℓ(φ) − ℓ(φ')| ≤ (4/τ)‖Δ^a‖ + (1/τ)‖Δ^+‖ + (3/τ) e^{2/(βτ)} "
+            "((1/k) Σ_j ‖Δ_j^-‖^β)^{1/β}, β ≥ 1, a power mean over the negatives' embedding differences; ours "
+            "is in their similarities with exponent q = γτ/(γτ − 1), and q = β ⇔ γ = β/(τ(β − 1))",
             summary="F(v) = log((1/k) Σ_j e^{v_j/τ}); C(γ, τ, k) = (1/τ) (k e^{2/τ}/(e^{2/τ} + k − 1))^{1 − 1/(γτ)}, "
             "q = γτ/(γτ − 1)",
             objects={
