@@ -85,6 +85,7 @@ def test_constants_small_tau_is_fast(capsys, tau):
         (["--tau", "1e3000"], ["--tau", "[1e-300, 1e300]"]),
         (["--n", "1e3000"], ["--n", "[1e-300, 1e300]"]),
         (["--beta", "1e-3000"], ["--beta", "[1e-300, 1e300]"]),
+        (["--gamma", "1e-3000"], ["--gamma", "[1e-300, 1e300]"]),
         (["--k", "9" * 500], ["--k", "characters long"]),
     ],
 )
