@@ -37,7 +37,7 @@ DEFAULTS: dict[str, str] = {
     "tau": "0.1",
     "k": "256",
     "gamma": "auto",
-    "beta": None,
+    "beta": "auto",
     "n": "50000",
     "delta": "0.05",
     "lipschitz": "1",
@@ -74,7 +74,8 @@ def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_defau
         "--beta",
         default=DEFAULTS["beta"],
         help="the paper's power-mean exponent β ≥ 1 (Proposition 4; on embedding differences), for the "
-        "paper's rows; not set by default. Our γ with the same power mean exponent is β/(τ(β − 1))",
+        "paper's rows (--paper), or 'auto' (default: Lemma 1's choice 1 ∨ 2/τ there). Our γ with the same "
+        "power mean exponent is β/(τ(β − 1)); our own family is set by --gamma",
     )
     p_.add_argument("--n", default=DEFAULTS["n"], help=f"training tuples n ≥ 1 (default {DEFAULTS['n']})")
     p_.add_argument("--delta", default=DEFAULTS["delta"], help=f"confidence δ ∈ (0, 1) (default {DEFAULTS['delta']})")
@@ -188,7 +189,7 @@ def validate_params(args) -> dict:
                 "(the continuity family needs γτ ≥ 1), or 'auto'"
             )
         out[gamma] = bv
-    if getattr(args, "beta", None) is not None:
+    if getattr(args, "beta", None) is not None and str(args.beta).strip().lower() != "auto":
         pb = _number("beta", args.beta, "the paper's β ≥ 1")
         if pb < 1:
             raise ValueError(
