@@ -43,6 +43,7 @@ from ..symbols import (
     q_pos,
     tau,
 )
+from ..symbols import x_ratio as x_gen
 from . import Erratum, PaperConstant, _gen
 
 POSITION = (4, 2, 1)
@@ -65,6 +66,34 @@ def _one_negative_change(beta_expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return lhs, rhs
 
 
+def _log_chain(lhs: sp.Expr, dom: Domain) -> list[Step]:
+    """log((1 + ε)/(1 + εe^{−2/τ})) = log(1 + X), X = ε(1 − e^{−2/τ})/(1 + εe^{−2/τ}) ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ."""
+    em = sp.exp(-2 / tau)
+    X = eps_k * (1 - em) / (1 + eps_k * em)
+    le = {"kind": "inequality", "provenance": "ours", "domain": dom}
+    return [
+        Step(
+            "|Δℓ| = log(1 + X)",
+            lhs,
+            sp.log(1 + X),
+            domain=dom,
+            provenance="ours",
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.together(e), force=True)),
+        ),
+        Step(
+            "log(1 + x) ≤ x",
+            sp.log(1 + x_gen),
+            x_gen,
+            relation="<=",
+            kind="inequality",
+            domain=Domain({x_gen: (0, sp.oo)}),
+        ),
+        Step("X's denominator: 1 + εe^{−2/τ} ≥ 1", 1 + eps_k * em, 1, relation=">=", **le),
+        Step("X's numerator: ε(1 − e^{−2/τ}) ≥ 0", eps_k * (1 - em), 0, relation=">=", **le),
+        Step("1 − e^{−2/τ} ≤ 2/τ", 1 - em, 2 / tau, relation="<=", **le),
+    ]
+
+
 def _instance_parts() -> list[Step]:
     """The flipped-negative instance at β = 1 ∨ 2/τ, in ε = 1/k (tight as ε → 0), split at τ = 2."""
     lhs = sp.log((1 + eps_k) / (1 + eps_k * sp.exp(-2 / tau)))
@@ -74,7 +103,14 @@ def _instance_parts() -> list[Step]:
     return [
         Step("τ ≤ 2: |Δℓ| = log((1 + ε)/(1 + ε e^{−2/τ})) ≤ ε", lhs, eps_k, domain=lo_dom, **le),
         Step("τ ≤ 2: ε ≤ (6e/τ) ε^{τ/2} (β = 2/τ)", eps_k, 6 * E / tau * eps_k ** (tau / 2), domain=lo_dom, **le),
-        Step("τ ≥ 2: |Δℓ| ≤ 2ε/τ", lhs, 2 * eps_k / tau, domain=hi_dom, **le),
+        Step(
+            "τ ≥ 2: |Δℓ| ≤ 2ε/τ",
+            lhs,
+            2 * eps_k / tau,
+            domain=hi_dom,
+            check=_gen.all_of(_log_chain(lhs, hi_dom), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ"),
+            **le,
+        ),
         Step(
             "τ ≥ 2: 2ε/τ ≤ (6/τ) e^{2/τ} ε (β = 1)",
             2 * eps_k / tau,
@@ -305,11 +341,11 @@ ERRATA = [
         as_printed="The proof of lemma 1 uses proposition 4 with a particular choice of inverse temperature "
         "parameter, β = 2/τ",
         kind="hypothesis not met",
-        evidence="the step 'β = 2/τ ≥ 1' is refuted for τ > 2 and Prop. 4 itself fails there on a one-negative "
-        "instance; the instance at β = 1 ∨ 2/τ is checked by the step 'ours: the same instance …'",
+        evidence="the step 'β = 2/τ ≥ 1' is refuted for τ > 2, and Prop. 4's inequality itself fails there on a "
+        "one-negative instance; at β = 1 ∨ 2/τ (which meets β ≥ 1, a proved step) the same instance is proved",
         result="lemma1",
         printed_step="Prop. 4 at β = 2/τ, one negative flipped: log((k+1)/(k + e^{−2/τ})) ≤ (6/τ) e k^{−τ/2}",
-        corrected_step="β = 1 ∨ 2/τ meets Prop. 4's hypothesis β ≥ 1",
+        corrected_step="ours: the same instance at the proof's β = 1 ∨ 2/τ holds",
         correction="β = 1 ∨ 2/τ, as the proof in B.2 sets it (β = 2/τ only for τ ≤ 2)",
         consequence="none for Lemma 1: its proof already uses β = 1 ∨ 2/τ; the sentence is wrong for τ > 2",
     )
