@@ -7,6 +7,9 @@ positive-pair law. Every expectation over the k draws is an exact sum over the m
 in floats (``L = math``) and, for any violation and for the worst ratio, at 50 digits (``L = mpmath``).
 A float overflow (τ near 1e-3 makes e^{1/τ} ≈ e^{1000}) falls back to mpmath at 30 digits.
 
+Budget: ``trials`` laws, at most ``LAW_CAP`` = 20 000 per inequality and ``IDENTITY_CAP`` = 2 000 per
+identity (each law is a full enumeration; ``law_trials`` in the options lifts the cap).
+
 Laws searched: 2 or 3 atoms (similarities snapped to ±1 or 0 half of the time: the extremal laws),
 skewed Dirichlet weights, τ log-uniform on the claim's range, k log-uniform in [k_min, k_cap]; then a
 local search around the worst points. A claim is refuted only by a violation confirmed at 50 digits.
@@ -26,6 +29,10 @@ import mpmath
 from ..bias import compositions
 from ..ledger import Step, StepResult, Verdict
 from ..symbols import TAU_MAX, TAU_MIN
+
+#: largest number of exact laws per inequality / per identity (see ``law_check``)
+LAW_CAP = 20_000
+IDENTITY_CAP = 2_000
 
 
 @dataclass
@@ -124,7 +131,11 @@ def law_check(
     def check(step: Step, opts: dict) -> StepResult:
         rng = random.Random(f"{opts['seed']}:{step.name}")
         kc = int(k_cap or opts["k_cap"])
-        budget = max(int(opts["trials"]), 200)
+        # one trial is a full multinomial enumeration (≈ 0.1–0.5 ms): the budget is capped (LAW_CAP, or
+        # IDENTITY_CAP for an identity, which the standard checker spot-checks at a handful of points);
+        # ``law_trials`` in the options overrides the cap
+        cap = int(opts.get("law_trials", IDENTITY_CAP if step.kind == "identity" else LAW_CAP))
+        budget = max(min(int(opts["trials"]), cap), 200)
         lo_t, hi_t = tau_range
 
         def sample() -> Law:
@@ -239,7 +250,7 @@ def law_check(
             + (f"; {state['noise']} float-only violations (none at {opts['dps']} digits)" if state["noise"] else "")
         )
         method = (
-            f"exact finite laws (multinomial enumeration): {state['n']} laws, τ ∈ [{lo_t:g}, {hi_t:g}], "
+            f"exact finite laws (multinomial enumeration): {state['n']} laws (cap {cap}), τ ∈ [{lo_t:g}, {hi_t:g}], "
             f"k ∈ [{k_min}, {kc}]; {reason}"
         )
         verdict = Verdict.REFUTED if state["cx"] is not None else Verdict.VERIFIED

@@ -23,12 +23,13 @@ from typing import Any
 
 import sympy as sp
 
-from ..bias import bias_constant
+from ..bias import bias_bound_sharp, bias_constant
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, c_X, k, tau, u, x
 from . import Erratum, PaperConstant
 from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat
 from .lemma2 import PAPER_UPPER
+from .lemma4 import d_numeric
 
 POSITION = (3, 1)
 
@@ -186,6 +187,22 @@ def _prop1() -> Derivation:
                 lambda L, lw: (gap_standard(L, lw), ours_constant_num(L, lw.tau) / lw.k),
                 "the step above and bias_bound's C(τ)/k",
             ),
+        ),
+        Step(
+            "ours: CE − R ≤ min(C(τ)/k, D(τ))",
+            Gap(tau, k),
+            bias_bound_sharp(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=_law(
+                lambda L, lw: (
+                    gap_standard(L, lw),
+                    min(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau)),
+                ),
+                "R ≥ R̃ and bias_bound's min(C(τ)/k, D(τ)) (D: lemma4)",
+            ),
+            note="at τ = 0.1, k = 256 this is D(0.1) ≈ 16.0 against the paper's ≈ 1.1·10¹⁴",
         ),
         Step(
             "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8",
