@@ -232,7 +232,14 @@ def configs(seed: Any, n_: int, ks: Sequence[int] = K_LIST, dims: Sequence[int] 
 
 
 def to_mp(cfg: Config) -> Config:
-    m = lambda u: [mpmath.mpf(x) for x in u]  # noqa: E731
+    """The configuration at mpmath precision, every embedding renormalised to unit norm there (float unit vectors
+    are unit only to ~1e-16, which would fake violations of claims tight on the sphere)."""
+
+    def m(u):
+        x = [mpmath.mpf(c_) for c_ in u]
+        n_ = mpmath.sqrt(mpmath.fsum(c_**2 for c_ in x))
+        return [c_ / n_ for c_ in x] if n_ > 0 else x
+
     conv = lambda t: (m(t[0]), m(t[1]), [m(u) for u in t[2]])  # noqa: E731
     return replace(
         cfg,
@@ -259,39 +266,56 @@ def vector_check(claim: Claim, ks: Sequence[int] = K_LIST, dims: Sequence[int] =
 
     def run(step: Step, opts: dict) -> StepResult:
         n_ = budget(opts, cap)
-        worst, worst_cfg, trials = -math.inf, None, 0
+        top: list[tuple[float, Config]] = []  # the configurations with the largest float ratios
+        trials, noise = 0, 0
+
+        def exact(cfg: Config) -> tuple:
+            with mpmath.workdps(30):
+                return claim(to_mp(cfg), mpmath)
+
         for cfg in configs(f"{opts.get('seed', 0)}:{step.name}", n_, ks, dims):
             trials += 1
             try:
                 lhs, rhs = claim(cfg, math)
             except (OverflowError, ZeroDivisionError, ValueError):
-                with mpmath.workdps(30):
-                    lhs, rhs = claim(to_mp(cfg), mpmath)
-                lhs, rhs = float(lhs), float(rhs)
+                lhs, rhs = (float(x_) for x_ in exact(cfg))
             ratio = lhs / rhs if rhs > 0 else (math.inf if lhs > 0 else 0.0)
-            if ratio > worst:
-                worst, worst_cfg = ratio, cfg
-            if lhs > rhs + 1e-12 * max(1.0, abs(rhs)):
-                with mpmath.workdps(30):
-                    lm, rm = claim(to_mp(cfg), mpmath)
-                    if lm > rm + mpmath.mpf(10) ** -20 * max(1, abs(rm)):
-                        return StepResult(
-                            step.name,
-                            step.kind,
-                            Verdict.REFUTED,
-                            f"finite-configuration falsifier: {trials} configurations, k ∈ {list(ks)}, d ∈ {list(dims)}",
-                            f"violation confirmed at 30 digits: lhs {mpmath.nstr(lm, 12)} > rhs {mpmath.nstr(rm, 12)}",
-                            worst_ratio=float(lm / rm) if rm > 0 else math.inf,
-                            trials=trials,
-                            counterexample=describe(cfg) | {"lhs": mpmath.nstr(lm, 15), "rhs": mpmath.nstr(rm, 15)},
-                        )
+            top = sorted(top + [(ratio, cfg)], key=lambda x_: -x_[0])[:8]
+            # any float violation is decided at 30 digits; once 50 have proved to be rounding, only large ones are
+            big = lhs > rhs * (1 + 1e-9) + 1e-300
+            if lhs > rhs and (noise < 50 or big):
+                lm, rm = exact(cfg)
+                with mpmath.workdps(30):  # the slack itself must be computed at 30 digits, not at 15
+                    violated = lm > rm * (1 + mpmath.mpf(10) ** -24) + mpmath.mpf(10) ** -28
+                if violated:
+                    return StepResult(
+                        step.name,
+                        step.kind,
+                        Verdict.REFUTED,
+                        f"finite-configuration falsifier: {trials} configurations, k ∈ {list(ks)}, d ∈ {list(dims)}",
+                        f"violation confirmed at 30 digits: lhs {mpmath.nstr(lm, 12)} > rhs {mpmath.nstr(rm, 12)}",
+                        worst_ratio=float(lm / rm) if rm > 0 else math.inf,
+                        trials=trials,
+                        counterexample=describe(cfg) | {"lhs": mpmath.nstr(lm, 15), "rhs": mpmath.nstr(rm, 15)},
+                    )
+                noise += 1
+        # the float ratio is noisy where both sides are tiny: report the worst of the top ones at 30 digits
+        worst, worst_cfg = -math.inf, None
+        for _, cfg in top:
+            lm, rm = exact(cfg)
+            r_ = float(lm / rm) if rm > 0 else (math.inf if lm > 0 else 0.0)
+            if r_ > worst:
+                worst, worst_cfg = r_, cfg
+        txt = f"worst ratio lhs/rhs = {worst:.9g} (30 digits)" + (f" at {describe(worst_cfg)}" if worst_cfg else "")
+        if noise:
+            txt += f"; {noise} float-only violations not confirmed at 30 digits"
         return StepResult(
             step.name,
             step.kind,
             Verdict.VERIFIED,
             f"finite-configuration falsifier: {trials} random and adversarial configurations, k ∈ {list(ks)}, "
             f"d ∈ {list(dims)}, τ ∈ [0.02, 50], β ∈ [1, 201]",
-            f"worst ratio lhs/rhs = {worst:.9g}" + (f" at {describe(worst_cfg)}" if worst_cfg else ""),
+            txt,
             worst_ratio=worst if worst > -math.inf else None,
             trials=trials,
         )
