@@ -16,7 +16,7 @@ W_k = k e^{2/τ}/(1 + k e^{2/τ}) < 1,  N_k = k e^{2/τ}/(e^{2/τ} + k) ≤ min(
 Each of ours is approached by moving one point alone (verified on configurations: > 99 % at k = 256), so none
 can be lowered much; the paper's 4/τ and (3/τ)e^{2/(βτ)} are never approached. At β → ∞ ours is (2W_k/τ, W_k/τ, max_j/τ): the ℓ∞ route (16)–(18) with its Lipschitz constant split as
 2 + 1 + 1 instead of √6·ℓ2. N_k ≤ M_k, the weight bound of our similarity-space family (``continuity``),
-whose parameter maps to the paper's β by β_paper = q = β_ours τ/(β_ours τ − 1).
+whose exponent γ maps to the paper's β by β = q = γτ/(γτ − 1) (``continuity.gamma_from_paper_beta``).
 """
 
 from __future__ import annotations
@@ -379,7 +379,7 @@ def derivations() -> list[Derivation]:
     vec = vector_check
     pa, pp, pn = paper_coefficients()
     oa, op_, on = our_coefficients()
-    r_ours = beta / (tau * (beta - 1))  # continuity's β in terms of the paper's β
+    r_ours = beta / (tau * (beta - 1))  # continuity's γ in terms of the paper's β
     steps = [
         Step(
             "(14) ℓ(f, z, k, τ) := log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ} (d = 2, every k)",
@@ -791,13 +791,12 @@ def derivations() -> list[Derivation]:
             ),
         ),
         Step(
-            "map to our similarity-space family: β_ours = β/(τ(β − 1)) gives q(β_ours, τ) = β (the paper's β)",
+            "map to our similarity-space family: γ = β/(τ(β − 1)) gives q(γ, τ) = β (the paper's β)",
             holder_exponent(r_ours, tau),
             beta,
             domain=D["map"],
             provenance="ours",
-            note="continuity's q = β_ours τ/(β_ours τ − 1) is the power-mean exponent; β_ours ≥ 1/τ ⟺ β ≥ 1 "
-            "(β = 1 is β_ours = ∞)",
+            note="continuity's q = γτ/(γτ − 1) is the power-mean exponent; γ ≥ 1/τ ⟺ β ≥ 1 (β = 1 is γ = ∞)",
         ),
         Step(
             "map: continuity_factor(β/(τ(β − 1)), τ, k) = M_k^{1/β}/τ (Lemma 7's sharpened constant over τ)",
