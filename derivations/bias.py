@@ -1,8 +1,8 @@
 """Finite-k bias R_k − CE = E_x[E log Z_k(x) − log Z(x)] ∈ [−C(τ)/k, 0], for τ > 0 and k ≥ 1.
 
 Here ``W = e^{s(x, Y)/τ}`` with ``Y ~ π``, ``Z = E W`` and ``Z_k`` is the mean of ``k`` i.i.d.
-copies of ``W``; ``R_k`` is the population risk of the *averaged* InfoNCE loss
-``ℓ_k = −s⁺/τ + log Z_k`` and ``CE = E[−s⁺/τ + log Z(x)]`` the expected cross-entropy between
+copies of ``W``; ``R_k`` is the paper's DCL risk R̃ (§3.4) with k negatives, the risk of the DCL loss
+``ℓ̃ = −s⁺/τ + log Z_k`` (the toolkit writes R_k to show k) and ``CE = E[−s⁺/τ + log Z(x)]`` the expected cross-entropy between
 ``M(x, ·)`` and ``Q^φ_τ(x, ·)`` (densities taken with respect to ``π``). Since ``s ∈ [−1, 1]``,
 ``W ∈ [m, M] = [e^{−1/τ}, e^{1/τ}]`` and ``ρ = M/m = e^{2/τ}``.
 
@@ -182,7 +182,7 @@ def asymptotic_bias_constant(tau_: Any = tau) -> sp.Expr:
 
 
 def standard_offset_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """log(1 + e^{2/τ}/k) ≥ E[ℓ] − log k − E[ℓ_k] ≥ 0; it is itself ≤ e^{2/τ}/k; τ > 0, k ≥ 1.
+    """log(1 + e^{2/τ}/k) ≥ R − R̃ = E[ℓ] − E[ℓ̃] ≥ 0 (ℓ the paper's (14) = ℓ_std − log k); ≤ e^{2/τ}/k; τ > 0, k ≥ 1.
 
     Written as ``v + log(1 + e^{−v})`` with ``v = 2/τ − log k`` (the same number), so that its float
     form does not overflow at τ = 1e-3.
@@ -193,7 +193,7 @@ def standard_offset_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
 
 
 def standard_offset_lower(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """log(1 + e^{−2/τ}/k) ≤ E[ℓ] − log k − E[ℓ_k]; τ > 0, k ≥ 1."""
+    """log(1 + e^{−2/τ}/k) ≤ R − R̃ = E[ℓ] − E[ℓ̃] (ℓ the paper's (14)); τ > 0, k ≥ 1."""
     tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     return sp.log(1 + sp.exp(-2 / tau_) / k_)
 
@@ -604,7 +604,7 @@ def _sign() -> Derivation:
         steps,
         result="Jensen: CE − R_k ≥ 0",
         source="ours",
-        summary="Jensen's inequality for the concave log: the averaged-loss risk never exceeds the cross-entropy.",
+        summary="Jensen's inequality for the concave log: the DCL risk R̃ never exceeds the cross-entropy.",
     )
 
 
@@ -1100,7 +1100,7 @@ def _offset() -> Derivation:
                 lambda L, tv, kv, sm: (sm["offset_hi"], _softplus(L, 2 / tv - L.log(kv))),
                 "pointwise bound of derivation `loss`, taken at s⁺ = 1",
             ),
-            note="E[ℓ] − log k − E[ℓ_k] = E log(1 + e^{s⁺/τ}/(k Z_k)); pointwise bounds: derivation `loss`",
+            note="R − R̃ = E[ℓ − ℓ̃] = E log(1 + e^{s⁺/τ}/(k Z_k)); pointwise bounds: derivation `loss`",
         ),
         Step(
             "expected offset, lower end",
@@ -1117,7 +1117,7 @@ def _offset() -> Derivation:
     ]
     return Derivation(
         "standard_offset",
-        "Standard vs averaged InfoNCE risk: the expected offset",
+        "InfoNCE risk R (2) vs DCL risk R̃: the expected offset R − R̃ = R_std − log k − R̃",
         steps,
         result="expected offset, upper end",
         source="ours",

@@ -2,8 +2,8 @@
 
 A derivation is an ordered list of named steps. Each step states one claim (a definition, an
 identity, an inequality, an expansion in ``1/k`` or a limit), the domain on which it is claimed,
-and where it comes from (*paper* as reported in the brief, *ours*, or *classical* with a
-reference). ``Derivation.verify()`` runs the checker of every step (``derivations.checks``) and
+and where it comes from (*paper*: printed in the paper, its number in ``reference``; *ours*; or
+*classical* with a reference). ``Derivation.verify()`` runs the checker of every step (``derivations.checks``) and
 returns what was proved, how, and with what evidence.
 """
 
@@ -162,7 +162,7 @@ class Step:
     domain : Domain
         Where the claim is made; every free symbol of the claim must have a range here.
     provenance : {"paper", "ours", "classical"}
-        *paper*: stated in the paper as reported in the brief; *ours*: this toolkit's own
+        *paper*: printed in the paper's text (``reference`` gives its number); *ours*: this toolkit's own
         derivation; *classical*: textbook (``reference`` required).
     relation : {"<=", "<", ">=", ">"}, for inequalities.
     var, point, order : for expansions (``lhs = rhs + O(var^-(order+1))`` as ``var → point``,
@@ -291,8 +291,8 @@ class StepResult:
 class Derivation:
     """An ordered list of steps establishing ``result`` (the name of one of its steps).
 
-    ``source`` says whose result it is: ``"paper"`` (a statement of the paper as reported in the
-    brief, derived here), ``"ours"`` (the toolkit's own constant or bound) or ``"classical"``.
+    ``source`` says whose result it is: ``"paper"`` (a numbered statement of the paper as printed,
+    checked here), ``"ours"`` (the toolkit's own constant or bound) or ``"classical"``.
     ``paper_claim`` quotes what the paper states about it, when it states anything.
     """
 

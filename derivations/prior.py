@@ -1,8 +1,9 @@
 """Earlier bounds the paper refines, reconstructed by us in the units of Theorem 1 (nats of loss).
 
-The paper (as the brief reports it) says its O(1/k) bias *refines earlier O(1/√k) results* and that
-*earlier classification-style generalisation bounds grew with k*. We cannot read those papers here
-either, so every bound below is **our reconstruction** (``source="ours"``), built with our own
+The paper says (§1.3) that "Wang and Isola [2020b, Thm 1.] report a rate O(1/√k); we clarify in
+proposition 1 the rate is O(1/k)", and (§1.2) that the complexity bounds of Saunshi et al. [2019]
+"feature an explicit factor which grows with k" while those of Lei et al. [2023] "still depend on k
+and may grow with k in general". We cannot read those earlier papers here, so every bound below is **our reconstruction** (``source="ours"``), built with our own
 explicit constants, of the *route* we believe the earlier work took. Each function's docstring says
 what it is our reading of and how sure we are. They exist so that ``infonce-bounds compare`` can put
 the shape of the older bounds (k-dependence) beside ours; do not quote their constants as the
@@ -61,8 +62,8 @@ def large_k_deviation(tau_=tau, k_=k):
 
     What it is our reading of: the k → ∞ analyses (e.g. the alignment/uniformity line of work)
     control the finite-k InfoNCE gap through the concentration of the empirical partition function
-    Z_k around Z, which gives a rate O(k^{-1/2}); the brief says the paper *refines earlier O(1/√k)
-    results*. Route: log is e^{1/τ}-Lipschitz on [e^{−1/τ}, e^{1/τ}] (where Z_k and Z live), so
+    Z_k around Z, which gives a rate O(k^{-1/2}); the paper (§1.3) contrasts its O(1/k) with the
+    O(1/√k) that Wang and Isola [2020b] report. Route: log is e^{1/τ}-Lipschitz on [e^{−1/τ}, e^{1/τ}] (where Z_k and Z live), so
     |E log Z_k − log Z| ≤ e^{1/τ} E|Z_k − Z| ≤ e^{1/τ} √(Var W / k) ≤ e^{1/τ} sinh(1/τ)/√k
     (Cauchy–Schwarz, then Popoviciu's Var W ≤ (e^{1/τ} − e^{−1/τ})²/4).
     How sure we are: high that this is the O(k^{-1/2}) route; the constant is ours.
@@ -338,7 +339,8 @@ def derivations() -> list[Derivation]:
         ],
         result="large-k deviation bound |R_k − CE| ≤ e^{1/τ} sinh(1/τ)/√k",
         source="ours",
-        paper_claim="the paper's O(1/k) 'refines earlier results that gave O(1/√k)'",
+        paper_claim="§1.3: 'Wang and Isola [2020b, Thm 1.] report a rate O(1/√k); we clarify in proposition 1 "
+        "the rate is O(1/k)'",
         summary="Our reconstruction of the O(k^{-1/2}) route: log Lipschitz on [e^{−1/τ}, e^{1/τ}] times the "
         "mean absolute deviation of Z_k. Confidence: " + CONFIDENCE["prior_large_k"] + ".",
         objects={"large_k_deviation": bound},
@@ -398,7 +400,8 @@ def derivations() -> list[Derivation]:
         result="k-linear complexity penalty 2 · Rad",
         source="ours",
         depends_on=("rademacher_chaining",),
-        paper_claim="'earlier classification-style bounds grew with k, against practice'",
+        paper_claim="§1.2: the complexity bounds of Saunshi et al. [2019] 'feature an explicit factor which grows "
+        "with k', 'seemingly at odds with' practice",
         summary="Our reconstruction of a classification-style bound: ℓ2-Lipschitz loss, vector contraction "
         "summed over the k + 1 coordinates. Confidence: " + CONFIDENCE["prior_klinear"] + ".",
         objects={"complexity_klinear": klin, "similarity_complexity": G},
@@ -450,7 +453,7 @@ def derivations() -> list[Derivation]:
         result="log-k penalty (ℓ∞ contraction, absolute constant unknown, set to 1)",
         source="ours",
         depends_on=("rademacher_chaining",),
-        paper_claim="'earlier classification-style bounds grew with k'",
+        paper_claim="§1.2: Lei et al. [2023]'s estimates 'still depend on k and may grow with k in general'",
         summary="Our reconstruction of the ℓ∞/log-k route: only logarithmic growth in k. Confidence: "
         + CONFIDENCE["prior_logk"]
         + ".",

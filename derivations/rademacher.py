@@ -2,7 +2,7 @@
 
 R̂_n(ℓ∘Θ) ≤ 6 c₀ J √(p/n) · [1/τ + √2 · L₂(F) · √k],  J = √(log(4(1 + max(2, 4LR)))),  c₀ = min(1, 2LR),
 
-for the averaged loss ℓ_θ = −s⁺_θ/τ + F(s_θ), F(v) = log((1/k) Σ_j e^{v_j/τ}), similarities
+for the DCL loss (paper §3.4) ℓ̃_θ = −s⁺_θ/τ + F(s_θ), F(v) = log((1/k) Σ_j e^{v_j/τ}), similarities
 s_j(θ) = ⟨φ_θ(x), φ_θ(x_j)⟩ with φ_θ(y) ∈ S^{d−1}, ‖φ_θ(y) − φ_θ'(y)‖ ≤ L ‖θ − θ'‖ for all y, θ ∈ R^p,
 ‖θ‖ ≤ R; R̂_n(G) = E_ε sup_{g ∈ G} (1/n) Σ_i ε_i g(z_i) (empirical; the bound is uniform in the sample, so it
 also bounds the expected complexity). L₂(F) is an ℓ2-Lipschitz constant of F on [−1, 1]^k:
@@ -118,9 +118,9 @@ def vector_complexity(k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: An
 
 
 def complexity_max(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R) -> sp.Expr:
-    """R̂_n(ℓ_k ∘ Θ) ≤ 6 c₀ J √(p/n) (1/τ)(1 + √2 √k): vector contraction with the max-type constant.
+    """R̂_n(ℓ̃ ∘ Θ) ≤ 6 c₀ J √(p/n) (1/τ)(1 + √2 √k): vector contraction with the max-type constant.
 
-    Theorem bounded: the empirical Rademacher complexity of {(x, x⁺, x_1..x_k) ↦ ℓ_k(θ)} over ‖θ‖ ≤ R,
+    Theorem bounded: the empirical Rademacher complexity of {(x, x⁺, x_1..x_k) ↦ ℓ̃(θ)} over ‖θ‖ ≤ R,
     φ_θ on the unit sphere and L-Lipschitz in θ ∈ R^p; F's ℓ2-Lipschitz constant 1/τ (from the ℓ∞ bound).
     τ > 0, k, n, p ≥ 1, L, R ≥ 0. Grows like √k (k → ∞: ∞; divided by √k: 6√2 c₀ J √(p/n)/τ).
     """
@@ -131,7 +131,7 @@ def complexity_max(tau_: Any = tau, k_: Any = k, n_: Any = n, L_: Any = L, p_: A
 def complexity_avg(
     tau_: Any = tau, gamma_: Any = gamma, k_: Any = k, n_: Any = n, L_: Any = L, p_: Any = p, R_: Any = R
 ) -> sp.Expr:
-    """R̂_n(ℓ_k ∘ Θ) ≤ 6 c₀ J √(p/n) [1/τ + √2 C(γ, τ, k) k^{1/2 − min(1/2, 1/q)}]: the averaging family.
+    """R̂_n(ℓ̃ ∘ Θ) ≤ 6 c₀ J √(p/n) [1/τ + √2 C(γ, τ, k) k^{1/2 − min(1/2, 1/q)}]: the averaging family.
 
     Theorem bounded: as ``complexity_max`` (same class, same vector-contraction route), with F's ℓ2-Lipschitz
     constant ``continuity.l2_lipschitz(γ, τ, k)`` from the γ family; τ > 0, γ ≥ 1/τ, k, n, p ≥ 1, L, R ≥ 0.
@@ -438,7 +438,7 @@ def derivations() -> list[Derivation]:
         provenance="ours",
     )
     linf_l2 = Step(
-        "max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
+        "max-type bound: R̂_n(ℓ̃∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
         Rad_n,
         complexity_max(),
         kind="inequality",
@@ -479,10 +479,10 @@ def derivations() -> list[Derivation]:
                 note="|Δℓ| ≤ |Δs⁺|/τ + max_j |Δs_j|/τ ≤ (4L/τ)‖Δθ‖: chaining on the losses themselves",
             ),
         ],
-        result="max-type bound: R̂_n(ℓ_k∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
+        result="max-type bound: R̂_n(ℓ̃∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
         source="ours",
         depends_on=("continuity", "rademacher_chaining"),
-        paper_claim="earlier classification-style bounds grow with k",
+        paper_claim="§1.2: earlier complexity bounds (Saunshi et al. 2019; Lei et al. 2023) grow with k",
         summary="R̂_n ≤ 6 c₀ J √(p/n) (1/τ)(1 + √2 √k), J = √(log(4(1 + max(2, 4LR)))), c₀ = min(1, 2LR)",
         objects={"complexity_max": complexity_max, "complexity_direct": complexity_direct},
     )
@@ -522,7 +522,7 @@ def derivations() -> list[Derivation]:
                 reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2",
             ),
             Step(
-                "averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
+                "averaged bound: R̂_n(ℓ̃∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
                 Rad_n,
                 cavg,
                 kind="inequality",
@@ -585,11 +585,11 @@ def derivations() -> list[Derivation]:
                 provenance="ours",
             ),
         ],
-        result="averaged bound: R̂_n(ℓ_k∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
+        result="averaged bound: R̂_n(ℓ̃∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
         source="ours",
         depends_on=("continuity", "rademacher_chaining", "rademacher_max"),
-        paper_claim="the averaging effect of the k negatives carries over: the generalisation error stabilises as k "
-        "grows (constant not known to us)",
+        paper_claim="abstract and Prop. 5: 'the averaging effect of k negative samples in the InfoNCE loss carries "
+        "over to stabilisation of the generalisation error as k grows' (the paper's constant: derivation prop5)",
         summary="R̂_n ≤ 6 c₀ J √(p/n) [1/τ + √2 C(γ, τ, k) k^{1/2 − min(1/2, 1/q)}]; at γ = 2/τ: (1/τ)(1 + √2 √M_k)",
         objects={"complexity_avg": complexity_avg, "l2_lipschitz": _cont.l2_lipschitz},
     )

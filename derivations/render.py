@@ -52,7 +52,7 @@ def render(der: Derivation, fmt: str = "unicode") -> str:
     if fmt == "latex":
         lines.append(f"% {der.name}: {der.title} (source: {der.source})")
         if der.paper_claim:
-            lines.append(f"% paper's statement (as reported in the brief): {der.paper_claim}")
+            lines.append(f"% paper's statement: {der.paper_claim}")
         lines.append(r"\begin{enumerate}")
         for st in der.steps:
             ref = f" [{st.reference}]" if st.reference else ""

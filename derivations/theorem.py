@@ -66,7 +66,7 @@ from .symbols import (
 #: InfoNCE ℓ (14) (R̂_n the paper's (1)) and the standard loss ℓ_std = ℓ + log k (read R̂_n − log k)
 LOSSES = ("dcl", "infonce", "standard")
 
-#: what the brief reports the paper says about each component (quoted, not our claim)
+#: what the paper says about each component (§5, after Theorem 1; quoted, not our claim)
 PAPER_CLAIMS = {
     "sample_variability": "sample variability, O(n^{-1/2}), independent of k",
     "complexity": "complexity penalty, O(n^{-1/2}), which stabilises as k → ∞ thanks to the averaging",

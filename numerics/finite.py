@@ -6,8 +6,9 @@ embeddings ``φ`` (N × d) and a temperature ``τ``. With ``s(x, y) = ⟨φ(x), 
 
 * ``Z(x) = Σ_y π(y) W_x(y)``;  ``CE = Σ_x π(x) Σ_y M(x, y) [−s(x, y)/τ + log Z(x)]``
   (cross-entropy of ``M(x, ·)`` against ``Q^φ_τ(x, ·)``, densities with respect to ``π``);
-* ``R_k = E[−s⁺/τ + log Z_k(x)]`` (averaged loss), ``Z_k = (1/k) Σ_j W_x(y_j)``;
-* ``R_std,k = E[log(1 + Σ_j W_x(y_j)/W_x(x⁺))]`` (standard CPC/SimCLR loss);
+* ``R_k = E[−s⁺/τ + log Z_k(x)]``, the paper's DCL risk R̃ (§3.4), ``Z_k = (1/k) Σ_j W_x(y_j)``;
+* ``R_std,k = E[log(1 + Σ_j W_x(y_j)/W_x(x⁺))]`` (standard CPC/SimCLR loss); the paper's InfoNCE risk
+  R (2) is R_std,k − log k;
 * ``H_k = E[−Σ_j P̂_k(x, j) log Q̂_k(x, j)]`` (similarity-search interpretation, brief item 2):
   the cross-entropy between the idealised search ``P̂_k(x, j) ∝ m(x, y_j)``, ``m = M(x, y)/π(y)``,
   and the learned search ``Q̂_k(x, j) ∝ W_x(y_j)`` over the same ``k`` unseen points. It is defined
@@ -435,7 +436,8 @@ class FiniteModel:
         """Every exact quantity for each k in ``ks``, as mpmath numbers at ``digits`` (+ guard) digits.
 
         Returns ``{"CE", "Z", "by_k": [{"k", "R_k", "R_std_k", "H_k", "gap", "lead1", "lead2",
-        "bound", "bound_simple", "bound_sqrt", "offset_std"}, …], "h_k_note", "interrupted"}``, where
+        "bound", "bound_simple", "bound_sqrt", "offset_std", "R_tilde", "R"}, …], "h_k_note", "interrupted"}``,
+        where ``R_tilde = R_k`` is the paper's DCL risk R̃ and ``R = R_std,k − log k`` its InfoNCE risk (2),
         ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound_sharp``),
         ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
 
@@ -504,6 +506,9 @@ class FiniteModel:
             "bound_simple": bnd["simple"](tv, k_),
             "bound_sqrt": bnd["sqrt"](tv, k_),
             "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"],
+            # the paper's names: R̃ (§3.4, the DCL risk) = R_k, R (2) = R_std,k − log k
+            "R_tilde": ex["R_k"],
+            "R": ex["R_std_k"] - mpmath.log(k_),
         }
 
 

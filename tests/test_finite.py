@@ -105,6 +105,9 @@ def test_cli_json_matches_brute_force(capsys):
             bf = brute_force(data, row["k"])
             for key in ("R_k", "R_std_k", "H_k"):
                 assert abs(mpmath.mpf(row[key]) - bf[key]) < mpmath.mpf(10) ** -25, (row["k"], key)
+            # the paper's names: R̃ = R_k (DCL, §3.4), R = R_std,k − log k (the InfoNCE risk (2))
+            assert abs(mpmath.mpf(row["R_tilde"]) - bf["R_k"]) < mpmath.mpf(10) ** -25
+            assert abs(mpmath.mpf(row["R"]) - (bf["R_std_k"] - mpmath.log(row["k"]))) < mpmath.mpf(10) ** -25
             assert abs(mpmath.mpf(out["CE"]) - bf["CE"]) < mpmath.mpf(10) ** -25
         z_bf = [
             mpmath.fsum(

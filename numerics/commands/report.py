@@ -128,7 +128,7 @@ def run(args) -> int:
         f"(Python {platform.python_version()}). Defaults: τ = {DEFAULTS['tau']}, k = {DEFAULTS['k']}, "
         f"n = {DEFAULTS['n']}, δ = {DEFAULTS['delta']}.\n\n"
         "Paper: N. Whiteley, *Similarity search generalisation in contrastive learning with InfoNCE loss*, "
-        "arXiv 2607.09405. Statements marked *paper* are the paper's as reported in our brief; "
+        "arXiv 2607.09405. Statements marked *paper* are the paper's, as printed (with its numbers); "
         "constants marked *ours* are this toolkit's own derivations.\n"
     )
     findings = args.summary + _experiment_findings(out)

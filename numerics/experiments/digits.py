@@ -16,7 +16,7 @@ x̄ the mean image of the training pool; p = 64 d parameters. On {W : ‖W u‖ 
 W ↦ φ_W(x) is 2‖x − x̄‖/(ρ‖x − x̄‖) = (2/ρ)-Lipschitz (Frobenius norm); we report the empirical
 ρ = min over data of ‖W u‖/‖u‖ at the trained W, so L = 2/ρ is a measured, not an a-priori, constant.
 
-Training: empirical risk of the averaged loss with k negatives on n fixed tuples (x, x⁺, x_1 … x_k),
+Training: empirical risk of the DCL loss (paper §3.4) with k negatives on n fixed tuples (x, x⁺, x_1 … x_k),
 x uniform on the training pool, x⁺ ~ M(x, ·), x_j uniform on the training pool:
   R̂_k(W) = (1/n) Σ_i [ −s(x_i, x_i⁺)/τ + log (1/k) Σ_j e^{s(x_i, x_ij)/τ} ],
 minimised by full-batch Adam with projection onto the ball ‖W‖_F ≤ R. The embedding-level gradient comes

@@ -1,10 +1,10 @@
 """Experiment ``generalisation``: train on real data with k negatives; the generalisation gap against k.
 
-Paper (brief, items 4–5): the generalisation error stabilises as k grows; Theorem 1 bounds
+Paper (abstract, §5 after Theorem 1): the generalisation error stabilises as k grows; Theorem 1 bounds
 CE − R̂_n (expected cross-entropy of the similarity search on unseen data minus the empirical risk)
 by sample variability + complexity + finite-k bias. Setting (``digits`` module): scikit-learn's
 digits, augmentation kernel M (shift, occlusion, noise), embedding φ_W(x) = W(x − x̄)/‖W(x − x̄)‖ with
-‖W‖_F ≤ R, n fixed training tuples, full-batch Adam on the empirical averaged InfoNCE risk R̂_k.
+‖W‖_F ≤ R, n fixed training tuples, full-batch Adam on the empirical DCL risk (paper §3.4) R̂_k.
 
 Measured per (k, seed), then mean and 95 % Student-t interval over seeds:
   ``empirical_risk``   R̂_k at the trained W (the training objective);

@@ -1,6 +1,7 @@
 """Experiment ``rate``: R_k − CE = E_x[E log Z_k(x) − log Z(x)] against k, and its log-log slope.
 
-Paper (brief, item 1): R_k − CE = O(1/k); earlier results gave O(1/√k). We measure the gap on the
+Paper (Prop. 1 and (11), §3.2–3.4): R̃ − CE = O(1/k) (R_k here is the DCL risk R̃); §1.3: Wang and Isola
+report O(1/√k). We measure the gap on the
 finite models of ``models.finite_models`` (exact enumeration while C(k + N − 1, N − 1) ≤ 2·10⁶,
 Monte Carlo with a control variate beyond) and on the continuous sphere model (uniform π on
 S^{d−1}, von Mises–Fisher positives, Z by 30-digit quadrature, Monte Carlo gap), fit the slope of

@@ -1,6 +1,6 @@
 """Experiment ``search``: H_k − log k against R_k, and their difference D_k = O(1/k).
 
-Paper (brief, item 2): the population risk is O(1/k) close to the cross-entropy H_k between the
+Paper (Prop. 2 and (12), §3.3–3.4): the population risk is O(1/k) close to the cross-entropy H_k between the
 softmax search over k unseen points with the learned similarity, Q̂_k(x, j) ∝ e^{s(x, y_j)/τ}, and
 the idealised search P̂_k(x, j) ∝ m(x, y_j) (m = dM(x, ·)/dπ). Because Σ_j P̂_k(x, j) = 1 the
 log-partition terms cancel exactly and

@@ -1,6 +1,6 @@
 """Experiment ``temperature``: the bias constant, the continuity factor and the measured gap over τ ∈ [0.02, 2].
 
-Paper (brief, item 6): as τ → 0 the bound becomes more and more sensitive to the negatives'
+Paper (§4.2, after Prop. 5): as τ → 0 the bound becomes more and more sensitive to the negatives'
 embeddings; low temperature can mean a larger generalisation error, higher τ regularises.
 For each τ on the grid we record
   * the finite-k bias constant: C(τ) of ``derivations.bias`` (when importable), the brief's simple
