@@ -50,6 +50,7 @@ import sympy as sp
 
 from .checks import check_identity, falsify
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
+from .results import ClosedForm
 from .symbols import TAU_MAX, TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, t, tau, u, w, x, y
 
 # --------------------------------------------------------------------------------- constants
@@ -1197,4 +1198,34 @@ __all__ = [
     "simple_bias_constant",
     "standard_offset_bound",
     "standard_offset_lower",
+]
+
+#: what ``infonce-bounds constants`` certifies from this module (``derivations.results``)
+CLOSED_FORMS = [
+    ClosedForm("bias_constant", "C(τ): 0 ≤ CE − R̃ ≤ C(τ)/k", bias_constant, "ours", "k-free", show="bias_bound"),
+    ClosedForm(
+        "simple_bias_constant",
+        "simple rigorous bias constant",
+        simple_bias_constant,
+        "ours",
+        "k-free",
+        show="bias_simple_constant",
+    ),
+    ClosedForm(
+        "asymptotic_bias_constant",
+        "sinh²(1/τ)/2: lim k(CE − R̃), worst law",
+        asymptotic_bias_constant,
+        "ours",
+        "asymptotic only",
+        show="bias_asymptotic_constant",
+        note="NOT a finite-k bound (two-point laws exceed it at finite k)",
+    ),
+    ClosedForm(
+        "standard_offset_bound",
+        "R − R̃ = E[ℓ − ℓ̃] ≤ …",
+        standard_offset_bound,
+        "ours",
+        "O(1/k)",
+        show="standard_offset",
+    ),
 ]

@@ -41,6 +41,7 @@ import mpmath
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
+from .results import ClosedForm
 from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, q, r, rho, t, tau, v, x, y, z
 
 ONE = sp.Integer(1)
@@ -806,3 +807,27 @@ def derivations() -> list[Derivation]:
             },
         )
     ]
+
+
+#: what ``infonce-bounds constants`` certifies from this module (``derivations.results``)
+CLOSED_FORMS = [
+    ClosedForm("holder_exponent", "q(γ, τ) = γτ/(γτ − 1)", holder_exponent, "ours", "k-free", show="continuity"),
+    ClosedForm("continuity_factor", "C(γ, τ, k)", continuity_factor, "ours", "bounded in k", show="continuity"),
+    ClosedForm(
+        "uniform_factor",
+        "(1/τ) e^{2/τ − 2/(γτ²)} = lim_k C(γ, τ, k)",
+        uniform_factor,
+        "ours",
+        "k-free",
+        show="continuity",
+    ),
+    ClosedForm(
+        "l2_lipschitz",
+        "C(γ, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
+        l2_lipschitz,
+        "ours",
+        "→ 0 like k^{-1/2} for γ ≥ 2/τ",
+        show="rademacher_avg",
+    ),
+    ClosedForm("max_lipschitz", "1/τ (ℓ∞ form)", max_lipschitz, "classical", "k-free", show="continuity"),
+]

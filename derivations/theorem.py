@@ -39,6 +39,7 @@ import sympy as sp
 
 from .ledger import Derivation, Domain, Step
 from .loss import canonical_loss
+from .results import ClosedForm
 from .symbols import (
     TAU_MAX,
     TAU_MIN,
@@ -73,14 +74,6 @@ PAPER_CLAIMS = {
     "finite_k_bias": "finite-k bias, O(1/k)",
     "bound": "expected cross-entropy of the similarity search on unseen data minus the empirical risk is bounded "
     "by three parts (Theorem 1)",
-}
-
-#: the rate each of *our* expressions has (checked by the limit steps of the ``theorem`` derivation)
-RATES = {
-    "sample_variability": "O(n^{-1/2}), independent of k",
-    "complexity": "O(n^{-1/2}), stabilises as k → ∞",
-    "finite_k_bias": "O(1/k) (k-free cap D(τ) < 2/τ)",
-    "bound": "O(n^{-1/2}) + O(1/k)",
 }
 
 
@@ -228,16 +221,83 @@ def theorem_expr(loss: str = "dcl") -> sp.Expr:
     return theorem_terms(loss=loss)["bound"].expr
 
 
-#: ``infonce-bounds show`` names of the derivations each quantity comes from (checked against the
-#: catalogue by ``tests/test_cli_constants.py::test_show_names_resolve``)
-SHOW_NAMES = {
-    "complexity": "rademacher_avg",
-    "complexity_max": "rademacher_max",
-    "complexity_direct": "rademacher_chaining",
-    "finite_k_bias": "bias_bound",
-    "simple_bias_constant": "bias_simple_constant",
-    "standard_offset_bound": "standard_offset",
-}
+_T1 = "Theorem-1 components"
+
+#: what ``infonce-bounds constants`` certifies from this module (``derivations.results``): the loss range
+#: and the complexity terms beside the bound, then the components of Theorem 1, whose rates are checked
+#: by the limit steps of the ``theorem`` derivation; ``show`` names the derivation each comes from
+CLOSED_FORMS = [
+    ClosedForm(
+        "loss_range",
+        "b − a ({loss})",
+        loss_range,
+        "ours",
+        {"dcl": "k-free", "infonce": "≤ 4/τ for every k", "standard": "≤ 4/τ for every k"},
+        show="theorem",
+    ),
+    ClosedForm(
+        "complexity_max",
+        "2 · Rad_n, max-type (ℓ∞)",
+        complexity_max_term,
+        "ours",
+        "grows with k",
+        show="rademacher_max",
+        note="for contrast; not part of the bound",
+    ),
+    ClosedForm(
+        "complexity_direct",
+        "2 · Rad_n, θ-Lipschitz loss (k-free)",
+        complexity_direct_term,
+        "ours",
+        "k-free",
+        show="rademacher_chaining",
+        note="a valid alternative complexity term, smaller for parametric classes; not the paper's route",
+    ),
+    ClosedForm(
+        "sample_variability",
+        "(b − a)√(log(1/δ)/(2n))",
+        sample_variability,
+        "ours",
+        "O(n^{-1/2}), independent of k",
+        show="theorem",
+        group=_T1,
+        note="paper: " + PAPER_CLAIMS["sample_variability"],
+    ),
+    ClosedForm(
+        "complexity",
+        "2 · Rad_n (DCL, γ family)",
+        complexity_term,
+        "ours",
+        "O(n^{-1/2}), stabilises as k → ∞",
+        show="rademacher_avg",
+        group=_T1,
+        note="paper: " + PAPER_CLAIMS["complexity"],
+    ),
+    ClosedForm(
+        "finite_k_bias",
+        "min(C(τ)/k, D(τ))",
+        bias_term,
+        "ours",
+        "O(1/k) (k-free cap D(τ) < 2/τ)",
+        show="bias_bound",
+        group=_T1,
+        note="paper: " + PAPER_CLAIMS["finite_k_bias"],
+    ),
+    ClosedForm(
+        "bound",
+        "Theorem 1: the sum of the three",
+        theorem_expr,
+        "ours",
+        "O(n^{-1/2}) + O(1/k)",
+        show="theorem",
+        group=_T1,
+        note="paper: " + PAPER_CLAIMS["bound"],
+    ),
+]
+
+#: the rate each of *our* Theorem-1 expressions has, and the result ``show`` prints for each closed form
+RATES = {cf.name: cf.rate for cf in CLOSED_FORMS if cf.group == _T1}
+SHOW_NAMES = {cf.name: cf.show for cf in CLOSED_FORMS}
 
 
 def _show_names() -> dict[str, str]:

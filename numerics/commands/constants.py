@@ -256,161 +256,17 @@ class Quantity:
     note: str = ""
 
 
-def _mod(name: str):
-    import importlib
-
-    return importlib.import_module(f"infonce_bounds.derivations.{name}")
-
-
 def quantities(loss: str = "dcl") -> list[Quantity]:
-    """Everything ``constants`` prints: the bound constants, then the Theorem-1 components."""
-    from infonce_bounds.derivations import theorem
+    """Everything ``constants`` prints: every result module's ``CLOSED_FORMS``, in catalogue order, the
+    bound constants first and the Theorem-1 components after them (``derivations.results``)."""
     from infonce_bounds.derivations.loss import canonical_loss
+    from infonce_bounds.derivations.results import closed_forms
 
     loss = canonical_loss(loss)
-
-    show = theorem._show_names()
-    out = [
-        Quantity(
-            "bias_constant",
-            "C(τ): 0 ≤ CE − R̃ ≤ C(τ)/k",
-            lambda: _mod("bias").bias_constant(tau),
-            "ours",
-            "k-free",
-            show["finite_k_bias"],
-            "constants",
-        ),
-        Quantity(
-            "simple_bias_constant",
-            "simple rigorous bias constant",
-            lambda: _mod("bias").simple_bias_constant(tau),
-            "ours",
-            "k-free",
-            show["simple_bias_constant"],
-            "constants",
-        ),
-        Quantity(
-            "asymptotic_bias_constant",
-            "sinh²(1/τ)/2: lim k(CE − R̃), worst law",
-            lambda: _mod("bias").asymptotic_bias_constant(tau),
-            "ours",
-            "asymptotic only",
-            "bias_asymptotic_constant",
-            "constants",
-            "NOT a finite-k bound (two-point laws exceed it at finite k)",
-        ),
-        Quantity(
-            "standard_offset_bound",
-            "R − R̃ = E[ℓ − ℓ̃] ≤ …",
-            lambda: _mod("bias").standard_offset_bound(tau, k),
-            "ours",
-            "O(1/k)",
-            show["standard_offset_bound"],
-            "constants",
-        ),
-        Quantity(
-            "holder_exponent",
-            "q(γ, τ) = γτ/(γτ − 1)",
-            lambda: _mod("continuity").holder_exponent(gamma, tau),
-            "ours",
-            "k-free",
-            "continuity",
-            "constants",
-        ),
-        Quantity(
-            "continuity_factor",
-            "C(γ, τ, k)",
-            lambda: _mod("continuity").continuity_factor(gamma, tau, k),
-            "ours",
-            "bounded in k",
-            "continuity",
-            "constants",
-        ),
-        Quantity(
-            "uniform_factor",
-            "(1/τ) e^{2/τ − 2/(γτ²)} = lim_k C(γ, τ, k)",
-            lambda: _mod("continuity").uniform_factor(gamma, tau),
-            "ours",
-            "k-free",
-            "continuity",
-            "constants",
-        ),
-        Quantity(
-            "l2_lipschitz",
-            "C(γ, τ, k) k^{−min(1/2, 1/q)} (feeds 2·Rad)",
-            lambda: _mod("continuity").l2_lipschitz(gamma, tau, k),
-            "ours",
-            "→ 0 like k^{-1/2} for γ ≥ 2/τ",
-            show["complexity"],
-            "constants",
-        ),
-        Quantity(
-            "max_lipschitz",
-            "1/τ (ℓ∞ form)",
-            lambda: _mod("continuity").max_lipschitz(tau),
-            "classical",
-            "k-free",
-            "continuity",
-            "constants",
-        ),
-        Quantity(
-            "loss_range",
-            f"b − a ({LOSS_LABELS[loss]})",
-            lambda: theorem.loss_range(loss),
-            "ours",
-            "k-free" if loss == "dcl" else "≤ 4/τ for every k",
-            "theorem",
-            "constants",
-        ),
-        Quantity(
-            "complexity_max",
-            "2 · Rad_n, max-type (ℓ∞)",
-            theorem.complexity_max_term,
-            "ours",
-            "grows with k",
-            show["complexity_max"],
-            "constants",
-            "for contrast; not part of the bound",
-        ),
-        Quantity(
-            "complexity_direct",
-            "2 · Rad_n, θ-Lipschitz loss (k-free)",
-            theorem.complexity_direct_term,
-            "ours",
-            "k-free",
-            show["complexity_direct"],
-            "constants",
-            "a valid alternative complexity term, smaller for parametric classes; not the paper's route",
-        ),
+    return [
+        Quantity(cf.name, cf.symbol, cf.build, cf.provenance, cf.rate, cf.show, cf.group, cf.note)
+        for cf in closed_forms(loss, label=LOSS_LABELS[loss])
     ]
-    syms = {
-        "sample_variability": "(b − a)√(log(1/δ)/(2n))",
-        "complexity": "2 · Rad_n (DCL, γ family)",
-        "finite_k_bias": "min(C(τ)/k, D(τ))",
-        "bound": "Theorem 1: the sum of the three",
-    }
-    builders = {
-        "sample_variability": lambda: theorem.sample_variability(loss),
-        "complexity": theorem.complexity_term,
-        "finite_k_bias": theorem.bias_term,
-        "bound": lambda: theorem.theorem_terms(loss=loss)["bound"].expr,
-    }
-    for name in ("sample_variability", "complexity", "finite_k_bias", "bound"):
-        out.append(
-            Quantity(
-                name,
-                syms[name],
-                builders[name],
-                "ours",
-                theorem.RATES[name],
-                "theorem"
-                if name in ("sample_variability", "bound")
-                else show["complexity" if name == "complexity" else "finite_k_bias"],
-                "Theorem-1 components",
-                "paper: " + theorem.PAPER_CLAIMS[name],
-            )
-        )
-    return out
 
 
 def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
