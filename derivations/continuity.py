@@ -41,8 +41,8 @@ import mpmath
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
-from .results import ClosedForm
-from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, q, r, rho, t, tau, v, x, y, z
+from .results import ClosedForm, KernelFormula
+from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, lam_gamma, lam_tau, q, r, rho, t, tau, v, x, y, z
 
 ONE = sp.Integer(1)
 
@@ -830,4 +830,16 @@ CLOSED_FORMS = [
         show="rademacher_avg",
     ),
     ClosedForm("max_lipschitz", "1/τ (ℓ∞ form)", max_lipschitz, "classical", "k-free", show="continuity"),
+]
+
+#: the data-dependent factor the numba kernels evaluate from Λ at b = γ and b = 1/τ (``numerics.codegen``)
+KERNEL_FORMULAS = [
+    KernelFormula(
+        "data_factor",
+        ("lam_gamma", "lam_tau", "gamma", "tau"),
+        lambda: data_factor(lam_gamma, lam_tau, gamma, tau),
+        "derivations.continuity.data_factor",
+        "continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ",
+        "exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = γ and b = 1/τ.",
+    ),
 ]

@@ -26,6 +26,7 @@ import warnings
 import sympy as sp
 
 from .ledger import Derivation, Domain, Step
+from .results import KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, Zk, b, c, ell, ell_dcl, ell_std, g, j, k, s, s_pos, tau, x, z
 from .symbols import B_batch as _B
 from .symbols import S as _S
@@ -377,3 +378,56 @@ def derivations() -> list[Derivation]:
         summary="In-batch losses are standard losses whose negatives are the other positives of the batch.",
     )
     return [loss, in_batch]
+
+
+#: the closing formulas the numba kernels evaluate, printed by ``numerics.codegen``
+KERNEL_FORMULAS = [
+    KernelFormula(
+        "dcl_from_logit",
+        ("c", "k"),
+        lambda: dcl_from_logit(c, k),
+        "derivations.loss.dcl_from_logit",
+        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
+        "ℓ̃ = c − log k, the DCL loss (paper §3.4) from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.",
+    ),
+    KernelFormula(
+        "infonce_from_logit",
+        ("c", "k"),
+        lambda: infonce_from_logit(c, k),
+        "derivations.loss.infonce_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
+        "ℓ = log(1 + e^c) − log k, the paper's InfoNCE loss (14) from the logit (stable softplus).",
+    ),
+    KernelFormula(
+        "standard_from_logit",
+        ("c",),
+        lambda: standard_from_logit(c),
+        "derivations.loss.standard_from_logit",
+        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
+        "ℓ_std = log(1 + e^c), the standard (SimCLR) InfoNCE loss from the logit (stable softplus).",
+    ),
+    KernelFormula(
+        "dcl_dlogit",
+        ("c", "k"),
+        lambda: sp.diff(dcl_from_logit(c, k), c),
+        "d/dc derivations.loss.dcl_from_logit",
+        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
+        "∂ℓ̃/∂c = 1 (the gradient kernels multiply the softmax weights by it).",
+    ),
+    KernelFormula(
+        "infonce_dlogit",
+        ("c", "k"),
+        lambda: sp.diff(infonce_from_logit(c, k), c),
+        "d/dc derivations.loss.infonce_from_logit",
+        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
+        "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
+    ),
+    KernelFormula(
+        "standard_dlogit",
+        ("c",),
+        lambda: sp.diff(standard_from_logit(c), c),
+        "d/dc derivations.loss.standard_from_logit",
+        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
+        "∂ℓ_std/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
+    ),
+]

@@ -8,10 +8,12 @@ A result module of ``derivations/`` (found by ``catalogue`` discovery) defines
 * ``CLOSED_FORMS: list[ClosedForm]`` (optional) — the named closed forms it contributes to
   ``infonce-bounds constants`` (and to ``infonce_bounds.constants``): a symbol text, a callable
   building the SymPy expression in ``derivations.symbols``, provenance, rate, and the result name
-  ``show`` prints for it.
+  ``show`` prints for it;
+* ``KERNEL_FORMULAS: list[KernelFormula]`` (optional) — scalar closing formulas that
+  ``numerics.codegen`` prints into the numba source ``numerics/_generated/constants.py``.
 
-``closed_forms()`` collects every module's ``CLOSED_FORMS`` in catalogue order and checks them: unique
-names, a known provenance, and a ``show`` name that the catalogue holds.
+``closed_forms()`` and ``kernel_formulas()`` collect them in catalogue order and check them: unique
+names, a known provenance, and a ``show`` / ``result`` that the catalogue holds.
 """
 
 from __future__ import annotations
@@ -103,3 +105,43 @@ def closed_forms(loss: str = "dcl", label: str | None = None) -> list[ClosedForm
             out.append(cf.for_loss(loss, label))
     rank = {g: i for i, g in enumerate(GROUPS)}
     return sorted(out, key=lambda cf: rank.get(cf.group, len(GROUPS)))  # stable: catalogue order within a group
+
+
+@dataclass(frozen=True)
+class KernelFormula:
+    """A scalar closing formula that ``numerics.codegen`` prints as a numba ``@helper``: ``name(*args) = build()``.
+
+    ``args`` are attribute names of ``derivations.symbols`` in call order; ``source`` names the
+    interface the expression comes from and ``result`` the derivation (and step) establishing it,
+    ``"loss / ℓ_k from the logit: …"``; the derivation's name (before `` / ``) must be a catalogue result.
+    """
+
+    name: str
+    args: tuple[str, ...]
+    build: Callable[[], Any]
+    source: str
+    result: str
+    doc: str
+
+
+def kernel_formulas() -> list[KernelFormula]:
+    """Every module's ``KERNEL_FORMULAS``, in catalogue order (the order of the generated file)."""
+    from . import catalogue
+
+    known = set(catalogue.names())
+    out: list[KernelFormula] = []
+    seen: dict[str, str] = {}
+    for mod in catalogue.modules():
+        mod_name = mod.__name__.rsplit(".", 1)[-1]
+        for kf in getattr(mod, "KERNEL_FORMULAS", ()):
+            if not isinstance(kf, KernelFormula):
+                raise DerivationError(f"{mod_name}.KERNEL_FORMULAS holds {kf!r}, not a KernelFormula")
+            if kf.name in seen:
+                raise DerivationError(f"two kernel formulas named {kf.name!r} ({seen[kf.name]}, {mod_name})")
+            if kf.result.split(" / ")[0] not in known:
+                raise DerivationError(
+                    f"kernel formula {kf.name!r} ({mod_name}): result {kf.result!r} is not a catalogue result"
+                )
+            seen[kf.name] = mod_name
+            out.append(kf)
+    return out

@@ -1,9 +1,9 @@
 """Print the scalar closing formulas of ``derivations/`` into committed numba source:
 ``numerics/_generated/constants.py``.
 
-One source of truth: each generated function is a SymPy expression taken from a named interface of
-``derivations`` (``loss.dcl_from_logit``, ``loss.infonce_from_logit``, ``loss.standard_from_logit``,
-their derivatives in ``c``,
+One source of truth: each generated function is a SymPy expression declared by its result module in
+``KERNEL_FORMULAS`` (``derivations.results.KernelFormula``: ``loss.dcl_from_logit``,
+``loss.infonce_from_logit``, ``loss.standard_from_logit``, their derivatives in ``c``,
 ``continuity.data_factor``), passed through the stability rewrites of ``derivations.rewriting``
 (softplus, logistic, log1p, expm1), optionally common-subexpression-eliminated, and printed with
 SymPy's ``PythonCodePrinter`` as a ``@helper`` (``numerics._jit``) function with a fixed argument
@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import importlib
 import pathlib
 import sys
 from collections.abc import Callable
@@ -55,73 +54,15 @@ class Spec:
     optional: bool = False  #: skipped, and said so in the header, while its module does not exist yet
 
 
-def _loss():
-    return importlib.import_module("infonce_bounds.derivations.loss")
+def _specs() -> tuple[Spec, ...]:
+    """One ``Spec`` per ``KERNEL_FORMULAS`` entry of the result modules, in catalogue order."""
+    from infonce_bounds.derivations.results import kernel_formulas
+
+    return tuple(Spec(f.name, f.args, f.build, f.source, f.result, f.doc) for f in kernel_formulas())
 
 
-def _continuity():
-    return importlib.import_module("infonce_bounds.derivations.continuity")
-
-
-SPECS: tuple[Spec, ...] = (
-    Spec(
-        "dcl_from_logit",
-        ("c", "k"),
-        lambda: _loss().dcl_from_logit(S.c, S.k),
-        "derivations.loss.dcl_from_logit",
-        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
-        "ℓ̃ = c − log k, the DCL loss (paper §3.4) from the logit c = log Σ_j e^{(s_j − s⁺)/τ}.",
-    ),
-    Spec(
-        "infonce_from_logit",
-        ("c", "k"),
-        lambda: _loss().infonce_from_logit(S.c, S.k),
-        "derivations.loss.infonce_from_logit",
-        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
-        "ℓ = log(1 + e^c) − log k, the paper's InfoNCE loss (14) from the logit (stable softplus).",
-    ),
-    Spec(
-        "standard_from_logit",
-        ("c",),
-        lambda: _loss().standard_from_logit(S.c),
-        "derivations.loss.standard_from_logit",
-        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
-        "ℓ_std = log(1 + e^c), the standard (SimCLR) InfoNCE loss from the logit (stable softplus).",
-    ),
-    Spec(
-        "dcl_dlogit",
-        ("c", "k"),
-        lambda: sp.diff(_loss().dcl_from_logit(S.c, S.k), S.c),
-        "d/dc derivations.loss.dcl_from_logit",
-        "loss / ℓ̃ from the logit: ℓ̃ = c − log k",
-        "∂ℓ̃/∂c = 1 (the gradient kernels multiply the softmax weights by it).",
-    ),
-    Spec(
-        "infonce_dlogit",
-        ("c", "k"),
-        lambda: sp.diff(_loss().infonce_from_logit(S.c, S.k), S.c),
-        "d/dc derivations.loss.infonce_from_logit",
-        "loss / ℓ from the logit: ℓ = log(1 + e^c) − log k",
-        "∂ℓ/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
-    ),
-    Spec(
-        "standard_dlogit",
-        ("c",),
-        lambda: sp.diff(_loss().standard_from_logit(S.c), S.c),
-        "d/dc derivations.loss.standard_from_logit",
-        "loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)",
-        "∂ℓ_std/∂c = e^c/(1 + e^c), the logistic of the logit (stable form).",
-    ),
-    Spec(
-        "data_factor",
-        ("lam_gamma", "lam_tau", "gamma", "tau"),
-        lambda: _continuity().data_factor(S.lam_gamma, S.lam_tau, S.gamma, S.tau),
-        "derivations.continuity.data_factor",
-        "continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ",
-        "exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), the data-dependent continuity factor, from Λ at b = γ and b = 1/τ.",
-        optional=True,
-    ),
-)
+#: every generated function: declared by the result modules (``derivations.results.KernelFormula``)
+SPECS: tuple[Spec, ...] = _specs()
 
 
 class _Printer(PythonCodePrinter):

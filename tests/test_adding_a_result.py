@@ -81,6 +81,20 @@ def test_verify_show_and_constants_see_the_new_result(add_result, capsys):
     assert "toy_constant" in {r["name"] for r in infonce_bounds.constants()["rows"]}
 
 
+def test_a_kernel_formula_reaches_codegen(add_result):
+    from infonce_bounds.numerics import codegen
+
+    extra = (
+        "\nfrom .results import KernelFormula\n\nKERNEL_FORMULAS = [KernelFormula('toy_kernel', ('tau', 'k'), "
+        "toy_constant, 'derivations.toy_result.toy_constant', 'toy_result / toy bound', '1/(τ k).')]\n"
+    )
+    add_result(TOY + extra)
+    (spec,) = [s_ for s_ in codegen._specs() if s_.name == "toy_kernel"]
+    text, _ = codegen.render_function(spec, spec.build())
+    assert "def toy_kernel(tau, k):" in text and "return " in text
+    assert codegen._specs()[: len(codegen.SPECS)] == codegen.SPECS  # the toolkit's own, first and unchanged
+
+
 def test_without_the_file_nothing_knows_it(capsys):
     assert "toy_result" not in catalogue.names()
     assert "toy_constant" not in {cf.name for cf in results.closed_forms()}
