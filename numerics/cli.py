@@ -38,9 +38,18 @@ class UsageError(ValueError):
     """Bad input from the command line: reported in one line, exit status 2."""
 
 
+#: control characters (a user's value may hold a CR or a newline) shown escaped, so an error stays one line
+_CONTROL = {c: f"\\x{c:02x}" for c in (*range(32), 127)} | {10: "\\n", 13: "\\r", 9: "\\t"}
+
+
+def one_line(message: object) -> str:
+    """``message`` as one printable line: control characters escaped (``\\r``, ``\\n``, ``\\x1b`` …)."""
+    return str(message).translate(_CONTROL)
+
+
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # argparse's own errors: one line, exit 2
-        self.exit(2, f"{self.prog}: error: {message}\n")
+        self.exit(2, f"{self.prog}: error: {one_line(message)}\n")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -87,7 +96,7 @@ def _main(argv: list[str] | None) -> int:
         sys.stdout.flush()  # a closed pipe shows here, inside the BrokenPipeError handler
         return status
     except (UsageError, DerivationError, ValueError) as exc:
-        print(f"infonce-bounds {args.command}: error: {exc}", file=sys.stderr)
+        print(f"infonce-bounds {args.command}: error: {one_line(exc)}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print(f"infonce-bounds {args.command}: interrupted", file=sys.stderr)
