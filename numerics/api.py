@@ -101,7 +101,7 @@ def infonce_loss(anchors, positives, negatives, tau, variant="dcl", normalize=Fa
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
-    if normalize:
+    if V.flag(normalize, "normalize"):
         a, p, ng = _triplet(anchors, positives, negatives, True)
         out = np.empty(a.shape[0])
         loss_kernel(a, p, ng, t, var, out)
@@ -131,7 +131,10 @@ def risk(losses) -> Risk:
     Risk
         ``(mean, stderr, n)``; the mean by ``math.fsum`` (correctly rounded), stderr nan when n = 1.
     """
-    x = np.asarray(losses, dtype=np.float64)
+    x = V.as_array(losses, "losses", "a non-empty finite 1-D array of losses")
+    if x.dtype.kind not in "iuf":
+        raise ValueError(f"losses must be a non-empty finite 1-D array of real numbers, got dtype {x.dtype}")
+    x = x.astype(np.float64, copy=False)
     if x.ndim != 1 or x.size == 0 or not np.all(np.isfinite(x)):
         raise ValueError(f"losses must be a non-empty finite 1-D array, got {_shape(losses)}")
     n = x.size
@@ -322,6 +325,7 @@ def infonce_gradient(anchors, positives, negatives, tau, variant="dcl", normaliz
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
+    normalize = V.flag(normalize, "normalize")
     a0, p0, n0 = _triplet(anchors, positives, negatives, False) if not normalize else (None, None, None)
     if normalize:
         raw = _raw_triplet(anchors, positives, negatives)
@@ -502,13 +506,22 @@ def _in_batch_rows(a, p, t, var):
     R = max(1, min(B, BLOCK_ENTRIES // B))
     buf = _block_buffer(R, B, a.dtype)
     rows, logits = np.empty(B), np.empty(B)
-    kern = row_kernel32 if a.dtype == np.float32 else row_kernel
+    kern = row_kernel32 if _float32_lanes(a.dtype, t) else row_kernel
     pt = p.T
     for r0 in range(0, B, R):
         blk = buf[: min(B, r0 + R) - r0]
         np.dot(a[r0 : r0 + blk.shape[0]], pt, out=blk)
         kern(blk, r0, t, var, rows, logits)
     return rows, logits
+
+
+#: above this 1/τ the float32 row pass would overflow (float32(1/τ) = inf at τ < 2.9e-39, and (S_ij − M)/τ
+#: nears the float32 range well before): the float64 row pass reads the same float32 S instead
+FLOAT32_INV_TAU_MAX = 1e30
+
+
+def _float32_lanes(dtype, t: float) -> bool:
+    return dtype == np.float32 and 1.0 / t < FLOAT32_INV_TAU_MAX
 
 
 def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric=False, normalize=False):
@@ -535,13 +548,14 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
-    a, p = _batch(anchors, positives, normalize)
+    symmetric = V.flag(symmetric, "symmetric")
+    a, p = _batch(anchors, positives, V.flag(normalize, "normalize"))
     if not symmetric:
         return _in_batch_rows(a, p, t, var)[0]
     S = _similarity_matrix(a, p)
     B = a.shape[0]
     rows, logits = np.empty(B), np.empty(B)
-    (row_kernel32 if S.dtype == np.float32 else row_kernel)(S, 0, t, var, rows, logits)
+    (row_kernel32 if _float32_lanes(S.dtype, t) else row_kernel)(S, 0, t, var, rows, logits)
     cols = np.empty(B)
     col_kernel(S, t, var, cols, logits)
     return 0.5 * (rows + cols)
@@ -569,7 +583,7 @@ def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symme
     rows, logits = np.empty(B), np.empty(B)
     row_kernel(S, 0, t, var, rows, logits)
     D = np.empty((B, B))
-    scale = 1.0 / B if not symmetric else 0.5 / B
+    scale = 1.0 / B if not V.flag(symmetric, "symmetric") else 0.5 / B
     row_grad_kernel(S, t, var, logits, scale, D)
     g_a, g_p = D @ p64, D.T @ a64
     loss = math.fsum(rows) / B

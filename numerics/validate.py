@@ -65,6 +65,27 @@ def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
     return np.ascontiguousarray(a, dtype=target)
 
 
+def as_array(x, name: str, what: str = "an array") -> np.ndarray:
+    """``np.asarray(x)``, with numpy's own errors (ragged lists, strings that are not numbers) as a
+    ``ValueError`` naming the argument."""
+    if x is None or isinstance(x, (str, bytes)):
+        raise ValueError(f"{name} must be {what}, got {type(x).__name__}")
+    try:
+        a = np.asarray(x)
+    except (ValueError, TypeError) as exc:
+        raise ValueError(f"{name} must be {what}, got {type(x).__name__} that numpy cannot read ({exc})") from None
+    if a.dtype == object:
+        raise ValueError(f"{name} must be {what}, got an object array (mixed or nested values)")
+    return a
+
+
+def flag(value, name: str) -> bool:
+    """A boolean option: ``True``/``False`` (or numpy booleans) only; "False" or "no" are not false."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    raise ValueError(f"{name} must be True or False, got {value!r} ({type(value).__name__})")
+
+
 def common_dtype(*arrays) -> np.dtype:
     """float64 if any argument is float64, else float32 (all arguments must be float arrays already)."""
     return np.dtype(np.float64) if any(np.asarray(a).dtype == np.float64 for a in arrays) else np.dtype(np.float32)
@@ -140,7 +161,11 @@ def _row_index(flat: int, shape: tuple) -> tuple:
 
 
 def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
-    """Refuse NaN/inf; with ``normalize`` return ``x/‖x‖`` row-wise, otherwise require unit rows."""
+    """Refuse NaN/inf; with ``normalize`` return ``x/‖x‖`` row-wise, otherwise require unit rows.
+
+    The norms are computed so that rows like [1e-200, 0, …] or [1e200, …] (whose squared norm under- or
+    overflows) are normalised correctly, not reported as zero or turned into zeros."""
+    normalize = flag(normalize, "normalize")
     flat = x.reshape(-1, x.shape[-1])
     dev = np.empty(flat.shape[0], dtype=np.float64)
     (_row_norm_deviation_serial if flat.size < SERIAL_BELOW else _row_norm_deviation)(flat, dev)
@@ -155,12 +180,19 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
         )
     if normalize:
         norms = np.sqrt(np.einsum("...d,...d->...", x, x, dtype=np.float64))
+        odd = ~((norms > 1e-150) & (norms < 1e150))  # ‖x‖² near the float64 range: rescale those rows only
+        if np.any(odd):
+            sub = x[odd].astype(np.float64)
+            amax = np.max(np.abs(sub), axis=-1)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                scaled = sub / np.where(amax > 0, amax, 1.0)[..., None]
+            norms[odd] = amax * np.sqrt(np.einsum("...d,...d->...", scaled, scaled))
         if np.any(norms == 0):
             zero = np.flatnonzero(norms.reshape(-1) == 0)[0]
             raise ValueError(
                 f"{name} row {_row_index(zero, x.shape)} is zero and cannot be normalised (normalize=True)"
             )
-        return np.ascontiguousarray((x / norms[..., None]).astype(x.dtype, copy=False))
+        return np.ascontiguousarray((x / norms[..., None].astype(np.float64)).astype(x.dtype, copy=False))
     return x
 
 
@@ -209,7 +241,7 @@ def raise_bad_blocks(x: np.ndarray, name: str, screen: np.ndarray) -> None:
 
 def index_array(index, name: str, n: int, m: int) -> np.ndarray:
     """An ``(n, k)`` integer array with every entry in ``[0, m)``, as C-contiguous int64."""
-    a = np.asarray(index)
+    a = as_array(index, name, "an (n, k) integer array of pool row numbers")
     if a.dtype.kind not in "iu":
         raise ValueError(f"{name} must be an integer array of pool row numbers, got dtype {a.dtype}")
     if a.ndim != 2 or a.shape[0] != n:
@@ -226,7 +258,7 @@ def index_array(index, name: str, n: int, m: int) -> np.ndarray:
 
 def betas_array(betas, name: str = "betas") -> np.ndarray:
     """A non-empty 1-D array of finite inverse temperatures b > 0, float64."""
-    a = np.atleast_1d(np.asarray(betas))
+    a = np.atleast_1d(as_array(betas, name, "a non-empty list of real numbers > 0"))
     if a.dtype.kind not in "iuf" or a.ndim != 1 or a.size == 0:
         raise ValueError(f"{name} must be a non-empty list of real numbers > 0, got {betas!r}")
     a = a.astype(np.float64)
@@ -246,7 +278,7 @@ def scores_array(x, name: str) -> np.ndarray:
 
 def weights_array(x, name: str, shape: tuple) -> np.ndarray:
     """Nonnegative finite ``shape`` weights with a positive sum per row, normalised to sum to 1 (float64)."""
-    a = np.asarray(x)
+    a = as_array(x, name, f"a real array of shape {shape}")
     if a.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
     if a.shape != shape:

@@ -275,3 +275,79 @@ def test_exact_interrupt_keeps_finished_rows(monkeypatch):
     monkeypatch.setattr(FiniteModel, "exact_at", fake)
     res = m.evaluate(range(1, 6), digits=10)
     assert res["interrupted"] and [r["k"] for r in res["by_k"]] == [1, 2]
+
+
+# ------------------------------------------------------------------------------------------ API rows
+
+
+def _unit_rows(rng, *shape):
+    x = rng.normal(size=shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def test_in_batch_float32_tiny_tau_is_not_wrong():
+    """float32(1/τ) = inf at τ = 1e-40 made every float32 row 0.0 (and symmetric=True half the right value)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(3)
+    a, p = _unit_rows(rng, 6, 4), _unit_rows(rng, 6, 4)
+    a32, p32 = a.astype(np.float32), p.astype(np.float32)
+    for sym in (False, True):
+        ref = api.infonce_loss_in_batch(a32.astype(np.float64), p32.astype(np.float64), 1e-40, symmetric=sym)
+        got = api.infonce_loss_in_batch(a32, p32, 1e-40, symmetric=sym)
+        big = ref > 1e30
+        assert big.any()  # planted: rows of size 1/τ exist, so a 0.0 there is caught
+        assert np.allclose(got[big], ref[big], rtol=1e-5)
+
+
+@pytest.mark.parametrize("bad", ["False", "no", 0, None, 1])
+def test_boolean_options_are_booleans(bad):
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(4)
+    a, p = _unit_rows(rng, 3, 2), _unit_rows(rng, 3, 2)
+    with pytest.raises(ValueError, match="symmetric must be True or False"):
+        api.infonce_loss_in_batch(a, p, 1.0, symmetric=bad)
+    with pytest.raises(ValueError, match="normalize must be True or False"):
+        api.infonce_loss(a, p, _unit_rows(rng, 3, 2, 2), 1.0, normalize=bad)
+
+
+@pytest.mark.parametrize("scale", [1e-200, 1e-310, 1e200])
+def test_normalize_rows_near_the_float_range(scale):
+    """[1e-200, 0, …] is not zero: it normalises to e₀ (its squared norm underflows); [1e200, …] overflows."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(5)
+    a, p, ng = _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 4, 3)
+    ref = api.infonce_loss(a, p, ng, 0.5)
+    got = api.infonce_loss(a * scale, p, ng * scale, 0.5, normalize=True)
+    assert np.allclose(got, ref, rtol=1e-12, atol=1e-13)
+    e0 = np.zeros((1, 4))
+    e0[0, 0] = scale
+    out = api.infonce_loss(e0, e0, np.stack([e0, -e0], axis=1), 1.0, normalize=True)
+    assert out[0] == pytest.approx(float(mpmath.log((1 + mpmath.exp(-2)) / 2)), rel=1e-13)
+    with pytest.raises(ValueError, match="is zero"):  # a zero row still is refused
+        api.infonce_loss(0 * e0, e0, np.stack([e0, e0], axis=1), 1.0, normalize=True)
+
+
+@pytest.mark.parametrize(
+    ("call", "name"),
+    [
+        (lambda api: api.risk(["a"]), "losses"),
+        (lambda api: api.risk([[1.0], [2.0, 3.0]]), "losses"),
+        (lambda api: api.infonce_loss_pooled(*_pool_args(), [[1, 2], [3]], 1.0), "index"),
+        (lambda api: api.infonce_loss_pooled(*_pool_args(), [["a", "b"], ["c", "d"]], 1.0), "index"),
+        (lambda api: api.log_mean_exp([[1.0], [2.0, 3.0]], [1.0]), "scores"),
+    ],
+)
+def test_array_arguments_are_named(call, name):
+    from infonce_bounds.numerics import api
+
+    with pytest.raises(ValueError) as info:
+        call(api)
+    assert str(info.value).startswith(name), str(info.value)
+
+
+def _pool_args():
+    rng = np.random.default_rng(6)
+    return _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 3), _unit_rows(rng, 4, 3)

@@ -3,7 +3,8 @@ API function. Bounded (a fixed number of examples, derandomized: the same inputs
 
 CLI contract: exit status 0, 1 or 2 only, stderr never holds a traceback, and an input whose validation
 passed and whose work started is stopped after ``PER_INPUT`` seconds (counted, never failed: validation
-comes before the work, so the error paths are all exercised in that time).
+comes before the work, so the error paths are all exercised in that time). Each CLI input runs in a forked
+child of the test process (no re-import; a stopped child cannot corrupt the parent's state).
 """
 
 from __future__ import annotations
@@ -18,13 +19,15 @@ import signal
 import string
 import sys
 
+import mpmath
+import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infonce_bounds.numerics import cli
 
-pytestmark = pytest.mark.skipif(not hasattr(signal, "SIGALRM"), reason="per-input time limit needs SIGALRM")
+pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="each CLI input runs in a forked child")
 
 #: seconds an input may run once it has passed validation
 PER_INPUT = 1.0
@@ -119,45 +122,65 @@ SUBCOMMANDS = _subcommands()
 POSITIONAL = {"exact": True, "check": True, "experiment": True, "show": False, "verify": False}
 
 
-class _Budget(BaseException):
-    """The per-input time limit: raised by SIGALRM inside work that passed validation."""
-
-
-def _on_alarm(signum, frame):
-    raise _Budget
-
-
-STATS = {"inputs": 0, "cut": 0, "status": {}}
+STATS = {"inputs": 0, "cut": 0, "status": {}, "api_refused": 0, "api_checked": 0, "api_other": 0}
 
 
 def run_cli(argv: list[str]) -> tuple[int | None, str]:
-    """main(argv) in-process: (exit status, stderr); status None when the per-input limit stopped the work."""
-    err, out = io.StringIO(), io.StringIO()
+    """main(argv) in a forked child of this process (cheap: nothing is re-imported), so that stopping it at the
+    per-input limit can never leave this process's caches (SymPy's, mpmath's precision) half-updated:
+    (exit status, stderr); status None when the limit stopped the work."""
+    import tempfile
+    import time
+    import traceback
+
     if os.environ.get("FUZZ_LOG"):
         with open(os.environ["FUZZ_LOG"], "a") as fh:
             fh.write(f"start {argv!r}\n")
-    old = signal.signal(signal.SIGALRM, _on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, PER_INPUT)
-    status: int | None
-    try:
-        with contextlib.redirect_stderr(err), contextlib.redirect_stdout(out):
+    with tempfile.TemporaryFile() as err_f, tempfile.TemporaryFile() as out_f:
+        pid = os.fork()
+        if pid == 0:  # the child: run, report through the exit status, never return into pytest
+            code = 99
             try:
-                status = cli.main(argv)
-            except SystemExit as exc:  # argparse's own errors and --help/--version
-                status = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    except _Budget:
-        status = None
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+                os.dup2(out_f.fileno(), 1)
+                os.dup2(err_f.fileno(), 2)
+                sys.stdout = open(1, "w", closefd=False)  # noqa: SIM115
+                sys.stderr = open(2, "w", closefd=False)  # noqa: SIM115
+                try:
+                    code = cli.main(argv)
+                except SystemExit as exc:  # argparse's own errors and --help/--version
+                    code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+            except BaseException:  # noqa: BLE001 - reported to the parent as a traceback on stderr
+                traceback.print_exc()
+                code = 99
+            finally:
+                try:
+                    sys.stdout.flush()
+                    sys.stderr.flush()
+                finally:
+                    os._exit(code if isinstance(code, int) and 0 <= code < 256 else 98)
+        t0 = time.monotonic()
+        status: int | None = None
+        while True:
+            done, raw = os.waitpid(pid, os.WNOHANG)
+            if done:
+                status = os.waitstatus_to_exitcode(raw)
+                break
+            if time.monotonic() - t0 > PER_INPUT:
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
+                break
+            time.sleep(0.005)
+        err_f.seek(0)
+        err = err_f.read().decode("utf-8", "replace")
     if os.environ.get("FUZZ_LOG"):  # a trace of every input and its status, for finding a slow one
         with open(os.environ["FUZZ_LOG"], "a") as fh:
             fh.write(f"{status!r} {argv!r}\n")
     STATS["inputs"] += 1
-    STATS["cut" if status is None else "status"] = (
-        STATS["cut"] + 1 if status is None else {**STATS["status"], status: STATS["status"].get(status, 0) + 1}
-    )
-    return status, err.getvalue()
+    if status is None:
+        STATS["cut"] += 1
+    else:
+        STATS["status"][status] = STATS["status"].get(status, 0) + 1
+    return status, err
 
 
 def check_contract(argv, status, err) -> None:
@@ -174,14 +197,16 @@ def check_contract(argv, status, err) -> None:
 @pytest.fixture(scope="module")
 def workdir(tmp_path_factory):
     """A scratch cwd (relative --out/--plot values land here) with every lazily imported module loaded first,
-    so the per-input limit never interrupts an import."""
+    so that the forked children do not each import them again."""
     d = tmp_path_factory.mktemp("fuzz")
     old = os.getcwd()
     os.chdir(d)
     for mod in ("rate", "search", "generalisation", "temperature"):
         importlib.import_module(f"infonce_bounds.numerics.experiments.{mod}")
-    for argv in (["constants"], ["show"], ["exact", "nonexistent.json"]):
-        run_cli(argv)
+    cli.build_parser()
+    with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
+        for argv in (["constants"], ["show"], ["exact", "nonexistent.json"]):
+            cli.main(argv)
     yield d
     os.chdir(old)
 
@@ -209,7 +234,7 @@ def argvs(draw):
 
 
 @settings(
-    max_examples=140,
+    max_examples=110,
     derandomize=True,
     deadline=None,
     database=None,
@@ -266,7 +291,7 @@ def models(draw):
 
 
 @settings(
-    max_examples=60,
+    max_examples=50,
     derandomize=True,
     deadline=None,
     database=None,
@@ -283,10 +308,170 @@ def test_random_model_files_at_exact(workdir, data, k):
         assert any(w in err for w in ("model", "--k", "--budget", "tau", "pi", "M ", "M[", "phi")), err
 
 
+# ------------------------------------------------------------------------------------------ random arrays at the API
+
+API_ARGS = {
+    "anchors",
+    "positives",
+    "negatives",
+    "pool",
+    "index",
+    "tau",
+    "variant",
+    "normalize",
+    "symmetric",
+    "losses",
+    "scores",
+    "b",
+    "betas",
+    "ideal_weights",
+}
+ENTRY = st.one_of(
+    st.floats(-1, 1, width=64),
+    st.sampled_from([0.0, float("nan"), float("inf"), -float("inf"), 1e300, -1e300, 1e-300, 5e-324, 1e-200]),
+)
+TAUS = st.sampled_from([1e-3, 0.07, 1.0, 100.0, 1e-40, 1e300, 0.0, -1.0, float("nan"), "1", None, True])
+
+
+def _layout(draw, a):
+    kind = draw(st.integers(0, 4))
+    if kind == 1:
+        return np.asfortranarray(a)
+    if kind == 2:
+        big = np.repeat(a, 2, axis=-1)
+        return big[..., ::2]  # a strided view
+    if kind == 3:
+        with np.errstate(over="ignore", invalid="ignore"):  # 1e300 → inf in float16/float32 is intended
+            return a.astype(draw(st.sampled_from([np.float32, np.float16, np.int64, np.complex128, bool])))
+    if kind == 4:
+        return a.tolist()
+    return a
+
+
+@st.composite
+def api_calls(draw):
+    n, k, d = draw(st.integers(1, 3)), draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    unit = draw(st.integers(0, 3)) > 0
+
+    def arr(shape):
+        if unit:
+            a = np.asarray(draw(st.lists(st.floats(-1, 1), min_size=int(np.prod(shape)), max_size=int(np.prod(shape)))))
+            a = a.reshape(shape)
+            a[..., 0] += 1.5  # no zero rows
+            a = a / np.linalg.norm(a, axis=-1, keepdims=True)
+        else:
+            a = np.asarray(draw(st.lists(ENTRY, min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))).reshape(
+                shape
+            )
+        return _layout(draw, a) if draw(st.integers(0, 5)) == 0 else a
+
+    fn = draw(st.sampled_from(["loss", "pooled", "in_batch", "weights", "lme", "risk"]))
+    tau = draw(TAUS) if draw(st.integers(0, 5)) == 0 else draw(st.sampled_from([1e-3, 0.1, 1.0, 100.0]))
+    variant = draw(st.sampled_from(["dcl", "standard", "infonce"] * 3 + ["nosuch", 3]))
+    flag = draw(st.sampled_from([False, True] * 4 + ["False", "no", 0, None]))
+    if fn == "loss":
+        return fn, (arr((n, d)), arr((n, d)), arr((n, k, d)), tau, variant, flag)
+    if fn == "pooled":
+        index = draw(
+            st.sampled_from([[[0] * k] * n] * 4 + [[[1, 2], [3]], [[-1] * k] * n, [["a"] * k] * n, [[0.5] * k] * n])
+        )
+        return fn, (arr((n, d)), arr((n, d)), arr((max(n, 1), d)), index, tau, variant, flag)
+    if fn == "in_batch":
+        B = n + 1
+        return fn, (arr((B, d)), arr((B, d)), tau, variant, draw(st.sampled_from([False] * 4 + [True, "False"])), flag)
+    if fn == "weights":
+        return fn, (arr((n, d)), arr((n, k, d)), tau, flag)
+    if fn == "lme":
+        return fn, (arr((n, k)) if draw(st.booleans()) else draw(st.sampled_from([["a"], [[1], [2, 3]]])), tau)
+    return fn, (draw(st.sampled_from([["a"], [[1], [2, 3]], [], [1.0, float("nan")], [1.0, 2.0], [3]])),)
+
+
+def _mp_loss(a, p, ng, tau, variant):
+    """50-digit reference of the per-anchor loss from the same (float) input values."""
+    with mpmath.workdps(50):
+        t = mpmath.mpf(tau)
+        out = []
+        for i in range(a.shape[0]):
+            sp_ = mpmath.fsum(mpmath.mpf(float(x)) * mpmath.mpf(float(y)) for x, y in zip(a[i], p[i]))
+            ss = [mpmath.fsum(mpmath.mpf(float(x)) * mpmath.mpf(float(y)) for x, y in zip(a[i], nj)) for nj in ng[i]]
+            kk = len(ss)
+            tot = mpmath.fsum(mpmath.exp((s - sp_) / t) for s in ss)
+            if variant == "dcl":
+                out.append(mpmath.log(tot / kk))
+            elif variant == "standard":
+                out.append(mpmath.log(1 + tot))
+            else:
+                out.append(mpmath.log(1 + tot) - mpmath.log(kk))
+        return out
+
+
+def _close(got, ref, tau, dtype):
+    eps = 1e-5 if dtype == np.float32 else 1e-11
+    for g, r in zip(got, ref):
+        assert abs(mpmath.mpf(float(g)) - r) <= eps * (abs(r) + 2 / mpmath.mpf(tau) + 1), (g, r, tau)
+
+
+@settings(
+    max_examples=80,
+    derandomize=True,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+@given(call=api_calls())
+def test_random_arrays_at_the_api(call):
+    from infonce_bounds.numerics import api
+
+    fn, args = call
+    f = {
+        "loss": api.infonce_loss,
+        "pooled": api.infonce_loss_pooled,
+        "in_batch": api.infonce_loss_in_batch,
+        "weights": api.softmax_weights,
+        "lme": api.log_mean_exp,
+        "risk": api.risk,
+    }[fn]
+    try:
+        res = f(*args)
+    except ValueError as exc:
+        msg = str(exc)
+        assert any(name in msg for name in API_ARGS), msg  # names the argument
+        STATS["api_refused"] += 1
+        return
+    if fn == "loss":
+        (a, p, ng), tau = (np.asarray(x) for x in args[:3]), args[3]
+        norm = lambda x: x / np.linalg.norm(x.astype(np.float64), axis=-1, keepdims=True)  # noqa: E731
+        if args[5] is True:
+            a, p, ng = norm(a), norm(p), norm(ng)
+        _close(res, _mp_loss(a, p, ng, float(tau), args[4]), float(tau), np.asarray(args[0]).dtype)
+        STATS["api_checked"] += 1
+    elif fn == "in_batch" and args[4] is False:
+        a, p = np.asarray(args[0]), np.asarray(args[1])
+        if args[5] is True:
+            a = a / np.linalg.norm(a.astype(np.float64), axis=-1, keepdims=True)
+            p = p / np.linalg.norm(p.astype(np.float64), axis=-1, keepdims=True)
+        B = a.shape[0]
+        ng = np.stack([np.delete(p, i, axis=0) for i in range(B)])
+        _close(res, _mp_loss(a, p, ng, float(args[2]), args[3]), float(args[2]), a.dtype)
+        STATS["api_checked"] += 1
+    else:
+        assert np.all(np.isfinite(np.asarray(res if fn != "risk" else res.mean)))
+        STATS["api_other"] += 1
+
+
 def test_fuzz_counts_are_reported(workdir):
     """Runs last in this file: the number of inputs tried (printed with -s; also a sanity check that the
     fuzz tests above did run and that some inputs were valid and some refused)."""
-    print(f"\nfuzz: {STATS['inputs']} CLI inputs, exit statuses {STATS['status']}, {STATS['cut']} stopped at "
-          f"{PER_INPUT} s after validation", file=sys.stderr)
-    assert STATS["inputs"] >= 200
+    print(
+        f"\nfuzz: {STATS['inputs']} CLI inputs, exit statuses {STATS['status']}, {STATS['cut']} stopped at "
+        f"{PER_INPUT} s after validation",
+        file=sys.stderr,
+    )
+    assert STATS["inputs"] >= 150
     assert STATS["status"].get(2, 0) > 0 and STATS["status"].get(0, 0) > 0
+    print(
+        f"fuzz: API calls {STATS['api_refused']} refused naming an argument, {STATS['api_checked']} checked "
+        f"against 50 digits, {STATS['api_other']} finite results",
+        file=sys.stderr,
+    )
+    assert STATS["api_refused"] > 0 and STATS["api_checked"] > 0
