@@ -351,3 +351,38 @@ def test_array_arguments_are_named(call, name):
 def _pool_args():
     rng = np.random.default_rng(6)
     return _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 3), _unit_rows(rng, 4, 3)
+
+
+def _dcl_reference(a, p, ng, tau):
+    """50-digit DCL loss log((1/k) Σ_j e^{z_j}), z_j = ⟨a, n_j − p⟩/τ from the same float inputs (compensated)."""
+    with mpmath.workdps(50):
+        out = []
+        for i in range(len(a)):
+            z = [
+                mpmath.fsum(mpmath.mpf(x) * (mpmath.mpf(y) - mpmath.mpf(q)) for x, y, q in zip(a[i], n, p[i])) / tau
+                for n in ng[i]
+            ]
+            m = max(z)
+            out.append(m + mpmath.log1p(mpmath.fsum(mpmath.expm1(v - m) for v in z) / len(z)))
+        return out
+
+
+@pytest.mark.parametrize("tau", [100.0, 1.0, 1e300])
+def test_small_dcl_losses_keep_relative_accuracy(monkeypatch, tau):
+    """Near-zero DCL losses (negatives 1e-6 from the positive): were c − log k, 2 % off at τ = 100 and exactly 0
+    at τ = 1e300; now within 1e-9 relative of a 50-digit reference (pooled layout too)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(7)
+    a = _unit_rows(rng, 3, 3)
+    ng = np.stack([a] * 4, axis=1) + 1e-6 * rng.normal(size=(3, 4, 3))
+    ng /= np.linalg.norm(ng, axis=-1, keepdims=True)
+    ref = _dcl_reference(a, a, ng, tau)
+    got = api.infonce_loss(a, a, ng, tau, variant="dcl")
+    pooled = api.infonce_loss_pooled(a, a, ng.reshape(-1, 3), np.arange(12).reshape(3, 4), tau, variant="dcl")
+    for out in (got, pooled):
+        assert all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(out, ref))
+    # planted: the uncompensated closing form fails the same check
+    monkeypatch.setattr(api, "SMALL_DCL", 0.0)
+    plain = api.infonce_loss(a, a, ng, tau, variant="dcl")
+    assert not all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(plain, ref))
