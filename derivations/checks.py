@@ -42,6 +42,7 @@ DEFAULTS: dict[str, Any] = {
 def check_step(step: Step, **options: Any) -> StepResult:
     """Check one step with the checker for its kind."""
     opts = {**DEFAULTS, **options}
+    step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
     if step.check is not None:
         res = step.check(step, opts)
     elif step.kind == "definition":

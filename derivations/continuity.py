@@ -40,7 +40,7 @@ from typing import Any, NamedTuple
 import mpmath
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step, StepResult, Verdict
+from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict
 from .results import ClosedForm, KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, lam_gamma, lam_tau, q, r, rho, t, tau, v, x, y, z
 
@@ -720,8 +720,8 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "norms: C_ρ(γ, τ, k) = C(γρ, τ/ρ, k)/ρ (similarities in [−ρ, ρ], F_τ(v) = F_{τ/ρ}(v/ρ))",
-            continuity_factor(gamma, tau, k, rho),
-            continuity_factor(gamma * rho, tau / rho, k) / rho,
+            Shown(continuity_factor(gamma, tau, k, rho), r"C_\rho(\gamma, \tau, k)", "C_ρ(γ, τ, k)"),
+            Shown(continuity_factor(gamma * rho, tau / rho, k), r"C(\gamma\rho, \tau/\rho, k)", "C(γρ, τ/ρ, k)") / rho,
             kind="identity",
             domain=D["tkrho"],
             provenance="ours",

@@ -25,7 +25,7 @@ import itertools
 
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step
+from .ledger import Derivation, Domain, Shown, Step
 from .symbols import h, j, k, mu, nu, t, tau, v, w
 
 N_POINTS = 3  #: support size of the concrete finite measures (symbolic weights)
@@ -155,7 +155,11 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "first Gâteaux derivative = tilted difference ∫e^{s/τ}d(ν−μ)/∫e^{s/τ}dμ",
-            sp.diff(F_t, t).subs(t, 0),
+            Shown(
+                sp.diff(F_t, t).subs(t, 0),
+                r"\left.\frac{d}{dt} F\big(\mu + t(\nu - \mu)\big)\right|_{t=0}",
+                "d/dt F(μ + t(ν − μ)) at t = 0",
+            ),
             tilted,
             domain=Dm,
             provenance="ours",

@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sympy as sp
@@ -20,6 +20,58 @@ import sympy as sp
 PROVENANCES = ("paper", "ours", "classical")
 KINDS = ("definition", "identity", "inequality", "expansion", "limit")
 RELATIONS = ("<=", "<", ">=", ">")
+
+
+class Shown(sp.UnevaluatedExpr):
+    """An expression printed in the proof's notation but checked as its value: ``Shown(e, latex, text)``.
+
+    SymPy evaluates on construction (``√k · e^{1/τ}/√k`` becomes ``e^{1/τ}``), so a step written as the
+    proof prints it could show "X = X". Wrapping a side keeps its printed form: ``latex`` and ``text``
+    (optional; the wrapped expression's own form, in parentheses where needed, when empty). The checkers
+    never see the wrapper: ``check_step`` unwraps every ``Shown`` first (``unwrap``).
+    """
+
+    def __new__(cls, arg: Any, latex: str = "", text: str = "") -> Shown:
+        from sympy.core.symbol import Str
+
+        return sp.Expr.__new__(cls, sp.sympify(arg), Str(latex), Str(text))
+
+    @property
+    def value(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def precedence(self) -> int:
+        from sympy.printing.precedence import PRECEDENCE, precedence
+
+        return PRECEDENCE["Atom"] if self.args[1].name else precedence(self.value)
+
+    def doit(self, **hints: Any) -> sp.Expr:
+        return self.value.doit(**hints) if hints.get("deep", True) else self.value
+
+    def _latex(self, printer: Any) -> str:
+        if self.args[1].name:
+            return self.args[1].name
+        inner = printer._print(self.value)
+        return rf"\left({inner}\right)" if isinstance(self.value, sp.Add) else inner
+
+    def _sympystr(self, printer: Any) -> str:
+        if self.args[2].name:
+            return self.args[2].name
+        inner = printer._print(self.value)
+        return f"({inner})" if isinstance(self.value, sp.Add) else inner
+
+    def _pretty(self, printer: Any) -> Any:
+        from sympy.printing.pretty.stringpict import prettyForm
+
+        return prettyForm(self.args[2].name) if self.args[2].name else printer._print(self.value)
+
+
+def unwrap(expr: Any) -> Any:
+    """``expr`` with every ``Shown`` replaced by its value (and the parents re-evaluated)."""
+    if isinstance(expr, sp.Basic) and expr.has(Shown):
+        return expr.replace(lambda e: isinstance(e, Shown), lambda e: e.value)
+    return expr
 
 
 class DerivationError(ValueError):
@@ -224,6 +276,12 @@ class Step:
                 f"step {self.name!r}: free symbols {sorted(map(str, missing))} are not covered by its domain"
                 f" ({self.domain.describe()})"
             )
+
+    def unwrapped(self) -> Step:
+        """This step with its printed forms (``Shown``) replaced by their values: what the checkers see."""
+        if not any(isinstance(e, sp.Basic) and e.has(Shown) for e in (self.lhs, self.rhs)):
+            return self
+        return replace(self, lhs=unwrap(self.lhs), rhs=unwrap(self.rhs))
 
     def uncovered(self) -> set[sp.Symbol]:
         names = free_names(self.lhs) | free_names(self.rhs)

@@ -25,7 +25,7 @@ import warnings
 
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step
+from .ledger import Derivation, Domain, Shown, Step
 from .results import KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, Zk, b, c, ell, ell_dcl, ell_std, g, j, k, s, s_pos, tau, x, z
 from .symbols import B_batch as _B
@@ -202,7 +202,7 @@ def derivations() -> list[Derivation]:
         Step(
             "ℓ̃ as log-mean-exp: ℓ̃ = Λ(1/τ; s) − s⁺/τ",
             dcl_loss(),
-            log_mean_exp(1 / tau, s, k) - s_pos / tau,
+            Shown(log_mean_exp(1 / tau, s, k), r"\Lambda(1/\tau; s)", "Λ(1/τ; s)") - s_pos / tau,
             domain=D,
             provenance="ours",
         ),
@@ -350,10 +350,18 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "symmetric in-batch loss = mean of the row (anchor→positive) and column (positive→anchor) losses",
-            symmetric_in_batch_loss(Bc).doit(),
+            Shown(symmetric_in_batch_loss(Bc).doit(), r"\ell^{\mathrm{sym}}_{B=3}", "ℓ_sym(B=3)"),
             (
-                sp.Add(*[in_batch_row_loss(i_, Bc) for i_ in range(1, Bc + 1)]).doit()
-                + sp.Add(*[in_batch_col_loss(i_, Bc) for i_ in range(1, Bc + 1)]).doit()
+                Shown(
+                    sp.Add(*[in_batch_row_loss(i_, Bc) for i_ in range(1, Bc + 1)]).doit(),
+                    r"\sum_{i=1}^{3} \mathrm{row}_i",
+                    "Σ_i row_i",
+                )
+                + Shown(
+                    sp.Add(*[in_batch_col_loss(i_, Bc) for i_ in range(1, Bc + 1)]).doit(),
+                    r"\sum_{i=1}^{3} \mathrm{col}_i",
+                    "Σ_i col_i",
+                )
             )
             / (2 * Bc),
             domain=Domain({tau: (TAU_MIN, TAU_MAX), _S: (-1, 1)}),

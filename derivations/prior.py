@@ -31,7 +31,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step, StepResult, Verdict
+from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict
 from .symbols import TAU_MAX, TAU_MIN, L, R, a, k, n, p, tau, x, y
 
 #: confidence labels used in the docstrings and the ``compare`` output
@@ -331,7 +331,7 @@ def derivations() -> list[Derivation]:
             ),
             Step(
                 "rate: √k × bound is independent of k",
-                sp.sqrt(k) * bound,
+                sp.sqrt(k) * Shown(bound),
                 sp.exp(1 / tau) * sp.sinh(1 / tau),
                 domain=_TK,
                 provenance="ours",
@@ -434,8 +434,8 @@ def derivations() -> list[Derivation]:
             ),
             Step(
                 "√(k+1) 𝔊_{n(k+1)} = 𝔊_n: the n(k+1)-point complexity costs no power of k",
-                sp.sqrt(k + 1) * similarity_complexity(m),
-                G,
+                sp.sqrt(k + 1) * Shown(similarity_complexity(m), r"\mathcal{G}_{n(k+1)}", "𝔊_{n(k+1)}"),
+                Shown(G, r"\mathcal{G}_n", "𝔊_n"),
                 domain=_ALL,
                 provenance="ours",
                 simplifier=lambda e: sp.simplify(sp.powsimp(sp.expand_power_base(e, force=True), force=True)),

@@ -47,7 +47,7 @@ import mpmath
 import sympy as sp
 
 from . import continuity as _cont
-from .ledger import Derivation, Domain, Step, StepResult, Verdict
+from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict
 from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, c0, chi, gamma, h, j, k, m_lvl, n, p, r, tau
 
 SQRT2 = sp.sqrt(2)
@@ -431,7 +431,10 @@ def derivations() -> list[Derivation]:
     )
     vec_step = Step(
         "vector class on nk points: R_vec ≤ k · chaining(m = nk) = 6 c₀ J √(pk/n)",
-        k * chaining_bound(similarity_radius(), similarity_chi(), p, n * k),
+        k
+        * Shown(
+            chaining_bound(similarity_radius(), similarity_chi(), p, n * k), r"\mathrm{chaining}(nk)", "chaining(nk)"
+        ),
         6 * similarity_radius() * entropy_factor() * sp.sqrt(p * k / n),
         kind="identity",
         domain=dom_all,
@@ -471,7 +474,7 @@ def derivations() -> list[Derivation]:
             ),
             Step(
                 "direct route is k-free: complexity_direct = (12/τ) c₀ J √(p/n)",
-                complexity_direct(),
+                Shown(complexity_direct(), r"\mathrm{complexity}_{\mathrm{direct}}", "complexity_direct"),
                 12 * similarity_radius() * entropy_factor() * sp.sqrt(p / n) / tau,
                 kind="identity",
                 domain=dom_all,

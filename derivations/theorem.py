@@ -37,7 +37,7 @@ from typing import Any
 
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step
+from .ledger import Derivation, Domain, Shown, Step
 from .loss import canonical_loss
 from .results import ClosedForm
 from .symbols import (
@@ -347,7 +347,7 @@ def derivations() -> list[Derivation]:
         Step(
             "risk decomposition CE − R̂_n = (CE − R̃) + (R̃ − R̂_n)",
             CE_risk - Rhat_n,
-            (CE_risk - Rk_risk) + (Rk_risk - Rhat_n),
+            sp.Add(Shown(CE_risk - Rk_risk), Shown(Rk_risk - Rhat_n), evaluate=False),
             domain=risks,
             provenance="ours",
             note="first bracket: finite-k bias (deterministic); second: generalisation gap at fixed k",
@@ -428,7 +428,11 @@ def derivations() -> list[Derivation]:
         # --- sample variability
         Step(
             "McDiarmid tail at t = (b − a)√(log(1/δ)/(2n)) is δ (differences c_i = (b − a)/n)",
-            sp.exp(-2 * dev**2 / (n * (a / n) ** 2)),
+            Shown(
+                sp.exp(-2 * dev**2 / (n * (a / n) ** 2)),
+                r"\exp\left(-\frac{2 t^2}{n (a/n)^2}\right)\Big|_{t = a\sqrt{\log(1/\delta)/(2n)}}",
+                "exp(−2t²/(n (a/n)²)) at t = a√(log(1/δ)/(2n))",
+            ),
             delta,
             domain=Domain({a: (sp.Rational(1, 10**6), sp.oo), n: (1, sp.oo), delta: (sp.Rational(1, 10**9), 1)}),
             provenance="classical",
@@ -461,10 +465,16 @@ def derivations() -> list[Derivation]:
             domain=_FULL,
             provenance="ours",
         ),
-        Step("sample variability is independent of k (∂/∂k = 0)", sp.diff(sv, k), 0, domain=_FULL, provenance="ours"),
+        Step(
+            "sample variability is independent of k (∂/∂k = 0)",
+            Shown(sp.diff(sv, k), r"\frac{\partial}{\partial k} \mathrm{SV}(\tau, n, \delta)", "∂SV/∂k"),
+            0,
+            domain=_FULL,
+            provenance="ours",
+        ),
         Step(
             "sample variability is O(n^{-1/2}): lim √n · SV = (4/τ)√(log(1/δ)/2)",
-            sp.sqrt(n) * sv,
+            sp.sqrt(n) * Shown(sv, r"\mathrm{SV}(\tau, n, \delta)", "SV(τ, n, δ)"),
             4 / tau * sp.sqrt(sp.log(1 / delta) / 2),
             kind="limit",
             var=n,
@@ -561,7 +571,11 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
         ),
         Step(
             "finite-k bias is O(1/k): k × C(τ)/k is independent of k",
-            sp.diff(sp.simplify(k * bias_term_uncapped()), k),
+            Shown(
+                sp.diff(sp.simplify(k * bias_term_uncapped()), k),
+                r"\frac{\partial}{\partial k}\left(k \cdot \frac{C(\tau)}{k}\right)",
+                "∂(k · C(τ)/k)/∂k",
+            ),
             0,
             domain=_FULL,
             provenance="ours",

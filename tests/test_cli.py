@@ -72,10 +72,25 @@ def test_help_exits_zero(argv):
     assert exc.value.code == 0
 
 
+def test_report_pdf_without_pdflatex_is_exit_2(tmp_path, capsys, monkeypatch):
+    from infonce_bounds.numerics import latex
+
+    monkeypatch.setattr(latex.shutil, "which", lambda name: None)
+    assert main(["report", "--pdf", "--out", str(tmp_path / "r"), "--trials", "10"]) == 2
+    err = capsys.readouterr().err
+    assert "--pdf needs pdflatex" in err and "Traceback" not in err
+    assert not (tmp_path / "r" / "REPORT.md").exists()  # refused before the long run
+
+
 def test_report_builds_with_summary_and_plots(tmp_path, capsys):
     # the main job end to end, in its quick form: summary first, every section, plots beside it
+    from infonce_bounds.numerics.latex import have_pdflatex
+
     out = tmp_path / "rep"
-    assert main(["report", "--quick", "--trials", "50", "--out", str(out)]) == 0
+    pdf = ["--pdf"] if have_pdflatex() else []  # the PDF from the same run, where TeX is installed
+    assert main(["report", "--quick", "--trials", "50", "--out", str(out), *pdf]) == 0
+    if pdf:
+        assert (out / "REPORT.pdf").read_bytes()[:5] == b"%PDF-" and (out / "REPORT.pdf").stat().st_size > 20_000
     text = (out / "REPORT.md").read_text()
     assert text.startswith("# infonce-bounds report\n\nBuilt in ")
     assert text.index("## Summary") < text.index("## Verified derivations")

@@ -37,6 +37,7 @@ def add_arguments(p) -> None:
         "`verify` itself defaults to 100000)",
     )
     p.add_argument("--quick", action="store_true", help="smallest sizes everywhere (used by the tests)")
+    p.add_argument("--pdf", action="store_true", help="also write REPORT.pdf beside REPORT.md (needs pdflatex)")
 
 
 def section_derivations(out: pathlib.Path, args) -> str:
@@ -105,6 +106,11 @@ def _experiment_findings(out: pathlib.Path) -> list[str]:
 def run(args) -> int:
     if args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
+    if getattr(args, "pdf", False):
+        from ..latex import LatexError, have_pdflatex
+
+        if not have_pdflatex():  # say so before the long run, not after it
+            raise LatexError("--pdf needs pdflatex on PATH (Debian: texlive-latex-base texlive-latex-recommended)")
     out = pathlib.Path(args.out)
     try:
         out.mkdir(parents=True, exist_ok=True)
@@ -139,4 +145,10 @@ def run(args) -> int:
     tmp.replace(path)  # never leave a partial report looking complete
     print(f"wrote {path} in {took:.1f} s", file=sys.stderr)
     print(path)
+    if getattr(args, "pdf", False):
+        from ..latex import markdown_document, pdflatex
+
+        pdf = pdflatex(markdown_document(path.read_text()), out / "REPORT.pdf", resources=out)
+        print(f"wrote {pdf}", file=sys.stderr)
+        print(pdf)
     return 0
