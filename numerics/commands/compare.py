@@ -127,52 +127,53 @@ def closing_note(values: dict, gamma_mode: str, loss: str) -> tuple[str, dict]:
     }
 
 
-def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
-    """Log-log plot of every column against k (Agg backend); log10 values on linear axes if a value
-    exceeds the float range."""
-    import matplotlib
+#: column key → (legend label in words and mathtext, whose curve: a key of ``plotstyle.STYLES``)
+PLOT_LABELS = {
+    "bound": ("Theorem 1 bound: sum of the three terms", "ours"),
+    "sample_variability": ("sample variability", "ours"),
+    "complexity_avg": (r"complexity $2\,\mathrm{Rad}_n$, averaged form", "ours"),
+    "complexity_max": (r"complexity $2\,\mathrm{Rad}_n$, max-type form", "ours"),
+    "complexity_direct": (r"complexity, direct $k$-free route", "ours"),
+    "finite_k_bias": (r"finite-$k$ bias $\min(C(\tau)/k,\ D(\tau))$", "ours"),
+    "large_k_deviation": (r"$O(k^{-1/2})$ large-$k$ deviation", "prior"),
+    "complexity_klinear": (r"complexity penalty linear in $k$", "prior"),
+    "complexity_logk": (r"complexity penalty in $\log k$ (constant set to 1)", "prior"),
+}
+_MARKERS = {"complexity_avg": "o", "complexity_max": "s", "large_k_deviation": "x", "complexity_klinear": "^"}
+_MARKERS["complexity_logk"] = "v"
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+
+def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
+    """Log-log plot of every column against k (``numerics.plotstyle``: ours solid, earlier bounds
+    dash-dotted, legend below the axes); log10 values on a linear axis if a value exceeds the float range."""
+    from .. import plotstyle
 
     ks = [r["k"] for r in rows]
-    fig, ax = plt.subplots(figsize=(8, 5.5))
+    fig, (ax,) = plotstyle.figure(1, width=7.5, height=4.6)
     huge = any(
         r[key] is not None and r[key]["log10"] is not None and r[key]["log10"] > 300 for r in rows for key in COLUMNS
     )
-    styles = {
-        "complexity_avg": "-o",
-        "complexity_max": "-s",
-        "bound": "-",
-        "finite_k_bias": "--",
-        "sample_variability": ":",
-        "large_k_deviation": "--x",
-        "complexity_klinear": "-.^",
-        "complexity_logk": "-.v",
-    }
-    for key, (label, prov) in COLUMNS.items():
+    for key, (label, kind) in PLOT_LABELS.items():
         pts = [(r["k"], r[key]["log10"]) for r in rows if r[key] is not None and r[key]["log10"] is not None]
         if not pts:
             continue
         xs = [x for x, _ in pts]
         ys = [y for _, y in pts] if huge else [10**y for _, y in pts]
-        ax.plot(xs, ys, styles.get(key, "-"), label=f"{label} [{prov}]", markersize=4)
+        kw = plotstyle.style(kind, marker=_MARKERS.get(key, ""), markersize=4)
+        if key == "bound":
+            kw.update(linewidth=2.4, color="k")
+        ax.plot(xs, ys, label=plotstyle.label(label, kind), **kw)
     ax.set_xscale("log", base=2)
     if huge:
-        ax.set_ylabel("log10(certified upper bound)")
+        ax.set_ylabel(r"$\log_{10}$ of the certified upper bound (bound in nats)")
     else:
         ax.set_yscale("log")
         ax.set_ylabel("certified upper bound (nats)")
-    ax.set_xlabel("k (negatives)")
+    ax.set_xlabel(r"number of negatives $k$")
     ax.set_xlim(min(ks), max(ks))
-    ax.set_title(title, fontsize=9)
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="best")
-    fig.tight_layout()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, dpi=120)
-    plt.close(fig)
-    return path
+    ax.set_title(title, fontsize=8)
+    plotstyle.legend(ax, ncol=2)
+    return plotstyle.save(fig, path)
 
 
 def _format_table(rows: list[dict]) -> str:

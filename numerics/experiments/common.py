@@ -163,13 +163,10 @@ def versions() -> dict:
 
 
 def matplotlib_agg():
-    """Import pyplot on the non-interactive Agg backend (no display needed)."""
-    import matplotlib
+    """pyplot on the non-interactive Agg backend (no display needed), in the toolkit's style."""
+    from .. import plotstyle
 
-    matplotlib.use("Agg", force=True)
-    import matplotlib.pyplot as plt
-
-    return plt
+    return plotstyle.pyplot()
 
 
 # ----------------------------------------------------------------------------------------------

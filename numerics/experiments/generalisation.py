@@ -207,36 +207,60 @@ def closing_note(per_k: dict, ks: list[int], stab: dict) -> str:
     )
 
 
+#: Theorem-1 terms and earlier bounds as plotted: key → legend label in words
+THEOREM_LABELS = {
+    "bound": "Theorem 1 bound",
+    "sample_variability": "sample variability",
+    "complexity": r"complexity $2\,\mathrm{Rad}_n$",
+    "finite_k_bias": r"finite-$k$ bias",
+}
+PRIOR_LABELS = {
+    "large_k_deviation": r"$O(k^{-1/2})$ large-$k$ deviation",
+    "complexity_klinear": r"complexity linear in $k$",
+    "complexity_logk": r"complexity in $\log k$",
+}
+
+
 def plot(per_k: dict, ks: list[int], tau: float, n: int):
-    plt = common.matplotlib_agg()
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    """Risks, gaps and bounds against k on the digits data (mean over seeds, 95 % band); ``plotstyle``."""
+    from .. import plotstyle
+
+    fig, axes = plotstyle.figure(3, height=4.2)
     kk = np.array(ks, float)
 
-    def band(ax, key, label, fmt):
+    def band(ax, key, label, **kw):
         m = np.array([per_k[str(k)][key]["mean"] for k in ks], float)
         lo = np.array([per_k[str(k)][key]["ci"][0] if per_k[str(k)][key]["ci"][0] is not None else np.nan for k in ks])
         hi = np.array([per_k[str(k)][key]["ci"][1] if per_k[str(k)][key]["ci"][1] is not None else np.nan for k in ks])
-        (line,) = ax.plot(kk, m, fmt, ms=4, label=label)
+        (line,) = ax.plot(kk, m, label=label, **kw)
         ax.fill_between(kk, lo, hi, alpha=0.2, color=line.get_color())
         return m
 
-    band(axes[0], "empirical_risk", "empirical risk R̂_k (train)", "o-")
-    band(axes[0], "test_risk_k", "held-out R_k", "s-")
-    band(axes[0], "test_ce", "held-out search cross-entropy CE", "^-")
-    band(axes[0], "train_ce", "training-pool CE", "v--")
-    axes[0].set(xscale="log", xlabel="k", ylabel="nats", title=f"digits, τ = {tau}, n = {n}")
-    axes[0].legend(fontsize=7)
-    gap = band(axes[1], "gap", "gap CE(held-out) − R̂_k", "o-")
-    band(axes[1], "gap_same_k", "gap at fixed k: R_k(held-out) − R̂_k", "s-")
+    band(axes[0], "empirical_risk", r"empirical risk $\hat R_k$ (train)", marker="o")
+    band(axes[0], "test_risk_k", r"held-out $R_k$", marker="s")
+    band(axes[0], "test_ce", "held-out search cross-entropy CE", marker="^")
+    band(axes[0], "train_ce", "training-pool CE", marker="v", linestyle="-.")
+    axes[0].set(
+        xscale="log", xlabel=r"number of negatives $k$", ylabel="nats", title=rf"digits, $\tau$ = {tau}, $n$ = {n}"
+    )
+    gap = band(axes[1], "gap", r"gap CE(held-out) $- \hat R_k$", marker="o")
+    band(axes[1], "gap_same_k", r"gap at fixed $k$: $R_k$(held-out) $- \hat R_k$", marker="s")
     axes[1].axhline(0, color="grey", lw=0.5)
-    axes[1].set(xscale="log", xlabel="k", ylabel="nats", title="generalisation gap (mean, 95% CI over seeds)")
-    axes[1].legend(fontsize=7)
+    axes[1].set(
+        xscale="log",
+        xlabel=r"number of negatives $k$",
+        ylabel="nats",
+        title="generalisation gap (mean, 95 % CI over seeds)",
+    )
     ax = axes[2]
-    ax.plot(kk, np.abs(gap), "ko-", ms=4, label="|measured gap|")
+    ax.plot(kk, np.abs(gap), color="k", label="|gap|, measured", **plotstyle.style("measured"))
     th = [per_k[str(k)]["theorem"] for k in ks]
     if all(t.get("available") for t in th):
-        for name, st in (("bound", "-"), ("sample_variability", "--"), ("complexity", "-."), ("finite_k_bias", ":")):
-            ax.plot(kk, [t[name] for t in th], st, label=f"Theorem 1: {name}")
+        for name, lab in THEOREM_LABELS.items():
+            lw = 2.2 if name == "bound" else 1.2
+            ax.plot(
+                kk, [t[name] for t in th], label=plotstyle.label(lab, "ours"), **plotstyle.style("ours", linewidth=lw)
+            )
     else:
         ax.text(
             0.05,
@@ -247,11 +271,11 @@ def plot(per_k: dict, ks: list[int], tau: float, n: int):
         )
     pr = [per_k[str(k)]["prior"] for k in ks]
     if all(p.get("available") for p in pr):
-        for name in ("large_k_deviation", "complexity_klinear", "complexity_logk"):
-            ax.plot(kk, [p[name] for p in pr], lw=0.8, alpha=0.7, label=f"prior: {name}")
-    ax.set(xscale="log", yscale="log", xlabel="k", ylabel="nats", title="bounds vs measured gap (log scale)")
-    ax.legend(fontsize=6)
-    fig.tight_layout()
+        for name, lab in PRIOR_LABELS.items():
+            ax.plot(kk, [p[name] for p in pr], label=plotstyle.label(lab, "prior"), **plotstyle.style("prior"))
+    ax.set(xscale="log", yscale="log", xlabel=r"number of negatives $k$", ylabel="nats", title="bounds vs measured gap")
+    for a in axes:
+        plotstyle.legend(a, ncol=1)
     return fig
 
 

@@ -233,41 +233,53 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
 
 
 def plot(per_model: dict, tau: float):
-    plt = common.matplotlib_agg()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
+    """Left: measured |R_k − CE| (points, 95 % bars) with its leading term a₁/k and the rigorous C(τ)/k;
+    right: k·|R_k − CE| → a₁. Style from ``numerics.plotstyle``."""
+    from .. import plotstyle
+
+    plt = plotstyle.pyplot()
+    fig, (ax1, ax2) = plotstyle.figure(2, height=4.2)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for c, (name, m) in zip(colors, per_model.items()):
         ks = np.array([p["k"] for p in m["points"]], float)
         g = np.abs([p["gap"] for p in m["points"]])
         se = np.array([p["gap_se"] for p in m["points"]])
+        lo, hi = m["slope_ci"]
         ax1.errorbar(
             ks,
             g,
             yerr=1.96 * se,
-            fmt="o",
-            ms=4,
             color=c,
-            label=f"{name}: slope {m['slope']:.3f} [{m['slope_ci'][0]:.3f}, {m['slope_ci'][1]:.3f}]",
+            label=f"{name} model, measured: slope {m['slope']:.3f} [{lo:.3f}, {hi:.3f}]",
+            **plotstyle.style("measured"),
         )
-        ax1.plot(ks, m["a1"] / ks, "--", color=c, lw=1)
+        ax1.plot(
+            ks, m["a1"] / ks, color=c, label=rf"{name} model, leading term $a_1/k$ (ours)", **plotstyle.style("ours")
+        )
         rb = [p["rigorous_bound"] for p in m["points"]]
         if rb[0] is not None and m["kind"] == "finite" and name == next(iter(per_model)):
-            ax1.plot(ks, np.abs(rb), ":", color="k", lw=1, label="rigorous bound C(τ)/k")
-        ax2.errorbar(ks, ks * g, yerr=1.96 * ks * se, fmt="o-", ms=4, color=c, label=name)
-        ax2.axhline(m["a1"], color=c, ls="--", lw=1)
+            ax1.plot(ks, np.abs(rb), color="k", label=r"rigorous bound $C(\tau)/k$ (ours)", **plotstyle.style("ours"))
+        ax2.errorbar(
+            ks, ks * g, yerr=1.96 * ks * se, color=c, label=f"{name} model, measured", **plotstyle.style("measured")
+        )
+        ax2.axhline(m["a1"], color=c, label=rf"{name} model, $a_1$ (ours)", **plotstyle.style("ours", linewidth=1))
     k0 = np.array([1, max(max(p["k"] for p in m["points"]) for m in per_model.values())], float)
-    ax1.plot(k0, 0.3 / np.sqrt(k0), color="grey", lw=1, alpha=0.6, label="reference slope −1/2")
+    ax1.plot(k0, 0.3 / np.sqrt(k0), label=r"reference slope $-1/2$ (a $k^{-1/2}$ law)", **plotstyle.style("reference"))
     ax1.set(
         xscale="log",
         yscale="log",
-        xlabel="k (negatives)",
-        ylabel="|R_k − CE|",
-        title=f"finite-k bias, τ = {tau} (dashed: leading term a₁/k)",
+        xlabel=r"number of negatives $k$",
+        ylabel=r"$|R_k - \mathrm{CE}|$ (nats)",
+        title=rf"finite-$k$ bias, $\tau$ = {tau}",
     )
-    ax1.legend(fontsize=7)
-    ax2.set(xscale="log", xlabel="k", ylabel="k·|R_k − CE|", title="k × gap → a₁ = E Var(W)/(2Z²) (dashed)")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+    ax2.set(
+        xscale="log",
+        xlabel=r"number of negatives $k$",
+        ylabel=r"$k\,|R_k - \mathrm{CE}|$ (nats)",
+        title=r"$k \times$ bias $\to a_1 = \mathbf{E}\,\mathrm{Var}(W)/(2Z^2)$",
+    )
+    plotstyle.legend(ax1, ncol=1)
+    plotstyle.legend(ax2, ncol=1)
     return fig
 
 

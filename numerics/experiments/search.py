@@ -125,31 +125,51 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
 
 
 def plot(per_model: dict, tau: float):
-    plt = common.matplotlib_agg()
-    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(12, 4.6))
+    """Left: R_k and H_k − log k against k with CE (thin); right: k·D_k → δ₁. Style from ``plotstyle``."""
+    from .. import plotstyle
+
+    plt = plotstyle.pyplot()
+    fig, (ax1, ax2) = plotstyle.figure(2, height=4.2)
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for c, (name, m) in zip(colors, per_model.items()):
         ks = np.array([p["k"] for p in m["points"]], float)
-        ax1.plot(ks, [p["R_k"] for p in m["points"]], "o-", ms=3, color=c, label=f"{name}: R_k")
-        ax1.plot(ks, [p["H_k_minus_log_k"] for p in m["points"]], "s--", ms=3, color=c, label=f"{name}: H_k − log k")
-        ax1.axhline(m["ce"], color=c, lw=0.6, alpha=0.6)
+        ax1.plot(ks, [p["R_k"] for p in m["points"]], color=c, marker="o", label=f"{name} model: $R_k$")
+        ax1.plot(
+            ks,
+            [p["H_k_minus_log_k"] for p in m["points"]],
+            color=c,
+            marker="s",
+            label=rf"{name} model: $H_k - \log k$",
+            **plotstyle.style("ours", linestyle="-."),
+        )
+        ax1.axhline(m["ce"], label=f"{name} model: CE (the limit)", **plotstyle.style("reference", color=c))
         D = np.array([p["D_k"] for p in m["points"]])
         se = np.array([p["D_k_se"] for p in m["points"]])
         ax2.errorbar(
             ks,
             ks * D,
             yerr=1.96 * ks * se,
-            fmt="o-",
-            ms=3,
             color=c,
-            label=f"{name}: δ₁ = {m['delta1']:.3f}, slope of |D_k| {m['D_slope']:.3f}",
+            label=rf"{name} model, measured: $\delta_1$ = {m['delta1']:.3f}, slope of $|D_k|$ {m['D_slope']:.3f}",
+            **plotstyle.style("measured"),
         )
-        ax2.axhline(m["delta1"], color=c, ls="--", lw=1)
-    ax1.set(xscale="log", xlabel="k", ylabel="nats", title=f"R_k and H_k − log k → CE (thin lines), τ = {tau}")
-    ax1.legend(fontsize=6, ncol=2)
-    ax2.set(xscale="log", xlabel="k", ylabel="k·D_k = k(H_k − log k − R_k)", title="k·D_k → δ₁ (dashed)")
-    ax2.legend(fontsize=7)
-    fig.tight_layout()
+        ax2.axhline(
+            m["delta1"], color=c, label=rf"{name} model: $\delta_1$ (ours)", **plotstyle.style("ours", linewidth=1)
+        )
+    ax1.set(
+        xscale="log",
+        xlabel=r"number of negatives $k$",
+        ylabel="nats",
+        title=rf"$R_k$ and $H_k - \log k$ tend to CE, $\tau$ = {tau}",
+    )
+    ax2.set(
+        xscale="log",
+        xlabel=r"number of negatives $k$",
+        ylabel=r"$k\,D_k = k\,(H_k - \log k - R_k)$ (nats)",
+        title=r"$k\,D_k \to \delta_1$",
+    )
+    plotstyle.legend(ax1)
+    plotstyle.legend(ax2, ncol=1)
     return fig
 
 

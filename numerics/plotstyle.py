@@ -1,0 +1,131 @@
+"""One look for every figure of the toolkit (``compare``, the experiments, the notebooks).
+
+* labels are mathtext (``$k^{-1/2}$``, ``$\\tau$``), never code identifiers;
+* the line style says whose curve it is: *ours* solid, *paper* dashed, an earlier (*prior*) bound
+  dash-dotted, *measured* points with markers and error bars, a *reference* slope dotted grey;
+* legends sit outside the axes (below them), so they never cover data;
+* one unit per axis: a quantity in other units goes on its own axis (``twin_axis``) or panel.
+
+Use ``figure(ncols)`` instead of ``plt.subplots``, ``style(kind)`` for the line keywords, ``legend(ax)``
+for the legend and ``save(fig, path)`` to write the PNG.
+"""
+
+from __future__ import annotations
+
+import pathlib
+from collections.abc import Mapping
+from typing import Any
+
+#: line keywords by whose curve it is (see the module docstring)
+STYLES: dict[str, dict[str, Any]] = {
+    "ours": {"linestyle": "-", "linewidth": 1.6},
+    "paper": {"linestyle": "--", "linewidth": 1.6},
+    "prior": {"linestyle": "-.", "linewidth": 1.2},
+    "measured": {"linestyle": "none", "marker": "o", "markersize": 4},
+    "reference": {"linestyle": ":", "linewidth": 1.0, "color": "0.45"},  # override color= through style()
+}
+
+#: words for the legend, by kind (appended to a curve's name)
+WHOSE = {"ours": "ours", "paper": "paper", "prior": "earlier bound, our reconstruction", "measured": "measured"}
+
+RC: dict[str, Any] = {
+    "figure.dpi": 110,
+    "savefig.dpi": 120,
+    "font.size": 9,
+    "axes.titlesize": 9,
+    "axes.labelsize": 9,
+    "legend.fontsize": 8,
+    "legend.frameon": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "grid.linewidth": 0.5,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "mathtext.fontset": "dejavusans",
+    "axes.formatter.use_mathtext": True,
+    "lines.markersize": 4,
+}
+
+#: mathtext for the quantities that recur in labels
+TEX = {
+    "tau": r"$\tau$",
+    "k": r"$k$",
+    "k_inv_half": r"$k^{-1/2}$",
+    "k_inv": r"$k^{-1}$",
+    "gap": r"$|R_k - \mathrm{CE}|$",
+    "nats": "nats",
+}
+
+
+def pyplot():
+    """pyplot on the non-interactive Agg backend with the toolkit's style applied."""
+    import matplotlib
+
+    matplotlib.use("Agg", force=True)
+    import matplotlib.pyplot as plt
+
+    plt.rcParams.update(RC)
+    return plt
+
+
+def figure(ncols: int = 1, width: float | None = None, height: float = 4.0):
+    """``(fig, axes)`` with ``ncols`` panels side by side; ``axes`` is a list even for one panel."""
+    plt = pyplot()
+    fig, axes = plt.subplots(1, ncols, figsize=(width or 5.2 * ncols + 0.6, height), squeeze=False)
+    return fig, list(axes[0])
+
+
+def style(kind: str, **over: Any) -> dict[str, Any]:
+    """Line keywords for ``kind`` ∈ ``STYLES`` (ours, paper, prior, measured, reference), overridable."""
+    if kind not in STYLES:
+        raise ValueError(f"plot style kind must be one of {sorted(STYLES)}, got {kind!r}")
+    return {**STYLES[kind], **over}
+
+
+def label(name: str, kind: str) -> str:
+    """``"Theorem 1 bound"`` + kind → ``"Theorem 1 bound (ours)"``: whose curve it is, in words."""
+    return f"{name} ({WHOSE[kind]})" if kind in WHOSE else name
+
+
+def legend(ax, ncol: int | None = None, where: str = "below", **kw: Any):
+    """A legend that cannot cover data: below the axes (or to the right with ``where="right"``)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if not handles:
+        return None
+    if where == "right":
+        return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+    n = ncol or (1 if len(handles) <= 3 else 2)
+    return ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=n, borderaxespad=0.0, **kw)
+
+
+def twin_axis(ax, ylabel: str, log: bool = False):
+    """A right-hand axis for a quantity in other units than the left one (one unit per axis)."""
+    tw = ax.twinx()
+    tw.set_ylabel(ylabel)
+    tw.spines["right"].set_visible(True)
+    tw.grid(False)
+    if log:
+        tw.set_yscale("log")
+    return tw
+
+
+def combined_legend(ax, others: list, **kw: Any):
+    """One legend (below ``ax``) for the curves of ``ax`` and of its twin axes."""
+    handles, labels = ax.get_legend_handles_labels()
+    for o in others:
+        h, lab = o.get_legend_handles_labels()
+        handles += h
+        labels += lab
+    n = 1 if len(handles) <= 3 else 2
+    return ax.legend(handles, labels, loc="upper center", bbox_to_anchor=(0.5, -0.16), ncol=n, **kw)
+
+
+def save(fig, path: pathlib.Path | str, meta: Mapping[str, str] | None = None) -> pathlib.Path:
+    """Write ``fig`` as PNG with the legends outside the axes included (``bbox_inches="tight"``)."""
+    import matplotlib.pyplot as plt
+
+    path = pathlib.Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path, format="png", bbox_inches="tight", metadata=dict(meta or {}))
+    plt.close(fig)
+    return path
