@@ -116,7 +116,14 @@ _UNI: dict[str, str] = {
     "ˣ": r"\ensuremath{^{x}}", "ⁿ": r"\ensuremath{^{n}}", "⁺": r"\ensuremath{^{+}}", "⁻": r"\ensuremath{^{-}}",
     "ᵢ": r"\ensuremath{_{i}}", "ⱼ": r"\ensuremath{_{j}}", "ₖ": r"\ensuremath{_{k}}", "ₙ": r"\ensuremath{_{n}}",
     "â": r"\^a", "ä": r'\"a', "é": r"\'e", "è": r"\`e", "ó": r"\'o", "ö": r'\"o', "ü": r'\"u', "ā": r"\=a",
-    "ç": r"\c{c}", "ß": r"\ss{}",
+    "ç": r"\c{c}", "ß": r"\ss{}", "½": r"\ensuremath{\tfrac{1}{2}}", "₊": r"\ensuremath{_{+}}",
+    "∓": r"\ensuremath{\mp}", "⊗": r"\ensuremath{\otimes}", "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}",
+    "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}", "⟂": r"\ensuremath{\perp}", "⊥": r"\ensuremath{\perp}",
+    "⟺": r"\ensuremath{\Longleftrightarrow}", "⇔": r"\ensuremath{\Leftrightarrow}", "⟹": r"\ensuremath{\Longrightarrow}",
+    "↔": r"\ensuremath{\leftrightarrow}", "⋅": r"\ensuremath{\cdot}", "∖": r"\ensuremath{\setminus}",
+    "∥": r"\ensuremath{\parallel}", "≔": r"\ensuremath{:=}", "ℕ": r"\ensuremath{\mathbf{N}}", "ℚ": r"\ensuremath{\mathbf{Q}}",
+    "ℰ": r"\ensuremath{\mathcal{E}}", "ℒ": r"\ensuremath{\mathcal{L}}", "ℱ": r"\ensuremath{\mathcal{F}}",
+    "𝔼": r"\ensuremath{\mathbf{E}}", "ℙ": r"\ensuremath{\mathbf{P}}", "⁄": "/", "‑": "-", "\u00a0": "~",
 }  # fmt: skip
 for _n, _c in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹"):
     _UNI[_c] = rf"\ensuremath{{^{{{_n}}}}}"
