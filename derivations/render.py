@@ -92,7 +92,13 @@ def latex(expr: Any) -> str:
     expr = sp.sympify(expr)
     syms = expr.atoms(sp.Symbol) | {x.label for x in expr.atoms(sp.IndexedBase)}
     names = {x: symbol_latex(x.name) for x in syms}
-    return _Printer({"symbol_names": names}).doprint(expr)
+    try:
+        return _Printer({"symbol_names": names}).doprint(expr)
+    except ValueError:  # the printer rebuilds subterms; a Max(1, 2/τ) rebuilt at τ → 0 fails: print it apart
+        minmax = {m: sp.Dummy("m") for m in expr.atoms(sp.Max, sp.Min)}
+        for m, dummy in minmax.items():
+            names[dummy] = _Printer({"symbol_names": names}).doprint(m)
+        return _Printer({"symbol_names": names}).doprint(expr.xreplace(minmax))
 
 
 # ----------------------------------------------------------------------------- prose
@@ -119,7 +125,7 @@ _UNI: dict[str, str] = {
     "ç": r"\c{c}", "ß": r"\ss{}", "½": r"\ensuremath{\tfrac{1}{2}}", "₊": r"\ensuremath{_{+}}",
     "∓": r"\ensuremath{\mp}", "⊗": r"\ensuremath{\otimes}", "⌈": r"\ensuremath{\lceil}", "⌉": r"\ensuremath{\rceil}",
     "⌊": r"\ensuremath{\lfloor}", "⌋": r"\ensuremath{\rfloor}", "⟂": r"\ensuremath{\perp}", "⊥": r"\ensuremath{\perp}",
-    "⟺": r"\ensuremath{\Longleftrightarrow}", "⇔": r"\ensuremath{\Leftrightarrow}", "⟹": r"\ensuremath{\Longrightarrow}",
+    "⟺": r"\ensuremath{\Longleftrightarrow}", "⇔": r"\ensuremath{\Leftrightarrow}", "⟹": r"\ensuremath{\Longrightarrow}", "⟸": r"\ensuremath{\Longleftarrow}", "ĝ": r"\^g",
     "↔": r"\ensuremath{\leftrightarrow}", "⋅": r"\ensuremath{\cdot}", "∖": r"\ensuremath{\setminus}",
     "∥": r"\ensuremath{\parallel}", "≔": r"\ensuremath{:=}", "ℕ": r"\ensuremath{\mathbf{N}}", "ℚ": r"\ensuremath{\mathbf{Q}}",
     "ℰ": r"\ensuremath{\mathcal{E}}", "ℒ": r"\ensuremath{\mathcal{L}}", "ℱ": r"\ensuremath{\mathcal{F}}",
@@ -162,6 +168,13 @@ def _char_tex(ch: str) -> str:
         return ch
     if ch in _UNI:
         return _UNI[ch]
+    # superscript/subscript/font variants (ᵃ, ₘ, 𝒳): their base character, raised, lowered or plain
+    tag, _, code = unicodedata.decomposition(ch).partition(" ")
+    if tag in ("<super>", "<sub>", "<font>") and code and " " not in code:
+        base = _char_tex(chr(int(code, 16)))
+        if not base.startswith(r"\textbf{[U+"):
+            inner = base.removeprefix(r"\ensuremath{").removesuffix("}") if base.startswith(r"\ensuremath") else base
+            return {"<super>": rf"\ensuremath{{^{{{inner}}}}}", "<sub>": rf"\ensuremath{{_{{{inner}}}}}"}.get(tag, base)
     return rf"\textbf{{[U+{ord(ch):04X}]}}"  # visible, compiles; test_render fails on it for the catalogue
 
 
@@ -405,3 +418,60 @@ def render(der: Derivation, fmt: str = "unicode") -> str:
         if st.note:
             lines.append(f"    note: {st.note}")
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- errata
+
+
+def _errata_step(label: str, row: dict | None, result: str) -> list[str]:
+    if not row:
+        return []
+    from . import catalogue
+
+    out = [rf"\item[{tex_text(label)}] {tex_text(row['name'])}"]
+    try:
+        st = catalogue.get(result).step(row["name"])
+        out.append(rf"\[ {step_latex(st)} \]")
+        out.append(rf"on ${domain_latex(st.domain)}$.\\")
+    except (KeyError, ValueError):
+        pass
+    out.append(rf"Checked now: \textbf{{{tex_text(row['verdict'])}}} --- {tex_text(row.get('method', ''))}")
+    if row.get("counterexample"):
+        out.append(r"; counterexample " + tex_text(", ".join(f"{k} = {v}" for k, v in row["counterexample"].items())))
+    return out
+
+
+def errata_latex(data: dict) -> str:
+    """The errata report (``infonce-bounds errata``'s collected rows) as a LaTeX fragment (amsmath only).
+
+    ``data`` is ``{"errata": [row, …], "count", "ok", "trials", "seed"}`` with each row as
+    ``numerics.commands.errata.check_erratum`` returns it; the printed and corrected steps are displayed
+    from the catalogue, the verdicts and counterexamples are those of the run.
+    """
+    lines = [
+        rf"\noindent {data['count']} errata, each re-found by running its printed and corrected steps now "
+        rf"(falsifier trials {data['trials']}, seed {data['seed']}).",
+    ]
+    for n, r in enumerate(data["errata"], 1):
+        lines.append(rf"\subsection*{{{n}. {tex_text(r['location'])}}}")
+        lines.append(rf"\textbf{{Kind:}} {tex_text(r['kind'])}; result \texttt{{{tex_code(r['result'])}}}.\\")
+        lines.append(rf"\textbf{{As printed:}} {tex_text(r['as_printed'])}")
+        lines.append(r"\begin{description}")
+        lines += _errata_step("Printed step", r.get("printed_step"), r["result"])
+        lines += _errata_step("Corrected step", r.get("corrected_step"), r["result"])
+        for key, label in (("evidence", "Evidence"), ("correction", "Correction"), ("consequence", "Consequence")):
+            if r.get(key):
+                lines.append(rf"\item[{label}] {tex_text(r[key])}")
+        if r.get("problems"):
+            lines.append(rf"\item[PROBLEM] {tex_text('; '.join(r['problems']))}")
+        lines.append(r"\end{description}")
+    return "\n".join(lines)
+
+
+def errata_document(data: dict) -> str:
+    """``errata --latex --standalone``: the errata report as a complete article."""
+    return latex_document(
+        "Errata of the paper, checked",
+        errata_latex(data),
+        subtitle="N. Whiteley, Similarity search generalisation in contrastive learning with InfoNCE loss",
+    )

@@ -91,6 +91,15 @@ KNOWN_EVALUATED = {
     "lemma4: log(e^{1/τ}/e^{−1/τ}) = 2/τ",
     "a1: third-order Taylor coefficient of log",
     "a1: direct calculation corrected: k i.i.d. terms",
+    "assumption_c: ours: the diameter 2R is attained: θ = θ₀ + Ru, θ' = θ₀ − Ru",
+    "assumption_c: ours: the unnormalised network f_θ(z) = θz meets the Lipschitz bound with C_Φ = 1 (‖f_θ(z) − f_θ'(z)‖ = |z|‖θ − θ'‖) but ‖f_θ(z)‖ = R|z| ≠ 1: it is not in B(Z, S^{d−1})",
+    "prop3: E g × (b − a) + a = R(φ; k, τ) (by (2): R = E ℓ)",
+    "prop5: case 4/τ > RL: RL = (4/τ) a (so 4/τ > RL ⟺ 1 > a)",
+    "prop5: case 4/τ ≤ RL: 2RL/(4/τ) = 2a with L = 4eB_τC_Φ/τ, a = eRB_τC_Φ",
+    "prop5: ours: h is homogeneous: h(μU, μc) = μ h(U, c)",
+    "theorem1: Theorem 1's const.: 2·(96/τ)√(d_Θ/n)·min + (12/τ)·dev = (192/τ)√(d_Θ/n)·min + (12/τ)·dev",
+    "theorem1: ours: complexity const. = 2 × 96 max(κ, δ') (Prop. 3's factor 2 times our Prop. 5)",
+    "theorem1: ours: sample-variability const. = τ · 3(b − a) (Prop. 3 with the exact range)",
 }
 
 
@@ -213,3 +222,18 @@ def test_markdown_report_converts_and_compiles(tmp_path):
     assert "\\begin{longtable}" in tex and "\\item" in tex and "\\title{infonce-bounds report" in tex
     pdf = pdflatex(tex, tmp_path / "r.pdf")
     assert pdf.stat().st_size > 1000
+
+
+@needs_tex
+def test_errata_latex_standalone_compiles(tmp_path, capsys):
+    assert main(["errata", "--latex", "--standalone", "--trials", "300"]) == 0
+    doc = capsys.readouterr().out
+    assert doc.startswith("\\documentclass") and "Printed step" in doc and "refuted" in doc
+    assert not unrenderable(doc), unrenderable(doc)
+    proc = _compile(tmp_path, doc)
+    assert proc.returncode == 0, f"pdflatex failed on errata --latex --standalone:\n{proc.stdout[-1500:]}"
+
+
+def test_errata_standalone_needs_latex(capsys):
+    assert main(["errata", "--standalone"]) == 2
+    assert "--standalone needs --latex" in capsys.readouterr().err

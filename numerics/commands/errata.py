@@ -22,7 +22,10 @@ DEFAULT_TRIALS = 5000
 
 
 def add_arguments(p) -> None:
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of the text report")
+    g = p.add_mutually_exclusive_group()
+    g.add_argument("--json", action="store_true", help="print one JSON object instead of the text report")
+    g.add_argument("--latex", action="store_true", help="LaTeX (a fragment needing amsmath only)")
+    p.add_argument("--standalone", action="store_true", help="with --latex: a complete document for pdflatex")
     p.add_argument(
         "--trials", type=int, default=DEFAULT_TRIALS, help=f"falsifier trials per step (default {DEFAULT_TRIALS})"
     )
@@ -122,8 +125,14 @@ def format_text(data: dict) -> str:
 def run(args) -> int:
     if args.trials < 1:
         raise ValueError(f"--trials = {args.trials} is out of range; allowed: an integer ≥ 1")
+    if getattr(args, "standalone", False) and not getattr(args, "latex", False):
+        raise ValueError("--standalone needs --latex")
     data = collect(args.trials, args.seed)
-    if args.json:
+    if getattr(args, "latex", False):
+        from infonce_bounds.derivations.render import errata_document, errata_latex
+
+        print(errata_document(data) if args.standalone else errata_latex(data), end="\n")
+    elif args.json:
         from ..report import render_json
 
         print(render_json(data))
