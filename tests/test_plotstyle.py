@@ -87,3 +87,25 @@ def test_style_kinds_are_checked():
     with pytest.raises(ValueError, match="plot style kind"):
         plotstyle.style("mine")
     assert plotstyle.style("paper")["linestyle"] != plotstyle.style("ours")["linestyle"]
+
+
+def test_temperature_plot_keeps_one_unit_per_axis():
+    from infonce_bounds.numerics.experiments import temperature
+
+    taus = [0.1, 0.5, 1.0]
+    ci = {"mean": 0.5, "ci": [0.4, 0.6]}
+    row = {
+        "gap": ci,
+        "gap_same_k": ci,
+        "bias_constant": {"simple_e2tau_over_4": 2.0, "C": 1.5, "measured": {"ring6": {"256": {"k_times_gap": 1.0}}}},
+        "continuity_factor": {"max_form_gamma_1_over_tau": 3.0, "gamma_2_over_tau": 2.0, "average_form_gamma_inf": 1.5},
+        "theorem": {"available": True, "bound": 300.0},
+        "data_factor_mean": {"mean": 1.2},
+        "data_factor_max": {"mean": 1.4},
+    }
+    fig = temperature.plot({repr(x): row for x in taus}, taus, 16)
+    _check(fig)
+    factors = fig.axes[2]
+    assert "nats" not in factors.get_ylabel()
+    twins = [a for a in fig.axes[3:] if a.bbox.bounds == factors.bbox.bounds]
+    assert twins and "nats" in twins[0].get_ylabel()  # the bound in nats lives on its own axis

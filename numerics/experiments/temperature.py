@@ -6,12 +6,12 @@ For each τ on the grid we record
   * the finite-k bias constant: C(τ) of ``derivations.bias`` (when importable), the brief's simple
     e^{2/τ}/4, and the *measured* k·(CE − R_k) at k = 16 and 256 on the finite models of ``models``
     (exact or Monte Carlo) with their asymptotic a₁(τ) = E Var(W)/(2Z²);
-  * the continuity factor of ``derivations.continuity`` at k (max form γ = 1/τ, γ = 2/τ, and the
-    k-free average form γ → ∞);
+  * the continuity factor of ``derivations.continuity`` at k (max form β = 1/τ, β = 2/τ, and the
+    k-free average form β → ∞);
   * the Theorem-1 components at the same (n, k, τ, δ, L, p, R) as the trained maps (``bounds``);
   * trained on the digits data (as ``generalisation``, fixed k): the measured gap
     CE(held-out) − R̂_k and the fixed-k gap, and the *data-dependent* continuity factor
-    exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)) at γ = 2/τ on held-out similarity vectors z (k negatives),
+    exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) at β = 2/τ on held-out similarity vectors z (k negatives),
     averaged over anchors (max also kept): how much the softmax weights of the negatives concentrate.
 """
 
@@ -64,12 +64,12 @@ class _DataFactor:
         E, _ = digits.embed(W, (test_img - mean_img).reshape(m, -1))
         neg = rng.integers(0, m, size=(m, self.k))
         Z = np.take_along_axis(E @ E.T, neg, axis=1)
-        gamma = 2.0 / self.tau
-        f = np.exp(_lme(Z, gamma) / (gamma * self.tau) - _lme(Z, 1.0 / self.tau))
+        beta = 2.0 / self.tau
+        f = np.exp(_lme(Z, beta) / (beta * self.tau) - _lme(Z, 1.0 / self.tau))
         return {
             "data_factor_mean": float(f.mean()),
             "data_factor_max": float(f.max()),
-            "data_factor_gamma_tau": gamma * self.tau,
+            "data_factor_beta_tau": beta * self.tau,
         }
 
 
@@ -196,49 +196,87 @@ def note(per_tau: dict, taus: list[float]) -> str:
 
 
 def plot(per_tau: dict, taus: list[float], k: int):
-    plt = common.matplotlib_agg()
-    fig, axes = plt.subplots(1, 3, figsize=(16, 4.6))
+    """Measured gap, bias constants and continuity factors against τ (``numerics.plotstyle``); the
+    Theorem-1 bound, in nats, has its own right-hand axis beside the (unitless) factors."""
+    from .. import plotstyle
+
+    fig, axes = plotstyle.figure(3, height=4.2)
     t = np.array(taus)
     rows = [per_tau[repr(x)] for x in taus]
     ax = axes[0]
-    for key, lab in (("gap", "gap CE(held-out) − R̂_k"), ("gap_same_k", "fixed-k gap R_k(held-out) − R̂_k")):
+    for key, lab in (
+        ("gap", r"gap CE(held-out) $- \hat R_k$"),
+        ("gap_same_k", r"fixed-$k$ gap $R_k$(held-out) $- \hat R_k$"),
+    ):
         m = np.array([r[key]["mean"] for r in rows], float)
         lo = np.array([r[key]["ci"][0] if r[key]["ci"][0] is not None else np.nan for r in rows], float)
         hi = np.array([r[key]["ci"][1] if r[key]["ci"][1] is not None else np.nan for r in rows], float)
-        (line,) = ax.plot(t, m, "o-", ms=4, label=lab)
+        (line,) = ax.plot(t, m, marker="o", label=lab + " (measured)")
         ax.fill_between(t, lo, hi, alpha=0.2, color=line.get_color())
-    ax.set(xscale="log", xlabel="τ", ylabel="nats", title=f"measured gap on digits, k = {k}")
-    ax.legend(fontsize=7)
+    ax.set(xscale="log", xlabel=r"temperature $\tau$", ylabel="nats", title=f"measured gap on digits, $k$ = {k}")
     ax = axes[1]
-    ax.plot(t, [r["bias_constant"]["simple_e2tau_over_4"] for r in rows], "--", label="simple e^{2/τ}/4")
+    ax.plot(
+        t,
+        [r["bias_constant"]["simple_e2tau_over_4"] for r in rows],
+        label=r"simple constant $e^{2/\tau}/4$ (ours)",
+        **plotstyle.style("ours", linestyle="-."),
+    )
     if all(r["bias_constant"]["C"] is not None for r in rows):
-        ax.plot(t, [r["bias_constant"]["C"] for r in rows], "-", label="C(τ) (derivations.bias)")
+        ax.plot(t, [r["bias_constant"]["C"] for r in rows], label=r"$C(\tau)$ (ours)", **plotstyle.style("ours"))
     for name in rows[0]["bias_constant"]["measured"]:
         ax.plot(
             t,
             [r["bias_constant"]["measured"][name]["256"]["k_times_gap"] for r in rows],
-            "o:",
-            ms=3,
-            label=f"measured 256·(CE − R_256), {name}",
+            label=rf"$256\,(\mathrm{{CE}} - R_{{256}})$, {name} model (measured)",
+            **plotstyle.style("measured", linestyle=":"),
         )
-    ax.set(xscale="log", yscale="log", xlabel="τ", ylabel="bias constant", title="finite-k bias constant vs τ")
-    ax.legend(fontsize=6)
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel=r"temperature $\tau$",
+        ylabel=r"bias constant (nats $\times k$)",
+        title=r"finite-$k$ bias constant against $\tau$",
+    )
     ax = axes[2]
     cf = [r["continuity_factor"] for r in rows]
-    if all("max_form_gamma_1_over_tau" in c for c in cf):
-        for key, lab in (
-            ("max_form_gamma_1_over_tau", "C(γ=1/τ) max form"),
-            ("gamma_2_over_tau", "C(γ=2/τ)"),
-            ("average_form_gamma_inf", "γ → ∞ average form"),
-        ):
-            ax.plot(t, [c[key] for c in cf], "-", label=lab)
+    keys = [k_ for k_ in cf[0] if k_.startswith("max_form")], [k_ for k_ in cf[0] if k_.endswith("2_over_tau")]
+    keys += ([k_ for k_ in cf[0] if k_.startswith("average_form")],)
+    labels = (r"max form, exponent $1/\tau$", r"exponent $2/\tau$", r"average form (exponent $\to \infty$)")
+    for found, lab in zip(keys, labels):
+        if found and all(found[0] in c for c in cf):
+            ax.plot(t, [c[found[0]] for c in cf], label=f"continuity factor, {lab} (ours)", **plotstyle.style("ours"))
+    ax.plot(
+        t, [r["data_factor_mean"]["mean"] for r in rows], color="k", marker="o", label="data factor, trained embedding"
+    )
+    ax.plot(
+        t,
+        [r["data_factor_max"]["mean"] for r in rows],
+        color="k",
+        marker="^",
+        linestyle="--",
+        label="data factor, max over anchors",
+    )
+    ax.set(
+        xscale="log",
+        yscale="log",
+        xlabel=r"temperature $\tau$",
+        ylabel="factor (no unit)",
+        title=f"continuity factors, $k$ = {k}",
+    )
+    others = []
     if all(r["theorem"].get("available") for r in rows):
-        ax.plot(t, [r["theorem"]["bound"] for r in rows], "r-", lw=2, label="Theorem-1 bound (nats)")
-    ax.plot(t, [r["data_factor_mean"]["mean"] for r in rows], "ko-", ms=4, label="data factor (γ = 2/τ), trained φ")
-    ax.plot(t, [r["data_factor_max"]["mean"] for r in rows], "k^--", ms=4, label="data factor, max over anchors")
-    ax.set(xscale="log", yscale="log", xlabel="τ", ylabel="factor", title=f"continuity factors, k = {k}")
-    ax.legend(fontsize=6)
-    fig.tight_layout()
+        tw = plotstyle.twin_axis(ax, "Theorem 1 bound (nats)", log=True)
+        tw.plot(
+            t,
+            [r["theorem"]["bound"] for r in rows],
+            color="r",
+            label="Theorem 1 bound (ours, right axis)",
+            **plotstyle.style("ours", linewidth=2),
+        )
+        others.append(tw)
+    plotstyle.legend(axes[0], ncol=1)
+    plotstyle.legend(axes[1], ncol=1)
+    plotstyle.combined_legend(ax, others)
     return fig
 
 
