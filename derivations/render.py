@@ -35,6 +35,7 @@ _ACCENTS = {"hat": r"\hat", "bar": r"\bar", "tilde": r"\tilde"}
 #: names whose reading the generic rule below would get wrong; the rest follow it
 SYMBOL_LATEX: dict[str, str] = {
     "ell": r"\ell",
+    "ell_std": r"\ell_{\mathrm{std}}",
     "epsilon": r"\varepsilon",
     "lam_beta": r"\Lambda(\beta; z)",
     "lam_tau": r"\Lambda(1/\tau; z)",
@@ -68,9 +69,13 @@ def symbol_latex(name: str) -> str:
     if name in SYMBOL_LATEX:
         return SYMBOL_LATEX[name]
     head, *subs = [x for x in name.lstrip("_").split("_") if x] or [name]
+    accents = [x for x in subs if x in _ACCENTS]  # ell_tilde → \tilde{\ell}, R_hat_n → \hat{R}_{n}
+    subs = [x for x in subs if x not in _ACCENTS]
     sups = [{"plus": "+", "minus": "-"}[x] for x in subs if x in ("plus", "minus")]
     subs = [_word(x) for x in subs if x not in ("plus", "minus")]
     out = _word(head)
+    for acc in accents:
+        out = f"{_ACCENTS[acc]}{{{out}}}"
     if subs:
         out += "_{" + ", ".join(subs) + "}"
     if sups:

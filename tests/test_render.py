@@ -27,7 +27,7 @@ from infonce_bounds.derivations.render import (
     tex_text,
     unrenderable,
 )
-from infonce_bounds.derivations.symbols import ell_k, k, s_pos, tau
+from infonce_bounds.derivations.symbols import ell_dcl, k, s_pos, tau
 from infonce_bounds.numerics.cli import main
 from infonce_bounds.numerics.latex import LatexError, markdown_document, pdflatex
 
@@ -56,10 +56,10 @@ def _math(tex: str) -> list[str]:
 def test_symbols_print_in_the_papers_notation():
     assert symbol_latex("tau") == r"\tau"
     assert symbol_latex("s_plus") == "s^{+}"
-    assert symbol_latex("ell_k") == r"\ell_{k}"
+    assert symbol_latex("ell_tilde") == r"\tilde{\ell}"
     assert symbol_latex("Rhat_n") == r"\hat{R}_{n}"
     assert symbol_latex("CE") == r"\mathrm{CE}"
-    assert latex(-s_pos / tau + ell_k) == r"\ell_{k} - \frac{s^{+}}{\tau}"
+    assert latex(-s_pos / tau + ell_dcl) == r"\tilde{\ell} - \frac{s^{+}}{\tau}"
     assert latex(sp.Function("SV")(tau)) == r"\mathrm{SV}{\left(\tau \right)}"
 
 
