@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "exact": "exact",
     "experiment": "experiment",
     "errata": "errata",
+    "notebooks": "notebooks",
 }
 
 

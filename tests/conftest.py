@@ -27,3 +27,43 @@ def mp50():
     """50-digit mpmath precision for the duration of one test."""
     with mpmath.workdps(50):
         yield
+
+
+@pytest.fixture(scope="session")
+def executed_notebooks(tmp_path_factory):
+    """Copy the packaged notebooks out (``infonce-bounds notebooks DIR``) and execute each once, headless,
+    in that directory with the installed package: ``{name: {"path", "seconds", "error"}}``.
+
+    Session-scoped so the notebook tests and the documentation build share one execution (the docs
+    render these executed copies, outputs included, instead of running the notebooks again).
+    """
+    nbformat = pytest.importorskip("nbformat")
+    nbclient = pytest.importorskip("nbclient")
+    pytest.importorskip("ipykernel")
+    import time
+
+    from infonce_bounds.numerics.cli import main
+
+    work = tmp_path_factory.mktemp("notebooks")
+    assert main(["notebooks", str(work)]) == 0
+    out = {}
+    for path in sorted(work.glob("[0-9][0-9]_*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
+        client = nbclient.NotebookClient(
+            nb, kernel_name="python3", timeout=NOTEBOOK_CELL_TIMEOUT, resources={"metadata": {"path": str(work)}}
+        )
+        t0 = time.perf_counter()
+        error = None
+        try:
+            client.execute()
+        except Exception as exc:  # reported by the test of this notebook, with the failing cell
+            error = f"{type(exc).__name__}: {exc}"
+        seconds = time.perf_counter() - t0
+        executed = work / "executed" / path.name
+        executed.parent.mkdir(exist_ok=True)
+        nbformat.write(nb, executed)
+        out[path.stem] = {"path": executed, "seconds": seconds, "error": error}
+    return out
+
+
+NOTEBOOK_CELL_TIMEOUT = 300  #: seconds per cell (a cell that hangs fails the test instead of the suite)
