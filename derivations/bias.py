@@ -49,6 +49,7 @@ import mpmath
 import sympy as sp
 
 from .checks import check_identity, falsify
+from .checks.sampling import symbolic_cover
 from .ledger import Derivation, Domain, Step, StepResult, Verdict
 from .results import ClosedForm
 from .symbols import TAU_MAX, TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, t, tau, u, w, x, y
@@ -452,6 +453,11 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
             + (f"; {noise} float-only violations, re-evaluated at {opts['dps']} digits (no violation)" if noise else "")
         )
         method = f"exact finite laws (multinomial enumeration): {n_done} laws, k ≤ {k_cap}; {reason}"
+        attacked = {
+            "tau": (repr(float(TAU_MIN)), repr(float(TAU_MAX))),
+            "k": (str(k_min), str(k_cap)),
+            "atoms": ("2", "3"),
+        }
         if cx is not None:
             return StepResult(
                 step.name,
@@ -462,8 +468,11 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
                 worst_ratio=best_ratio,
                 trials=n_done,
                 counterexample=cx,
+                attacked=attacked,
             )
-        return StepResult(step.name, step.kind, Verdict.VERIFIED, method, ev, worst_ratio=best_ratio, trials=n_done)
+        return StepResult(
+            step.name, step.kind, Verdict.VERIFIED, method, ev, worst_ratio=best_ratio, trials=n_done, attacked=attacked
+        )
 
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
     check.prev = prev  # type: ignore[attr-defined]
@@ -491,6 +500,7 @@ def _falsifier_only(reason: str) -> Callable:
             worst_ratio=fz.worst_ratio,
             trials=fz.trials,
             counterexample=fz.counterexample,
+            attacked=fz.attacked,
         )
 
     return check
@@ -527,6 +537,7 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
                 worst_ratio=fz.worst_ratio,
                 trials=fz.trials,
                 counterexample=fz.counterexample,
+                attacked=fz.attacked,
             )
         parts = []
         try:
@@ -549,6 +560,9 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
             trials=fz.trials,
             counterexample=fz.counterexample,
             symbolic=proved,
+            attacked=fz.attacked,
+            # the series argument holds for every var > 0; other symbols as their assumptions allow
+            covered={**symbolic_cover([step.lhs, step.rhs]), str(var): ("0", "oo")} if proved else None,
         )
 
     return check
@@ -556,6 +570,8 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
 
 # --------------------------------------------------------------------------------- domains
 
+#: u > 0, unbounded: the interval certifier settles [2, ∞) by monotonicity (d/du (u − 1 − log u) ≥ 0)
+_U_POS = Domain({u: (0, sp.oo)}, name="u > 0")
 _Y_POS = Domain({y: (sp.Rational(1, 10**6), 2 / TAU_MIN)}, name="y ∈ (0, 2/τ_min]")
 _TAU_T = TAU_RANGE | Domain({t: (0, 1)}, name="t = yτ/2 ∈ [0, 1]")
 #: y on [0, 2/τ] written as 2t/τ with t ∈ [0, 1]: a box domain, no constraint
@@ -584,7 +600,8 @@ def _sign() -> Derivation:
             relation="<=",
             provenance="classical",
             reference="concavity of log (tangent at u = 1)",
-            domain=Domain({u: (sp.Rational(1, 10**6), 10**6)}),
+            # all u > 0: it is used at u = Z_k/Z ∈ [e^{−2/τ}, e^{2/τ}], beyond any finite box for small τ
+            domain=_U_POS,
         ),
         Step(
             "Jensen: CE − R_k ≥ 0",
@@ -980,7 +997,7 @@ def _bound() -> Derivation:
             relation="<=",
             provenance="classical",
             reference="concavity of log (tangent at 1)",
-            domain=Domain({u: (sp.Rational(1, 10**6), 10**6)}),
+            domain=_U_POS,
         ),
         Step(
             "k-free bound D(τ)",

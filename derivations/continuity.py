@@ -356,6 +356,9 @@ def factored_check(
             )
         rigorous = ident.verdict is Verdict.PROVED and ident.symbolic and cert.verdict is Verdict.PROVED
         if orig.verdict is Verdict.PROVED or rigorous:
+            from .checks.sampling import intersect
+
+            covered = orig.covered if orig.verdict is Verdict.PROVED else intersect(ident.covered, cert.covered)
             return StepResult(
                 step.name,
                 step.kind,
@@ -366,9 +369,18 @@ def factored_check(
                 trials=orig.trials,
                 certified=True,
                 symbolic=orig.symbolic,
+                covered=covered,
+                attacked=orig.attacked,
             )
         return StepResult(
-            step.name, step.kind, orig.verdict, parts, orig.evidence, worst_ratio=orig.worst_ratio, trials=orig.trials
+            step.name,
+            step.kind,
+            orig.verdict,
+            parts,
+            orig.evidence,
+            worst_ratio=orig.worst_ratio,
+            trials=orig.trials,
+            attacked=orig.attacked,
         )
 
     return run

@@ -1,9 +1,21 @@
-"""Outward-rounded interval evaluation of SymPy expressions with ``mpmath.iv``.
+"""Rigorous interval evaluation of SymPy expressions on Arb (python-flint): ``[a, b] ∋ expr(box)``.
 
-``interval_eval(expr, box)`` returns an ``iv.mpf`` that encloses every value of ``expr`` for
-parameters in ``box`` (a mapping symbol → (lo, hi)). Rational constants are enclosed exactly
-(``p/q`` computed in interval arithmetic), never rounded to the nearest float. Anything the
-evaluator does not know raises ``NotEnclosable``: a bound is never produced by guessing.
+``interval_eval(expr, box)`` returns an ``Interval`` that encloses every value of ``expr`` for
+parameters in ``box`` (a mapping symbol → ``(lo, hi)`` or ``Interval``). Rational constants are
+enclosed exactly (``p/q`` as an Arb ball around the exact quotient), never rounded to the nearest
+float. Anything the evaluator does not know raises ``NotEnclosable``: a bound is never guessed.
+
+Why Arb: every endpoint below is the lower (upper) end of an Arb ball, and an Arb ball always
+contains the true value. ``mpmath.iv`` does not guarantee that: its ``exp`` at
+``x = 3893924827815215/2^50`` (53 bits) returns an upper end 2.5e-19 *below* ``e^x`` (mpmath
+issue 1181), so a "proof" resting on it could be false (``tests/test_engine.py`` keeps the case).
+
+Why endpoint pairs and not one ball per box: a ball is a midpoint and a radius, and the wide boxes
+of branch and bound would be wrapped badly (``[0, 100]`` as ``50 ± 50`` through ``exp`` gives a
+negative lower end). Here an interval is a pair of exact Arb points (or ±∞); each operation applies
+Arb to exact endpoint values (monotone pieces only), so a wide box is enclosed as tightly as
+``mpmath.iv`` would, and half-infinite boxes keep working. Precision is Arb's ``ctx.prec``
+(``iv_prec(bits)`` sets it for a block).
 """
 
 from __future__ import annotations
@@ -14,163 +26,321 @@ from typing import Any
 
 import mpmath
 import sympy as sp
-from mpmath import iv
+from flint import arb, ctx, fmpq, fmpz
 
 INF = mpmath.inf
+_POS = arb.pos_inf()
+_NEG = arb.neg_inf()
+_ZERO = arb(0)
+_ONE = arb(1)
 
 
 class NotEnclosable(ValueError):
     """The expression holds an operation the interval evaluator cannot enclose."""
 
 
-def to_iv(lo: Any, hi: Any | None = None) -> Any:
-    """An interval enclosing ``[lo, hi]`` given SymPy numbers (exact rationals enclosed outward)."""
+def _lower(ball: arb) -> arb:
+    return _NEG if ball.is_nan() else ball.lower()
+
+
+def _upper(ball: arb) -> arb:
+    return _POS if ball.is_nan() else ball.upper()
+
+
+def _to_mpf(x: arb) -> Any:
+    """An exact Arb point as an ``mpmath.mpf`` of the same value (no rounding)."""
+    if not x.is_finite():
+        return INF if x > 0 else -INF
+    man, exp = x.man_exp()
+    return mpmath.mp.make_mpf(mpmath.libmp.from_man_exp(int(man), int(exp)))
+
+
+def _mul_end(x: arb, y: arb) -> tuple[arb, arb]:
+    """Enclosure (lower, upper) of the product of two endpoints; 0·∞ is 0 (an unbounded endpoint
+    multiplied by an exact zero contributes nothing to the product's range)."""
+    if x.is_zero() or y.is_zero():
+        return _ZERO, _ZERO
+    p = x * y
+    return _lower(p), _upper(p)
+
+
+class Interval:
+    """A closed interval ``[lo, hi]`` with exact Arb endpoints (``±∞`` allowed)."""
+
+    __slots__ = ("hi", "lo")
+
+    def __init__(self, lo: arb, hi: arb):
+        if lo.is_nan() or hi.is_nan():
+            lo, hi = _NEG, _POS
+        self.lo, self.hi = lo, hi
+
+    # mpmath-compatible endpoints (exact)
+    @property
+    def a(self) -> Any:
+        return _to_mpf(self.lo)
+
+    @property
+    def b(self) -> Any:
+        return _to_mpf(self.hi)
+
+    def __repr__(self) -> str:
+        return f"[{mpmath.nstr(self.a, 17)}, {mpmath.nstr(self.b, 17)}]"
+
+    def contains(self, x: Any) -> bool:
+        """``lo ≤ x ≤ hi`` decided exactly (``x`` an exact rational or a SymPy number)."""
+        v = _exact_arb(x)
+        return bool(self.lo <= v) and bool(v <= self.hi)
+
+    def __add__(self, other: Any) -> Interval:
+        o = _as_interval(other)
+        return Interval(_lower(self.lo + o.lo), _upper(self.hi + o.hi))
+
+    __radd__ = __add__
+
+    def __neg__(self) -> Interval:
+        return Interval(-self.hi, -self.lo)
+
+    def __sub__(self, other: Any) -> Interval:
+        return self + (-_as_interval(other))
+
+    def __rsub__(self, other: Any) -> Interval:
+        return _as_interval(other) + (-self)
+
+    def __mul__(self, other: Any) -> Interval:
+        o = _as_interval(other)
+        los, his = [], []
+        for x in (self.lo, self.hi):
+            for y in (o.lo, o.hi):
+                lo_, hi_ = _mul_end(x, y)
+                los.append(lo_)
+                his.append(hi_)
+        return Interval(min(los), max(his))
+
+    __rmul__ = __mul__
+
+    def reciprocal(self) -> Interval:
+        lo, hi = self.lo, self.hi
+        if lo.is_zero() and hi.is_zero():
+            raise ZeroDivisionError("reciprocal of [0, 0]")
+        if lo > 0 or hi < 0:
+            return Interval(_lower(_ONE / hi), _upper(_ONE / lo))
+        if lo.is_zero():
+            return Interval(_lower(_ONE / hi), _POS)
+        if hi.is_zero():
+            return Interval(_NEG, _upper(_ONE / lo))
+        return Interval(_NEG, _POS)
+
+    def __truediv__(self, other: Any) -> Interval:
+        return self * _as_interval(other).reciprocal()
+
+    def __rtruediv__(self, other: Any) -> Interval:
+        return _as_interval(other) * self.reciprocal()
+
+    def __abs__(self) -> Interval:
+        if self.lo >= 0:
+            return self
+        if self.hi <= 0:
+            return -self
+        return Interval(_ZERO, max(-self.lo, self.hi))
+
+    def __pow__(self, n: int) -> Interval:
+        if not isinstance(n, int):
+            raise NotEnclosable("Interval ** non-integer: use interval_eval")
+        if n < 0:
+            return (self**-n).reciprocal()
+        if n == 0:
+            return Interval(_ONE, _ONE)
+        base = abs(self) if n % 2 == 0 else self
+        return _monotone(lambda x: x**n, base, _NEG if n % 2 else _ZERO, _POS)
+
+
+def _as_interval(x: Any) -> Interval:
+    if isinstance(x, Interval):
+        return x
+    v = _exact_arb(x)
+    return Interval(_lower(v), _upper(v))
+
+
+def _exact_arb(x: Any) -> arb:
+    """An Arb ball containing the number ``x`` (int, exact SymPy rational, Float, mpf, float)."""
+    if isinstance(x, arb):
+        return x
+    if isinstance(x, bool):
+        raise TypeError("a flag is not a number")
+    if isinstance(x, int):
+        return arb(fmpz(x))
+    if isinstance(x, float):
+        return arb(x)  # a float is its own exact binary value
+    if isinstance(x, mpmath.mpf):
+        if not mpmath.isfinite(x):
+            return _POS if x > 0 else _NEG
+        man, exp = x.man_exp
+        return arb(fmpz(int(man))) * arb(2) ** int(exp)
+    c = sp.sympify(x)
+    if c is sp.oo:
+        return _POS
+    if c is -sp.oo:
+        return _NEG
+    if c.is_Integer:
+        return arb(fmpz(int(c)))
+    if c.is_Rational:
+        return arb(fmpq(int(c.p), int(c.q)))
+    if c.is_Float:
+        return _exact_arb(mpmath.mpf(c))
+    raise NotEnclosable(f"not an exact number: {x!r}")
+
+
+def _monotone(fn, x: Interval, at_neg: arb, at_pos: arb, increasing: bool = True) -> Interval:
+    """``fn`` increasing (or decreasing) on ``x``: Arb at each exact endpoint; ``at_neg``/``at_pos``
+    are the limits of ``fn`` at −∞/+∞ for an unbounded endpoint."""
+
+    def at(e: arb) -> arb:
+        if not e.is_finite():
+            return at_pos if e > 0 else at_neg
+        return fn(e)
+
+    f_lo, f_hi = at(x.lo), at(x.hi)
+    if increasing:
+        return Interval(_lower(f_lo), _upper(f_hi))
+    return Interval(_lower(f_hi), _upper(f_lo))
+
+
+def to_interval(lo: Any, hi: Any | None = None) -> Interval:
+    """An interval enclosing ``[lo, hi]`` given numbers (exact rationals enclosed outward)."""
     if hi is None:
         hi = lo
-    return iv.mpf([_lower(lo).a, _upper(hi).b])
+    return Interval(_lower(_const_ball(lo)), _upper(_const_ball(hi)))
 
 
-def _const(c: sp.Expr) -> Any:
+to_iv = to_interval  # the name used before the Arb back end
+
+
+def _const_ball(c: Any) -> arb:
+    """An Arb ball containing the SymPy constant ``c`` (numbers, π, e, or a closed-form constant)."""
+    try:
+        return _exact_arb(c)
+    except NotEnclosable:
+        pass
+    e = _eval(sp.sympify(c), {})
+    if e.lo == e.hi:
+        return e.lo
+    return e.lo.union(e.hi)
+
+
+def _const(c: sp.Expr) -> Interval | None:
     c = sp.sympify(c)
-    if c is sp.oo:
-        return iv.mpf([INF, INF])
-    if c is -sp.oo:
-        return iv.mpf([-INF, -INF])
-    if c.is_Integer:
-        return iv.mpf(int(c))
-    if c.is_Rational:
-        return iv.mpf(int(c.p)) / iv.mpf(int(c.q))
-    if c.is_Float:
-        return iv.mpf(mpmath.mpf(c))  # a Float is its own exact binary value
     if c is sp.pi:
-        return iv.pi
+        p = arb.pi()
+        return Interval(_lower(p), _upper(p))
     if c is sp.E:
-        return iv.e
-    return None
+        p = arb.const_e()
+        return Interval(_lower(p), _upper(p))
+    try:
+        return _as_interval(c)
+    except (NotEnclosable, TypeError):
+        return None
 
 
-def _lower(x: Any) -> Any:
-    e = _const(x)
-    if e is None:
-        e = interval_eval(sp.sympify(x), {})
-    return e
+def _hull(lo: arb, hi: arb) -> Interval:
+    return Interval(lo, hi)
 
 
-_upper = _lower
+def exp(x: Interval) -> Interval:
+    return _monotone(lambda y: y.exp(), x, _ZERO, _POS)
 
 
-def _hull(lo: Any, hi: Any) -> Any:
-    return iv.mpf([lo, hi])
-
-
-def _pow(base: Any, expo: sp.Expr, box: Mapping) -> Any:
-    if expo.is_Integer:
-        e = int(expo)
-        if e >= 0:
-            return base**e
-        return 1 / (base ** (-e))
-    if expo == sp.Rational(1, 2):
-        return _sqrt(base)
-    if expo == sp.Rational(-1, 2):
-        return 1 / _sqrt(base)
-    ex = interval_eval(expo, box)
-    if base.a < 0:
-        raise NotEnclosable(f"power with possibly negative base {base} and non-integer exponent {expo}")
-    if base.a == 0:
-        # x^e on [0, hi]: monotone in x for fixed e; enclose via endpoints, e known positive
-        if ex.a > 0:
-            hi = max((iv.mpf(base.b) ** iv.mpf(ex.a)).b, (iv.mpf(base.b) ** iv.mpf(ex.b)).b)
-            return _hull(0, hi)
-        raise NotEnclosable(f"power 0^{expo} with exponent not certainly positive")
-    return iv.exp(ex * iv.log(base))
-
-
-def _sqrt(x: Any) -> Any:
-    if x.b < 0:
-        raise NotEnclosable(f"sqrt of a negative interval {x}")
-    if x.a < 0:
-        x = _hull(0, x.b)
-    return iv.sqrt(x)
-
-
-def _log(x: Any) -> Any:
-    if x.b <= 0:
+def log(x: Interval) -> Interval:
+    if x.hi <= 0:
         raise NotEnclosable(f"log of a nonpositive interval {x}")
-    if x.a <= 0:
-        return _hull(-INF, iv.log(iv.mpf(x.b)).b)
-    return iv.log(x)
+    if x.lo <= 0:
+        return Interval(_NEG, _upper(x.hi.log()) if x.hi.is_finite() else _POS)
+    return _monotone(lambda y: y.log(), x, _NEG, _POS)
 
 
-def _monotone(fn, x: Any, increasing: bool = True) -> Any:
-    lo, hi = fn(iv.mpf(x.a)), fn(iv.mpf(x.b))
-    return _hull(lo.a, hi.b) if increasing else _hull(hi.a, lo.b)
+def sqrt(x: Interval) -> Interval:
+    if x.hi < 0:
+        raise NotEnclosable(f"sqrt of a negative interval {x}")
+    if x.lo < 0:
+        x = Interval(_ZERO, x.hi)
+    return _monotone(lambda y: y.sqrt(), x, _ZERO, _POS)
 
 
-def _sinh(x: Any) -> Any:
-    return _monotone(lambda y: (iv.exp(y) - iv.exp(-y)) / 2, x)
+def _pow(base: Interval, expo: sp.Expr, box: Mapping) -> Interval:
+    if expo.is_Integer:
+        return base ** int(expo)
+    if expo == sp.Rational(1, 2):
+        return sqrt(base)
+    if expo == sp.Rational(-1, 2):
+        return sqrt(base).reciprocal()
+    ex = _eval(expo, box)
+    if base.lo < 0:
+        raise NotEnclosable(f"power with possibly negative base {base} and non-integer exponent {expo}")
+    if base.lo.is_zero():
+        # x^e on [0, hi] with e > 0: increasing in x, so the maximum is at x = hi for e at an end
+        if ex.lo > 0:
+            top = Interval(base.hi, base.hi)
+            hi = max(exp(Interval(ex.lo, ex.lo) * log(top)).hi, exp(Interval(ex.hi, ex.hi) * log(top)).hi)
+            return Interval(_ZERO, hi)
+        raise NotEnclosable(f"power 0^{expo} with exponent not certainly positive")
+    return exp(ex * log(base))
 
 
-def _cosh(x: Any) -> Any:
-    m = abs(x)
-    return _monotone(lambda y: (iv.exp(y) + iv.exp(-y)) / 2, m)
+def _sinh(x: Interval) -> Interval:
+    return _monotone(lambda y: y.sinh(), x, _NEG, _POS)
 
 
-def _tanh(x: Any) -> Any:
-    def f(y):
-        if y.a > 0:
-            return 1 - 2 / (iv.exp(2 * y) + 1)
-        return 2 / (1 + iv.exp(-2 * y)) - 1
-
-    return _monotone(f, x)
+def _cosh(x: Interval) -> Interval:
+    return _monotone(lambda y: y.cosh(), abs(x), _ONE, _POS)
 
 
-def _max(args: list) -> Any:
-    return _hull(max(a.a for a in args), max(a.b for a in args))
+def _tanh(x: Interval) -> Interval:
+    return _monotone(lambda y: y.tanh(), x, -_ONE, _ONE)
 
 
-def _min(args: list) -> Any:
-    return _hull(min(a.a for a in args), min(a.b for a in args))
+def _max(args: list[Interval]) -> Interval:
+    return Interval(max(a.lo for a in args), max(a.hi for a in args))
 
 
-def interval_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]) -> Any:
-    """Enclosure of ``expr`` over ``box`` (symbol → ``iv.mpf`` or ``(lo, hi)``)."""
-    ibox = {s: (v if isinstance(v, type(iv.mpf(0))) else to_iv(*v)) for s, v in box.items()}
+def _min(args: list[Interval]) -> Interval:
+    return Interval(min(a.lo for a in args), min(a.hi for a in args))
+
+
+def interval_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]) -> Interval:
+    """Enclosure of ``expr`` over ``box`` (symbol → ``Interval`` or ``(lo, hi)``)."""
+    ibox = {s: (v if isinstance(v, Interval) else to_interval(*v)) for s, v in box.items()}
     return _eval(sp.sympify(expr), ibox)
 
 
-def _eval(e: sp.Expr, box: Mapping) -> Any:
-    c = _const(e) if e.is_number and e.is_Atom else None
-    if c is not None:
-        return c
-    if isinstance(e, sp.Symbol):
+def _eval(e: sp.Expr, box: Mapping) -> Interval:
+    if e.is_number and e.is_Atom:
+        c = _const(e)
+        if c is not None:
+            return c
+    if isinstance(e, (sp.Symbol, sp.Indexed)):
         if e in box:
             return box[e]
-        raise NotEnclosable(f"symbol {e} has no range")
-    if isinstance(e, sp.Indexed):
-        if e in box:
-            return box[e]
-        raise NotEnclosable(f"indexed {e} has no range")
+        raise NotEnclosable(f"{'indexed' if isinstance(e, sp.Indexed) else 'symbol'} {e} has no range")
     if isinstance(e, sp.Add):
-        out = iv.mpf(0)
-        for a in e.args:
+        out = _eval(e.args[0], box)
+        for a in e.args[1:]:
             out = out + _eval(a, box)
         return out
     if isinstance(e, sp.Mul):
-        out = iv.mpf(1)
-        for a in e.args:
+        out = _eval(e.args[0], box)
+        for a in e.args[1:]:
             out = out * _eval(a, box)
         return out
     if isinstance(e, sp.Pow):
         base, expo = e.args
         if base is sp.E:
-            return iv.exp(_eval(expo, box))
+            return exp(_eval(expo, box))
         return _pow(_eval(base, box), expo, box)
     if isinstance(e, sp.exp):
-        return iv.exp(_eval(e.args[0], box))
+        return exp(_eval(e.args[0], box))
     if isinstance(e, sp.log):
         if len(e.args) != 1:
             raise NotEnclosable("log with a base")
-        return _log(_eval(e.args[0], box))
+        return log(_eval(e.args[0], box))
     if isinstance(e, sp.sinh):
         return _sinh(_eval(e.args[0], box))
     if isinstance(e, sp.cosh):
@@ -190,24 +360,22 @@ def _eval(e: sp.Expr, box: Mapping) -> Any:
         return _eval(done, box)
     if e.is_number:
         # e.g. sqrt(2)*exp(3) built from known atoms that reached here unevaluated
-        return _eval(sp.expand_func(e), box) if e != sp.expand_func(e) else _numeric_atom(e)
+        if e != sp.expand_func(e):
+            return _eval(sp.expand_func(e), box)
+        raise NotEnclosable(f"no interval rule for the constant {e}")
     raise NotEnclosable(f"cannot enclose {type(e).__name__}: {e}")
-
-
-def _numeric_atom(e: sp.Expr) -> Any:
-    raise NotEnclosable(f"no interval rule for the constant {e}")
 
 
 @contextlib.contextmanager
 def iv_prec(bits: int):
-    """Temporarily set the working precision of ``mpmath.iv`` (it has no ``workprec``)."""
-    old = iv.prec
-    iv.prec = bits
+    """Temporarily set Arb's working precision (bits) for the enclosures computed in the block."""
+    old = ctx.prec
+    ctx.prec = bits
     try:
         yield
     finally:
-        iv.prec = old
+        ctx.prec = old
 
 
-def width(x: Any) -> Any:
+def width(x: Interval) -> Any:
     return x.b - x.a

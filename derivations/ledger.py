@@ -317,6 +317,11 @@ class StepResult:
     certified: bool = False  #: True when an interval-arithmetic certificate covers the domain
     symbolic: bool = False  #: True when SymPy reduced the claim
     expected: str | None = None  #: "refuted" for a printed step known to be false (an erratum)
+    #: for a PROVED verdict: the region the proof covers, symbol → (lo, hi) as exact SymPy strings
+    #: (a symbolic proof covers what the symbols' assumptions allow; an interval proof, its box)
+    covered: dict[str, tuple[str, str]] | None = None
+    #: the ranges the numeric attack sampled (symbol → (lo, hi)); e.g. the k range of a vector claim
+    attacked: dict[str, tuple[str, str]] | None = None
 
     @property
     def as_expected(self) -> bool:
@@ -342,7 +347,45 @@ class StepResult:
             "certified": self.certified,
             "expected": self.expected,
             "as_expected": self.as_expected,
+            "covered": self.covered,
+            "attacked": self.attacked,
         }
+
+
+def region(ranges: Mapping[Any, tuple[Any, Any]]) -> dict[str, tuple[str, str]]:
+    """``{symbol: (lo, hi)}`` as the exact strings ``StepResult.covered`` records."""
+    return {str(_label(k) if not isinstance(k, str) else k): (str(lo), str(hi)) for k, (lo, hi) in ranges.items()}
+
+
+def assumption_range(sym: sp.Symbol) -> tuple[sp.Expr, sp.Expr]:
+    """The widest closed range SymPy's assumptions on ``sym`` allow (what a symbolic proof covers)."""
+    if sym.is_integer and sym.is_positive:
+        return sp.Integer(1), sp.oo
+    if sym.is_integer and sym.is_nonnegative:
+        return sp.Integer(0), sp.oo
+    if sym.is_positive or sym.is_nonnegative:
+        return sp.Integer(0), sp.oo
+    if sym.is_negative or sym.is_nonpositive:
+        return -sp.oo, sp.Integer(0)
+    return -sp.oo, sp.oo
+
+
+def covers(covered: Mapping[str, tuple[Any, Any]] | None, domain: Domain, symbols: set | None = None) -> bool:
+    """True when the region ``covered`` contains ``domain``'s box on ``symbols`` (default: all of them).
+
+    A symbol of the domain that ``covered`` does not mention is not covered.
+    """
+    if covered is None:
+        return False
+    for sym, (lo, hi) in domain.ranges.items():
+        if symbols is not None and sym not in symbols:
+            continue
+        if str(sym) not in covered:
+            return False
+        clo, chi = (sp.sympify(v) for v in covered[str(sym)])
+        if bool(clo > lo) or bool(chi < hi):
+            return False
+    return True
 
 
 @dataclass

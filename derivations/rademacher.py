@@ -324,6 +324,7 @@ def derivations() -> list[Derivation]:
     )
     dom_lvl = Domain({chi: (0, sp.oo), lvl: (1, 200)}, name="χ ≥ 0, l ∈ [1, 200] (integer; 2^{−200} is below any use)")
     dom_chi = Domain({chi: (sp.Rational(1, 10**6), 10**6)}, name="χ ∈ [1e-6, 1e6]")
+    dom_chi_all = Domain({chi: (0, sp.oo)}, name="χ ≥ 0")  # the identity is symbolic: every χ the CLI allows
     chain_sum = sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, sp.oo))
     chaining = Derivation(
         "rademacher_chaining",
@@ -356,7 +357,7 @@ def derivations() -> list[Derivation]:
                 sp.Sum(2 ** (-lvl) * (lvl * sp.log(2) + sp.log(1 + chi)), (lvl, 1, sp.oo)),
                 sp.log(4 * (1 + chi)),
                 kind="identity",
-                domain=dom_chi,
+                domain=dom_chi_all,
                 provenance="ours",
                 simplifier=lambda e: sp.simplify(sp.expand_log(e.doit(), force=True)),
             ),

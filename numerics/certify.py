@@ -1,4 +1,4 @@
-"""Certified evaluation: an outward-rounded interval ``[lo, hi] ∋ expr(params)`` (``mpmath.iv``).
+"""Certified evaluation: a rigorous interval ``[lo, hi] ∋ expr(params)`` (Arb balls, python-flint).
 
 What the toolkit prints as a bound is ``hi`` rounded *up* to the printed digits, so no printed
 bound is understated. Each evaluation also computes the float value of the same expression
@@ -150,11 +150,8 @@ def enclose(expr: sp.Expr, params: Mapping, bits: int = TIGHT_BITS) -> tuple[Any
     with iv_prec(bits):
         box = {s: (v, v) for s, v in ex.items() if s in expr.free_symbols}
         val = interval_eval(expr, box)
-        raw_lo, raw_hi = val._mpi_
-    # the endpoints carry `bits` bits: convert them at (more than) that precision, i.e. exactly —
-    # converting at the default 53 bits would round an endpoint to nearest and break the enclosure
-    with mpmath.workprec(bits + 16):
-        lo, hi = mpmath.mpf(raw_lo), mpmath.mpf(raw_hi)
+    # the endpoints are exact Arb points converted to mpmath without rounding (``Interval.a/.b``)
+    lo, hi = val.a, val.b
     if mpmath.isnan(lo) or mpmath.isnan(hi):
         raise NotEnclosable(f"enclosure of {expr} is nan")
     return lo, hi

@@ -108,8 +108,9 @@ EXTREMAL_MODEL = {
 
 
 def _upper(enclosure) -> mpmath.mpf:
-    """The upper end of a certified interval: what is printed as a bound."""
-    return mpmath.mpf(enclosure.b)
+    """The upper end of a certified interval: what is printed as a bound (exact: ``mpmath.mpf(…)``
+    would round it to nearest at the working precision, possibly below the true value)."""
+    return enclosure.b
 
 
 def _bias_table(model: FiniteModel, ks) -> str:

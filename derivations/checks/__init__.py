@@ -1,0 +1,79 @@
+"""The checkers a step can use. Every one of them can fail, and a test shows each one failing.
+
+* identity: ``simplify(lhs − rhs) == 0`` and a 50-digit spot-check at random domain points (a
+  simplification bug cannot pass: a spot-check mismatch refutes even a "simplified" identity);
+* inequality: symbolic reduction where SymPy can (assumptions, or a supplied certificate
+  checked as an identity), else certified interval arithmetic (Arb balls via python-flint, adaptive
+  subdivision of the domain box); and in every case a randomized + adversarial falsifier
+  (box corners, boundary snapping, log-uniform sampling of wide ranges, the step's own
+  adversarial points, then pattern-search toward violation) reporting the worst ratio found;
+  a float-found violation is confirmed at 50 digits before the step is refuted;
+* expansion: SymPy series about ``var = ∞`` compared term by term with the claim;
+* limit: SymPy limit compared with the claim, with a numeric cross-check.
+
+The package has one module per checker: ``identity``, ``interval`` (certified branch and bound),
+``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits);
+``sampling`` holds what they share.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ledger import Step, StepResult, Verdict
+from .falsifier import FalsifierOutcome, falsify
+from .identity import check_identity
+from .inequality import check_inequality
+from .interval import IntervalOutcome, certify_nonnegative
+from .sampling import Evaluator, Instance, Sampler
+from .series import check_expansion, check_limit
+
+__all__ = [
+    "DEFAULTS",
+    "Evaluator",
+    "FalsifierOutcome",
+    "Instance",
+    "IntervalOutcome",
+    "Sampler",
+    "certify_nonnegative",
+    "check_expansion",
+    "check_identity",
+    "check_inequality",
+    "check_limit",
+    "check_step",
+    "falsify",
+]
+
+DEFAULTS: dict[str, Any] = {
+    "trials": 100_000,  # falsifier evaluations per inequality
+    "seed": 0,
+    "dps": 50,  # digits for spot-checks and confirmations
+    "spot_points": 6,  # random points per identity spot-check
+    "box_budget": 1500,  # interval boxes per inequality
+    "max_dims": 4,  # interval subdivision only below this many free symbols
+    "k_cap": 12,  # largest concrete k used to instantiate symbolic sums
+    "real_cap": 1e6,  # sampling cap for unbounded real ranges
+}
+
+
+def check_step(step: Step, **options: Any) -> StepResult:
+    """Check one step with the checker for its kind."""
+    opts = {**DEFAULTS, **options}
+    step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
+    if step.check is not None:
+        res = step.check(step, opts)
+    elif step.kind == "definition":
+        res = StepResult(step.name, step.kind, Verdict.DEFINED, "definition (well-formed: free symbols covered)")
+    elif step.kind == "identity":
+        res = check_identity(step, opts)
+    elif step.kind == "inequality":
+        res = check_inequality(step, opts)
+    elif step.kind == "expansion":
+        res = check_expansion(step, opts)
+    elif step.kind == "limit":
+        res = check_limit(step, opts)
+    else:  # pragma: no cover - Step validates kind
+        raise AssertionError(step.kind)
+    res.provenance = step.provenance
+    res.expected = step.expected
+    return res

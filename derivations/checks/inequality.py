@@ -1,0 +1,120 @@
+"""Inequality checker: symbolic reduction where SymPy can (assumptions, or a supplied certificate
+checked as an identity), else certified interval arithmetic over the box; and in every case the
+falsifier, whose worst ratio is part of the record."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import Step, StepResult, Verdict
+from .falsifier import falsify
+from .interval import certify_nonnegative
+from .sampling import _sides, symbolic_cover
+
+
+def _obviously_nonnegative(e: sp.Expr) -> bool:
+    """SymPy's assumptions, extended by: even powers of real bases (where defined), and sums and
+    products of nonnegative terms. (x⁻² is nonnegative wherever it is defined.)"""
+    if e.is_nonnegative:
+        return True
+    if isinstance(e, sp.Pow):
+        ex = e.exp
+        return bool(ex.is_integer and ex.is_even and e.base.is_real)
+    if isinstance(e, (sp.Mul, sp.Add)):
+        return all(_obviously_nonnegative(a) for a in e.args)
+    return False
+
+
+def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
+    small, big, strict = _sides(step)
+    gap = big - small
+    methods: list[str] = []
+    symbolic = certified = False
+    evidence: list[str] = []
+
+    # (a) symbolic reduction
+    if step.certificate is not None:
+        cert = sp.sympify(step.certificate)
+        same = sp.simplify(gap - cert) == 0
+        sign_ok = cert.is_positive if strict else _obviously_nonnegative(cert)
+        if same and sign_ok:
+            symbolic = True
+            methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy assumptions")
+        else:
+            evidence.append("certificate rejected" + ("" if same else " (not equal to the gap)"))
+    if not symbolic:
+        try:
+            g = sp.simplify(gap)
+            sign = g.is_positive if strict else g.is_nonnegative
+        except Exception:
+            sign = None
+        if sign:
+            symbolic = True
+            methods.append("symbolic: SymPy assumptions give gap ≥ 0")
+
+    # (b) certified interval arithmetic over the box
+    interval = None
+    if not symbolic:
+        interval = certify_nonnegative(
+            gap, step.domain, strict=strict, budget=opts["box_budget"], max_dims=opts["max_dims"]
+        )
+        if interval.status == "proved":
+            certified = True
+            methods.append(f"interval arithmetic: certified on {interval.boxes} boxes")
+        elif interval.status == "refuted":
+            pass
+        else:
+            evidence.append(f"interval: {interval.reason}")
+
+    # (c) falsifier, always (its worst ratio is part of the record)
+    fz = falsify(step, opts)
+    methods.append(f"falsifier: {fz.trials} trials")
+    evidence.append(fz.evidence)
+
+    if fz.counterexample is not None:
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            "; ".join(methods),
+            "; ".join(evidence),
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+            attacked=fz.attacked,
+        )
+    if interval is not None and interval.status == "refuted":
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            "interval subdivision found a violating point",
+            interval.reason,
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=interval.counterexample,
+        )
+    verdict = Verdict.PROVED if (symbolic or certified) else Verdict.VERIFIED
+    covered = None
+    if symbolic:
+        covered = symbolic_cover([gap])
+    elif certified:
+        covered = interval.covered
+    if fz.trials == 0 and verdict is Verdict.VERIFIED:
+        verdict = Verdict.UNDECIDED
+    return StepResult(
+        step.name,
+        step.kind,
+        verdict,
+        "; ".join(methods),
+        "; ".join(evidence),
+        worst_ratio=fz.worst_ratio,
+        trials=fz.trials,
+        symbolic=symbolic,
+        certified=certified,
+        covered=covered,
+        attacked=fz.attacked,
+    )

@@ -1,0 +1,254 @@
+"""Certified interval branch and bound: ``certify_nonnegative(expr, domain)`` proves ``expr ≥ 0`` on
+the domain box with the rigorous enclosures of ``derivations.intervals`` (Arb balls)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from .. import intervals
+from ..ledger import Domain, free_names, region
+from .sampling import _structural_ints
+
+
+@dataclass
+class IntervalOutcome:
+    status: str  # proved | refuted | undecided | n/a
+    boxes: int
+    reason: str = ""
+    counterexample: dict[str, str] | None = None
+    covered: dict[str, tuple[str, str]] | None = None  #: the box a "proved" outcome covers
+
+
+def _rat(x: float) -> sp.Rational:
+    return sp.Rational(repr(float(x)))
+
+
+def _split(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
+    """Two exact-rational halves of [lo, hi] (geometric on wide positive ranges, integers kept).
+
+    A range straddling 0 is split at 0 first: claims tight at 0 (log(1 + x) ≤ x) then settle
+    on each half by the monotonicity test instead of being bisected forever.
+    """
+    if lo < 0 < hi and not sym.is_integer:
+        return [(lo, sp.Integer(0)), (sp.Integer(0), hi)]
+    if hi == sp.oo:
+        mid = sp.Max(2 * lo, lo + 1) if lo >= 0 else sp.Integer(0)
+    elif lo == -sp.oo:
+        mid = sp.Min(2 * hi, hi - 1) if hi <= 0 else sp.Integer(0)
+    elif lo > 0 and hi / lo > 4:
+        mid = _rat(math.sqrt(float(lo) * float(hi)))
+    else:
+        mid = (lo + hi) / 2
+    if sym.is_integer:
+        mid = sp.floor(mid)
+        mid = sp.Min(sp.Max(mid, lo), hi - 1)
+        if hi - lo < 1:
+            return None
+        return [(lo, mid), (mid + 1, hi)]
+    if not (lo < mid < hi):
+        return None
+    return [(lo, mid), (mid, hi)]
+
+
+def _rel_width(lo: sp.Expr, hi: sp.Expr) -> float:
+    if hi == sp.oo or lo == -sp.oo:
+        return 1e9
+    if lo > 0 and hi / lo > 4:
+        return math.log(float(hi) / float(lo))
+    return float(hi - lo)
+
+
+class _Variants:
+    """The expression with some variables fixed at exact endpoints, simplified, and its partials."""
+
+    def __init__(self, expr: sp.Expr, special: Mapping[sp.Symbol, set] | None = None):
+        self.expr = expr
+        self.special = special or {}  # per symbol: the domain's own endpoints (and 0)
+        self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
+
+    def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, dict]:
+        key = frozenset(fixed.items())
+        if key not in self.cache:
+            e = self.expr.subs(dict(fixed)) if fixed else self.expr
+            # simplification pays off only where a claim can be tight: on the domain's own faces;
+            # inner faces (bisection points) are plentiful and enclosure alone settles them
+            if fixed and all(v_ in self.special.get(x_, ()) for x_, v_ in fixed.items()):
+                try:
+                    e = sp.simplify(e)
+                except Exception:  # keep the unsimplified form: still a valid enclosure target
+                    pass
+            self.cache[key] = (e, {})
+        return self.cache[key]
+
+    def partial(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> sp.Expr | None:
+        e, parts = self.get(fixed)
+        if sym not in parts:
+            try:
+                parts[sym] = sp.diff(e, sym)
+            except Exception:
+                parts[sym] = None
+        return parts[sym]
+
+
+def certify_nonnegative(
+    expr: sp.Expr, domain: Domain, strict: bool = False, budget: int = 1500, max_dims: int = 4
+) -> IntervalOutcome:
+    """Prove ``expr ≥ 0`` (``> 0`` if strict) on the domain box by interval branch and bound.
+
+    Each box is enclosed with outward-rounded interval arithmetic; a box that is not certified
+    gets the *monotonicity test* (a partial derivative of one sign over the box moves that
+    variable to the face where the minimum lies, substituted exactly and simplified, so a claim
+    that is tight on a face is settled symbolically there), then is bisected. A box centre with
+    a certainly negative value refutes the claim.
+    """
+    expr = sp.sympify(expr)
+    names = free_names(expr)
+    if expr.atoms(sp.Indexed) or _structural_ints(expr):
+        return IntervalOutcome("n/a", 0, "vector-valued claim (indexed entries): not subdivided")
+    if len(names) > max_dims:
+        return IntervalOutcome("n/a", 0, f"{len(names)} free symbols > {max_dims}: not subdivided")
+    box0: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
+    for sym in sorted(names, key=str):
+        lo, hi = domain.range_of(sym)
+        if sym.is_integer:
+            lo = sp.ceiling(lo) if lo.is_finite else lo
+            hi = sp.floor(hi) if hi.is_finite else hi
+        box0[sym] = (lo, hi)
+    cons = [
+        c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
+        for c in domain.constraints
+    ]
+    variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()})
+    constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
+    stack: list[tuple[dict, dict]] = [(box0, {})]
+    done = 0
+    left: list[dict] = []
+
+    def ok(val: Any) -> bool:
+        return val.lo > 0 or (val.lo >= 0 and not strict)
+
+    def enclose(e: sp.Expr, box: Mapping) -> Any:
+        return intervals.interval_eval(e, {x_: intervals.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+
+    with intervals.iv_prec(80):
+        while stack:
+            if done >= budget:
+                left = [b_ for b_, _ in stack]
+                break
+            box, fixed = stack.pop()
+            done += 1
+            full = {**box, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+            if any(_outside(c, full) for c in cons):
+                continue
+            e, _ = variants.get(fixed)
+            if e.is_number:
+                sign = e.is_positive if strict else e.is_nonnegative
+                if sign:
+                    continue
+                if sign is False:
+                    return IntervalOutcome(
+                        "refuted",
+                        done,
+                        f"value {sp.N(e, 10)} at a face of the box",
+                        counterexample={str(x_): str(v_) for x_, v_ in fixed.items()},
+                    )
+            try:
+                val = enclose(e, box)
+            except intervals.NotEnclosable as exc:
+                return IntervalOutcome("n/a", done, f"not enclosable: {exc}")
+            except (ZeroDivisionError, ValueError):
+                val = None
+            if val is not None and ok(val):
+                continue
+            # monotonicity test: move a monotone variable to the face holding the minimum
+            moved = False
+            for sym, (lo, hi) in box.items():
+                # the minimum over the box sits on a face, but under a constraint on this variable
+                # that face may lie outside the domain: the test would then discard good points
+                if lo == hi or sym in constrained:
+                    continue
+                d_ = variants.partial(fixed, sym)
+                if d_ is None:
+                    continue
+                try:
+                    dv = enclose(d_, box)
+                except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                    continue
+                if dv.lo >= 0 and lo.is_finite:
+                    face = lo
+                elif dv.hi <= 0 and hi.is_finite:
+                    face = hi
+                else:
+                    continue
+                nb = {x_: r_ for x_, r_ in box.items() if x_ != sym}
+                stack.append((nb, {**fixed, sym: face}))
+                moved = True
+                break
+            if moved:
+                continue
+            # a certainly negative centre refutes
+            centre = {x_: _centre(x_, lo, hi) for x_, (lo, hi) in box.items()}
+            try:
+                cval = enclose(e, {x_: (v_, v_) for x_, v_ in centre.items()})
+                if not any(
+                    _outside(
+                        c, {**{x_: (v_, v_) for x_, v_ in centre.items()}, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+                    )
+                    for c in cons
+                ):
+                    if cval.hi < 0 or (strict and cval.hi <= 0):
+                        pt = {
+                            **{str(x_): str(v_) for x_, v_ in fixed.items()},
+                            **{str(x_): str(v_) for x_, v_ in centre.items()},
+                        }
+                        return IntervalOutcome(
+                            "refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre", counterexample=pt
+                        )
+            except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                pass
+            widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
+            for _, sym in widths:
+                parts = _split(sym, *box[sym])
+                if parts:
+                    for lo, hi in parts:
+                        nb = dict(box)
+                        nb[sym] = (lo, hi)
+                        stack.append((nb, fixed))
+                    break
+            else:
+                left.append(full)
+    if not left and not stack:
+        return IntervalOutcome("proved", done, covered=region(box0))
+    return IntervalOutcome(
+        "undecided", done, f"{len(left)} boxes not certified after {done} evaluations (e.g. {_fmt_box(left[0])})"
+    )
+
+
+def _outside(c: sp.Expr, box: Mapping) -> bool:
+    try:
+        cv = intervals.interval_eval(c, {x_: intervals.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+    except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+        return False
+    return cv.hi < 0  # the constraint c ≥ 0 certainly fails: the box lies outside the domain
+
+
+def _centre(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
+    if hi == sp.oo:
+        c_ = sp.Max(2 * lo, lo + 1)
+    elif lo == -sp.oo:
+        c_ = sp.Min(2 * hi, hi - 1)
+    elif lo > 0 and hi / lo > 4:
+        c_ = _rat(math.sqrt(float(lo) * float(hi)))
+    else:
+        c_ = (lo + hi) / 2
+    return sp.floor(c_) if sym.is_integer else c_
+
+
+def _fmt_box(box: Mapping) -> str:
+    return ", ".join(f"{x_} ∈ [{sp.N(lo, 5)}, {sp.N(hi, 5)}]" for x_, (lo, hi) in box.items())

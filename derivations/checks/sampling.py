@@ -1,0 +1,233 @@
+"""Sampling and evaluation shared by the checkers: domain points, concrete instances of sums, float
+and 50-digit evaluation of claims."""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from ..ledger import Domain, Step, assumption_range, free_names, region
+
+
+def _structural_ints(expr: sp.Expr) -> set[sp.Symbol]:
+    """Integer symbols that appear in the limits of a Sum/Product (they fix a vector length)."""
+    out: set[sp.Symbol] = set()
+    for node in sp.preorder_traversal(expr):
+        if isinstance(node, (sp.Sum, sp.Product)):
+            for lim in node.limits:
+                for e in lim[1:]:
+                    out |= {x for x in sp.sympify(e).free_symbols if isinstance(x, sp.Symbol)}
+    return out
+
+
+def _finite_range(lo: sp.Expr, hi: sp.Expr, cap: float) -> tuple[float, float]:
+    lo_f = float(lo) if lo.is_finite else None
+    hi_f = float(hi) if hi.is_finite else None
+    if lo_f is None and hi_f is None:
+        return -cap, cap
+    if lo_f is None:
+        return hi_f - cap, hi_f
+    if hi_f is None:
+        return lo_f, max(lo_f * cap, lo_f + cap) if lo_f > 0 else lo_f + cap
+    return lo_f, hi_f
+
+
+class Sampler:
+    """Draws points of a domain: uniform, log-uniform on wide positive ranges, boundary snaps."""
+
+    def __init__(self, domain: Domain, rng: random.Random, real_cap: float, k_cap: int):
+        self.domain = domain
+        self.rng = rng
+        self.ranges = {s: _finite_range(lo, hi, real_cap) for s, (lo, hi) in domain.ranges.items()}
+        self.k_cap = k_cap
+
+    def scalar(self, sym: sp.Symbol, snap: float = 0.0, structural: bool = False) -> Any:
+        lo, hi = self.ranges[sym]
+        if structural:
+            hi = min(hi, max(lo, self.k_cap))
+        r = self.rng
+        if snap and r.random() < snap:
+            val = lo if r.random() < 0.5 else hi
+        elif lo > 0 and hi / lo > 50:
+            val = math.exp(r.uniform(math.log(lo), math.log(hi)))
+        elif lo >= 0 and hi - lo > 50 and r.random() < 0.5:  # [0, big): small values matter too
+            val = lo + math.exp(r.uniform(math.log(1e-9), math.log(hi - lo)))
+        else:
+            val = r.uniform(lo, hi)
+        if sym.is_integer:
+            val = int(round(val))
+            val = int(min(max(val, math.ceil(lo)), math.floor(hi)))
+        return val
+
+    def attacked(self, ev: Evaluator) -> dict[str, tuple[str, str]]:
+        """The ranges this sampler draws from for ``ev``'s symbols (structural integers capped)."""
+        out = {}
+        for s in sorted(set(ev.scalars) | ev.indexed_labels, key=str):
+            lo, hi = self.ranges[s]
+            if s in ev.structural:
+                hi = min(hi, max(lo, self.k_cap))
+            out[str(s)] = (repr(lo), repr(hi))
+        return out
+
+    def corners(self, syms: list[sp.Symbol], structural: set[sp.Symbol]) -> list[dict]:
+        ends = []
+        for s in syms:
+            lo, hi = self.ranges[s]
+            if s in structural:
+                hi = min(hi, max(lo, self.k_cap))
+            if s.is_integer:
+                lo, hi = math.ceil(lo), math.floor(hi)
+            mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else (lo + hi) / 2
+            if s.is_integer:
+                mid = int(round(mid))
+            ends.append(sorted({lo, hi, mid}))
+        combos = list(itertools.product(*ends))
+        if len(combos) > 729:
+            combos = [tuple(self.rng.choice(e) for e in ends) for _ in range(729)]
+        return [dict(zip(syms, c)) for c in combos]
+
+
+@dataclass
+class Instance:
+    """An expression with its sums made concrete for given structural integers."""
+
+    fn_float: Callable
+    args: list[sp.Symbol]
+    concrete: list[sp.Expr]
+    scalars: list[sp.Symbol]
+    entries: list[tuple[sp.Indexed, sp.Symbol]]  # (indexed atom, its base label)
+    _fn_mp: Callable | None = None
+
+    @property
+    def fn_mp(self) -> Callable:
+        if self._fn_mp is None:  # built on first use: most instances never need 50 digits
+            self._fn_mp = sp.lambdify(self.args, self.concrete, modules="mpmath", dummify=False)
+        return self._fn_mp
+
+
+class Evaluator:
+    """Float (math) and mpmath evaluation of one or more expressions at sampled points."""
+
+    def __init__(self, exprs: list[sp.Expr], domain: Domain):
+        self.exprs = [sp.sympify(e) for e in exprs]
+        self.domain = domain
+        names: set[sp.Symbol] = set()
+        for e in self.exprs:
+            names |= free_names(e)
+        self.structural = set().union(*(_structural_ints(e) for e in self.exprs)) & names
+        self.indexed_labels = set().union(*({a.base.label for a in e.atoms(sp.Indexed)} for e in self.exprs))
+        self.scalars = sorted(names - self.indexed_labels, key=str)
+        self._cache: dict[tuple, Instance] = {}
+        self._struct_order = sorted(self.structural, key=str)
+
+    def instance(self, structural_values: Mapping[sp.Symbol, int]) -> Instance:
+        key = tuple(structural_values.get(s_) for s_ in self._struct_order)
+        if len(structural_values) != len(self._struct_order) or any(
+            s_ not in self.structural for s_ in structural_values
+        ):
+            key = ("partial",) + tuple(sorted((str(s_), v_) for s_, v_ in structural_values.items()))
+        if key in self._cache:
+            return self._cache[key]
+        concrete = [e.subs(structural_values).doit() for e in self.exprs]
+        atoms = sorted(set().union(*(c.atoms(sp.Indexed) for c in concrete)), key=str)
+        dummies = [sp.Symbol(f"_entry{n}", real=True) for n in range(len(atoms))]
+        rep = dict(zip(atoms, dummies))
+        with sp.evaluate(False):  # a plain renaming: re-evaluating every node costs seconds
+            concrete = [c.xreplace(rep) for c in concrete]
+        scalars = [s for s in self.scalars if s not in structural_values]
+        args = scalars + dummies
+        fn_float = sp.lambdify(args, concrete, modules="math", dummify=False)
+        inst = Instance(fn_float, args, concrete, scalars, [(a, a.base.label) for a in atoms])
+        self._cache[key] = inst
+        return inst
+
+    def evaluate(self, point: Mapping[Any, Any], exact: bool = False, dps: int = 50) -> list:
+        struct = {s: int(point[s]) for s in self.structural}
+        inst = self.instance(struct)
+        args = [point[s] for s in inst.scalars] + [point[a] for a, _ in inst.entries]
+        if exact:
+            with mpmath.workdps(dps):
+                return [
+                    mpmath.mpf(x) if not isinstance(x, mpmath.mpf) else x for x in inst.fn_mp(*[_mp(a) for a in args])
+                ]
+        try:
+            return [float(x) for x in inst.fn_float(*args)]
+        except (OverflowError, ZeroDivisionError, ValueError):
+            with mpmath.workdps(30):
+                return [float(x) for x in inst.fn_mp(*[_mp(a) for a in args])]
+
+    def random_point(self, sampler: Sampler, snap: float = 0.0) -> dict:
+        pt: dict[Any, Any] = {}
+        for s in self.scalars:
+            pt[s] = sampler.scalar(s, snap, structural=s in self.structural)
+        inst = self.instance({s: int(pt[s]) for s in self.structural})
+        for atom, label in inst.entries:
+            pt[atom] = sampler.scalar(label, snap)
+        return pt
+
+    def complete(self, pt: dict, sampler: Sampler) -> dict:
+        inst = self.instance({s: int(pt[s]) for s in self.structural})
+        for atom, label in inst.entries:
+            if atom not in pt:
+                pt[atom] = sampler.scalar(label, 0.5)
+        return pt
+
+
+def _mp(x: Any) -> Any:
+    if isinstance(x, sp.Basic):
+        return mpmath.mpf(sp.Rational(x)) if x.is_Rational else mpmath.mpf(str(sp.N(x, 60)))
+    if isinstance(x, int):
+        return mpmath.mpf(x)
+    return mpmath.mpf(x)
+
+
+def _satisfies(domain: Domain, pt: Mapping) -> bool:
+    if not domain.constraints:
+        return True
+    sub = {
+        s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v) for s, v in pt.items() if isinstance(s, sp.Symbol)
+    }
+    # a constraint on symbols the claim does not involve cannot exclude any of its points
+    return all(bool(c.subs(sub)) for c in domain.constraints if free_names(c) <= set(sub))
+
+
+def _fmt_point(pt: Mapping) -> dict[str, str]:
+    out = {}
+    for s, v in pt.items():
+        out[str(s)] = str(v) if isinstance(v, int) else mpmath.nstr(mpmath.mpf(v), 17)
+    return out
+
+
+def _sides(step: Step) -> tuple[sp.Expr, sp.Expr, bool]:
+    """(small, big, strict) such that the claim reads small ≤ big (or <)."""
+    rel = step.relation
+    if rel in ("<=", "<"):
+        return step.lhs, step.rhs, rel == "<"
+    return step.rhs, step.lhs, rel == ">"
+
+
+def symbolic_cover(exprs: list[sp.Expr], exclude: set | None = None) -> dict[str, tuple[str, str]]:
+    """What a symbolic proof about ``exprs`` covers: every free name over its assumption range."""
+    names = set().union(*(free_names(e) for e in exprs)) - (exclude or set())
+    return region({x_: assumption_range(x_) for x_ in sorted(names, key=str)})
+
+
+def intersect(a: dict | None, b: dict | None) -> dict | None:
+    """The intersection of two covered regions (``None`` covers nothing)."""
+    if a is None or b is None:
+        return None
+    out = dict(a)
+    for key, (lo, hi) in b.items():
+        if key in out:
+            lo0, hi0 = (sp.sympify(v) for v in out[key])
+            out[key] = (str(sp.Max(lo0, sp.sympify(lo))), str(sp.Min(hi0, sp.sympify(hi))))
+        else:
+            out[key] = (lo, hi)
+    return out

@@ -1,0 +1,118 @@
+"""Expansion and limit checkers: SymPy series about ``var = ∞`` compared term by term with the claim;
+SymPy limits compared with the claim, with a numeric cross-check."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import Step, StepResult, Verdict
+from .identity import _spot_check
+from .sampling import symbolic_cover
+
+
+def _series_coeffs(expr: sp.Expr, var: sp.Symbol, order: int) -> list[sp.Expr]:
+    eps = sp.Dummy("eps", positive=True)
+    e = sp.sympify(expr).subs(var, 1 / eps)
+    ser = sp.series(e, eps, 0, order + 1).removeO()
+    ser = sp.expand(ser)
+    return [sp.simplify(ser.coeff(eps, n)) for n in range(order + 1)]
+
+
+def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
+    if step.point not in (sp.oo, float("inf")):
+        raise ValueError("only expansions about ∞ are supported")
+    try:
+        got = _series_coeffs(step.lhs, step.var, step.order)
+        want = _series_coeffs(step.rhs, step.var, step.order)
+    except Exception as exc:
+        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy series failed", evidence=str(exc))
+    mismatches = []
+    unsure = []
+    for n_, (g, w_) in enumerate(zip(got, want)):
+        d_ = sp.simplify(g - w_)
+        if d_ == 0:
+            continue
+        # SymPy could not reduce: a numeric check at domain points decides between refuted and unsure
+        probe = Step(f"{step.name}: coefficient of {step.var}^-{n_}", g, w_, kind="identity", domain=step.domain)
+        spot = _spot_check(probe, [g, w_], opts)
+        if spot["counterexample"] is not None:
+            mismatches.append((n_, g, w_, spot["counterexample"]))
+        else:
+            unsure.append(n_)
+    if mismatches:
+        n_, g, w_, cx = mismatches[0]
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy series in 1/{step.var} to order {step.order}",
+            evidence=f"coefficient of {step.var}^-{n_}: derived {g}, claimed {w_}",
+            counterexample={"term": f"{step.var}^-{n_}", "derived": str(g), "claimed": str(w_), **cx},
+        )
+    if unsure:
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.VERIFIED,
+            f"SymPy series in 1/{step.var} to order {step.order}",
+            evidence=f"coefficients {unsure} agree numerically only",
+        )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.PROVED,
+        f"SymPy series in 1/{step.var} to order {step.order}",
+        evidence=f"{step.order + 1} coefficients equal",
+        symbolic=True,
+        covered=symbolic_cover([step.lhs, step.rhs], {step.var}),
+    )
+
+
+def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
+    try:
+        got = sp.limit(step.lhs, step.var, step.point)
+    except Exception as exc:
+        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy limit failed", evidence=str(exc))
+    if isinstance(got, sp.Limit) or got.has(sp.Limit):
+        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
+    same = got == step.rhs or (got.is_infinite is not True and sp.simplify(got - step.rhs) == 0)
+    if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.PROVED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit = {got}",
+            symbolic=True,
+            covered=symbolic_cover([step.lhs, step.rhs], {step.var}),
+        )
+    if got.is_infinite or sp.sympify(step.rhs).is_infinite:  # one side infinite, not the same infinity
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit is {got}, claimed {step.rhs}",
+            counterexample={"limit": str(got), "claimed": str(step.rhs)},
+        )
+    probe = Step(f"{step.name}: limit value", got, step.rhs, kind="identity", domain=step.domain)
+    spot = _spot_check(probe, [got, step.rhs], opts)
+    if spot["counterexample"] is not None:
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"SymPy limit {step.var} → {step.point}",
+            evidence=f"limit is {got}, claimed {step.rhs}",
+            counterexample=spot["counterexample"],
+        )
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
+        f"SymPy limit {step.var} → {step.point}",
+        evidence=f"limit {got} agrees numerically with the claim",
+    )
