@@ -7,7 +7,7 @@ import sys
 import time
 
 from infonce_bounds.derivations import catalogue
-from infonce_bounds.derivations.checks import DEFAULTS
+from infonce_bounds.derivations.checks import DEFAULTS, runner
 from infonce_bounds.derivations.ledger import Verdict
 
 from ..progress import Progress
@@ -26,31 +26,68 @@ def add_arguments(p) -> None:
         help=f"falsifier trials per inequality (default {DEFAULTS['trials']})",
     )
     p.add_argument("--seed", type=int, default=DEFAULTS["seed"], help="falsifier seed (default 0)")
+    p.add_argument(
+        "--workers", type=int, default=2, help="worker processes checking steps in parallel (default 2; 1 = serial)"
+    )
+    p.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="check every step again instead of reusing results from the cache ($XDG_CACHE_HOME/infonce-bounds/verify)",
+    )
 
 
-def verify_all(names: list[str], trials: int, seed: int, progress: bool = True) -> dict:
-    """Run the checks; returns {"results": [...], "seconds": …, "counts": {...}}."""
+def verify_all(
+    names: list[str],
+    trials: int,
+    seed: int,
+    progress: bool = True,
+    workers: int = 2,
+    use_cache: bool = True,
+) -> dict:
+    """Run the checks; returns {"results": [...], "seconds": …, "counts": {...}, "cache": {...}}.
+
+    Steps are checked by ``workers`` processes; results come from the content-hashed cache
+    (``derivations.checks.runner``) unless ``use_cache`` is false. An unchanged catalogue is answered
+    from one catalogue-level entry without building the derivations.
+    """
+    t0 = time.perf_counter()
+    options = {"trials": trials, "seed": seed}
+    whole = None
+    if use_cache and not names:
+        whole = runner.catalogue_key(options)
+        hit = runner.load(whole)
+        if hit is not None:
+            hit["seconds"] = time.perf_counter() - t0
+            hit["cache"] = {**hit.get("cache", {}), "catalogue_hit": True, "cached": len(hit["results"]), "checked": 0}
+            return hit
     ders = [catalogue.get(n) for n in names] if names else catalogue.all_derivations()
     n_steps = sum(len(d.steps) for d in ders)
-    rows = []
-    t0 = time.perf_counter()
     bar = Progress(n_steps, "verify", enabled=progress)
-    for der in ders:
-        for res in der.verify(trials=trials, seed=seed):
-            rows.append({"result": der.name, "source": der.source, **res.as_dict()})
-            bar.update(1, f"{der.name}: {res.step}")
+
+    def tick(name, res, _cached):
+        bar.update(1, f"{name}: {res.step}")
+
+    by_der, stats = runner.verify_derivations(ders, options, workers=workers, use_cache=use_cache, on_result=tick)
     bar.close()
+    rows = []
+    for der in ders:
+        for res in by_der[der.name]:
+            rows.append({"result": der.name, "source": der.source, **res.as_dict()})
     counts: dict[str, int] = {}
     for r in rows:
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    return {
+    summary = {
         "results": rows,
         "seconds": time.perf_counter() - t0,
         "counts": counts,
         "symbolic": sum(r["symbolic"] for r in rows),
         "certified": sum(r["certified"] for r in rows),
         "falsifier_only": sum(r["verdict"] == str(Verdict.VERIFIED) and r["kind"] == "inequality" for r in rows),
+        "cache": {**stats, "catalogue_hit": False},
     }
+    if whole is not None:
+        runner.store(whole, summary)
+    return summary
 
 
 def format_table(summary: dict) -> str:
@@ -76,6 +113,13 @@ def format_table(summary: dict) -> str:
         + f" ({summary['symbolic']} symbolic, {summary['certified']} interval-certified, "
         f"{summary['falsifier_only']} inequalities falsifier-only)"
     )
+    cache = summary.get("cache") or {}
+    if cache:
+        lines.append(
+            f"cache: {cache.get('cached', 0)} step(s) reused, {cache.get('checked', 0)} checked"
+            + (" (catalogue unchanged)" if cache.get("catalogue_hit") else "")
+            + f"; {runner.cache_dir()}"
+        )
     return "\n".join(lines)
 
 
@@ -84,7 +128,11 @@ def run(args) -> int:
         catalogue.get(name)  # unknown names: one-line error before any work
     if args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
-    summary = verify_all(args.results, args.trials, args.seed, progress=not args.json)
+    if args.workers < 1:
+        raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    summary = verify_all(
+        args.results, args.trials, args.seed, progress=not args.json, workers=args.workers, use_cache=not args.no_cache
+    )
     if args.json:
         print(json.dumps(summary, indent=1))
     else:

@@ -1,0 +1,271 @@
+"""The checking engine: a sound interval back end (Arb), honest domains, the cache and the large-k attack."""
+
+from __future__ import annotations
+
+import mpmath
+import pytest
+import sympy as sp
+from mpmath import iv
+
+from infonce_bounds.derivations import intervals
+from infonce_bounds.derivations.checks import certify_nonnegative, check_step
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+from infonce_bounds.derivations.symbols import tau, x
+from infonce_bounds.numerics import certify as C
+
+#: mpmath issue 1181: at 53 bits, mpmath.iv.exp of this x has an upper end 2.5e-19 below e^x
+X_1181 = sp.Rational(3893924827815215, 2**50)
+
+
+def _true_exp_1181():
+    with mpmath.workdps(60):
+        return mpmath.exp(mpmath.mpf(3893924827815215) / mpmath.mpf(2) ** 50)
+
+
+def test_arb_enclosure_holds_where_mpmath_iv_fails():
+    """The back end's exp encloses e^x at the mpmath-1181 point; mpmath.iv's does not (why we left it)."""
+    true = _true_exp_1181()
+    with intervals.iv_prec(53):
+        enc = intervals.interval_eval(sp.exp(x), {x: (X_1181, X_1181)})
+    with mpmath.workdps(60):
+        assert enc.a <= true <= enc.b
+    # documentation of the reason: mpmath.iv at 53 bits misses the true value from below
+    old = iv.prec
+    iv.prec = 53
+    try:
+        bad = iv.exp(iv.mpf(mpmath.mpf(3893924827815215) / 2**50))
+    finally:
+        iv.prec = old
+    with mpmath.workdps(60):
+        assert mpmath.mpf(bad.b) < true, "mpmath.iv now encloses e^x here: issue 1181 fixed upstream?"
+
+
+def test_certified_constant_is_not_understated_at_the_1181_point():
+    """numerics.certify at the float's own precision: the enclosure of e^x contains e^x."""
+    true = _true_exp_1181()
+    lo, hi = C.enclose(sp.exp(x), {x: X_1181}, bits=53)
+    with mpmath.workdps(60):
+        assert lo <= true <= hi
+    assert mpmath.mpf(C.format_up(hi, 17)) >= true
+
+
+def test_interval_proof_near_the_1181_point_is_not_false():
+    """A claim false by 1e-20 just above e^x: mpmath.iv would 'prove' e^x ≤ c; Arb must not."""
+    true = _true_exp_1181()
+    with mpmath.workdps(60):
+        c = sp.Rational(str(mpmath.nstr(true - mpmath.mpf("1e-20"), 40)))
+    st = Step(
+        "planted: e^x ≤ c just below e^x",
+        sp.exp(x),
+        c,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (X_1181, X_1181)}),
+    )
+    out = certify_nonnegative(c - sp.exp(x), st.domain)
+    assert out.status != "proved"
+    assert check_step(st, trials=200).verdict is not Verdict.PROVED
+
+
+def test_wide_box_enclosure_is_endpoint_tight():
+    """A wide box is not wrapped into one ball: exp over [0, 100] has lower end 1, not a negative number."""
+    enc = intervals.interval_eval(sp.exp(x), {x: (0, 100)})
+    assert enc.a == 1
+    with mpmath.workdps(50):
+        assert enc.b >= mpmath.exp(100) and enc.b <= mpmath.exp(100) * (1 + mpmath.mpf(2) ** -40)
+
+
+def test_half_infinite_box_and_division_by_an_interval_at_zero():
+    assert intervals.interval_eval(sp.exp(-x), {x: (0, sp.oo)}).a == 0
+    enc = intervals.interval_eval(1 / x, {x: (0, 1)})
+    assert enc.a == 1 and enc.b == mpmath.inf
+    with pytest.raises(intervals.NotEnclosable):
+        intervals.interval_eval(sp.log(x), {x: (-2, -1)})
+
+
+@pytest.mark.parametrize("tv", ["0.001", "0.1", "1", "100"])
+def test_interval_ops_enclose_50_digit_values(tv):
+    e = sp.log(1 + sp.exp(2 / tau)) * sp.sinh(1 / tau) ** 2 / sp.sqrt(tau) - sp.tanh(tau) + sp.cosh(1 / tau) ** -1
+    t = sp.Rational(tv)
+    with intervals.iv_prec(80):
+        enc = intervals.interval_eval(e, {tau: (t, t)})
+    with mpmath.workdps(50):
+        ref = sp.N(e.subs(tau, t), 50)
+        ref = mpmath.mpf(str(ref))
+        assert enc.a <= ref <= enc.b
+        assert enc.b - enc.a <= abs(ref) * mpmath.mpf(10) ** -12 + mpmath.mpf(10) ** -30
+
+
+# ---------------------------------------------------------------------------------- honest domains
+
+
+def _claim_symbols(step):
+    from infonce_bounds.derivations.ledger import free_names
+
+    names = free_names(step.lhs) | free_names(step.rhs)
+    if step.kind in ("expansion", "limit"):
+        names.discard(step.var)
+    return names
+
+
+@pytest.fixture(scope="module")
+def catalogue_results(tmp_path_factory):
+    """Every catalogue step checked once (small falsifier budget, both cores, a private cache)."""
+    import os
+
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.checks import runner
+
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
+    try:
+        ders = catalogue.all_derivations()
+        by_der, _ = runner.verify_derivations(ders, {"trials": 300}, workers=2)
+    finally:
+        if old is None:
+            del os.environ["XDG_CACHE_HOME"]
+        else:
+            os.environ["XDG_CACHE_HOME"] = old
+    return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}
+
+
+def test_every_proved_step_covers_its_stated_domain(catalogue_results):
+    """covered ⊇ stated domain (on the claim's symbols) for every PROVED step of the catalogue."""
+    from infonce_bounds.derivations.ledger import covers
+
+    n_proved, bad = 0, []
+    for name, pairs in catalogue_results.items():
+        for step, res in pairs:
+            if res.verdict is not Verdict.PROVED:
+                continue
+            n_proved += 1
+            if not covers(res.covered, step.domain, _claim_symbols(step)):
+                bad.append((name, step.name, res.covered, step.domain.describe()))
+    assert n_proved > 50
+    assert not bad, bad
+
+
+def test_every_falsifier_verdict_states_the_range_it_attacked(catalogue_results):
+    missing = [
+        (name, step.name)
+        for name, pairs in catalogue_results.items()
+        for step, res in pairs
+        if res.verdict is Verdict.VERIFIED and step.kind == "inequality" and not res.attacked
+    ]
+    assert not missing, missing
+
+
+def test_covers_can_fail():
+    from infonce_bounds.derivations.ledger import covers
+
+    dom = Domain({tau: (sp.Rational(1, 1000), 100)})
+    assert covers({"tau": ("1/1000", "oo")}, dom)
+    assert not covers({"tau": ("1/100", "oo")}, dom)  # misses τ ∈ [1e-3, 1e-2)
+    assert not covers({"x": ("0", "1")}, dom)  # a symbol not covered at all
+    assert not covers(None, dom)
+
+
+#: where a step is *used* by a later argument: (derivation, step, substitution, domain of the use)
+def _uses():
+    from infonce_bounds.derivations.symbols import TAU_RANGE, chi, u
+
+    z_ratio = {u: (sp.exp(-2 / tau), sp.exp(2 / tau))}  # u = Z_k/Z ∈ [e^{−2/τ}, e^{2/τ}]
+    return [
+        ("bias_sign", "log u ≤ u − 1", z_ratio, TAU_RANGE),
+        ("bias_bound", "log v ≤ v − 1 (again)", z_ratio, TAU_RANGE),
+        # the CLI evaluates the chaining bound at any χ = 2ΛR/c₀ > 0
+        ("rademacher_chaining", "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))", {chi: (0, sp.oo)}, Domain({})),
+    ]
+
+
+@pytest.mark.parametrize("use", _uses(), ids=lambda u_: u_[1][:30] if isinstance(u_, tuple) else None)
+def test_each_use_lies_inside_the_stated_domain(use):
+    """The range at which a later step uses a step (enclosed over the user's domain) lies in its domain."""
+    from infonce_bounds.derivations import catalogue
+
+    name, step_name, at, over = use
+    step = catalogue.get(name).step(step_name)
+    box = {s_: lohi for s_, lohi in over.ranges.items()}
+    for sym, (lo_e, hi_e) in at.items():
+        lo_v = intervals.interval_eval(sp.sympify(lo_e), box).a if box or not sp.sympify(lo_e).is_number else lo_e
+        hi_v = intervals.interval_eval(sp.sympify(hi_e), box).b if sp.sympify(hi_e) is not sp.oo else mpmath.inf
+        s_lo, s_hi = step.domain.range_of(sym)
+        s_lo = mpmath.mpf(-mpmath.inf) if s_lo == -sp.oo else mpmath.mpf(sp.Rational(s_lo).p) / sp.Rational(s_lo).q
+        s_hi = mpmath.inf if s_hi == sp.oo else mpmath.mpf(sp.Rational(s_hi).p) / sp.Rational(s_hi).q
+        assert s_lo <= mpmath.mpf(lo_v) and mpmath.mpf(hi_v) <= s_hi, (step_name, sym, lo_v, hi_v, s_lo, s_hi)
+
+
+def test_use_check_can_fail():
+    """The old box u ∈ [1e-6, 1e6] does not contain u = Z_k/Z for τ = 1e-3 (e^{−2000})."""
+    lo = intervals.interval_eval(sp.exp(-2 / tau), {tau: (sp.Rational(1, 1000), 100)}).a
+    assert lo < mpmath.mpf(10) ** -6
+
+
+# ---------------------------------------------------------------------------------- cache
+
+
+def test_cache_hits_unchanged_steps_and_rechecks_an_edited_one_and_its_dependents(tmp_path, monkeypatch):
+    from infonce_bounds.derivations.checks import runner
+    from infonce_bounds.derivations.ledger import Derivation
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+
+    def build(c):
+        a = Derivation(
+            "engine_test_a",
+            "a",
+            [
+                Step("exp ≥ 1 + x", sp.exp(x), 1 + x, kind="inequality", relation=">=", domain=Domain({x: (-5, 5)})),
+                Step("x² ≥ c", x**2, sp.Integer(c), kind="inequality", relation=">=", domain=Domain({x: (-5, 5)})),
+            ],
+            result="x² ≥ c",
+        )
+        b = Derivation(
+            "engine_test_b",
+            "b",
+            [Step("cosh ≥ 1", sp.cosh(x), 1, kind="inequality", relation=">=", domain=Domain({x: (-5, 5)}))],
+            result="cosh ≥ 1",
+            depends_on=("engine_test_a",),
+        )
+        c_ = Derivation(
+            "engine_test_c",
+            "c",
+            [Step("x⁴ ≥ 0", x**4, 0, kind="inequality", relation=">=", domain=Domain({x: (-5, 5)}))],
+            result="x⁴ ≥ 0",
+        )
+        return [a, b, c_]
+
+    opts = {"trials": 200}
+    first, st1 = runner.verify_derivations(build(0), opts, workers=1)
+    assert st1 == {"cached": 0, "checked": 4, "workers": 1}
+    assert runner.cache_dir().is_relative_to(tmp_path)
+    _, st2 = runner.verify_derivations(build(0), opts, workers=1)
+    assert st2["cached"] == 4 and st2["checked"] == 0
+    # edit one step of a: it and b (which depends on a) are re-checked; a's other step and c are not
+    edited, st3 = runner.verify_derivations(build(-1), opts, workers=1)
+    assert st3["cached"] == 2 and st3["checked"] == 2
+    assert edited["engine_test_a"][1].verdict is Verdict.PROVED
+    # a planted wrong edit is refuted, not served from the cache
+    wrong, st4 = runner.verify_derivations(build(1), opts, workers=1)
+    assert wrong["engine_test_a"][1].verdict is Verdict.REFUTED and st4["checked"] == 2
+    # options are part of the key; --no-cache forces every check
+    _, st5 = runner.verify_derivations(build(0), {"trials": 201}, workers=1)
+    assert st5["checked"] == 4
+    _, st6 = runner.verify_derivations(build(0), opts, workers=2, use_cache=False)
+    assert st6["checked"] == 4 and st6["cached"] == 0
+    assert [r.verdict for r in first["engine_test_a"]] == [Verdict.PROVED, Verdict.PROVED]
+
+
+def test_cache_key_sees_a_custom_checker_change():
+    from infonce_bounds.derivations.checks import runner
+
+    def make(bound):
+        def check(step, opts):
+            return bound
+
+        return check
+
+    s1 = Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(1))
+    s2 = Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(2))
+    assert runner.step_key(s1, {}) != runner.step_key(s2, {})
+    assert runner.step_key(s1, {}) == runner.step_key(Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(1)), {})
