@@ -232,6 +232,7 @@ def _two_point_check(statistic: str):
             f"worst ratio lhs/rhs {worst:.6g}{where}",
             worst_ratio=worst,
             trials=done,
+            attacked={"tau": ("1/1000", "100"), "x": ("-1", "1"), "y": ("-1", "1"), "pi": ("0", "1"), "k": ("1", "16")},
         )
 
     return check

@@ -227,6 +227,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         f"worst ratio lhs/rhs = {worst:.9g} at {worst_pt}",
         worst_ratio=worst,
         trials=trials,
+        attacked={"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")},
     )
 
 
@@ -302,6 +303,13 @@ def class_check(step: Step, opts: dict) -> StepResult:
         f"worst ratio estimate/bound = {worst:.6g} at {worst_pt}",
         worst_ratio=worst,
         trials=n_classes,
+        attacked={
+            "n": ("2", "16"),
+            "k": ("1", "6"),
+            "tau": ("1/10", "10"),
+            "R": ("1/10", "10**(7/10)"),
+            "p": ("1", "1"),
+        },
     )
 
 

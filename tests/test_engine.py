@@ -269,3 +269,79 @@ def test_cache_key_sees_a_custom_checker_change():
     s2 = Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(2))
     assert runner.step_key(s1, {}) != runner.step_key(s2, {})
     assert runner.step_key(s1, {}) == runner.step_key(Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(1)), {})
+
+
+# ---------------------------------------------------------------------------------- large k, vectorised falsifier
+
+
+def _vector_claim(bound):
+    from infonce_bounds.derivations.symbols import j, k, s
+
+    return Step(
+        f"planted: Σ_j s_j² ≤ {bound} for every k ≥ 1",
+        sp.Sum(s[j] ** 2, (j, 1, k)),
+        bound,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({k: (1, sp.oo), s: (-1, 1)}),
+    )
+
+
+def test_large_k_attack_refutes_a_claim_false_only_beyond_k_cap():
+    """Σ s_j² ≤ 100 holds for every k ≤ 100: the k ≤ 12 sampler cannot see the failure; the grouped attack does."""
+    res = check_step(_vector_claim(100), trials=5000)
+    assert res.verdict is Verdict.REFUTED
+    assert int(res.counterexample["k"]) > 100 and "grouped" in res.counterexample
+    only_small = check_step(_vector_claim(100), trials=5000, large_k=False)
+    assert only_small.verdict is Verdict.VERIFIED and only_small.attacked["k"][1] == "12"
+
+
+def test_large_k_attack_states_the_k_range_and_keeps_true_claims():
+    from infonce_bounds.derivations.symbols import j, k, s
+
+    st = Step(
+        "mean of e^{s_j/τ} ≤ e^{1/τ}",
+        sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k,
+        sp.exp(1 / tau),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({k: (1, sp.oo), s: (-1, 1), tau: (sp.Rational(1, 1000), 100)}),
+    )
+    res = check_step(st, trials=5000)
+    assert res.verdict is Verdict.VERIFIED and res.trials == 5000
+    assert res.attacked["grouped_k"] == ("13", str(10**9)) and "groups of equal coordinates" in res.evidence
+
+
+def test_group_claim_refuses_index_dependent_summands():
+    from infonce_bounds.derivations.checks.falsifier import _NotGroupable, group_claim
+    from infonce_bounds.derivations.symbols import j, k, s
+
+    with pytest.raises(_NotGroupable):
+        group_claim([sp.Sum(2**-j * s[j], (j, 1, k))], k)
+    (g,), ms = group_claim([sp.Sum(s[j] ** 2, (j, 1, k))], k)
+    assert sp.simplify(g - sum(m * s[i + 1] ** 2 for i, m in enumerate(ms))) == 0
+
+
+@pytest.mark.parametrize("vectorise", [False, True])
+def test_both_falsifier_paths_refute_a_boundary_only_violation(vectorise):
+    """The numpy batches and the one-point loops both find a violation in the last sliver of the box."""
+    st = Step(
+        "planted: x³ ≤ 0.999 on [0, 1]",
+        x**3,
+        sp.Rational(999, 1000),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (0, 1)}),
+        certificate=None,
+    )
+    from infonce_bounds.derivations.checks import DEFAULTS, falsify
+
+    fz = falsify(st, {**DEFAULTS, "trials": 3000, "vectorise": vectorise})
+    assert fz.counterexample is not None
+
+
+def test_vectorised_falsifier_refutes_a_planted_vector_claim_inside_k_cap():
+    from infonce_bounds.derivations.checks import DEFAULTS, falsify
+
+    fz = falsify(_vector_claim(sp.Rational(59, 10)), {**DEFAULTS, "trials": 4000, "large_k": False})
+    assert fz.counterexample is not None and int(fz.counterexample["k"]) >= 6

@@ -53,6 +53,7 @@ DEFAULTS: dict[str, Any] = {
     "max_dims": 4,  # interval subdivision only below this many free symbols
     "k_cap": 12,  # largest concrete k used to instantiate symbolic sums
     "real_cap": 1e6,  # sampling cap for unbounded real ranges
+    "vectorise": True,  # falsifier on numpy batches (False: the one-point-at-a-time loops)
 }
 
 

@@ -14,8 +14,8 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..ledger import Step
-from .sampling import Evaluator, Sampler, _fmt_point, _satisfies, _sides
+from ..ledger import Step, free_names
+from .sampling import Evaluator, Sampler, _fmt_point, _satisfies, _sides, fast_lambdify
 
 
 @dataclass
@@ -35,6 +35,17 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     ev = Evaluator([small, big], step.domain)
     sampler = Sampler(step.domain, rng, opts["real_cap"], opts["k_cap"])
     budget = int(opts["trials"])
+    # vector claims for every k ≥ 1: a fifth of the budget attacks k beyond k_cap with grouped coordinates
+    large_k = 0
+    if len(ev.structural) == 1 and opts.get("large_k", True):
+        (kk,) = ev.structural
+        if step.domain.range_of(kk)[1] > opts["k_cap"]:
+            try:
+                group_claim([small, big], kk)
+                large_k = budget // 5
+            except _NotGroupable:
+                large_k = 0
+    budget -= large_k
     dps = opts["dps"]
     state = {
         "n": 0,
@@ -101,13 +112,24 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     corner_syms = ev.scalars
     for c in sampler.corners(corner_syms, ev.structural):
         seeds.append(ev.complete(c, sampler))
-    for pt in seeds:
-        if state["n"] >= budget:
-            break
-        if admissible(pt):
-            scored.append((score(pt), pt))
+    vec = _Vectorised(ev, sampler, step, rng, state, confirm, strict) if opts.get("vectorise", True) else None
+    if vec is not None and not vec.ok:
+        vec = None
+    if vec is not None:
+        seeds = [pt for pt in seeds[:budget] if admissible(pt)]
+        scored.extend(zip(vec.score_points(seeds), seeds))
+        scored = [(float(sc_), pt_) for sc_, pt_ in scored]
+    else:
+        for pt in seeds:
+            if state["n"] >= budget:
+                break
+            if admissible(pt):
+                scored.append((score(pt), pt))
     # 2. random and boundary-snapped samples
     n_random = max(0, int(0.6 * budget) - state["n"])
+    if vec is not None:
+        scored = vec.random_phase(n_random, scored)
+        n_random = 0
     for it in range(n_random):
         pt = ev.random_point(sampler, snap=0.3 if it % 2 else 0.0)
         if not admissible(pt):
@@ -133,7 +155,11 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
                 continue
             sc0 = score(pt0)
         n0 = state["n"]
-        _pattern_search(pt0, sc0, per_start, sampler, ev, score, admissible, rng, lambda: state["cx"] is not None)
+        moving = [s_ for s_ in pt0 if s_ not in ev.structural]
+        if vec is not None and 2 * len(moving) >= _Vectorised.MIN_BATCH:
+            vec.pattern_search(pt0, sc0, min(per_start, budget - state["n"]))
+        else:
+            _pattern_search(pt0, sc0, per_start, sampler, ev, score, admissible, rng, lambda: state["cx"] is not None)
         if state["n"] == n0:
             state["n"] += 1  # a start with nothing to move still costs a trial: the loop ends
 
@@ -151,6 +177,18 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     if exact_worst is not None:
         state["worst"], state["worst_pt"] = exact_worst
 
+    big_k = None
+    if large_k and state["cx"] is None:
+        big_k = large_k_attack(step, small, big, strict, sampler, ev, large_k, rng, dps)
+    attacked = sampler.attacked(ev)
+    if big_k is not None:
+        state["n"] += big_k["trials"]
+        state["float_noise"] += big_k["noise"]
+        if big_k["cx"] is not None:
+            state["cx"] = {**big_k["cx"], "grouped": f"{GROUPS} groups of equal coordinates"}
+        (kk,) = ev.structural
+        attacked[str(kk)] = (attacked[str(kk)][0], str(big_k["k_range"][1]))
+        attacked["grouped_k"] = tuple(str(v_) for v_ in big_k["k_range"])
     worst = state["worst"]
     worst_f = None if worst in (-math.inf, math.inf) else worst
     ev_txt = (
@@ -163,7 +201,14 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         ev_txt += f" at {_short(state['worst_pt'])}"
     if state["float_noise"]:
         ev_txt += f"; {state['float_noise']} float-only violations not confirmed at {dps} digits"
-    return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], sampler.attacked(ev))
+    if big_k is not None:
+        k_lo, k_hi = big_k["k_range"]
+        ev_txt += (
+            f"; k ≤ {k_lo - 1} sampled coordinate by coordinate, {k_lo} ≤ k ≤ {k_hi} with {GROUPS} groups of equal "
+            f"coordinates ({big_k['trials']} trials, worst float ratio "
+            + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
+        )
+    return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
 
 
 def _short(pt: Mapping) -> str:
@@ -215,3 +260,408 @@ def _pattern_search(pt0, sc0, budget, sampler, ev, score, admissible, rng, stop)
                 small &= steps[key] < 1e-12
             if small:
                 return
+
+
+class _Vectorised:
+    """The falsifier's random phase and pattern search on numpy batches (the same trials, counted the
+    same way, as the one-point-at-a-time loops; float violations confirmed at 50 digits as there).
+
+    ``derivations/`` imports numpy for this falsifier only (see ``derivations/__init__``): the claims
+    are lambdified to numpy and evaluated on 10⁴ points per call.
+    """
+
+    CHUNK = 20_000
+    #: a pattern-search sweep of fewer moves than this is cheaper one point at a time (numpy's fixed
+    #: cost per call exceeds a small claim's scalar evaluations)
+    MIN_BATCH = 16
+
+    def __init__(self, ev, sampler, step, rng, state, confirm, strict):
+        import numpy as np
+
+        self.np = np
+        self.ev, self.sampler, self.step, self.rng, self.state = ev, sampler, step, rng, state
+        self.confirm, self.strict = confirm, strict
+        self.gen = np.random.default_rng(rng.getrandbits(64))
+        scal = set(ev.scalars)
+        self.cons = []
+        for c in step.domain.constraints:
+            if free_names(c) <= scal:  # a constraint on symbols the claim does not use excludes nothing
+                syms = sorted(free_names(c), key=str)
+                self.cons.append((syms, sp.lambdify(syms, c, modules="numpy")))
+        try:  # a claim numpy cannot evaluate (an unevaluated integral, say) keeps the scalar loops
+            inst = ev.instance({s_: int(sampler.ranges[s_][0]) for s_ in ev.structural})
+            inst.fn_np  # noqa: B018 - lambdify now: a printer failure shows here
+            self.ok = True
+        except Exception:  # noqa: BLE001
+            self.ok = False
+
+    # ---- evaluation and bookkeeping
+    def _values(self, inst, cols, n, dtype=float):
+        np = self.np
+        try:
+            with np.errstate(all="ignore"):
+                out = inst.fn_np(*cols)
+            sv, bv = (np.broadcast_to(np.asarray(o), (n,)) for o in out)
+            if sv.dtype.kind not in "fiu" or bv.dtype.kind not in "fiu":
+                raise TypeError("non-real values")
+            return sv.astype(dtype), bv.astype(dtype)
+        except Exception:  # noqa: BLE001 - fall back to the scalar evaluator point by point
+            return None
+
+    def _scalar_values(self, pts):
+        np = self.np
+        sv, bv = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
+        for i, pt in enumerate(pts):
+            try:
+                sv[i], bv[i] = self.ev.evaluate(pt)
+            except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+                pass
+        return sv, bv
+
+    def _fix_overflow(self, inst, args, sv, bv, point):
+        """Rows where float64 overflowed (e^{1/τ} at τ = 1e-3): again in extended precision (x87 long
+        double reaches e^{11356}), then any still non-finite row through mpmath, as the scalar loop."""
+        np = self.np
+        bad = np.flatnonzero(~(np.isfinite(sv) & np.isfinite(bv)))
+        if not bad.size:
+            return sv, bv
+        sv, bv = sv.astype(np.longdouble), bv.astype(np.longdouble)
+        ext = self._values(inst, [np.asarray(a)[bad].astype(np.longdouble) for a in args], bad.size, np.longdouble)
+        if ext is not None:
+            ok = np.isfinite(ext[0]) & np.isfinite(ext[1])
+            sv[bad[ok]], bv[bad[ok]] = ext[0][ok], ext[1][ok]
+        still = np.flatnonzero(~(np.isfinite(sv) & np.isfinite(bv)))
+        if still.size:
+            sv[still], bv[still] = self._scalar_values([point(int(j)) for j in still])
+        return sv, bv
+
+    def absorb(self, sv, bv, point) -> Any:
+        """Record a batch (``point(i)`` builds row ``i``'s point dict); returns the scores."""
+        np, state = self.np, self.state
+        n = len(sv)
+        state["n"] += n
+        finite = ~(np.isnan(sv) | np.isnan(bv))
+        with np.errstate(all="ignore"):
+            margin = bv - sv
+            ratio = np.where(bv > 0, sv / np.where(bv > 0, bv, 1.0), np.where(sv > bv, np.inf, -np.inf))
+        ratio = np.where(finite, ratio, -np.inf)
+        if n == 0 or not finite.any():
+            return np.full(n, -np.inf)
+        i = int(np.argmax(ratio))
+        if ratio[i] > state["worst"]:
+            state["worst"], state["worst_pt"] = float(ratio[i]), point(i)
+        pos = np.flatnonzero(finite & (bv > 0))
+        if pos.size:
+            best = pos[np.argsort(-ratio[pos], kind="stable")[:24]]
+            for j in best:
+                r_ = float(ratio[j])
+                if len(state["top"]) < 24 or r_ > state["top_r"][-1]:
+                    state["top"].append(point(int(j)))
+                    state["top_r"].append(r_)
+            order = sorted(range(len(state["top"])), key=lambda i_: -state["top_r"][i_])[:24]
+            state["top"] = [state["top"][i_] for i_ in order]
+            state["top_r"] = [state["top_r"][i_] for i_ in order]
+        state["min_margin"] = min(state["min_margin"], float(np.min(margin[finite])))
+        violated = finite & ((margin < 0) | (self.strict & (margin <= 0)))
+        if violated.any():
+            scale = np.maximum(1.0, np.maximum(np.abs(sv), np.abs(bv)))
+            tiny = np.abs(margin) <= 1e-9 * scale
+            for j in np.flatnonzero(violated):
+                if state["cx"] is not None:
+                    break
+                if not tiny[j] or state["float_noise"] < 50:
+                    self.confirm(point(int(j)))
+                else:  # the rest of the rounding-level violations are only counted
+                    state["float_noise"] += int(np.count_nonzero(violated[j:] & tiny[j:]))
+                    break
+        return np.where(finite, np.where(bv > 0, ratio, np.where(violated, 1e300, -1e300)), -np.inf)
+
+    def score_points(self, pts: list[dict]) -> Any:
+        """Scores of arbitrary points (grouped by their structural integers, one batch per group)."""
+        np = self.np
+        out = np.full(len(pts), -np.inf)
+        groups: dict[tuple, list[int]] = {}
+        struct = sorted(self.ev.structural, key=str)
+        for i, pt in enumerate(pts):
+            groups.setdefault(tuple(int(pt[s_]) for s_ in struct), []).append(i)
+        for key, idx in groups.items():
+            inst = self.ev.instance(dict(zip(struct, key)))
+            sub_pts = [pts[i] for i in idx]
+            args = [np.array([p_[s_] for p_ in sub_pts], dtype=float) for s_ in inst.scalars]
+            args += [np.array([p_[a] for p_ in sub_pts], dtype=float) for a, _ in inst.entries]
+            vals = self._values(inst, args, len(sub_pts))
+            if vals is None:
+                vals = self._scalar_values(sub_pts)
+            sv, bv = self._fix_overflow(inst, args, *vals, lambda j, sub_pts=sub_pts: sub_pts[j])
+            out[np.asarray(idx)] = self.absorb(sv, bv, lambda j, sub_pts=sub_pts: sub_pts[j])
+        return out
+
+    # ---- phase 2: random and boundary-snapped samples, in chunks
+    def random_phase(self, n_total: int, scored: list) -> list:
+        np, ev, sampler = self.np, self.ev, self.sampler
+        done = 0
+        while done < n_total and self.state["cx"] is None:
+            m = min(self.CHUNK, n_total - done)
+            done += m
+            half = m // 2  # as the loop: every other point boundary-snapped
+            cols = {}
+            for s_ in ev.scalars:
+                st_ = s_ in ev.structural
+                a0 = sampler.array(s_, half, self.gen, 0.0, st_)
+                a1 = sampler.array(s_, m - half, self.gen, 0.3, st_)
+                cols[s_] = np.concatenate([a0, a1])
+            snap = np.concatenate([np.zeros(half), np.full(m - half, 0.3)])
+            ok = np.ones(m, dtype=bool)
+            for syms, fn in self.cons:
+                with np.errstate(all="ignore"):
+                    ok &= np.broadcast_to(np.asarray(fn(*[cols[s_] for s_ in syms]), dtype=bool), (m,))
+            self.state["n"] += int(m - np.count_nonzero(ok))  # an inadmissible draw still costs a trial
+            struct = sorted(ev.structural, key=str)
+            keys = np.stack([cols[s_] for s_ in struct], axis=1) if struct else np.zeros((m, 0), dtype=np.int64)
+            groups = {}
+            for i in np.flatnonzero(ok):
+                groups.setdefault(tuple(int(v) for v in keys[i]), []).append(i)
+            for key, idx in groups.items():
+                idx = np.asarray(idx)
+                inst = ev.instance(dict(zip(struct, key)))
+                ents = {}
+                for atom, label in inst.entries:
+                    sn = snap[idx]
+                    a0 = sampler.array(label, idx.size, self.gen, 0.0)
+                    a1 = sampler.array(label, idx.size, self.gen, 0.3)
+                    ents[atom] = np.where(sn > 0, a1, a0)
+                args = [cols[s_][idx] for s_ in inst.scalars] + [ents[a] for a, _ in inst.entries]
+
+                def point(j, idx=idx, ents=ents, inst=inst, key=key, cols=cols, struct=struct):
+                    pt = {s_: _py(cols[s_][idx[j]]) for s_ in ev.scalars}
+                    for s_, v_ in zip(struct, key):
+                        pt[s_] = int(v_)
+                    for a, _ in inst.entries:
+                        pt[a] = float(ents[a][j])
+                    return pt
+
+                vals = self._values(inst, args, idx.size)
+                if vals is None:
+                    vals = self._scalar_values([point(j) for j in range(idx.size)])
+                sv, bv = vals
+                sv, bv = self._fix_overflow(inst, args, sv, bv, point)
+                sc = self.absorb(sv, bv, point)
+                top = np.argsort(-sc, kind="stable")[:64]
+                for j in top:
+                    if sc[j] == -np.inf:
+                        break
+                    if len(scored) < 64 or sc[j] > scored[-1][0]:
+                        scored.append((float(sc[j]), point(int(j))))
+                scored.sort(key=lambda x: -x[0])
+                del scored[64:]
+                if self.state["cx"] is not None:
+                    break
+        return scored
+
+    # ---- phase 3: pattern search, every coordinate move of one sweep evaluated as one batch
+    def pattern_search(self, pt0: dict, sc0: float, budget: int) -> None:
+        np, ev, sampler = self.np, self.ev, self.sampler
+        keys = [s_ for s_ in pt0 if s_ not in ev.structural]
+        if not keys or budget <= 0:
+            return
+        inst = ev.instance({s_: int(pt0[s_]) for s_ in ev.structural})
+        best, best_sc = dict(pt0), sc0
+        ranges, steps = {}, {}
+        for key in keys:
+            label = key.base.label if isinstance(key, sp.Indexed) else key
+            lo, hi = sampler.ranges[label]
+            ranges[key] = (lo, hi, label.is_integer, lo > 0 and hi / lo > 50)
+            steps[key] = (hi - lo) / 4 if hi > lo else 0.0
+        used = 0
+        while used < budget and self.state["cx"] is None:
+            cands = []
+            for key in keys:
+                lo, hi, integer, mult = ranges[key]
+                for sign in (1, -1):
+                    if mult:  # move multiplicatively on wide positive ranges
+                        val = best[key] * math.exp(sign * min(steps[key], 2.0))
+                    else:
+                        val = best[key] + sign * steps[key]
+                    val = min(max(val, lo), hi)
+                    if integer:
+                        val = int(round(val))
+                    cand = dict(best)
+                    cand[key] = val
+                    cands.append(cand)
+            cands = cands[: budget - used]
+            used += len(cands)
+            if self.cons:
+                keep = [c for c in cands if _satisfies(self.step.domain, c)]
+                self.state["n"] += len(cands) - len(keep)
+                cands = keep
+            if cands:
+                args = [np.array([c[s_] for c in cands], dtype=float) for s_ in inst.scalars]
+                args += [np.array([c[a] for c in cands], dtype=float) for a, _ in inst.entries]
+                vals = self._values(inst, args, len(cands))
+                if vals is None:
+                    vals = self._scalar_values(cands)
+                sv, bv = vals
+                sv, bv = self._fix_overflow(inst, args, sv, bv, lambda j, cands=cands: cands[j])
+                sc = self.absorb(sv, bv, lambda j, cands=cands: cands[j])
+                j = int(np.argmax(sc))
+                if sc[j] > best_sc:
+                    best, best_sc = cands[j], float(sc[j])
+                    continue
+            small = True
+            for key in keys:
+                steps[key] /= 2
+                small &= steps[key] < 1e-12
+            if small:
+                return
+
+
+def _py(v: Any) -> Any:
+    """A numpy scalar as the Python number the scalar loops would have drawn."""
+    return int(v) if getattr(v, "dtype", None) is not None and v.dtype.kind in "iu" else float(v)
+
+
+# ----------------------------------------------------------------------------- large k, grouped
+
+GROUPS = 3  #: groups of equal coordinates in the large-k attack
+K_MAX = 10**9  #: the largest k the grouped attack draws
+
+
+class _NotGroupable(ValueError):
+    pass
+
+
+def group_claim(exprs: list[sp.Expr], kk: sp.Symbol) -> tuple[list[sp.Expr], list[sp.Symbol]]:
+    """``exprs`` with every ``Sum(f(x[j]), (j, 1, k))`` written as ``Σ_g m_g f(x[g])`` over ``GROUPS``
+    groups of equal coordinates (multiplicities ``m_g``, ``Σ m_g = k``), products as ``Π f(x[g])^{m_g}``.
+
+    Exact for vectors whose coordinates take at most ``GROUPS`` distinct values, at any k: the claim
+    can then be attacked at k = 10⁹ with a handful of numbers. Raises ``_NotGroupable`` when a summand
+    depends on its index other than through the entries ``x[j]`` (a weight ``2^{−j}``, say) or a
+    limit is not ``(j, 1, k)``.
+    """
+    ms = [sp.Symbol(f"_m{g}", nonnegative=True) for g in range(1, GROUPS + 1)]
+
+    def walk(e: sp.Expr) -> sp.Expr:
+        if isinstance(e, (sp.Sum, sp.Product)):
+            if len(e.limits) != 1:
+                raise _NotGroupable("several limits")
+            idx, lo, hi = e.limits[0]
+            if not (lo == 1 and hi == kk):
+                raise _NotGroupable(f"limits ({idx}, {lo}, {hi})")
+            body = walk(e.function)
+            own = [a for a in body.atoms(sp.Indexed) if a.indices == (idx,)]
+            if idx in body.xreplace({a: sp.Dummy() for a in own}).free_symbols:
+                raise _NotGroupable(f"the summand depends on {idx} itself")
+            parts = [body.xreplace({idx: sp.Integer(g)}) for g in range(1, GROUPS + 1)]
+            if isinstance(e, sp.Sum):
+                return sp.Add(*[m * p_ for m, p_ in zip(ms, parts)])
+            return sp.Mul(*[p_**m for m, p_ in zip(ms, parts)])
+        if not e.args:
+            return e
+        return e.func(*[walk(a) for a in e.args])
+
+    out = [walk(sp.sympify(e)) for e in exprs]
+    for e in out:
+        for a in e.atoms(sp.Indexed):
+            if not (a.indices[0].is_Integer and 1 <= int(a.indices[0]) <= GROUPS):
+                raise _NotGroupable(f"entry {a} outside the groups")
+    return out, ms
+
+
+def large_k_attack(step: Step, small, big, strict, sampler: Sampler, ev: Evaluator, budget: int, rng, dps: int):
+    """Random attack at k ∈ (k_cap, min(k_max, 10⁹)] with ``GROUPS`` groups of equal coordinates.
+
+    Returns ``None`` when the claim is not groupable, else a dict with trials, worst ratio and point,
+    counterexample (confirmed at ``dps`` digits) and the k range attacked.
+    """
+    import numpy as np
+
+    if len(ev.structural) != 1 or budget <= 0:
+        return None
+    (kk,) = ev.structural
+    lo_k, hi_k = step.domain.range_of(kk)
+    k_lo = int(sampler.k_cap) + 1
+    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, int(hi_k))
+    if k_hi < k_lo:
+        return None
+    try:
+        (gs, gb), ms = group_claim([small, big], kk)
+    except _NotGroupable:
+        return None
+    atoms = sorted(gs.atoms(sp.Indexed) | gb.atoms(sp.Indexed), key=str)
+    scalars = [s_ for s_ in ev.scalars if s_ != kk]
+    args = [kk, *ms, *scalars, *atoms]
+    try:
+        fn = fast_lambdify(args, [gs, gb], "numpy")
+    except Exception:  # noqa: BLE001
+        return None
+    gen = np.random.default_rng(rng.getrandbits(64))
+    cons = []
+    for c in step.domain.constraints:
+        if free_names(c) <= set(ev.scalars):
+            syms = sorted(free_names(c), key=str)
+            cons.append((syms, sp.lambdify(syms, c, modules="numpy")))
+    n = int(budget)
+    kv = np.unique(np.rint(np.exp(gen.uniform(math.log(k_lo), math.log(k_hi + 0.5), n))).astype(np.int64))
+    kv = np.clip(gen.choice(np.concatenate([kv, [k_lo, k_hi]]), n), k_lo, k_hi)
+    # multiplicities: Dirichlet splits, and the extremes (one odd coordinate out of k, half and half)
+    w = gen.dirichlet(np.ones(GROUPS), n)
+    mult = np.floor(w * kv[:, None]).astype(np.int64)
+    mult[:, 0] += kv - mult.sum(axis=1)
+    kind = gen.integers(0, 4, n)
+    odd = kind == 1
+    mult[odd] = np.stack([kv[odd] - 1, np.ones(odd.sum(), np.int64), np.zeros(odd.sum(), np.int64)], axis=1)
+    half = kind == 2
+    mult[half] = np.stack([kv[half] - kv[half] // 2, kv[half] // 2, np.zeros(half.sum(), np.int64)], axis=1)
+    cols = {kk: kv}
+    for s_ in scalars:
+        cols[s_] = sampler.array(s_, n, gen, 0.3)
+    for a in atoms:
+        cols[a] = sampler.array(a.base.label, n, gen, 0.3)
+    ok = np.ones(n, dtype=bool)
+    for syms, cf in cons:
+        with np.errstate(all="ignore"):
+            ok &= np.broadcast_to(np.asarray(cf(*[cols[s_] for s_ in syms]), dtype=bool), (n,))
+    vals = [kv.astype(float), *[mult[:, g].astype(float) for g in range(GROUPS)]]
+    vals += [np.asarray(cols[s_], dtype=float) for s_ in scalars] + [np.asarray(cols[a], dtype=float) for a in atoms]
+    with np.errstate(all="ignore"):
+        sv, bv = (np.broadcast_to(np.asarray(o, dtype=float), (n,)) for o in fn(*vals))
+        finite = ok & np.isfinite(sv) & np.isfinite(bv)
+        margin = bv - sv
+        ratio = np.where(finite & (bv > 0), sv / np.where(bv > 0, bv, 1.0), -np.inf)
+
+    def point(i: int) -> dict:
+        pt = {str(kk): int(kv[i]), **{f"m{g + 1}": int(mult[i, g]) for g in range(GROUPS)}}
+        pt.update({str(s_): _py(cols[s_][i]) for s_ in scalars})
+        pt.update({str(a): float(cols[a][i]) for a in atoms})
+        return pt
+
+    fn_mp = None
+    cx, noise = None, 0
+    viol = np.flatnonzero(finite & ((margin < 0) | (strict & (margin <= 0))))
+    for i in viol[:50]:  # confirmed at dps digits, as every float violation
+        if fn_mp is None:
+            fn_mp = fast_lambdify(args, [gs, gb], "mpmath")
+        with mpmath.workdps(dps):
+            xs = [mpmath.mpf(int(kv[i]))] + [mpmath.mpf(int(mult[i, g])) for g in range(GROUPS)]
+            xs += [mpmath.mpf(float(v[i])) for v in vals[1 + GROUPS :]]
+            try:
+                s_x, b_x = fn_mp(*xs)
+            except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+                continue
+            tol = mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(s_x), abs(b_x))
+            if b_x - s_x < -tol or (strict and b_x - s_x <= tol):
+                cx = {**point(int(i)), "lhs": mpmath.nstr(s_x, 20), "rhs": mpmath.nstr(b_x, 20)}
+                break
+            noise += 1
+    noise += max(0, viol.size - 50) if cx is None else 0
+    j = int(np.argmax(ratio)) if n else 0
+    worst = float(ratio[j]) if n and np.isfinite(ratio[j]) else None
+    return {
+        "trials": n,
+        "worst": worst,
+        "worst_pt": point(j) if worst is not None else None,
+        "cx": cx,
+        "noise": noise,
+        "k_range": (k_lo, k_hi),
+    }

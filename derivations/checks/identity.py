@@ -10,7 +10,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict
+from ..ledger import Step, StepResult, Verdict, covers, free_names
 from .sampling import Evaluator, Sampler, _fmt_point, _satisfies, symbolic_cover
 
 
@@ -43,6 +43,7 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
             evidence=str(reduced),
         )
     if symbolic:
+        covered = _symbolic_identity_cover(step, simp)
         return StepResult(
             step.name,
             step.kind,
@@ -51,7 +52,7 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
             evidence=spot["evidence"],
             trials=spot["n"],
             symbolic=True,
-            covered=symbolic_cover([step.lhs, step.rhs]),
+            covered=covered,
         )
     return StepResult(
         step.name,
@@ -111,3 +112,28 @@ def _exact_values(exprs: list[sp.Expr], pt: Mapping, ev: Evaluator, dps: int) ->
             out.append(mpmath.mpf(str(val)) if val.is_real is not False else mpmath.mpc(complex(val)))
         return out
     return ev.evaluate(pt, exact=True, dps=dps)
+
+
+def _symbolic_identity_cover(step: Step, simp) -> dict:
+    """The region a symbolic reduction covers. SymPy reduced ``lhs − rhs`` under the symbols'
+    assumptions; where the stated domain reaches beyond them (a ``nonnegative`` y stated on [−1, 1]),
+    the reduction is redone with those symbols replaced by plain real ones, and covers the stated
+    range only if it still reaches 0."""
+    cover = symbolic_cover([step.lhs, step.rhs])
+    beyond = {}
+    for sym in sorted(free_names(step.lhs) | free_names(step.rhs), key=str):
+        if not isinstance(sym, sp.Symbol) or sym not in step.domain.ranges or str(sym) not in cover:
+            continue
+        if not covers({str(sym): cover[str(sym)]}, step.domain, {sym}):
+            lo, _hi = step.domain.ranges[sym]
+            beyond[sym] = sp.Dummy(sym.name, positive=True) if bool(lo > 0) else sp.Dummy(sym.name, real=True)
+    if not beyond:
+        return cover
+    try:
+        again = simp((step.lhs - step.rhs).xreplace(beyond)) == 0
+    except Exception:  # noqa: BLE001 - no reduction: the cover stays what the assumptions give
+        again = False
+    if again:
+        for sym, dummy in beyond.items():
+            cover[str(sym)] = ("0", "oo") if dummy.is_positive else ("-oo", "oo")
+    return cover

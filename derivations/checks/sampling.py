@@ -66,6 +66,27 @@ class Sampler:
             val = int(min(max(val, math.ceil(lo)), math.floor(hi)))
         return val
 
+    def array(self, sym: sp.Symbol, n: int, gen: Any, snap: float = 0.0, structural: bool = False) -> Any:
+        """``n`` draws of ``scalar(sym, snap, structural)`` at once (numpy ``Generator`` ``gen``)."""
+        import numpy as np
+
+        lo, hi = self.ranges[sym]
+        if structural:
+            hi = min(hi, max(lo, self.k_cap))
+        if lo > 0 and hi / lo > 50:
+            val = np.exp(gen.uniform(math.log(lo), math.log(hi), n))
+        elif lo >= 0 and hi - lo > 50:  # [0, big): small values matter too
+            wide = lo + np.exp(gen.uniform(math.log(1e-9), math.log(hi - lo), n))
+            val = np.where(gen.random(n) < 0.5, wide, gen.uniform(lo, hi, n))
+        else:
+            val = gen.uniform(lo, hi, n)
+        if snap:
+            ends = np.where(gen.random(n) < 0.5, lo, hi)
+            val = np.where(gen.random(n) < snap, ends, val)
+        if sym.is_integer:
+            val = np.clip(np.rint(val), math.ceil(lo), math.floor(hi)).astype(np.int64)
+        return val
+
     def attacked(self, ev: Evaluator) -> dict[str, tuple[str, str]]:
         """The ranges this sampler draws from for ``ev``'s symbols (structural integers capped)."""
         out = {}
@@ -94,21 +115,73 @@ class Sampler:
         return [dict(zip(syms, c)) for c in combos]
 
 
+def fast_lambdify(args: list, exprs: Any, module: str) -> Callable:
+    """``sympy.lambdify``'s job without its costs: the printer's term ordering is off (sorting the terms
+    of a written-out sum costs ~10× the rest of the printing; the order of float additions is
+    immaterial here) and no docstring is built (``lambdify`` prints the whole expression once more
+    for it). The arguments are renamed ``_a0, _a1, …`` first, so any symbol or ``Indexed`` can be one.
+    Returns ``f(*args) -> list`` (or a single value when ``exprs`` is not a list)."""
+    import math as _math
+
+    from sympy.printing.numpy import NumPyPrinter
+    from sympy.printing.pycode import MpmathPrinter, PythonCodePrinter
+
+    printer_cls = {"numpy": NumPyPrinter, "mpmath": MpmathPrinter, "math": PythonCodePrinter}[module]
+    printer = printer_cls(
+        {"order": "none", "fully_qualified_modules": True, "inline": True, "allow_unknown_functions": False}
+    )
+    many = isinstance(exprs, (list, tuple))
+    names = [sp.Symbol(f"_a{n_}") for n_ in range(len(args))]
+    rep = dict(zip(args, names))
+    with sp.evaluate(False):
+        body = [sp.sympify(e).xreplace(rep) for e in (exprs if many else [exprs])]
+    code = "def _f({}):\n    return [{}]\n".format(
+        ", ".join(map(str, names)), ", ".join(printer.doprint(e) for e in body)
+    )
+    namespace: dict[str, Any] = {"math": _math, "mpmath": mpmath}
+    if module == "numpy":
+        import numpy
+
+        namespace["numpy"] = numpy
+    import importlib
+
+    for mod_name in sorted(getattr(printer, "module_imports", {})):  # e.g. functools for Max's reduce
+        top = mod_name.split(".")[0]
+        namespace.setdefault(top, importlib.import_module(top))
+    exec(compile(code, f"<fast_lambdify {module}>", "exec"), namespace)  # noqa: S102 - our own printed code
+    fn = namespace["_f"]
+    return fn if many else (lambda *a: fn(*a)[0])
+
+
 @dataclass
 class Instance:
     """An expression with its sums made concrete for given structural integers."""
 
-    fn_float: Callable
     args: list[sp.Symbol]
     concrete: list[sp.Expr]
     scalars: list[sp.Symbol]
     entries: list[tuple[sp.Indexed, sp.Symbol]]  # (indexed atom, its base label)
     _fn_mp: Callable | None = None
+    _fn_np: Callable | None = None
+    _fn_float: Callable | None = None
+
+    @property
+    def fn_float(self) -> Callable:
+        if self._fn_float is None:  # built on first use: the vectorised falsifier rarely needs it
+            self._fn_float = fast_lambdify(self.args, self.concrete, "math")
+        return self._fn_float
+
+    @property
+    def fn_np(self) -> Callable:
+        """The same expressions lambdified to numpy: one call evaluates a whole batch of points."""
+        if self._fn_np is None:
+            self._fn_np = fast_lambdify(self.args, self.concrete, "numpy")
+        return self._fn_np
 
     @property
     def fn_mp(self) -> Callable:
         if self._fn_mp is None:  # built on first use: most instances never need 50 digits
-            self._fn_mp = sp.lambdify(self.args, self.concrete, modules="mpmath", dummify=False)
+            self._fn_mp = fast_lambdify(self.args, self.concrete, "mpmath")
         return self._fn_mp
 
 
@@ -135,16 +208,16 @@ class Evaluator:
             key = ("partial",) + tuple(sorted((str(s_), v_) for s_, v_ in structural_values.items()))
         if key in self._cache:
             return self._cache[key]
-        concrete = [e.subs(structural_values).doit() for e in self.exprs]
+        concrete = [expand_sums(e.subs(structural_values)) for e in self.exprs]
         atoms = sorted(set().union(*(c.atoms(sp.Indexed) for c in concrete)), key=str)
         dummies = [sp.Symbol(f"_entry{n}", real=True) for n in range(len(atoms))]
         rep = dict(zip(atoms, dummies))
         with sp.evaluate(False):  # a plain renaming: re-evaluating every node costs seconds
             concrete = [c.xreplace(rep) for c in concrete]
         scalars = [s for s in self.scalars if s not in structural_values]
+        # the instance is only ever evaluated: keep SymPy from re-simplifying the written-out terms
         args = scalars + dummies
-        fn_float = sp.lambdify(args, concrete, modules="math", dummify=False)
-        inst = Instance(fn_float, args, concrete, scalars, [(a, a.base.label) for a in atoms])
+        inst = Instance(args, concrete, scalars, [(a, a.base.label) for a in atoms])
         self._cache[key] = inst
         return inst
 
@@ -231,3 +304,29 @@ def intersect(a: dict | None, b: dict | None) -> dict | None:
         else:
             out[key] = (lo, hi)
     return out
+
+
+def expand_sums(expr: sp.Expr) -> sp.Expr:
+    """Sums and products with integer limits written out term by term (``xreplace`` per term):
+    SymPy's ``doit`` reaches the same expression through its summation algorithms, ~10× slower.
+    Anything else unevaluated (an integral, a sum with symbolic limits) is left to ``doit``."""
+
+    def walk(e: sp.Expr) -> sp.Expr:
+        if not e.args:
+            return e
+        args = [walk(a) for a in e.args]
+        if isinstance(e, (sp.Sum, sp.Product)) and len(e.limits) == 1:
+            (idx, lo, hi) = e.limits[0]
+            lo, hi = sp.sympify(lo), sp.sympify(hi)
+            if lo.is_Integer and hi.is_Integer and int(hi) - int(lo) < 10_000:
+                body = args[0]
+                with sp.evaluate(False):  # only evaluated numerically later: no re-simplification per term
+                    terms = [body.xreplace({idx: sp.Integer(n_)}) for n_ in range(int(lo), int(hi) + 1)]
+                if isinstance(e, sp.Sum):
+                    return sp.Add(*terms) if terms else sp.Integer(0)
+                return sp.Mul(*terms) if terms else sp.Integer(1)
+        if isinstance(e, (sp.Sum, sp.Product, sp.Integral)):
+            return e.func(*args).doit()
+        return e.func(*args) if args != list(e.args) else e
+
+    return walk(sp.sympify(expr))
