@@ -45,7 +45,9 @@ def _run(names, trials, workers, vectorise, use_cache):
 
 def _cli_seconds(argv, env):
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "infonce_bounds.numerics.cli", *argv], env=env, check=True, capture_output=True)
+    subprocess.run(
+        [sys.executable, "-m", "infonce_bounds.numerics.cli", *argv], env=env, check=True, capture_output=True
+    )
     return time.perf_counter() - t0
 
 
