@@ -368,13 +368,16 @@ def _eval(e: sp.Expr, box: Mapping) -> Interval:
 
 @contextlib.contextmanager
 def iv_prec(bits: int):
-    """Temporarily set Arb's working precision (bits) for the enclosures computed in the block."""
-    old = ctx.prec
+    """Temporarily set Arb's working precision (bits) for the enclosures computed in the block, and
+    ``mpmath.iv``'s too (callers that still use it for exactly rounded arithmetic, never for exp/log)."""
+    old, old_iv = ctx.prec, mpmath.iv.prec
     ctx.prec = bits
+    mpmath.iv.prec = bits
     try:
         yield
     finally:
         ctx.prec = old
+        mpmath.iv.prec = old_iv
 
 
 def width(x: Interval) -> Any:

@@ -25,7 +25,7 @@ from .falsifier import FalsifierOutcome, falsify
 from .identity import check_identity
 from .inequality import check_inequality
 from .interval import IntervalOutcome, certify_nonnegative
-from .sampling import Evaluator, Instance, Sampler
+from .sampling import Evaluator, Instance, Sampler, _sides
 from .series import check_expansion, check_limit
 
 __all__ = [
