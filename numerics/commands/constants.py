@@ -323,7 +323,7 @@ def _param_line(values: dict, how: str) -> str:
 def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
     notes = [
         (
-            "Every number is the upper end of an outward-rounded interval (mpmath.iv), rounded up; the float "
+            "Every number is the upper end of an outward-rounded interval (Arb balls, python-flint), rounded up; the float "
             "(lambdified) value of each expression was checked to lie in its 53-bit enclosure."
         ),
         "Run `infonce-bounds show NAME` with the name in the last column for the derivation.",
