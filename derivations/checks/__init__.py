@@ -34,6 +34,7 @@ __all__ = [
     "FalsifierOutcome",
     "Instance",
     "IntervalOutcome",
+    "_sides",
     "Sampler",
     "certify_nonnegative",
     "check_expansion",
