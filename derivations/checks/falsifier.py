@@ -374,7 +374,8 @@ class _Vectorised:
                 else:  # the rest of the rounding-level violations are only counted
                     state["float_noise"] += int(np.count_nonzero(violated[j:] & tiny[j:]))
                     break
-        return np.where(finite, np.where(bv > 0, ratio, np.where(violated, 1e300, -1e300)), -np.inf)
+        with np.errstate(all="ignore"):  # long-double ratios beyond the float range become ±inf scores
+            return np.where(finite, np.where(bv > 0, ratio, np.where(violated, 1e300, -1e300)), -np.inf).astype(float)
 
     def score_points(self, pts: list[dict]) -> Any:
         """Scores of arbitrary points (grouped by their structural integers, one batch per group)."""
