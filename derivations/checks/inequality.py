@@ -99,8 +99,8 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         )
     verdict = Verdict.PROVED if (symbolic or certified) else Verdict.VERIFIED
     covered = None
-    if symbolic:
-        covered = symbolic_cover([gap])
+    if symbolic:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
+        covered = symbolic_cover([small, big])
     elif certified:
         covered = interval.covered
     if fz.trials == 0 and verdict is Verdict.VERIFIED:
