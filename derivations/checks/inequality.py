@@ -9,7 +9,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict
+from ..ledger import Step, StepResult, Verdict, free_names
 from .falsifier import falsify
 from .interval import certify_nonnegative
 from .sampling import _sides, symbolic_cover
@@ -102,7 +102,9 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     if symbolic:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
         covered = symbolic_cover([small, big])
     elif certified:
-        covered = interval.covered
+        # a symbol of the claim that the gap does not contain cancelled out: the box holds for any value
+        free = {str(x_) for x_ in free_names(small) | free_names(big)} - set(interval.covered or {})
+        covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(interval.covered or {})}
     if fz.trials == 0 and verdict is Verdict.VERIFIED:
         verdict = Verdict.UNDECIDED
     return StepResult(
