@@ -22,6 +22,7 @@ import os
 import pathlib
 import platform
 import re
+import signal
 import subprocess
 import sys
 import threading
@@ -504,7 +505,14 @@ def sweep(
                 max_workers=workers, mp_context=ctx, initializer=_die_with_parent, initargs=(os.getpid(),)
             )
             try:
-                futs = {pool.submit(_call, fn, points[i], store.key(points[i]), seed): i for i in todo}
+                # SIGINT is blocked while the workers are spawned: a spawned interpreter inherits the
+                # mask, so Ctrl-C during its start-up cannot print a traceback from inside it (it only
+                # stays pending there; the parent ends the workers), and here it is delivered on unblock
+                old_mask = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+                try:
+                    futs = {pool.submit(_call, fn, points[i], store.key(points[i]), seed): i for i in todo}
+                finally:
+                    signal.pthread_sigmask(signal.SIG_SETMASK, old_mask)
                 for fut in cf.as_completed(futs):
                     i = futs[fut]
                     res = _round_trip(fut.result())
