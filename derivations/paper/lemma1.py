@@ -66,8 +66,12 @@ def _one_negative_change(beta_expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return lhs, rhs
 
 
-def _log_chain(lhs: sp.Expr, dom: Domain) -> list[Step]:
-    """log((1 + ε)/(1 + εe^{−2/τ})) = log(1 + X), X = ε(1 − e^{−2/τ})/(1 + εe^{−2/τ}) ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ."""
+def _log_chain(lhs: sp.Expr, dom: Domain, factor: sp.Expr | None = None) -> list[Step]:
+    """log((1 + ε)/(1 + εe^{−2/τ})) = log(1 + X), X = ε(1 − e^{−2/τ})/(1 + εe^{−2/τ}) ≤ ε(1 − e^{−2/τ}) ≤ factor·ε.
+
+    ``factor`` is 2/τ (the default, used for τ ≥ 2) or 1 (for τ ≤ 2, where 1 − e^{−2/τ} ≤ 1 is the sharper link).
+    """
+    factor = 2 / tau if factor is None else factor
     em = sp.exp(-2 / tau)
     X = eps_k * (1 - em) / (1 + eps_k * em)
     le = {"kind": "inequality", "provenance": "ours", "domain": dom}
@@ -90,7 +94,9 @@ def _log_chain(lhs: sp.Expr, dom: Domain) -> list[Step]:
         ),
         Step("X's denominator: 1 + εe^{−2/τ} ≥ 1", 1 + eps_k * em, 1, relation=">=", **le),
         Step("X's numerator: ε(1 − e^{−2/τ}) ≥ 0", eps_k * (1 - em), 0, relation=">=", **le),
-        Step("1 − e^{−2/τ} ≤ 2/τ", 1 - em, 2 / tau, relation="<=", **le),
+        Step(
+            f"1 − e^{{−2/τ}} ≤ {'2/τ' if factor == 2 / tau else sp.sstr(factor)}", 1 - em, factor, relation="<=", **le
+        ),
     ]
 
 
@@ -101,7 +107,15 @@ def _instance_parts() -> list[Step]:
     hi_dom = Domain({tau: (2, TAU_MAX), eps_k: (0, 1)}, name="τ ∈ [2, 1e2], ε ∈ (0, 1]")
     le = {"kind": "inequality", "relation": "<=", "provenance": "ours", "reference": "Prop. 4 instance"}
     return [
-        Step("τ ≤ 2: |Δℓ| = log((1 + ε)/(1 + ε e^{−2/τ})) ≤ ε", lhs, eps_k, domain=lo_dom, **le),
+        Step(
+            "τ ≤ 2: |Δℓ| = log((1 + ε)/(1 + ε e^{−2/τ})) ≤ ε",
+            lhs,
+            eps_k,
+            domain=lo_dom,
+            # tight as ε → 0, where branch and bound cannot separate the two sides: proved as a chain
+            check=_gen.all_of(_log_chain(lhs, lo_dom, sp.Integer(1)), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ ε"),
+            **le,
+        ),
         Step("τ ≤ 2: ε ≤ (6e/τ) ε^{τ/2} (β = 2/τ)", eps_k, 6 * E / tau * eps_k ** (tau / 2), domain=lo_dom, **le),
         Step(
             "τ ≥ 2: |Δℓ| ≤ 2ε/τ",
