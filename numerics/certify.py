@@ -147,14 +147,33 @@ def enclose(expr: sp.Expr, params: Mapping, bits: int = TIGHT_BITS) -> tuple[Any
     missing = {s for s in expr.free_symbols if s not in ex}
     if missing:
         raise ValueError(f"no value given for {sorted(map(str, missing))}")
-    with iv_prec(bits):
-        box = {s: (v, v) for s, v in ex.items() if s in expr.free_symbols}
-        val = interval_eval(expr, box)
-    # the endpoints are exact Arb points converted to mpmath without rounding (``Interval.a/.b``)
-    lo, hi = val.a, val.b
-    if mpmath.isnan(lo) or mpmath.isnan(hi):
-        raise NotEnclosable(f"enclosure of {expr} is nan")
-    return lo, hi
+    box = {s: (v, v) for s, v in ex.items() if s in expr.free_symbols}
+    # Why the loop: a ball's radius grows with the size of an exponent (e^{2/τ} at τ = 1e-50 needs
+    # ≈ 170 more bits than at τ = 1, and at τ = 1e-300 ≈ 1000 more, or the enclosure is [−∞, ∞]), so the
+    # working precision is doubled until the enclosure is as tight as ``bits`` asks (or MAX_BITS).
+    work = bits
+    while True:
+        with iv_prec(work):
+            val = interval_eval(expr, box)
+        # the endpoints are exact Arb points converted to mpmath without rounding (``Interval.a/.b``)
+        lo, hi = val.a, val.b
+        if mpmath.isnan(lo) or mpmath.isnan(hi):
+            raise NotEnclosable(f"enclosure of {expr} is nan")
+        if work >= MAX_BITS or _tight(lo, hi, bits):
+            return lo, hi
+        work *= 2
+
+
+#: the largest working precision ``enclose`` doubles up to (e^{2/τ} at τ = 1e-300 needs ≈ 1100 bits)
+MAX_BITS = 8192
+
+
+def _tight(lo, hi, bits: int) -> bool:
+    """Finite ends whose gap is below 2^{−bits/2} relative (or absolute, near 0)."""
+    if not (mpmath.isfinite(lo) and mpmath.isfinite(hi)):
+        return False
+    scale = max(abs(lo), abs(hi), mpmath.mpf(1))
+    return (hi - lo) <= scale * mpmath.ldexp(1, -(bits // 2))
 
 
 @lru_cache(maxsize=512)

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..ledger import Step, StepResult, Verdict
+from ..ledger import Step, StepResult, Verdict, free_names
 from .falsifier import FalsifierOutcome, falsify
 from .identity import check_identity
 from .inequality import check_inequality
@@ -61,6 +61,7 @@ DEFAULTS: dict[str, Any] = {
 def check_step(step: Step, **options: Any) -> StepResult:
     """Check one step with the checker for its kind."""
     opts = {**DEFAULTS, **options}
+    printed = step
     step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
     if step.check is not None:
         res = step.check(step, opts)
@@ -78,4 +79,13 @@ def check_step(step: Step, **options: Any) -> StepResult:
         raise AssertionError(step.kind)
     res.provenance = step.provenance
     res.expected = step.expected
+    if printed is not step and res.verdict == Verdict.PROVED and isinstance(res.covered, dict):
+        # a symbol of the printed form that the checked value does not contain (R̃ in
+        # (CE − R̃) + (R̃ − R̂_n) once evaluated) cannot restrict the proof: it holds for all its values
+        from .sampling import symbolic_cover
+
+        gone = (free_names(printed.lhs) | free_names(printed.rhs)) - (free_names(step.lhs) | free_names(step.rhs))
+        for name, rng in symbolic_cover([printed.lhs, printed.rhs]).items():
+            if name in {str(g) for g in gone}:
+                res.covered.setdefault(name, rng)
     return res
