@@ -233,8 +233,14 @@ def _dct_check(step: Step, opts: dict, claim=None) -> StepResult:
     n_ = max(40, min(int(opts.get("trials", 100_000)) // 20, 5000))
     worst = 0.0
     for it, P in enumerate(_pairs(f"{opts.get('seed', 0)}:{step.name}", n_)):
-        lhs, rhs = claim(P)
-        worst = max(worst, lhs / rhs if rhs > 0 else 0.0)
+        try:
+            lhs, rhs = claim(P)
+        except OverflowError:  # e^{(‖f‖ + ‖η‖)²/τ} beyond the float range: the same point in mpmath
+            with mpmath.workdps(30):
+                lhs, rhs = claim(
+                    {kk: ([mpmath.mpf(x) for x in v] if isinstance(v, list) else v) for kk, v in P.items()}, mpmath
+                )
+        worst = max(worst, float(lhs / rhs) if rhs > 0 else 0.0)
         if lhs > rhs * (1 + 1e-12):
             with mpmath.workdps(30):
                 lm, rm = claim(
