@@ -137,8 +137,37 @@ def _small_dcl(out, var, a, p, negs, t):
     # ⟨a, n_j − p⟩ rather than ⟨a, n_j⟩ − ⟨a, p⟩: close rows subtract exactly (Sterbenz), so z keeps its
     # relative accuracy when s_j − s⁺ is far below the 1e-16 rounding of each similarity
     z = np.einsum("id,ikd->ik", a64, n64 - p64[:, None, :]) / t
+    out[rows] = _compensated_dcl(z)
+    return out
+
+
+def _compensated_dcl(z):
+    """ℓ̃ = m + log1p(mean_j expm1(z_j − m)), m = max_j z_j, row by row of z (r, k): the DCL loss
+    log((1/k) Σ_j e^{z_j}) with no subtraction of two numbers ≈ log k."""
     m = z.max(axis=1)
-    out[rows] = m + np.log1p(np.mean(np.expm1(z - m[:, None]), axis=1))
+    return m + np.log1p(np.mean(np.expm1(z - m[:, None]), axis=1))
+
+
+def _small_dcl_batch(out, var, a, p, t):
+    """In-batch twin of ``_small_dcl``: rows with |ℓ̃_i| < ``SMALL_DCL`` recomputed compensated, with
+    z_ij = ⟨a_i, p_j − p_i⟩/τ over the negatives j ≠ i (the same Sterbenz-exact difference). The (r, B, d)
+    differences are formed a block of rows at a time (at most ``BLOCK_ENTRIES`` entries), never all at once.
+    For the column losses of the symmetric form call it with a and p swapped."""
+    if var != 0:
+        return out
+    rows = np.flatnonzero(np.abs(out) < SMALL_DCL)
+    if rows.size == 0:
+        return out
+    B, d = p.shape
+    p64 = p.astype(np.float64, copy=False)
+    step = max(1, BLOCK_ENTRIES // (B * d))
+    for c0 in range(0, rows.size, step):
+        rr = rows[c0 : c0 + step]
+        a64 = a[rr].astype(np.float64)
+        z = np.einsum("rd,rjd->rj", a64, p64[None, :, :] - p64[rr][:, None, :]) / t
+        keep = np.ones(z.shape, dtype=bool)
+        keep[np.arange(rr.size), rr] = False  # the positive j = i is not a negative
+        out[rr] = _compensated_dcl(z[keep].reshape(rr.size, B - 1))
     return out
 
 
@@ -357,12 +386,37 @@ def infonce_gradient(anchors, positives, negatives, tau, variant="dcl", normaliz
     else:
         a, p, ng = a0, p0, n0
     n = a.shape[0]
+    _gradient_representable(t, 1.0 / n, ng.shape[1], a.dtype)
     loss = np.empty(n)
     g_a, g_p, g_n = np.empty_like(a), np.empty_like(p), np.empty_like(ng)
     gradient_kernel(a, p, ng, t, var, 1.0 / n, loss, g_a, g_p, g_n)
     if normalize:
         g_a, g_p, g_n = (_through_normalisation(x, g) for x, g in zip(raw, (g_a, g_p, g_n)))
+    _gradient_finite(t, g_a, g_p, g_n)
     return Gradient(float(math.fsum(loss) / n), g_a, g_p, g_n)
+
+
+def _gradient_representable(t: float, scale: float, k: int, dtype) -> None:
+    """Refuse a τ so large that the typical gradient entry scale/(τ k) (softmax weights average 1/k) falls
+    below the normal range of ``dtype`` with fewer than its mantissa's bits left: the gradient would come
+    back as subnormal noise or exactly 0 (a wrong number, not a small one)."""
+    fi = np.finfo(dtype)
+    floor = float(fi.tiny) * 2.0 ** (fi.nmant + 1)
+    if scale / (t * k) < floor:
+        raise ValueError(
+            f"tau = {t!r} is too large for a {np.dtype(dtype)} gradient: its entries ≈ 1/(τ n k) = {scale / (t * k):.3g} "
+            f"fall below {floor:.3g}, where {np.dtype(dtype)} keeps no relative accuracy; pass a smaller tau"
+        )
+
+
+def _gradient_finite(t: float, *grads) -> None:
+    """Refuse a gradient that overflowed its dtype (float32 outputs at a tiny τ: entries ≈ 1/(τ n))."""
+    for g in grads:
+        if not np.all(np.isfinite(g)):
+            raise ValueError(
+                f"tau = {t!r} is too small for a {g.dtype} gradient: its entries ≈ 1/(τ n) overflow {g.dtype}; "
+                "pass float64 inputs or a larger tau"
+            )
 
 
 def _raw_triplet(anchors, positives, negatives):
@@ -383,7 +437,8 @@ def _through_normalisation(x, g):
     norm = np.sqrt(np.einsum("...d,...d->...", x64, x64))[..., None]
     xh = x64 / norm
     g64 = g.astype(np.float64)
-    return ((g64 - xh * np.einsum("...d,...d->...", xh, g64)[..., None]) / norm).astype(x.dtype)
+    with np.errstate(over="ignore", invalid="ignore"):  # a float32 overflow is refused by _gradient_finite
+        return ((g64 - xh * np.einsum("...d,...d->...", xh, g64)[..., None]) / norm).astype(x.dtype)
 
 
 # --- pooled layout ---------------------------------------------------------------------------
@@ -467,13 +522,17 @@ def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="dcl")
     var = V.variant_value(variant)
     a, p, pl, idx = _pooled(anchors, positives, pool, index, False)
     n, k = idx.shape
+    _gradient_representable(t, 1.0 / n, k, a.dtype)
     loss = np.empty(n)
     coef = np.empty((n, k))
     g_a, g_p = np.empty_like(a), np.empty_like(p)
     coefficient_kernel(a, p, pl, idx, t, var, 1.0 / n, loss, coef, g_a, g_p)
     g_pool = np.zeros(pl.shape, dtype=np.float64)
     scatter_kernel(a, idx, coef, g_pool)
-    return PooledGradient(float(math.fsum(loss) / n), g_a, g_p, g_pool.astype(pl.dtype, copy=False))
+    with np.errstate(over="ignore"):  # a float32 overflow is refused just below, naming τ
+        g_pool = g_pool.astype(pl.dtype, copy=False)
+    _gradient_finite(t, g_a, g_p, g_pool)
+    return PooledGradient(float(math.fsum(loss) / n), g_a, g_p, g_pool)
 
 
 # --- in-batch layout -------------------------------------------------------------------------
@@ -558,7 +617,9 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     tau : float > 0.
     variant : "standard" (default), "infonce" or "dcl" ("averaged": deprecated name of "dcl")
         "standard" is SimCLR's / ``F.cross_entropy(S/τ, arange(B), reduction="none")``; "infonce" is the
-        paper's ℓ (14), the same row minus log(B − 1); "dcl" is the DCL loss ℓ̃ = c_i − log(B − 1).
+        paper's ℓ (14), the same row minus log(B − 1); "dcl" is the DCL loss ℓ̃ = c_i − log(B − 1) (rows with
+        |ℓ̃| < 1e-3 recomputed in the compensated form m + log1p(mean_j expm1(z_j − m)),
+        z_j = ⟨a_i, p_j − p_i⟩/τ, so that a near-zero loss keeps its relative accuracy).
     symmetric : bool
         Return (row_i + col_i)/2 (CLIP-style), col_i with positives as anchors.
     normalize : bool
@@ -575,14 +636,14 @@ def infonce_loss_in_batch(anchors, positives, tau, variant="standard", symmetric
     symmetric = V.flag(symmetric, "symmetric")
     a, p = _batch(anchors, positives, V.flag(normalize, "normalize"))
     if not symmetric:
-        return _in_batch_rows(a, p, t, var)[0]
+        return _small_dcl_batch(_in_batch_rows(a, p, t, var)[0], var, a, p, t)
     S = _similarity_matrix(a, p)
     B = a.shape[0]
     rows, logits = np.empty(B), np.empty(B)
     (row_kernel32 if _float32_lanes(S.dtype, t) else row_kernel)(S, 0, t, var, rows, logits)
     cols = np.empty(B)
     col_kernel(S, t, var, cols, logits)
-    return 0.5 * (rows + cols)
+    return 0.5 * (_small_dcl_batch(rows, var, a, p, t) + _small_dcl_batch(cols, var, p, a, t))
 
 
 class BatchGradient(NamedTuple):
@@ -602,6 +663,7 @@ def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symme
     var = V.variant_value(variant)
     a, p = _batch(anchors, positives, False)
     B = a.shape[0]
+    _gradient_representable(t, 1.0 / B, B - 1, a.dtype)
     a64, p64 = a.astype(np.float64, copy=False), p.astype(np.float64, copy=False)
     S = np.dot(a64, p64.T)
     rows, logits = np.empty(B), np.empty(B)
@@ -620,4 +682,7 @@ def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symme
         g_p += Dc @ a64
         g_a += Dc.T @ p64
         loss = 0.5 * (loss + math.fsum(cols) / B)
-    return BatchGradient(float(loss), g_a.astype(a.dtype, copy=False), g_p.astype(p.dtype, copy=False))
+    with np.errstate(over="ignore"):  # a float32 overflow is refused just below, naming τ
+        g_a, g_p = g_a.astype(a.dtype, copy=False), g_p.astype(p.dtype, copy=False)
+    _gradient_finite(t, g_a, g_p)
+    return BatchGradient(float(loss), g_a, g_p)

@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
+import warnings
 
 import numpy as np
 from numba import prange
@@ -101,9 +103,46 @@ def positive_scalar(value, name: str) -> float:
     return v
 
 
+#: the τ range on which the kernels' accuracy is tested against 50-digit references (the README's stated range)
+TAU_VALIDATED = (1e-3, 1e2)
+#: below this τ the largest exponent |s_j − s⁺|/τ ≤ 2/τ of a loss is not a finite float64
+TAU_MIN = 2.0 / np.finfo(np.float64).max
+
+
+class OutsideValidatedRangeWarning(UserWarning):
+    """τ outside ``TAU_VALIDATED``: the result is returned (no overflow, no underflow to a wrong 0 — those
+    cases are refused with a ValueError), but the accuracy tests do not cover it."""
+
+
+class InputCopyWarning(UserWarning):
+    """An input array was copied before the kernels read it (what, its size and why are in the message)."""
+
+
+def warn(message: str, category: type[Warning]) -> None:
+    """``warnings.warn`` attributed to the first caller outside ``infonce_bounds`` (the user's line), however
+    deep the call chain inside the package (``infonce_risk`` → ``infonce_loss`` → here)."""
+    level, frame = 2, sys._getframe(1)  # stacklevel 2 is the frame that called warn()
+    while frame is not None and str(frame.f_globals.get("__name__", "")).startswith("infonce_bounds"):
+        level, frame = level + 1, frame.f_back
+    warnings.warn(message, category, stacklevel=level)
+
+
 def tau_value(tau) -> float:
-    """τ > 0, finite. (Accuracy is tested for τ ∈ [1e-3, 1e2], the toolkit's stated range.)"""
-    return positive_scalar(tau, "tau")
+    """τ > 0, finite, with 2/τ finite (else a ValueError naming τ). Outside ``TAU_VALIDATED`` = [1e-3, 1e2], the
+    range the accuracy tests cover, an ``OutsideValidatedRangeWarning`` says so and the value is returned."""
+    t = positive_scalar(tau, "tau")
+    if t < TAU_MIN:
+        raise ValueError(
+            f"tau must be ≥ {TAU_MIN:.4g} (so that the largest exponent 2/τ of a loss is a finite float64), got {tau!r}"
+        )
+    lo, hi = TAU_VALIDATED
+    if not lo <= t <= hi:
+        warn(
+            f"tau = {t!r} is outside [{lo:g}, {hi:g}], the range on which the kernels' accuracy is validated "
+            "(against 50-digit references); the result is computed with the same overflow-free forms",
+            OutsideValidatedRangeWarning,
+        )
+    return t
 
 
 def variant_value(variant) -> int:

@@ -6,6 +6,7 @@ naming the parameter (no traceback), and that refusals come before the work (a t
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import time
@@ -26,6 +27,7 @@ from infonce_bounds.numerics.experiments.models import (
     sphere_moment,
 )
 from infonce_bounds.numerics.finite import FiniteModel
+from infonce_bounds.numerics.validate import OutsideValidatedRangeWarning
 
 EXAMPLE = {
     "tau": "1/4",
@@ -293,8 +295,10 @@ def test_in_batch_float32_tiny_tau_is_not_wrong():
     a, p = _unit_rows(rng, 6, 4), _unit_rows(rng, 6, 4)
     a32, p32 = a.astype(np.float32), p.astype(np.float32)
     for sym in (False, True):
-        ref = api.infonce_loss_in_batch(a32.astype(np.float64), p32.astype(np.float64), 1e-40, symmetric=sym)
-        got = api.infonce_loss_in_batch(a32, p32, 1e-40, symmetric=sym)
+        with pytest.warns(OutsideValidatedRangeWarning, match=r"tau = 1e-40 is outside \[0.001, 100\]"):
+            ref = api.infonce_loss_in_batch(a32.astype(np.float64), p32.astype(np.float64), 1e-40, symmetric=sym)
+        with pytest.warns(OutsideValidatedRangeWarning):
+            got = api.infonce_loss_in_batch(a32, p32, 1e-40, symmetric=sym)
         big = ref > 1e30
         assert big.any()  # planted: rows of size 1/τ exist, so a 0.0 there is caught
         assert np.allclose(got[big], ref[big], rtol=1e-5)
@@ -378,11 +382,154 @@ def test_small_dcl_losses_keep_relative_accuracy(monkeypatch, tau):
     ng = np.stack([a] * 4, axis=1) + 1e-6 * rng.normal(size=(3, 4, 3))
     ng /= np.linalg.norm(ng, axis=-1, keepdims=True)
     ref = _dcl_reference(a, a, ng, tau)
-    got = api.infonce_loss(a, a, ng, tau, variant="dcl")
-    pooled = api.infonce_loss_pooled(a, a, ng.reshape(-1, 3), np.arange(12).reshape(3, 4), tau, variant="dcl")
+    outside = pytest.warns(OutsideValidatedRangeWarning) if tau > 100 else contextlib.nullcontext()
+    with outside:
+        got = api.infonce_loss(a, a, ng, tau, variant="dcl")
+    with outside:
+        pooled = api.infonce_loss_pooled(a, a, ng.reshape(-1, 3), np.arange(12).reshape(3, 4), tau, variant="dcl")
     for out in (got, pooled):
         assert all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(out, ref))
     # planted: the uncompensated closing form fails the same check
     monkeypatch.setattr(api, "SMALL_DCL", 0.0)
-    plain = api.infonce_loss(a, a, ng, tau, variant="dcl")
+    with outside:
+        plain = api.infonce_loss(a, a, ng, tau, variant="dcl")
     assert not all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(plain, ref))
+
+
+def _batch_dcl_reference(a, p, tau):
+    """50-digit in-batch DCL rows: anchor i, negatives p_j (j ≠ i), from the same float inputs."""
+    B = len(a)
+    ng = np.stack([np.delete(p, i, axis=0) for i in range(B)])
+    return _dcl_reference(a, p, ng, tau)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+@pytest.mark.parametrize("tau", [100.0, 1.0])
+def test_small_in_batch_dcl_losses_keep_relative_accuracy(monkeypatch, tau, dtype):
+    """The in-batch DCL loss near 0 (τ = 100, s_j = s⁺ + O(1e-12); float32: O(1e-8)) was c − log(B − 1), good only to 1e-16·log B
+    absolutely; now within 1e-9 relative of a 50-digit reference, rows and (symmetric) columns."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(8)
+    e = _unit_rows(rng, 1, 5)
+    a = e + (1e-12 if dtype == np.float64 else 1e-4) * rng.normal(size=(6, 5))  # float32: above its rounding
+    a = (a / np.linalg.norm(a, axis=-1, keepdims=True)).astype(dtype)
+    p = a.copy()
+    a64, p64 = a.astype(np.float64), p.astype(np.float64)
+    rows_ref = _batch_dcl_reference(a64, p64, tau)
+    cols_ref = _batch_dcl_reference(p64, a64, tau)
+    assert all(0 < abs(r) < 1e-6 for r in rows_ref)  # the case is the near-zero one
+    got = api.infonce_loss_in_batch(a, p, tau, variant="dcl")
+    assert all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(got, rows_ref))
+    sym = api.infonce_loss_in_batch(a, p, tau, variant="dcl", symmetric=True)
+    sym_ref = [(r + c) / 2 for r, c in zip(rows_ref, cols_ref)]
+    assert all(abs((v - r) / r) < 1e-9 for v, r in zip(sym, sym_ref))
+    # planted: the uncompensated closing form fails the same check
+    monkeypatch.setattr(api, "SMALL_DCL", 0.0)
+    plain = api.infonce_loss_in_batch(a, p, tau, variant="dcl")
+    assert not all(v != 0 and abs((v - r) / r) < 1e-9 for v, r in zip(plain, rows_ref))
+
+
+def test_in_batch_dcl_compensation_works_block_by_block(monkeypatch):
+    """More near-zero rows than one block of differences holds: every block is recomputed (BLOCK_ENTRIES shrunk)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(9)
+    a = _unit_rows(rng, 1, 3) + 1e-10 * rng.normal(size=(9, 3))
+    a /= np.linalg.norm(a, axis=-1, keepdims=True)
+    monkeypatch.setattr(api, "BLOCK_ENTRIES", 2 * 9 * 3)  # two rows per block
+    got = api.infonce_loss_in_batch(a, a, 100.0, variant="dcl")
+    ref = _batch_dcl_reference(a, a, 100.0)
+    assert all(abs((v - r) / r) < 1e-9 for v, r in zip(got, ref))
+
+
+# ------------------------------------------------------------------------------------------ τ outside [1e-3, 1e2]
+
+
+def _api_calls(a, p, ng, tau):
+    from infonce_bounds.numerics import api
+
+    k = ng.shape[1]
+    idx = np.arange(a.shape[0] * k).reshape(-1, k)
+    return {
+        "infonce_loss": lambda: api.infonce_loss(a, p, ng, tau, "standard"),
+        "infonce_risk": lambda: api.infonce_risk(a, p, ng, tau).mean,
+        "infonce_loss_pooled": lambda: api.infonce_loss_pooled(a, p, ng.reshape(-1, a.shape[1]), idx, tau, "infonce"),
+        "infonce_loss_in_batch": lambda: api.infonce_loss_in_batch(a, p, tau, symmetric=True),
+        "softmax_weights": lambda: api.softmax_weights(a, ng, tau),
+        "search_cross_entropy": lambda: api.search_cross_entropy(a, ng, np.ones(ng.shape[:2]), tau),
+        "infonce_gradient": lambda: api.infonce_gradient(a, p, ng, tau).anchors,
+    }
+
+
+@pytest.mark.parametrize("tau", [1e-5, 5e-4, 200.0, 1e6])
+def test_tau_outside_the_validated_range_warns_and_is_right(tau):
+    """Row 'infonce_loss(..., tau=1e300)': no warning outside the stated range. Now every API function warns
+    (a specific class, naming the range validated) and the value still matches a 50-digit reference."""
+    rng = np.random.default_rng(10)
+    a, p, ng = _unit_rows(rng, 3, 4), _unit_rows(rng, 3, 4), _unit_rows(rng, 3, 5, 4)
+    for name, call in _api_calls(a, p, ng, tau).items():
+        with pytest.warns(OutsideValidatedRangeWarning, match=r"outside \[0.001, 100\]") as rec:
+            out = np.asarray(call())
+        assert rec[0].filename == __file__, (name, rec[0].filename)  # attributed to the caller's line
+        assert np.all(np.isfinite(out)), name
+    from infonce_bounds.numerics import api
+
+    with pytest.warns(OutsideValidatedRangeWarning):
+        got = api.infonce_loss(a, p, ng, tau, "standard")
+    with mpmath.workdps(50):
+        for i in range(3):
+            sp_ = mpmath.fsum(mpmath.mpf(x) * mpmath.mpf(y) for x, y in zip(a[i], p[i]))
+            tot = mpmath.fsum(
+                mpmath.exp((mpmath.fsum(mpmath.mpf(x) * mpmath.mpf(y) for x, y in zip(a[i], n)) - sp_) / tau)
+                for n in ng[i]
+            )
+            ref = mpmath.log1p(tot)
+            assert abs(got[i] - ref) <= 1e-12 * (abs(ref) + 2 / tau)
+
+
+@pytest.mark.parametrize("tau", [1e-3, 0.5, 100.0])
+def test_tau_inside_the_validated_range_is_silent(tau):
+    """Planted: the warning is not raised inside [1e-3, 1e2] (pytest runs warnings as errors)."""
+    rng = np.random.default_rng(11)
+    a, p, ng = _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 2, 3)
+    for call in _api_calls(a, p, ng, tau).values():
+        call()
+
+
+def test_tau_whose_exponent_overflows_is_refused():
+    """τ < 2/DBL_MAX: the exponent 2/τ of a loss is not a float; refused naming τ (was inf or nan)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(12)
+    a, ng = _unit_rows(rng, 2, 3), _unit_rows(rng, 2, 2, 3)
+    with pytest.raises(ValueError, match=r"tau must be ≥ 1.113e-308.*got 1e-308"):
+        api.infonce_loss(a, -a, ng, 1e-308)
+    with pytest.warns(OutsideValidatedRangeWarning):  # just above: huge but finite, ≈ (s_j − s⁺)/τ
+        out = api.infonce_loss(a, -a, ng, 2e-308, "standard")
+    assert np.all(np.isfinite(out)) and np.all(out > 1e307)
+
+
+def test_gradient_that_would_underflow_or_overflow_is_refused():
+    """A float64 gradient at τ = 1e300 has entries ≈ 1e-300/(n k): subnormal, refused; a float32 gradient at
+    τ = 1e-40 overflows float32, refused naming τ (was inf)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(13)
+    a, p, ng = _unit_rows(rng, 4, 3), _unit_rows(rng, 4, 3), _unit_rows(rng, 4, 300, 3)
+    idx = np.arange(1200).reshape(4, 300)
+    with pytest.warns(OutsideValidatedRangeWarning), pytest.raises(ValueError, match="tau = 1e.300 is too large"):
+        api.infonce_gradient(a, p, ng, 1e300)
+    with pytest.warns(OutsideValidatedRangeWarning), pytest.raises(ValueError, match="tau = 1e.300 is too large"):
+        api.infonce_gradient_pooled(a, p, ng.reshape(-1, 3), idx, 1e300)
+    with pytest.warns(OutsideValidatedRangeWarning), pytest.raises(ValueError, match="tau = 1e.300 is too large"):
+        api.infonce_gradient_in_batch(a, p, 1e300)
+    f32 = [x.astype(np.float32) for x in (a, p, ng)]
+    with pytest.warns(OutsideValidatedRangeWarning), pytest.raises(ValueError, match="tau = 1e-40 is too small"):
+        api.infonce_gradient(*f32, 1e-40)
+    with pytest.warns(OutsideValidatedRangeWarning), pytest.raises(ValueError, match="tau = 1e-40 is too small"):
+        api.infonce_gradient_in_batch(f32[0], f32[1], 1e-40)
+    # planted: the same float64 gradient at τ = 1e280 is representable and returned (entries ≈ 1e-280/(n k))
+    with pytest.warns(OutsideValidatedRangeWarning):
+        g = api.infonce_gradient(a, p, ng, 1e280)
+    assert np.all(np.isfinite(g.anchors)) and np.max(np.abs(g.negatives)) > 1e-286

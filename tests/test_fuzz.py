@@ -18,6 +18,7 @@ import os
 import signal
 import string
 import sys
+import warnings
 
 import mpmath
 import numpy as np
@@ -26,6 +27,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from infonce_bounds.numerics import cli
+from infonce_bounds.numerics.validate import InputCopyWarning, OutsideValidatedRangeWarning
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "fork"), reason="each CLI input runs in a forked child")
 
@@ -122,7 +124,7 @@ SUBCOMMANDS = _subcommands()
 POSITIONAL = {"exact": True, "check": True, "experiment": True, "show": False, "verify": False}
 
 
-STATS = {"inputs": 0, "cut": 0, "status": {}, "api_refused": 0, "api_checked": 0, "api_other": 0}
+STATS = {"inputs": 0, "cut": 0, "status": {}, "api_refused": 0, "api_checked": 0, "api_other": 0, "api_warned": 0}
 
 
 def run_cli(argv: list[str]) -> tuple[int | None, str]:
@@ -386,6 +388,16 @@ def api_calls(draw):
     return fn, (draw(st.sampled_from([["a"], [[1], [2, 3]], [], [1.0, float("nan")], [1.0, 2.0], [3]])),)
 
 
+def _check_warnings(fn, args, rec) -> None:
+    """A result computed at τ outside [1e-3, 1e2] came with an OutsideValidatedRangeWarning (and only then)."""
+    cats = [w.category for w in rec]
+    STATS["api_warned"] += len(cats)
+    if fn in ("loss", "pooled", "in_batch", "weights"):
+        tau = args[{"loss": 3, "pooled": 4, "in_batch": 2, "weights": 2}[fn]]
+        outside = not 1e-3 <= float(tau) <= 1e2
+        assert (OutsideValidatedRangeWarning in cats) == outside, (tau, cats)
+
+
 def _mp_loss(a, p, ng, tau, variant):
     """50-digit reference of the per-anchor loss from the same (float) input values."""
     with mpmath.workdps(50):
@@ -432,12 +444,17 @@ def test_random_arrays_at_the_api(call):
         "risk": api.risk,
     }[fn]
     try:
-        res = f(*args)
+        with warnings.catch_warnings(record=True) as rec:
+            # only these two are expected; any other warning stays an error (pytest runs warnings as errors)
+            warnings.simplefilter("always", OutsideValidatedRangeWarning)
+            warnings.simplefilter("always", InputCopyWarning)
+            res = f(*args)
     except ValueError as exc:
         msg = str(exc)
         assert any(name in msg for name in API_ARGS), msg  # names the argument
         STATS["api_refused"] += 1
         return
+    _check_warnings(fn, args, rec)
     if fn == "loss":
         (a, p, ng), tau = (np.asarray(x) for x in args[:3]), args[3]
         norm = lambda x: x / np.linalg.norm(x.astype(np.float64), axis=-1, keepdims=True)  # noqa: E731
