@@ -9,10 +9,12 @@ policy is stated once:
   ``NUMBA_CACHE_DIR``); nothing here writes or deletes files, and nothing sets the environment
   (``numerics._env`` holds the settings the CLI applies).
 * Consistent dispatch instead of eager signatures: the Python boundary (``numerics.validate``)
-  hands every kernel C-contiguous ``float64`` or ``float32`` arrays, ``int64`` index arrays and
-  Python ``float`` scalars, so each kernel is compiled exactly once per input dtype (two
-  signatures: float64 and float32 inputs; accumulation is always float64). Lazy dispatch keeps
-  ``import numerics`` cheap for the CLI; ``SIGNATURES`` documents what is compiled.
+  hands every kernel C-contiguous ``float64`` or ``float32`` small (n, d) arrays of one dtype, the big
+  array of the call (negatives, pool) in its own dtype and strides (no copy), integer index arrays
+  and Python ``float`` scalars, so a kernel is compiled once per combination actually used (C float64
+  and float32 inputs as before; float32 or non-C negatives beside them add one each; exponentials,
+  sums and logarithms are always float64). Lazy dispatch keeps ``import numerics`` cheap for the CLI;
+  ``SIGNATURES`` documents what is compiled.
 * ``parallel=True`` only on the entry kernels, with ``prange`` over anchors (rows) writing private
   outputs; any reduction over anchors is done afterwards, serially, in a fixed order.
 * ``error_model="numpy"``: division by zero gives inf/NaN instead of a Python exception (no
@@ -29,7 +31,11 @@ import numba
 from ._env import KERNEL_SOURCES  # noqa: F401  (re-exported: the files a cached kernel inlines)
 
 #: what the boundary guarantees; one compiled specialisation per input dtype
-SIGNATURES = ("float64 arrays (C-contiguous), float scalars", "float32 arrays (C-contiguous), float scalars")
+SIGNATURES = (
+    "float64 arrays (C-contiguous), float scalars",
+    "float32 arrays (C-contiguous), float scalars",
+    "C-contiguous small arrays with the big array (negatives, pool) float32 or float64, any strides",
+)
 
 #: the only fast-math flags used anywhere: ``dot_helper`` and ``poly_helper``
 DOT_FASTMATH = frozenset({"reassoc", "contract"})

@@ -136,9 +136,11 @@ def dot(a, b):
     float32 inputs accumulate in float32 (16 lanes; error ≤ ~12·2⁻²⁴·Σ|a_t b_t| ≈ 7e-7 for unit rows,
     against the 1e-5 float32 tolerance) because widening every product to float64 made the float32
     per-anchor kernel compute-bound (measured 1.35× slower); everything after the similarities
-    (exponentials, sums, logarithms) is float64.
+    (exponentials, sums, logarithms) is float64. Mixed float32/float64 rows accumulate in float64 (the
+    accumulator's type is the product's, numpy promotion), so float32 negatives are read as they are.
+    Any strides (Fortran-ordered or strided rows are read in place).
     """
-    acc = a.dtype.type(0)
+    acc = a.dtype.type(0) * b.dtype.type(0)
     for t in range(a.shape[0]):
         acc += a[t] * b[t]
     return np.float64(acc)
@@ -146,9 +148,9 @@ def dot(a, b):
 
 @dot_helper
 def dot_and_norm2(a, b):
-    """(⟨a, b⟩, ⟨b, b⟩) in one pass over b, accumulated like ``dot``, returned as float64."""
-    acc = a.dtype.type(0)
-    nrm = a.dtype.type(0)
+    """(⟨a, b⟩, ⟨b, b⟩) in one pass over b, accumulated like ``dot`` (⟨b, b⟩ in b's precision), as float64."""
+    acc = a.dtype.type(0) * b.dtype.type(0)
+    nrm = b.dtype.type(0)
     for t in range(a.shape[0]):
         acc += a[t] * b[t]
         nrm += b[t] * b[t]

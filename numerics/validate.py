@@ -6,11 +6,17 @@ saves a second read of the largest array, and the flagged blocks are checked exa
 (``raise_bad_blocks``); the error is then raised before any number is returned.
 Shapes, dtypes, τ, the variant, indices and all other arrays are always checked first.
 
-What the kernels are promised (the compile policy in ``numerics._jit``): C-contiguous ``float64`` or
-``float32`` embedding arrays of one common dtype, finite, with unit rows (or ``normalize=True``);
-``int64`` index arrays inside the pool; a finite ``tau > 0``; ``k ≥ 1`` negatives per anchor.
-Non-contiguous float arrays are copied to C order; integer, boolean, complex and float16 embeddings
-are refused (say what to convert to) rather than silently converted.
+What the kernels are promised (the compile policy in ``numerics._jit``): ``float64`` or ``float32``
+embedding arrays, finite, with unit rows (or ``normalize=True``); integer index arrays inside the pool; a
+finite ``tau > 0``; ``k ≥ 1`` negatives per anchor. Integer, boolean, complex and float16 embeddings are
+refused (say what to convert to) rather than silently converted.
+
+Copies. The big array of a call — the ``(n, k, d)`` negatives, the ``(m, d)`` pool — is handed to the kernels
+as it is: its own dtype (float32 negatives with float64 anchors are read as float32 and widened per product)
+and its own strides (Fortran order, strided views), never copied. The small ``(n, d)`` arrays (anchors,
+positives; in-batch both) are brought to one C-contiguous dtype, float64 if any array of the call is
+float64 (``small_operand``); when that copies an array the caller passed, an ``InputCopyWarning`` says which,
+its size and why. ``normalize=True`` returns new, normalised arrays by definition.
 """
 
 from __future__ import annotations
@@ -40,9 +46,9 @@ def _describe(x) -> str:
 
 
 def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
-    """``x`` as a C-contiguous float64/float32 array with ``ndim`` dimensions, ≥ 1 entry per axis.
-
-    ``dtype`` forces the result's dtype (used to bring every array of a call to one dtype).
+    """``x`` as a float64/float32 array with ``ndim`` dimensions, ≥ 1 entry per axis: the caller's array itself
+    (its dtype and strides, no copy) unless ``dtype`` is given, which brings it to a C-contiguous array of that
+    dtype through ``small_operand`` (announced by an ``InputCopyWarning`` when it copies).
     """
     if isinstance(x, (str, bytes)) or x is None:
         raise ValueError(f"{name} must be a float64 or float32 array, got {type(x).__name__}")
@@ -63,8 +69,33 @@ def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
             f"{name} must have at least one entry along every axis, got shape {a.shape}"
             + (" (k = 0 negatives; need k ≥ 1)" if ndim == 3 and a.shape[1] == 0 else "")
         )
-    target = np.dtype(dtype) if dtype is not None else a.dtype
-    return np.ascontiguousarray(a, dtype=target)
+    if dtype is not None:
+        return small_operand(a, name, dtype, x)
+    return a
+
+
+def small_operand(a: np.ndarray, name: str, dtype, given=None, why: str = "") -> np.ndarray:
+    """``a`` as a C-contiguous ``dtype`` array; if that copies an array the caller passed (``given``, by default
+    ``a``), an ``InputCopyWarning`` names it, its shape, dtype, layout and size, and why.
+
+    Used for the small ``(n, d)`` operands only (anchors, positives), so that each kernel is compiled for one
+    dtype and layout of them (the big negatives or pool keep theirs: a combination of dtypes and layouts for
+    every array would multiply the compiled specialisations)."""
+    out = np.ascontiguousarray(a, dtype=dtype)
+    given = a if given is None else given
+    if isinstance(given, np.ndarray) and not np.may_share_memory(out, given):
+        layout = "C" if given.flags.c_contiguous else ("Fortran" if given.flags.f_contiguous else "strided")
+        reason = why or (
+            f"the kernels read the small (n, d) arrays of a call as C-contiguous {np.dtype(dtype)}"
+            + (" (another array of the call is float64)" if given.dtype != np.dtype(dtype) else "")
+        )
+        warn(
+            f"{name} ({layout}-ordered {given.dtype} array of shape {given.shape}) was copied to a C-ordered "
+            f"{np.dtype(dtype)} array of {out.nbytes / 2**20:.3g} MiB: {reason}; pass it as "
+            f"np.ascontiguousarray({name}, dtype=np.{np.dtype(dtype)}) to avoid the copy",
+            InputCopyWarning,
+        )
+    return out
 
 
 def as_array(x, name: str, what: str = "an array") -> np.ndarray:
@@ -164,31 +195,44 @@ def same_dim(a: np.ndarray, name_a: str, b: np.ndarray, name_b: str) -> None:
 
 @kernel
 def _row_norm_deviation(x, out):
-    """out[r] = | ‖x_r‖ − 1 | for finite rows, −1 for rows holding NaN or ±inf."""
-    rows, dim = x.shape
-    for r in prange(rows):
-        acc = dot(x[r], x[r])  # vectorised; NaN/±inf entries make it NaN or inf
-        bad = False
-        if not math.isfinite(acc):  # rare: find out whether an entry is non-finite or merely huge
-            for t in range(dim):
-                if not math.isfinite(x[r, t]):
-                    bad = True
-        out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
+    """out[i, j] = | ‖x_ij‖ − 1 | for finite rows x_ij of x (n, k, d), −1 for rows holding NaN or ±inf.
+
+    Three axes, any strides: a (n, d) array comes in as the view x[:, None, :] (``_deviation``), so no
+    array is reshaped (a reshape of a Fortran-ordered or strided array would copy it)."""
+    n, k, dim = x.shape
+    for i in prange(n):
+        for j in range(k):
+            acc = dot(x[i, j], x[i, j])  # vectorised; NaN/±inf entries make it NaN or inf
+            bad = False
+            if not math.isfinite(acc):  # rare: find out whether an entry is non-finite or merely huge
+                for t in range(dim):
+                    if not math.isfinite(x[i, j, t]):
+                        bad = True
+            out[i, j] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
 
 
 @kernel(parallel=False)
 def _row_norm_deviation_serial(x, out):
     """``_row_norm_deviation`` without threads, for small arrays: waking worker threads costs more than
     the pass itself there (up to a scheduler tick, 4 ms, per launch on a loaded machine)."""
-    rows, dim = x.shape
-    for r in range(rows):
-        acc = dot(x[r], x[r])
-        bad = False
-        if not math.isfinite(acc):
-            for t in range(dim):
-                if not math.isfinite(x[r, t]):
-                    bad = True
-        out[r] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
+    n, k, dim = x.shape
+    for i in range(n):
+        for j in range(k):
+            acc = dot(x[i, j], x[i, j])
+            bad = False
+            if not math.isfinite(acc):
+                for t in range(dim):
+                    if not math.isfinite(x[i, j, t]):
+                        bad = True
+            out[i, j] = -1.0 if bad else abs(math.sqrt(acc) - 1.0)
+
+
+def _deviation(x: np.ndarray) -> np.ndarray:
+    """| ‖x_r‖ − 1 | (or −1 for non-finite rows) for every row r of x (2 or 3 axes), flat in C order of the rows."""
+    x3 = x[:, None, :] if x.ndim == 2 else x
+    dev = np.empty(x3.shape[:2], dtype=np.float64)
+    (_row_norm_deviation_serial if x.size < SERIAL_BELOW else _row_norm_deviation)(x3, dev)
+    return dev.reshape(-1)
 
 
 #: arrays with fewer entries than this are checked without threads
@@ -205,9 +249,7 @@ def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     The norms are computed so that rows like [1e-200, 0, …] or [1e200, …] (whose squared norm under- or
     overflows) are normalised correctly, not reported as zero or turned into zeros."""
     normalize = flag(normalize, "normalize")
-    flat = x.reshape(-1, x.shape[-1])
-    dev = np.empty(flat.shape[0], dtype=np.float64)
-    (_row_norm_deviation_serial if flat.size < SERIAL_BELOW else _row_norm_deviation)(flat, dev)
+    dev = _deviation(x)
     if not normalize:
         raise_bad_rows(x, name, dev, np.arange(dev.size))
         return x
@@ -241,11 +283,14 @@ def raise_bad_rows(x: np.ndarray, name: str, dev: np.ndarray, rows: np.ndarray) 
     ``dev[i]`` is | ‖x_r‖ − 1 | of flat row ``r = rows[i]`` of ``x`` (rows of its last axis), or −1 when
     ‖x_r‖² is not finite (NaN/inf entries, or overflow of huge finite entries: told apart here).
     """
-    flat = x.reshape(-1, x.shape[-1])
+
+    def row(r):  # row r of x's rows in C order, without reshaping x (that would copy a non-contiguous x)
+        return x[_row_index(r, x.shape)]
+
     nonfinite = np.flatnonzero(dev < 0)
     for i in nonfinite:
         r = int(rows[i])
-        if not np.all(np.isfinite(flat[r])):
+        if not np.all(np.isfinite(row(r))):
             raise ValueError(
                 f"{name} must be finite; row {_row_index(r, x.shape)} holds NaN or inf ({name} {_describe(x)})"
             )
@@ -253,7 +298,7 @@ def raise_bad_rows(x: np.ndarray, name: str, dev: np.ndarray, rows: np.ndarray) 
     over = np.flatnonzero((dev < 0) | (dev > tol))
     if over.size:
         r = int(rows[over[0]])
-        norm = float(np.hypot.reduce(flat[r].astype(np.float64)))  # no overflow for huge finite entries
+        norm = float(np.hypot.reduce(row(r).astype(np.float64)))  # no overflow for huge finite entries
         raise ValueError(
             f"{name} must have unit rows (| ‖x‖ − 1 | ≤ {tol:g} for {x.dtype}); row "
             f"{_row_index(r, x.shape)} has norm {norm:.9g}. Pass normalize=True to normalise the rows"
@@ -272,14 +317,13 @@ def raise_bad_blocks(x: np.ndarray, name: str, screen: np.ndarray) -> None:
     if flagged.size == 0:
         return
     k = x.shape[1]
-    rows = x[flagged].reshape(-1, x.shape[-1])
-    dev = np.empty(rows.shape[0])
-    (_row_norm_deviation_serial if rows.size < SERIAL_BELOW else _row_norm_deviation)(rows, dev)
+    dev = _deviation(x[flagged])  # a copy of the flagged blocks only
     raise_bad_rows(x, name, dev, (flagged[:, None] * k + np.arange(k)).reshape(-1))
 
 
 def index_array(index, name: str, n: int, m: int) -> np.ndarray:
-    """An ``(n, k)`` integer array with every entry in ``[0, m)``, as C-contiguous int64."""
+    """An ``(n, k)`` integer array with every entry in ``[0, m)``; an int64 or int32 array is returned as it is
+    (any strides, no copy), other integer dtypes as int64."""
     a = as_array(index, name, "an (n, k) integer array of pool row numbers")
     if a.dtype.kind not in "iu":
         raise ValueError(f"{name} must be an integer array of pool row numbers, got dtype {a.dtype}")
@@ -292,7 +336,9 @@ def index_array(index, name: str, n: int, m: int) -> np.ndarray:
         bad = lo if lo < 0 else hi
         where = tuple(int(i) for i in np.argwhere(a == bad)[0])
         raise ValueError(f"{name} entries must lie in [0, {m}) (the pool has {m} rows); {name}{list(where)} = {bad}")
-    return np.ascontiguousarray(a, dtype=np.int64)
+    if a.dtype in (np.int64, np.int32) and a.dtype.isnative:
+        return a
+    return a.astype(np.int64)  # uint, int8/16: small dtypes, or a list (nothing of the caller's is copied twice)
 
 
 def betas_array(betas, name: str = "betas") -> np.ndarray:
@@ -307,7 +353,7 @@ def betas_array(betas, name: str = "betas") -> np.ndarray:
 
 
 def scores_array(x, name: str) -> np.ndarray:
-    """An ``(n, k)`` finite float array (similarities or scores), float64 or float32, C order."""
+    """An ``(n, k)`` finite float array (similarities or scores), float64 or float32, as given (any strides)."""
     a = embeddings(x, name, 2)
     if not np.all(np.isfinite(a)):
         bad = tuple(int(i) for i in np.argwhere(~np.isfinite(a))[0])

@@ -27,7 +27,7 @@ from infonce_bounds.numerics.experiments.models import (
     sphere_moment,
 )
 from infonce_bounds.numerics.finite import FiniteModel
-from infonce_bounds.numerics.validate import OutsideValidatedRangeWarning
+from infonce_bounds.numerics.validate import InputCopyWarning, OutsideValidatedRangeWarning
 
 EXAMPLE = {
     "tau": "1/4",
@@ -533,3 +533,116 @@ def test_gradient_that_would_underflow_or_overflow_is_refused():
     with pytest.warns(OutsideValidatedRangeWarning):
         g = api.infonce_gradient(a, p, ng, 1e280)
     assert np.all(np.isfinite(g.anchors)) and np.max(np.abs(g.negatives)) > 1e-286
+
+
+# ------------------------------------------------------------------------------------------ dtypes and layouts
+
+
+def _peak_bytes(call):
+    """Peak bytes numpy allocated (numpy reports its buffers to tracemalloc) during ``call()``, and its result."""
+    import tracemalloc
+
+    tracemalloc.start()
+    try:
+        tracemalloc.reset_peak()
+        base = tracemalloc.get_traced_memory()[0]
+        out = call()
+        return tracemalloc.get_traced_memory()[1] - base, out
+    finally:
+        tracemalloc.stop()
+
+
+def _odd_negatives(ng):
+    """The same values as float32, in Fortran order, as a strided view, with reversed (negative) strides."""
+    wide = np.empty((*ng.shape[:-1], 2 * ng.shape[-1]))
+    wide[..., ::2] = ng
+    return {
+        "float32": ng.astype(np.float32),
+        "fortran": np.asfortranarray(ng),
+        "strided": wide[..., ::2],
+        "reversed": np.ascontiguousarray(ng[::-1])[::-1],
+        "float32-fortran": np.asfortranarray(ng.astype(np.float32)),
+    }
+
+
+def test_mixed_dtypes_and_layouts_are_read_in_place():
+    """Row 'float32 negatives with float64 anchors; Fortran-ordered input: silent full copy (1.5 GiB → 4.9 GB)'.
+    Every per-anchor and pooled function reads the big array as given: the extra memory of a call stays below
+    a quarter of the negatives' size (a float64 copy of them would be 1× or 2×: planted below), no
+    InputCopyWarning (pytest runs warnings as errors), and the values match the C-ordered float64 call on the
+    same numbers."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(14)
+    n, k, d = 64, 128, 32  # negatives: 2 MiB in float64
+    a, p, ng = _unit_rows(rng, n, d), _unit_rows(rng, n, d), _unit_rows(rng, n, k, d)
+    idx = np.arange(n * k).reshape(n, k)
+    w = rng.random((n, k))
+    for name, odd in _odd_negatives(ng).items():
+        same = odd.astype(np.float64)  # C-ordered float64 of the same values
+        pool = odd.reshape(-1, d)  # made here, outside the measured call (a view, except for "reversed")
+        calls = {
+            "infonce_loss": (lambda x: api.infonce_loss(a, p, x, 0.1, "standard")),
+            "infonce_loss dcl": (lambda x: api.infonce_loss(a, p, x, 0.1)),
+            "infonce_gradient": (lambda x: api.infonce_gradient(a, p, x, 0.1).anchors),
+            "similarities": (lambda x: api.similarities(a, p, x)[1]),
+            "softmax_weights": (lambda x: api.softmax_weights(a, x, 0.1)),
+            "search_cross_entropy": (lambda x: api.search_cross_entropy(a, x, w, 0.1)),
+        }
+        if name in ("float32", "strided", "reversed"):  # rows of the pool stay contiguous enough to gather
+            calls["infonce_loss_pooled"] = lambda x: api.infonce_loss_pooled(a, p, x, idx, 0.1)
+        for fname, call in calls.items():
+            arg, arg64 = (odd, same) if fname != "infonce_loss_pooled" else (pool, same.reshape(-1, d))
+            call(arg)  # compiles this dtype/layout's specialisation first (compiling allocates too)
+            peak, got = _peak_bytes(lambda call=call, arg=arg: call(arg))
+            ref = call(arg64)
+            # outputs are not copies: the result (twice, for temporaries of its size), and the gradient's
+            # ∂/∂negatives, an array of the negatives' own size and dtype
+            extra = 2 * got.nbytes + (odd.nbytes + 2 * a.nbytes if fname == "infonce_gradient" else 0)
+            assert peak - extra < ng.nbytes / 4, (name, fname, peak, ng.nbytes)
+            np.testing.assert_allclose(got, ref, rtol=1e-12, atol=1e-12, err_msg=f"{name} {fname}")
+    # planted: the measurement sees a copy of the negatives (what the old boundary made)
+    peak, _ = _peak_bytes(lambda: np.ascontiguousarray(np.asfortranarray(ng)))
+    assert not peak < ng.nbytes / 4
+
+
+def test_copies_that_remain_are_announced():
+    """What is still copied says so (InputCopyWarning: the argument, its size, why): a Fortran-ordered or
+    float32 (n, d) anchors array beside float64 arrays, a Fortran-ordered pool (its rows are gathered), the
+    float32 half of a mixed in-batch pair. In-batch Fortran order is read by BLAS as it is (no warning)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(15)
+    a, p, ng = _unit_rows(rng, 6, 4), _unit_rows(rng, 6, 4), _unit_rows(rng, 6, 3, 4)
+    ref = api.infonce_loss(a, p, ng, 0.5)
+    with pytest.warns(InputCopyWarning, match=r"^anchors \(Fortran-ordered float64 array of shape \(6, 4\)\).*MiB"):
+        got = api.infonce_loss(np.asfortranarray(a), p, ng, 0.5)
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+    with pytest.warns(InputCopyWarning, match=r"^positives \(C-ordered float32 .* float64 .*another array"):
+        api.infonce_loss(a, p.astype(np.float32), ng, 0.5)
+    idx = np.arange(18).reshape(6, 3)
+    with pytest.warns(InputCopyWarning, match=r"^pool \(Fortran-ordered .*gather"):
+        got = api.infonce_loss_pooled(a, p, np.asfortranarray(ng.reshape(-1, 4)), idx, 0.5)
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+    with pytest.warns(InputCopyWarning, match=r"^anchors \(C-ordered float32 .*one BLAS product"):
+        api.infonce_loss_in_batch(a.astype(np.float32), p, 0.5)
+    ib = api.infonce_loss_in_batch(a, p, 0.5)
+    np.testing.assert_allclose(api.infonce_loss_in_batch(np.asfortranarray(a), np.asfortranarray(p), 0.5), ib)
+    # int32 and Fortran-ordered index arrays are read as given (no copy, no warning)
+    got = api.infonce_loss_pooled(a, p, ng.reshape(-1, 4), np.asfortranarray(idx.astype(np.int32)), 0.5)
+    np.testing.assert_allclose(got, ref, rtol=1e-14)
+
+
+def test_mixed_float32_negatives_match_a_50_digit_reference():
+    """float32 negatives with float64 anchors are widened per product (float64 sums), not rounded to float32
+    similarities: the loss matches 50 digits of the same numbers to 1e-12 (planted: an all-float32 call does not)."""
+    from infonce_bounds.numerics import api
+
+    rng = np.random.default_rng(16)
+    a, p = _unit_rows(rng, 4, 8), _unit_rows(rng, 4, 8)
+    ng32 = _unit_rows(rng, 4, 5, 8).astype(np.float32)
+    ref = _dcl_reference(a, p, ng32.astype(np.float64), 0.05)
+    got = api.infonce_loss(a, p, ng32, 0.05)
+    assert all(abs(v - r) < 1e-12 * max(1, abs(r)) for v, r in zip(got, ref))
+    lo = api.infonce_loss(a.astype(np.float32), p.astype(np.float32), ng32, 0.05)
+    assert not all(abs(v - r) < 1e-12 * max(1, abs(r)) for v, r in zip(lo, ref))

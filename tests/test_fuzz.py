@@ -124,7 +124,17 @@ SUBCOMMANDS = _subcommands()
 POSITIONAL = {"exact": True, "check": True, "experiment": True, "show": False, "verify": False}
 
 
-STATS = {"inputs": 0, "cut": 0, "status": {}, "api_refused": 0, "api_checked": 0, "api_other": 0, "api_warned": 0}
+STATS = {
+    "inputs": 0,
+    "cut": 0,
+    "status": {},
+    "api_refused": 0,
+    "api_checked": 0,
+    "api_other": 0,
+    "api_warned": 0,
+    "api_odd_checked": 0,
+    "api_copy_warned": 0,
+}
 
 
 def run_cli(argv: list[str]) -> tuple[int | None, str]:
@@ -336,7 +346,9 @@ TAUS = st.sampled_from([1e-3, 0.07, 1.0, 100.0, 1e-40, 1e300, 0.0, -1.0, float("
 
 
 def _layout(draw, a):
-    kind = draw(st.integers(0, 4))
+    """An odd dtype or layout of the same values: Fortran order, a strided view, reversed rows (negative
+    strides), float32 (read as it is) or a dtype that must be refused, a nested list."""
+    kind = draw(st.integers(0, 6))
     if kind == 1:
         return np.asfortranarray(a)
     if kind == 2:
@@ -347,7 +359,17 @@ def _layout(draw, a):
             return a.astype(draw(st.sampled_from([np.float32, np.float16, np.int64, np.complex128, bool])))
     if kind == 4:
         return a.tolist()
+    if kind == 5:
+        return a[::-1]  # negative strides
+    if kind == 6:
+        with np.errstate(over="ignore", invalid="ignore"):
+            return np.asfortranarray(a.astype(np.float32))  # float32 and Fortran order at once
     return a
+
+
+def _odd(x) -> bool:
+    """An array of float32 or of a non-C layout (the paths that used to be copied silently)."""
+    return isinstance(x, np.ndarray) and (x.dtype == np.float32 or not x.flags.c_contiguous)
 
 
 @st.composite
@@ -365,7 +387,7 @@ def api_calls(draw):
             a = np.asarray(draw(st.lists(ENTRY, min_size=int(np.prod(shape)), max_size=int(np.prod(shape))))).reshape(
                 shape
             )
-        return _layout(draw, a) if draw(st.integers(0, 5)) == 0 else a
+        return _layout(draw, a) if draw(st.integers(0, 2)) == 0 else a
 
     fn = draw(st.sampled_from(["loss", "pooled", "in_batch", "weights", "lme", "risk"]))
     tau = draw(TAUS) if draw(st.integers(0, 5)) == 0 else draw(st.sampled_from([1e-3, 0.1, 1.0, 100.0]))
@@ -377,6 +399,8 @@ def api_calls(draw):
         index = draw(
             st.sampled_from([[[0] * k] * n] * 4 + [[[1, 2], [3]], [[-1] * k] * n, [["a"] * k] * n, [[0.5] * k] * n])
         )
+        if isinstance(index[0][0], int) and draw(st.integers(0, 2)) == 0:  # int32, Fortran order: read as given
+            index = np.asfortranarray(np.asarray(index, dtype=np.int32))
         return fn, (arr((n, d)), arr((n, d)), arr((max(n, 1), d)), index, tau, variant, flag)
     if fn == "in_batch":
         B = n + 1
@@ -389,9 +413,14 @@ def api_calls(draw):
 
 
 def _check_warnings(fn, args, rec) -> None:
-    """A result computed at τ outside [1e-3, 1e2] came with an OutsideValidatedRangeWarning (and only then)."""
+    """A result computed at τ outside [1e-3, 1e2] came with an OutsideValidatedRangeWarning (and only then); an
+    InputCopyWarning names the argument copied, and only a small (n, d) one or a scattered pool."""
     cats = [w.category for w in rec]
     STATS["api_warned"] += len(cats)
+    for w in rec:
+        if w.category is InputCopyWarning:
+            assert str(w.message).split(" ")[0] in ("anchors", "positives", "pool"), str(w.message)
+            STATS["api_copy_warned"] += 1
     if fn in ("loss", "pooled", "in_batch", "weights"):
         tau = args[{"loss": 3, "pooled": 4, "in_batch": 2, "weights": 2}[fn]]
         outside = not 1e-3 <= float(tau) <= 1e2
@@ -415,6 +444,11 @@ def _mp_loss(a, p, ng, tau, variant):
             else:
                 out.append(mpmath.log(1 + tot) - mpmath.log(kk))
         return out
+
+
+def _dtype(arrays):
+    """float32 if every array of the call is float32 (then the similarities are float32 sums), else float64."""
+    return np.float32 if all(np.asarray(x).dtype == np.float32 for x in arrays) else np.float64
 
 
 def _close(got, ref, tau, dtype):
@@ -460,8 +494,9 @@ def test_random_arrays_at_the_api(call):
         norm = lambda x: x / np.linalg.norm(x.astype(np.float64), axis=-1, keepdims=True)  # noqa: E731
         if args[5] is True:
             a, p, ng = norm(a), norm(p), norm(ng)
-        _close(res, _mp_loss(a, p, ng, float(tau), args[4]), float(tau), np.asarray(args[0]).dtype)
+        _close(res, _mp_loss(a, p, ng, float(tau), args[4]), float(tau), _dtype(args[:3]))
         STATS["api_checked"] += 1
+        STATS["api_odd_checked"] += any(_odd(x) for x in args[:3])
     elif fn == "in_batch" and args[4] is False:
         a, p = np.asarray(args[0]), np.asarray(args[1])
         if args[5] is True:
@@ -469,8 +504,9 @@ def test_random_arrays_at_the_api(call):
             p = p / np.linalg.norm(p.astype(np.float64), axis=-1, keepdims=True)
         B = a.shape[0]
         ng = np.stack([np.delete(p, i, axis=0) for i in range(B)])
-        _close(res, _mp_loss(a, p, ng, float(args[2]), args[3]), float(args[2]), a.dtype)
+        _close(res, _mp_loss(a, p, ng, float(args[2]), args[3]), float(args[2]), _dtype(args[:2]))
         STATS["api_checked"] += 1
+        STATS["api_odd_checked"] += any(_odd(x) for x in args[:2])
     else:
         assert np.all(np.isfinite(np.asarray(res if fn != "risk" else res.mean)))
         STATS["api_other"] += 1
@@ -488,7 +524,9 @@ def test_fuzz_counts_are_reported(workdir):
     assert STATS["status"].get(2, 0) > 0 and STATS["status"].get(0, 0) > 0
     print(
         f"fuzz: API calls {STATS['api_refused']} refused naming an argument, {STATS['api_checked']} checked "
-        f"against 50 digits, {STATS['api_other']} finite results",
+        f"against 50 digits ({STATS['api_odd_checked']} of them with float32 or non-C-ordered arrays), "
+        f"{STATS['api_other']} finite results; {STATS['api_warned']} warnings "
+        f"({STATS['api_copy_warned']} InputCopyWarning)",
         file=sys.stderr,
     )
-    assert STATS["api_refused"] > 0 and STATS["api_checked"] > 0
+    assert STATS["api_refused"] > 0 and STATS["api_checked"] > 0 and STATS["api_odd_checked"] > 0
