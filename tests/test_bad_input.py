@@ -646,3 +646,43 @@ def test_mixed_float32_negatives_match_a_50_digit_reference():
     assert all(abs(v - r) < 1e-12 * max(1, abs(r)) for v, r in zip(got, ref))
     lo = api.infonce_loss(a.astype(np.float32), p.astype(np.float32), ng32, 0.05)
     assert not all(abs(v - r) < 1e-12 * max(1, abs(r)) for v, r in zip(lo, ref))
+
+
+# ------------------------------------------------------------------------------------------ CLI rows without their own test yet
+
+
+def test_negative_seed_names_the_option(tmp_path, capsys):
+    """Row '--seed -1': the error did not name --seed."""
+    assert main(["experiment", "rate", "--quick", "--seed", "-1", "--out", str(tmp_path)]) == 2
+    one_line_error(capsys, "--seed", "-1", "0 ≤ seed < 2^63")
+
+
+def test_compare_plot_path_is_the_file_written(tmp_path, capsys):
+    """Row 'compare --plot DIR / --plot name': wrote DIR.png / name.png but reported the path without .png;
+    '--plot /etc/hostname/c.png' said only "File exists"."""
+    from infonce_bounds.numerics.commands.compare import plot_path
+
+    assert plot_path(str(tmp_path)) == tmp_path / "compare.png"
+    assert plot_path(str(tmp_path / "sub") + "/") == tmp_path / "sub" / "compare.png"
+    assert plot_path(str(tmp_path / "name")) == tmp_path / "name.png"
+    assert plot_path(str(tmp_path / "x.PNG")) == tmp_path / "x.PNG"
+    assert main(["compare", "--k", "1,4", "--plot", str(tmp_path / "name")]) == 0
+    out = capsys.readouterr()
+    assert str(tmp_path / "name.png") in out.out + out.err and (tmp_path / "name.png").is_file()
+    assert not (tmp_path / "name").exists()
+    afile = tmp_path / "hostname"
+    afile.write_text("x")
+    assert main(["compare", "--k", "1,4", "--plot", str(afile / "c.png")]) == 2
+    one_line_error(capsys, "--plot", "is a file, not a directory")
+
+
+def test_temperature_grid_at_the_low_end_of_the_stated_range(tmp_path, capsys):
+    """Row 'temperature --taus 0.001': overflow warning, then a TypeError traceback. Now τ = 0.001 runs (small
+    sizes, ~20 s) with finite measured gaps, and just outside the stated range it is refused naming --taus."""
+    argv = ["experiment", "temperature", "--taus", "0.001", "--seeds", "1", "--n", "40", "--steps", "3"]
+    assert main([*argv, "--workers", "1", "--out", str(tmp_path)]) == 0
+    assert "Traceback" not in capsys.readouterr().err
+    row = json.loads((tmp_path / "temperature.json").read_text())["per_tau"]["0.001"]
+    assert math.isfinite(row["bias_constant"]["measured_max_k_times_gap"])
+    assert main(["experiment", "temperature", "--taus", "0.0009", "--out", str(tmp_path)]) == 2
+    one_line_error(capsys, "--taus", "0.0009", "[0.001, 100]")
