@@ -90,7 +90,7 @@ def infonce_loss(anchors, positives, negatives, tau, variant="dcl", normalize=Fa
         negatives' values are checked inside the loss pass (one read of the (n, k, d) array, not two);
         nothing is returned when they fail.
     """
-    from .per_anchor import checked_loss_kernel, loss_kernel
+    from .per_anchor import checked_loss_kernel, checked_loss_kernel_t, loss_kernel
 
     t = V.tau_value(tau)
     var = V.variant_value(variant)
@@ -106,7 +106,10 @@ def infonce_loss(anchors, positives, negatives, tau, variant="dcl", normalize=Fa
     p = V.finite_unit_rows(p, "positives", False)
     n, k = ng.shape[:2]
     out, screen = np.empty(n), np.empty(n)
-    checked_loss_kernel(a, p, ng, t, var, out, screen)
+    if ng.flags.f_contiguous and not ng.flags.c_contiguous:  # read in its memory order (no copy)
+        checked_loss_kernel_t(a, p, ng.T, t, var, out, screen)
+    else:
+        checked_loss_kernel(a, p, ng, t, var, out, screen)
     V.raise_bad_blocks(ng, "negatives", screen)
     return _small_dcl(out, var, a, p, lambda rows: ng[rows], t)
 

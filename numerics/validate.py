@@ -84,13 +84,15 @@ def small_operand(a: np.ndarray, name: str, dtype, given=None, why: str = "") ->
     out = np.ascontiguousarray(a, dtype=dtype)
     given = a if given is None else given
     if isinstance(given, np.ndarray) and not np.may_share_memory(out, given):
-        layout = "C" if given.flags.c_contiguous else ("Fortran" if given.flags.f_contiguous else "strided")
+        layout = (
+            "C-ordered" if given.flags.c_contiguous else ("Fortran-ordered" if given.flags.f_contiguous else "strided")
+        )
         reason = why or (
             f"the kernels read the small (n, d) arrays of a call as C-contiguous {np.dtype(dtype)}"
             + (" (another array of the call is float64)" if given.dtype != np.dtype(dtype) else "")
         )
         warn(
-            f"{name} ({layout}-ordered {given.dtype} array of shape {given.shape}) was copied to a C-ordered "
+            f"{name} ({layout} {given.dtype} array of shape {given.shape}) was copied to a C-ordered "
             f"{np.dtype(dtype)} array of {out.nbytes / 2**20:.3g} MiB: {reason}; pass it as "
             f"np.ascontiguousarray({name}, dtype=np.{np.dtype(dtype)}) to avoid the copy",
             InputCopyWarning,

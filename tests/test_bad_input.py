@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import json
 import math
+import re
 import time
 from fractions import Fraction
 
@@ -686,3 +687,28 @@ def test_temperature_grid_at_the_low_end_of_the_stated_range(tmp_path, capsys):
     assert math.isfinite(row["bias_constant"]["measured_max_k_times_gap"])
     assert main(["experiment", "temperature", "--taus", "0.0009", "--out", str(tmp_path)]) == 2
     one_line_error(capsys, "--taus", "0.0009", "[0.001, 100]")
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_fortran_negatives_are_screened_in_their_own_pass(dtype):
+    """The Fortran-order loss pass (``per_anchor.checked_loss_kernel_t``, blocks of anchors across a block
+    boundary) screens the negatives like the C-order one: a NaN or a non-unit row is named exactly; clean
+    input gives the C-order losses, every variant (planted: a shifted loss would fail the same comparison)."""
+    from infonce_bounds.numerics import api
+    from infonce_bounds.numerics.per_anchor import FORTRAN_BLOCK
+
+    rng = np.random.default_rng(17)
+    n = FORTRAN_BLOCK + 5
+    a, p = _unit_rows(rng, n, 6).astype(dtype), _unit_rows(rng, n, 6).astype(dtype)
+    ng = _unit_rows(rng, n, 4, 6).astype(dtype)
+    for var in ("dcl", "standard", "infonce"):
+        ref = api.infonce_loss(a, p, ng, 0.2, var)
+        got = api.infonce_loss(a, p, np.asfortranarray(ng), 0.2, var)
+        tol = 1e-13 if dtype == np.float64 else 1e-5
+        np.testing.assert_allclose(got, ref, rtol=tol, atol=tol)
+        assert not np.allclose(got + 10 * tol, ref, rtol=tol, atol=tol)
+    for bad_value, needle in ((np.nan, "row (66, 1) holds NaN"), (1.5, "row (66, 1) has norm")):
+        bad = np.asfortranarray(ng.copy())
+        bad[66, 1, 3] = bad_value
+        with pytest.raises(ValueError, match=re.escape(needle)):
+            api.infonce_loss(a, p, bad, 0.2)
