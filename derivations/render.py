@@ -18,7 +18,7 @@ from typing import Any
 import sympy as sp
 from sympy.printing.latex import LatexPrinter, accepted_latex_functions
 
-from .ledger import Derivation, Domain, Step, StepResult
+from .ledger import Derivation, Domain, Shown, Step, StepResult
 
 _REL_LATEX = {"<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
 _REL_UNI = {"<=": "≤", "<": "<", ">=": "≥", ">": ">"}
@@ -48,6 +48,18 @@ SYMBOL_LATEX: dict[str, str] = {
     "E_offset": r"\mathbf{E}\,\mathrm{offset}",
     "Var_W": r"\operatorname{Var} W",
     "abs_dev": r"\mathbf{E} |Z_k - Z|",
+    "varepsilon": r"\varepsilon",
+    # the paper's letters for our disambiguated symbols (no step uses both of a pair)
+    "ell_lo": "a",  # the ends a, b of the loss range in the proof of Prop. 3
+    "ell_hi": "b",
+    "a_cov": "a",  # Prop. 5's a := eRB_τC_Φ
+    "L_rho": "L",  # (53)
+    "U_dud": "U",  # the upper limit of Dudley's integral in the proof of Prop. 5
+    "c_dud": "c",
+    "mu_s": r"\mu",
+    "t_line": "t",
+    "t_line2": "t'",
+    "z_norm": r"\|z\|",
 }
 
 
@@ -104,6 +116,64 @@ def latex(expr: Any) -> str:
         for m, dummy in minmax.items():
             names[dummy] = _Printer({"symbol_names": names}).doprint(m)
         return _Printer({"symbol_names": names}).doprint(expr.xreplace(minmax))
+
+
+# ----------------------------------------------------------------------------- printed forms
+
+
+class Printed(Shown):
+    """A side of a step as the proof prints it, checked as its value: ``Printed(form, value=v)``.
+
+    ``form`` is a SymPy expression built so that it does not evaluate (``evaluate=False``, ``Subs``,
+    ``Derivative``, ``UnevaluatedExpr``): ``Subs(e^{2/(βτ)}, β, 2/τ)`` prints as the paper's
+    substitution where the evaluated side would print ``e``. ``value`` (default ``form.doit()``) is what
+    the checkers see: ``unwrap`` replaces the node by it, as for every ``Shown``, so a step keeps the
+    claim it always checked. Unlike a ``Shown`` with a LaTeX string, the form is mathematics: it prints
+    in all three printers with the paper's symbol names, and ``test_render`` checks that it evaluates to
+    the value, so the printed form cannot drift from the checked claim.
+    """
+
+    def __new__(cls, form: Any, latex: Any = "", text: Any = "", value: Any = None) -> Printed:
+        from sympy.core.symbol import Str
+
+        form = sp.sympify(form)
+        value = form.doit() if value is None else sp.sympify(value)
+        as_str = lambda v: v if isinstance(v, Str) else Str(v)  # noqa: E731 - unpickling passes Str back in
+        # the form is args[0]: SymPy's printers parenthesise an UnevaluatedExpr by its first argument
+        return sp.Expr.__new__(cls, form, as_str(latex), as_str(text), value)
+
+    @property
+    def form(self) -> sp.Expr:
+        return self.args[0]
+
+    @property
+    def value(self) -> sp.Expr:
+        return self.args[3]
+
+    @property
+    def precedence(self) -> int:
+        from sympy.printing.precedence import precedence
+
+        return precedence(self.form)
+
+    def _as_printed(self, printer: Any) -> Any:
+        # an unevaluated sum keeps the proof's order of terms (log(bμ) − f(bμ) + f(bμ) − E f(bμ̂));
+        # the terms themselves print in the printer's usual order
+        if isinstance(self.form, sp.Add):
+            return printer._print_Add(self.form, order="none")
+        return printer._print(self.form)
+
+    _latex = _sympystr = _pretty = _as_printed
+
+
+def printed(form: Any, value: Any = None) -> Printed:
+    """``form`` printed as the proof prints it, checked as ``value`` (default: ``form.doit()``)."""
+    return Printed(form, value=value)
+
+
+def printed_forms(expr: Any) -> list[Printed]:
+    """Every ``Printed`` node in ``expr`` (for the test that each form evaluates to its value)."""
+    return list(expr.atoms(Printed)) if isinstance(expr, sp.Basic) else []
 
 
 # ----------------------------------------------------------------------------- prose

@@ -7,7 +7,7 @@
 * one unit per axis: a quantity in other units goes on its own axis (``twin_axis``) or panel.
 
 Use ``figure(ncols)`` instead of ``plt.subplots``, ``style(kind)`` for the line keywords, ``legend(ax)``
-for the legend and ``save(fig, path)`` to write the PNG.
+for the legend and ``save(fig, path)`` to write the PNG (``show(fig)`` in a notebook).
 """
 
 from __future__ import annotations
@@ -129,3 +129,24 @@ def save(fig, path: pathlib.Path | str, meta: Mapping[str, str] | None = None) -
     fig.savefig(path, format="png", bbox_inches="tight", metadata=dict(meta or {}))
     plt.close(fig)
     return path
+
+
+def show(fig) -> None:
+    """Display ``fig`` in a notebook as the PNG ``save`` would write, then close it.
+
+    ``pyplot()`` selects the Agg backend, so the notebook's inline backend never sees the figure and
+    ``plt.show()`` or a bare ``fig`` shows no image; this hands IPython the PNG itself. Outside IPython
+    the figure is only closed.
+    """
+    import io
+
+    import matplotlib.pyplot as plt
+
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", bbox_inches="tight")
+    plt.close(fig)
+    try:
+        from IPython.display import Image, display
+    except ImportError:  # pragma: no cover - IPython comes with the notebooks extra
+        return
+    display(Image(data=buf.getvalue(), format="png"))

@@ -10,6 +10,7 @@ within the issue's "under two minutes on 2 cores".
 from __future__ import annotations
 
 import pathlib
+import re
 
 import pytest
 
@@ -98,3 +99,62 @@ def test_notebook_executes(path, executed_notebooks):
     assert res["error"] is None, f"{path.name} failed: {res['error']}"
     print(f"{path.name}: executed in {res['seconds']:.1f} s")
     assert res["seconds"] < BUDGET, f"{path.name} took {res['seconds']:.0f} s, over the {BUDGET} s budget"
+
+
+#: prose names the paper does not use for its objects (the DCL risk is R̃, the InfoNCE risk R of (2))
+OLD_NAMES = re.compile(r"averaged InfoNCE|averaged loss|\$R_k\$|R_k - \\mathrm\{CE\}|inverse temperature \$\\gamma")
+
+
+def _prose_and_code(md_text: str) -> tuple[str, str]:
+    code = "\n".join(re.findall(r"```\{code-cell\}.*?\n(.*?)```", md_text, re.S))
+    prose = re.sub(r"```\{code-cell\}.*?```", "", md_text, flags=re.S)
+    return prose, code
+
+
+def figure_problems(md_text: str) -> list[str]:
+    """Where a notebook draws outside ``numerics.plotstyle`` or names the paper's objects otherwise."""
+    prose, code = _prose_and_code(md_text)
+    out = [f"old name in prose: {m.group(0)!r}" for m in OLD_NAMES.finditer(prose)]
+    if re.search(r"import matplotlib\.pyplot|plt\.subplots|plt\.show\(\)", code):
+        out.append("draws with bare pyplot instead of numerics.plotstyle")
+    if re.search(r"^fig\s*$", code, re.M):
+        out.append("a bare `fig` shows no image (plotstyle draws on Agg): use plotstyle.show(fig)")
+    if re.search(r"(?<!plotstyle)\.legend\(", code):
+        out.append("ax.legend() can cover data: use plotstyle.legend(ax)")
+    for m in re.finditer(r"label=f?\"([^\"$]*)\"", code):
+        if re.search(r"\b[a-z]+_[a-z_]+\b", m.group(1)):
+            out.append(f"code identifier in a legend label: {m.group(1)!r}")
+    return out
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_notebook_figures_use_the_style_and_the_papers_names(path):
+    assert not figure_problems(path.with_suffix(".md").read_text())
+
+
+def test_figure_problems_are_detected():
+    # planted: the old forms must be reported, so a pass above means something
+    text = NOTEBOOKS[0].with_suffix(".md").read_text()
+    planted = text.replace("plotstyle.show(fig)", "plt.show()", 1) + (
+        "\nThe averaged InfoNCE loss has risk $R_k$.\n\n```{code-cell}\nax.legend()\nfig\n```\n"
+    )
+    found = figure_problems(planted)
+    assert any("bare pyplot" in f for f in found)
+    assert any("averaged InfoNCE" in f for f in found) and any("$R_k$" in f for f in found)
+    assert any("bare `fig`" in f for f in found) and any("plotstyle.legend" in f for f in found)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=[p.stem for p in NOTEBOOKS])
+def test_every_figure_reaches_the_reader_as_an_image(path, executed_notebooks):
+    """Each cell that calls ``plotstyle.show`` has a PNG among its outputs (what the docs render)."""
+    nbformat = pytest.importorskip("nbformat")
+    res = executed_notebooks[path.stem]
+    if res["error"] is not None:
+        pytest.fail(f"{path.name} did not execute: {res['error']}")
+    nb = nbformat.read(res["path"], as_version=4)
+    cells = [c for c in nb.cells if c.cell_type == "code" and "plotstyle.show(" in c.source]
+    for c in cells:
+        pngs = [o for o in c.get("outputs", []) if "image/png" in o.get("data", {})]
+        assert len(pngs) >= c.source.count("plotstyle.show("), (
+            f"{path.name}: a figure shows no image: {c.source[:80]!r}"
+        )

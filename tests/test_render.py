@@ -7,6 +7,8 @@ pdflatex on PATH they are skipped with that reason (``.ci/run`` installs a minim
 
 from __future__ import annotations
 
+import pickle
+import random
 import re
 import shutil
 import subprocess
@@ -17,9 +19,12 @@ import sympy as sp
 from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations.ledger import Domain, Shown, Step, unwrap
 from infonce_bounds.derivations.render import (
+    Printed,
     domain_latex,
     latex,
     latex_document,
+    printed,
+    printed_forms,
     render_document,
     render_latex,
     step_latex,
@@ -27,7 +32,7 @@ from infonce_bounds.derivations.render import (
     tex_text,
     unrenderable,
 )
-from infonce_bounds.derivations.symbols import ell_dcl, k, s_pos, tau
+from infonce_bounds.derivations.symbols import Z, b, ell_dcl, k, s_pos, tau, x
 from infonce_bounds.numerics.cli import main
 from infonce_bounds.numerics.latex import LatexError, markdown_document, pdflatex
 
@@ -72,48 +77,91 @@ def test_no_code_identifier_or_unrenderable_character_in_a_rendering(name):
         assert not bad, f"{name}: code identifier {bad} printed in math: {m[:120]}"
 
 
-#: printed steps of derivations/paper (written in parallel) whose two sides still print alike: each needs
-#: ``Shown(value, latex, text)`` on a side. The list may only shrink: a new "X = X" step, or a listed step
-#: that now prints correctly (then delete it here), fails the test.
-KNOWN_EVALUATED = {
-    "prop1: Lemma 2 upper bound at c = 1/τ",
-    "prop2: (27)–(28) decomposition",
-    "prop2: (30) density of Q̂ w.r.t. π̂",
-    "lemma6: (39) δΓ(f)[η] = (1/τ)[⟨f(x), η(z)⟩ + ⟨η(x), f(z)⟩] e^{⟨f(x), f(z)⟩/τ}, Γ(f) = e^{⟨f(x), f(z)⟩/τ}",
-    "lemma6: interchange: d/dε ∫ e^{⟨f(x)+εη(x), f(z)+εη(z)⟩/τ} μ(dz)|₀ = ∫ δΓ(f)[η] μ(dz)",
-    "prop4: corrected: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^-}",
-    "prop4: (42) chain rule: δℓ(f)[η] = e^{H(f)}/(1/k + e^{H(f)}) · δH(f)[η] (d = 2, k = 2)",
-    "prop4: reading of e^{2/βτ}: 2/(βτ), as Lemma 7 prints it; Lemma 1's β = 2/τ then gives e^{2/βτ} = e",
-    "prop4: ours: weight × softmax = q_j: (Σ_l s_l/(1 + Σ_l s_l)) (s_j/Σ_l s_l) = s_j/(1 + Σ_l s_l), every k",
-    "lemma2: (20) decomposition",
-    "lemma2: Taylor: f''(y) = −1/(1/k + y)²",
-    "lemma3: triangle inequality on (23)",
-    "lemma4: log(e^{1/τ}/e^{−1/τ}) = 2/τ",
-    "a1: third-order Taylor coefficient of log",
-    "a1: direct calculation corrected: k i.i.d. terms",
-    "assumption_c: ours: the diameter 2R is attained: θ = θ₀ + Ru, θ' = θ₀ − Ru",
-    "assumption_c: ours: the unnormalised network f_θ(z) = θz meets the Lipschitz bound with C_Φ = 1 (‖f_θ(z) − f_θ'(z)‖ = |z|‖θ − θ'‖) but ‖f_θ(z)‖ = R|z| ≠ 1: it is not in B(Z, S^{d−1})",
-    "prop3: E g × (b − a) + a = R(φ; k, τ) (by (2): R = E ℓ)",
-    "prop5: case 4/τ > RL: RL = (4/τ) a (so 4/τ > RL ⟺ 1 > a)",
-    "prop5: case 4/τ ≤ RL: 2RL/(4/τ) = 2a with L = 4eB_τC_Φ/τ, a = eRB_τC_Φ",
-    "prop5: ours: h is homogeneous: h(μU, μc) = μ h(U, c)",
-    "theorem1: Theorem 1's const.: 2·(96/τ)√(d_Θ/n)·min + (12/τ)·dev = (192/τ)√(d_Θ/n)·min + (12/τ)·dev",
-    "theorem1: ours: complexity const. = 2 × 96 max(κ, δ') (Prop. 3's factor 2 times our Prop. 5)",
-    "theorem1: ours: sample-variability const. = τ · 3(b − a) (Prop. 3 with the exact range)",
-}
-
-
 def test_claims_keep_their_printed_form():
-    """No step prints as "X = X": SymPy evaluating a claim before printing it shows as equal sides."""
-    same = set()
-    for der in catalogue.all_derivations():
-        for st in der.steps:
-            if st.kind != "definition" and latex(st.lhs) == latex(st.rhs):
-                same.add(f"{der.name}: {st.name}")
-    new = sorted(same - KNOWN_EVALUATED)
-    assert not new, f"{len(new)} steps print as X = X (wrap a side in ledger.Shown): {new}"
-    fixed = sorted(KNOWN_EVALUATED - same)
-    assert not fixed, f"these steps print correctly now or were renamed: remove them from KNOWN_EVALUATED: {fixed}"
+    """No step prints as "X = X": SymPy evaluating a claim before printing it shows as equal sides.
+
+    Every step of the catalogue prints its two sides apart (the last 24 paper steps that did not now keep
+    the proof's form through ``render.Printed``); a new one fails here: build the side unevaluated and
+    wrap it in ``printed(form, value)``.
+    """
+    same = sorted(
+        f"{der.name}: {st.name}"
+        for der in catalogue.all_derivations()
+        for st in der.steps
+        if st.kind != "definition" and latex(st.lhs) == latex(st.rhs)
+    )
+    assert not same, f"{len(same)} steps print as X = X (wrap a side in render.printed): {same}"
+
+
+def _numeric(expr: sp.Expr, point: dict, rng: random.Random) -> complex:
+    """``expr`` at ``point`` (symbols), then any indexed entry left by a summed-out index at a random value."""
+    val = sp.sympify(expr).xreplace(point).doit()
+    rest = {x: point.setdefault(x, sp.Rational(rng.randint(-9, 9), 10)) for x in val.atoms(sp.Indexed)}
+    return complex(sp.N(val.xreplace(rest).doit(), 30))
+
+
+def _form_matches_value(p: Printed, trials: int = 3) -> bool:
+    """``p.form`` evaluates to ``p.value``: at random points (integers for integer symbols, entries of
+    vectors in [−0.9, 0.9], positive reals in [0.3, 1.7] otherwise)."""
+    rng = random.Random(0)
+    syms = (p.form.free_symbols | p.value.free_symbols) - {x for x in p.form.free_symbols if isinstance(x, sp.Indexed)}
+    for _ in range(trials):
+        point: dict = {}
+        for sym in sorted(syms, key=str):
+            if isinstance(sym, sp.Symbol):
+                point[sym] = sp.Integer(rng.randint(2, 4)) if sym.is_integer else sp.Rational(rng.randint(3, 17), 10)
+        shown, checked = _numeric(p.form.doit(), point, rng), _numeric(p.value, point, rng)
+        if abs(shown - checked) > 1e-20 + 1e-12 * abs(checked):
+            return False
+    return True
+
+
+def _all_printed() -> list[tuple[str, Printed]]:
+    return [
+        (f"{der.name}: {st.name}", p)
+        for der in catalogue.all_derivations()
+        for st in der.steps
+        for side in (st.lhs, st.rhs)
+        for p in printed_forms(side)
+    ]
+
+
+def test_every_printed_form_evaluates_to_the_checked_value():
+    """A printed form is mathematics, not decoration: it must evaluate to the value the checkers see."""
+    found = _all_printed()
+    assert len(found) >= 24
+    wrong = [name for name, p in found if not _form_matches_value(p)]
+    assert not wrong, f"printed forms that do not evaluate to their checked value: {wrong}"
+
+
+def test_a_printed_form_that_drifts_from_its_value_is_caught():
+    # planted: the (20) form with one sign flipped, and Lemma 4's quotient with e^{+1/τ} below
+    assert _form_matches_value(
+        printed(sp.Add(sp.log(b * Z), -sp.log(1 / k + b * Z), sp.log(1 / k + b * Z), evaluate=False))
+    )
+    drift = printed(sp.Add(sp.log(b * Z), sp.log(1 / k + b * Z), sp.log(1 / k + b * Z), evaluate=False), sp.log(b * Z))
+    assert not _form_matches_value(drift)
+    quotient = sp.Mul(sp.exp(1 / tau), sp.Pow(sp.exp(1 / tau), -1, evaluate=False), evaluate=False)
+    assert not _form_matches_value(printed(sp.log(quotient), 2 / tau))
+    assert latex(printed(sp.log(quotient), 2 / tau)) != latex(2 / tau)
+
+
+def test_a_printed_form_keeps_the_proofs_order_and_is_checked_as_its_value():
+    from infonce_bounds.derivations.checks import check_step
+    from infonce_bounds.derivations.ledger import Verdict
+
+    form = sp.Add(sp.log(b * Z), -sp.log(1 / k + b * Z), sp.log(1 / k + b * Z), -x, evaluate=False)
+    dom = Domain({b: (1, 2), Z: (1, 2), k: (1, 10), x: (-1, 1)})
+    good = Step("(20)", sp.log(b * Z) - x, printed(form), domain=dom)
+    assert step_latex(good).endswith(
+        r"\log{\left(Z b \right)} - \log{\left(Z b + \frac{1}{k} \right)} + \log{\left(Z b + \frac{1}{k} \right)} - x"
+    )
+    assert unwrap(good.rhs) == sp.log(b * Z) - x
+    bad = Step("(20), planted", sp.log(b * Z) + x, printed(form), domain=dom)
+    assert check_step(good, trials=50).verdict is Verdict.PROVED
+    assert check_step(bad, trials=50).verdict is Verdict.REFUTED
+    # SymPy re-evaluates an unevaluated form when it unpickles it; the checked value must survive
+    assert unwrap(pickle.loads(pickle.dumps(good.rhs))) == unwrap(good.rhs)
 
 
 def test_the_x_equals_x_detector_catches_an_evaluated_claim():

@@ -20,6 +20,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
 from . import Erratum
 from ._laws import Law, bias_gap, expect, law_check, monotone_from, mu, mu_hat, var_w
@@ -117,7 +118,7 @@ def _a1() -> Derivation:
         ),
         Step(
             "third-order Taylor coefficient of log",
-            sp.diff(sp.log(y), y, 3) / 6,
+            printed(sp.Derivative(sp.log(y), (y, 3)) / 6, sp.diff(sp.log(y), y, 3) / 6),  # log''' / 3!
             1 / (3 * y**3),
             kind="identity",
             provenance="paper",
@@ -210,7 +211,7 @@ def _a1() -> Derivation:
         ),
         Step(
             "direct calculation corrected: k i.i.d. terms",
-            k * W / k**2,
+            printed(sp.Mul(sp.Pow(k, -2, evaluate=False), k, W, evaluate=False), k * W / k**2),  # k⁻² · k · Var W
             W / k,
             kind="identity",
             domain=Domain({W: (sp.Rational(1, 100), 100), k: (1, 1000)}),

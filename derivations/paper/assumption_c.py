@@ -14,6 +14,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import C_Phi, D_anc, R, dtheta, t_line, t_line2, theta_off, z_norm
 from . import Erratum
 
@@ -67,7 +68,11 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "ours: the diameter 2R is attained: θ = θ₀ + Ru, θ' = θ₀ − Ru",
-            (R * sp.Abs(t_line - t_line2)).subs({t_line: 1, t_line2: -1}),
+            # ‖θ − θ'‖ = R|t − t'| at the two ends t = 1, t' = −1 of the diameter
+            printed(
+                sp.Subs(R * sp.Abs(t_line - t_line2), (t_line, t_line2), (1, -1)),
+                (R * sp.Abs(t_line - t_line2)).subs({t_line: 1, t_line2: -1}),
+            ),
             2 * R,
             domain=_LINE,
             provenance="ours",
@@ -89,7 +94,11 @@ def derivations() -> list[Derivation]:
         Step(
             "ours: the unnormalised network f_θ(z) = θz meets the Lipschitz bound with C_Φ = 1 "
             "(‖f_θ(z) − f_θ'(z)‖ = |z|‖θ − θ'‖) but ‖f_θ(z)‖ = R|z| ≠ 1: it is not in B(Z, S^{d−1})",
-            sp.Abs(R * z_norm - (-R) * z_norm),
+            # |f_θ(z) − f_θ'(z)| at θ = R, θ' = −R, as |Rz − (−R)z|
+            printed(
+                sp.Abs(sp.Add(R * z_norm, -sp.Mul(sp.UnevaluatedExpr(-R), z_norm, evaluate=False), evaluate=False)),
+                sp.Abs(R * z_norm - (-R) * z_norm),
+            ),
             z_norm * 2 * R,
             domain=_NET,
             provenance="ours",

@@ -24,6 +24,7 @@ import sympy as sp
 
 from ..bias import bias_constant
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import TAU_MAX, TAU_MIN, Z, b, c_X, k, t, u, x, y
 from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat, var_w
 
@@ -158,7 +159,11 @@ def _lemma2() -> Derivation:
         Step(
             "(20) decomposition",
             sp.log(b * Z) - x,
-            (sp.log(b * Z) - sp.log(1 / k + b * Z)) + (sp.log(1 / k + b * Z) - x),
+            # (20): log(bμ) − f(bμ) + f(bμ) − E f(bμ̂), f(y) = log(1/k + y), in the proof's order of terms
+            printed(
+                sp.Add(sp.log(b * Z), -sp.log(1 / k + b * Z), sp.log(1 / k + b * Z), -x, evaluate=False),
+                (sp.log(b * Z) - sp.log(1 / k + b * Z)) + (sp.log(1 / k + b * Z) - x),
+            ),
             kind="identity",
             provenance="paper",
             reference="(20)",
@@ -196,7 +201,7 @@ def _lemma2() -> Derivation:
         ),
         Step(
             "Taylor: f''(y) = −1/(1/k + y)²",
-            sp.diff(sp.log(1 / k + y), y, 2),
+            printed(sp.Derivative(sp.log(1 / k + y), (y, 2)), sp.diff(sp.log(1 / k + y), y, 2)),
             -1 / (1 / k + y) ** 2,
             kind="identity",
             provenance="paper",

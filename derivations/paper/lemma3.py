@@ -26,6 +26,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import A_L3, B_L3, Ew2, j, k, s, t, w, x, y
 from . import Erratum, PaperConstant
 from ._laws import Law, expect, law_check
@@ -252,7 +253,7 @@ def _lemma3() -> Derivation:
         ),
         Step(
             "triangle inequality on (23)",
-            2 * Ew2 / k + 2 * Ew2 / k,
+            printed(sp.Add(2 * Ew2 / k, 2 * Ew2 / k, evaluate=False), 2 * Ew2 / k + 2 * Ew2 / k),  # (24) + (25)
             PAPER_CONST / k,
             kind="identity",
             provenance="paper",

@@ -19,6 +19,7 @@ import sympy as sp
 
 from ..bias import bias_bound_k_free
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import TAU_RANGE, Z, Zk, k, t, tau, x
 from . import PaperConstant
 from ._laws import Law, bias_gap, law_check
@@ -85,7 +86,10 @@ def _lemma4() -> Derivation:
         ),
         Step(
             "log(e^{1/τ}/e^{−1/τ}) = 2/τ",
-            sp.log(sp.exp(1 / tau) / sp.exp(-1 / tau)),
+            printed(
+                sp.log(sp.Mul(sp.exp(1 / tau), sp.Pow(sp.exp(-1 / tau), -1, evaluate=False), evaluate=False)),
+                sp.log(sp.exp(1 / tau) / sp.exp(-1 / tau)),
+            ),
             PAPER_CONST,
             kind="identity",
             provenance="paper",

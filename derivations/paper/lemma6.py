@@ -24,6 +24,7 @@ import mpmath
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..render import printed
 from ..symbols import (
     H_val,
     c_mvt,
@@ -371,7 +372,8 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "(39) δΓ(f)[η] = (1/τ)[⟨f(x), η(z)⟩ + ⟨η(x), f(z)⟩] e^{⟨f(x), f(z)⟩/τ}, Γ(f) = e^{⟨f(x), f(z)⟩/τ}",
-            sp.diff(gamma_eps, veps).subs(veps, 0),
+            # δΓ(f)[η] as its definition prints it: d/dε Γ(f + εη) at ε = 0
+            printed(sp.Subs(sp.Derivative(gamma_eps, veps), veps, 0), sp.diff(gamma_eps, veps).subs(veps, 0)),
             dgamma,
             domain=D,
             provenance="paper",
@@ -404,7 +406,7 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "interchange: d/dε ∫ e^{⟨f(x)+εη(x), f(z)+εη(z)⟩/τ} μ(dz)|₀ = ∫ δΓ(f)[η] μ(dz)",
-            sp.diff(integral_eps, veps).subs(veps, 0),
+            printed(sp.Subs(sp.Derivative(integral_eps, veps), veps, 0), sp.diff(integral_eps, veps).subs(veps, 0)),
             d_integral,
             domain=D,
             provenance="paper",

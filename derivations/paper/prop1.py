@@ -25,6 +25,7 @@ import sympy as sp
 
 from ..bias import bias_bound_sharp, bias_constant
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import TAU_RANGE, c_X, k, tau, u, x
 from . import Erratum, PaperConstant
 from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat
@@ -149,7 +150,8 @@ def _prop1() -> Derivation:
         ),
         Step(
             "Lemma 2 upper bound at c = 1/τ",
-            PAPER_UPPER.subs(c_X, 1 / tau) / k,
+            # Lemma 2's (1/8k)(e^{2c} − 1)² printed at c = 1/τ, as the proof of Prop. 1 applies it
+            printed(sp.Subs(PAPER_UPPER / k, c_X, 1 / tau), PAPER_UPPER.subs(c_X, 1 / tau) / k),
             (sp.exp(2 / tau) - 1) ** 2 / (8 * k),
             kind="identity",
             provenance="paper",

@@ -23,6 +23,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
 from . import Erratum
 from ._laws import Law, expect, law_check, mu_hat
@@ -132,7 +133,7 @@ def _prop2() -> Derivation:
         Step(
             "(27)–(28) decomposition",
             x - u,
-            (x - W) + (W - u),
+            printed(sp.Add(x, -W, W, -u, evaluate=False), (x - W) + (W - u)),  # (27) + (28), R̃ added and taken away
             kind="identity",
             provenance="paper",
             reference="(27)–(28)",
@@ -151,7 +152,11 @@ def _prop2() -> Derivation:
         ),
         Step(
             "(30) density of Q̂ w.r.t. π̂",
-            (u * W / (k * Zk)) / (u / k),
+            # (30): Q̂'s atom over π̂'s atom, Q̂ = u e^{s/τ}/(k μ̂) times 1/π̂ = k/u
+            printed(
+                sp.Mul(sp.UnevaluatedExpr(u * W / (k * Zk)), sp.UnevaluatedExpr(k / u), evaluate=False),
+                (u * W / (k * Zk)) / (u / k),
+            ),
             W / Zk,
             kind="identity",
             provenance="paper",

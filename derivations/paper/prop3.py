@@ -20,6 +20,7 @@ from itertools import product
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..render import printed
 from ..symbols import TAU_MAX, TAU_MIN, Rad_g, Rad_n, Rhat_n, Rk_risk, delta, dev, ell_hi, ell_lo, ghat, k, n, tau
 from . import PaperConstant, _gen
 from . import lemma5 as _lemma5
@@ -141,7 +142,15 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "E g × (b − a) + a = R(φ; k, τ) (by (2): R = E ℓ)",
-            (Rk_risk - ell_lo) / width * width + ell_lo,
+            # E g = (R − a)/(b − a), multiplied back by b − a and a added, as in the proof
+            printed(
+                sp.Add(
+                    sp.Mul(sp.UnevaluatedExpr((Rk_risk - ell_lo) / width), width, evaluate=False),
+                    ell_lo,
+                    evaluate=False,
+                ),
+                (Rk_risk - ell_lo) / width * width + ell_lo,
+            ),
             Rk_risk,
             domain=Domain({**_ENDS.ranges, Rk_risk: (-50, 50)}),
             provenance="paper",

@@ -28,6 +28,7 @@ import sympy as sp
 
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
 from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..render import printed
 from ..symbols import (
     TAU_MAX,
     TAU_MIN,
@@ -335,7 +336,10 @@ def derivations() -> list[Derivation]:
     dH = sp.diff(H_eps, veps).subs(veps, 0)
     H0 = H_hat(fa, fp, fn)
     weight = sp.exp(H0) / (sp.Rational(1, K_SYM) + sp.exp(H0))
+    e_H = sp.exp(H0, evaluate=False)  # e^{H(f)} as (42) prints it (it evaluates to the mean of the e^{s_j})
+    weight_form = sp.Mul(e_H, sp.Pow(sp.Rational(1, K_SYM) + e_H, -1), evaluate=False)
     dl = derivative_of_loss(fa, fp, fn, ea, ep, en)
+    ell_eps = ell_finite(sh(fa, ea), sh(fp, ep), [sh(u, e) for u, e in zip(fn, en)])
     # (43): φ = f, φ' = f − η, ξ = (1 − c)φ + cφ' = f − cη
     xi = lambda u, e: add(u, e, -c_mvt)  # noqa: E731
     mvt_lhs = ell_finite(fa, fp, fn) - ell_finite(
@@ -403,15 +407,20 @@ def derivations() -> list[Derivation]:
         Step(
             CORRECTED_PI,
             ell_k,
-            sp.log(1 / k + sp.exp(H_right)),
+            # 'Observe then: ℓ(f) = log(1/k + e^{H(f)})', with e^{H} kept (it evaluates to the mean)
+            printed(sp.log(1 / k + sp.exp(H_right, evaluate=False)), sp.log(1 / k + sp.exp(H_right))),
             domain=D["symk"],
             provenance="ours",
             simplifier=lambda e: sp.simplify(e),
         ),
         Step(
             "(42) chain rule: δℓ(f)[η] = e^{H(f)}/(1/k + e^{H(f)}) · δH(f)[η] (d = 2, k = 2)",
-            dl,
-            weight * dH,
+            # δℓ(f)[η] = d/dε ℓ(f + εη)|₀ and (42)'s product of the weight and δH(f)[η], as printed
+            printed(sp.Subs(sp.Derivative(ell_eps, veps), veps, 0), dl),
+            printed(
+                sp.Mul(sp.UnevaluatedExpr(weight_form), sp.Subs(sp.Derivative(H_eps, veps), veps, 0), evaluate=False),
+                weight * dH,
+            ),
             domain=D["sym"],
             provenance="paper",
             reference="(42)",
@@ -623,7 +632,7 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "reading of e^{2/βτ}: 2/(βτ), as Lemma 7 prints it; Lemma 1's β = 2/τ then gives e^{2/βτ} = e",
-            sp.exp(2 / (beta * tau)).subs(beta, 2 / tau),
+            printed(sp.Subs(sp.exp(2 / (beta * tau)), beta, 2 / tau), sp.exp(2 / (beta * tau)).subs(beta, 2 / tau)),
             sp.E,
             domain=D["tk"],
             provenance="paper",
@@ -646,7 +655,10 @@ def derivations() -> list[Derivation]:
         # ---------------------------------------------------------------- ours
         Step(
             "ours: weight × softmax = q_j: (Σ_l s_l/(1 + Σ_l s_l)) (s_j/Σ_l s_l) = s_j/(1 + Σ_l s_l), every k",
-            (tot / (1 + tot)) * (w[j] / tot),
+            printed(
+                sp.Mul(sp.UnevaluatedExpr(tot / (1 + tot)), sp.UnevaluatedExpr(w[j] / tot), evaluate=False),
+                (tot / (1 + tot)) * (w[j] / tot),
+            ),
             w[j] / (1 + tot),
             domain=D["wsum"] | Domain({j: (1, sp.oo)}),
             provenance="ours",

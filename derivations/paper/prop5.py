@@ -25,6 +25,7 @@ import mpmath
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..render import printed
 from ..symbols import (
     TAU_MAX,
     TAU_MIN,
@@ -282,16 +283,20 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "case 4/τ ≤ RL: 2RL/(4/τ) = 2a with L = 4eB_τC_Φ/τ, a = eRB_τC_Φ",
-            2 * R * L_def / (4 / tau),
-            2 * a_def,
+            # the proof's 2RL/(4/τ) and 2a, with L of (53) and a := eRB_τC_Φ substituted
+            printed(
+                sp.Subs(sp.Mul(2, R, L_rho, sp.Pow(4 / tau, -1, evaluate=False), evaluate=False), L_rho, L_def),
+                2 * R * L_def / (4 / tau),
+            ),
+            printed(sp.Subs(2 * a_cov, a_cov, a_def), 2 * a_def),
             domain=Domain({**big, **norms}),
             provenance="paper",
             reference="proof of Prop. 5, case 4/τ ≤ RL",
         ),
         Step(
             "case 4/τ > RL: RL = (4/τ) a (so 4/τ > RL ⟺ 1 > a)",
-            R * L_def,
-            4 / tau * a_def,
+            printed(sp.Subs(R * L_rho, L_rho, L_def), R * L_def),
+            printed(sp.Subs(4 / tau * a_cov, a_cov, a_def), 4 / tau * a_def),
             domain=Domain({**big, **norms}),
             provenance="paper",
             reference="proof of Prop. 5, case 4/τ > RL",
@@ -312,7 +317,9 @@ def derivations() -> list[Derivation]:
         # --- ours
         Step(
             "ours: h is homogeneous: h(μU, μc) = μ h(U, c)",
-            h(mu_s * U_dud, mu_s * c_dud),
+            printed(
+                sp.Subs(h(U_dud, c_dud), (U_dud, c_dud), (mu_s * U_dud, mu_s * c_dud)), h(mu_s * U_dud, mu_s * c_dud)
+            ),
             mu_s * h(U_dud, c_dud),
             domain=Domain({**uc.ranges, mu_s: (sp.Rational(1, 100), 100)}),
             provenance="ours",

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
+from ..render import printed
 from ..symbols import (
     CE_risk,
     Rad_n,
@@ -45,7 +46,7 @@ def tight_complexity(c: sp.Expr) -> Step:
     """'2 × (Prop. 5's constant, ours) = c': the complexity constant of Theorem 1 is twice Prop. 5's."""
     return Step(
         "ours: complexity const. = 2 × 96 max(κ, δ') (Prop. 3's factor 2 times our Prop. 5)",
-        2 * 96 * _gen.mu(),
+        printed(sp.Mul(2, 96, _gen.mu(), evaluate=False), 2 * 96 * _gen.mu()),
         c,
         domain=_gen.TAU_K,
         provenance="ours",
@@ -57,7 +58,7 @@ def tight_variability(c: sp.Expr) -> Step:
     """'τ × 3(b − a) = c': the variability constant (per 1/τ) from Prop. 3 with the exact range."""
     return Step(
         "ours: sample-variability const. = τ · 3(b − a) (Prop. 3 with the exact range)",
-        tau * 3 * _gen.loss_range(),
+        printed(sp.Mul(3, sp.UnevaluatedExpr(_gen.loss_range()), tau, evaluate=False), tau * 3 * _gen.loss_range()),
         c,
         domain=_gen.TAU_K,
         provenance="ours",
@@ -128,7 +129,15 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "Theorem 1's const.: 2·(96/τ)√(d_Θ/n)·min + (12/τ)·dev = (192/τ)√(d_Θ/n)·min + (12/τ)·dev",
-            2 * (96 / tau * sqrt_dn * _M) + 12 / tau * dev,
+            # Prop. 3's factor 2 times Prop. 5's (96/τ)√(d_Θ/n) min{…}, plus Prop. 3's (12/τ) dev
+            printed(
+                sp.Add(
+                    sp.Mul(2, sp.UnevaluatedExpr(96 / tau * sqrt_dn * _M), evaluate=False),
+                    12 / tau * dev,
+                    evaluate=False,
+                ),
+                2 * (96 / tau * sqrt_dn * _M) + 12 / tau * dev,
+            ),
             192 / tau * sqrt_dn * _M + 12 / tau * dev,
             domain=cdom,
             provenance="ours",
