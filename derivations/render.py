@@ -280,7 +280,7 @@ def step_latex(st: Step) -> str:
         body = f"{lhs} := {rhs}"
     elif st.kind == "identity":
         body = f"{lhs} = {rhs}"
-    elif st.kind == "inequality":
+    elif st.kind in ("inequality", "chain"):  # a chain shows its claim; its links are listed by `show`
         body = f"{lhs} {_REL_LATEX[st.relation]} {rhs}"
     elif st.kind == "expansion":
         body = f"{lhs} = {rhs} + O\\left({latex(st.var)}^{{-{st.order + 1}}}\\right)"
