@@ -80,7 +80,7 @@ def test_citing_a_paper_premise_is_refuted():
             (y - s_pos) / tau + 3,
             2 / tau + 3,
             "<=",
-            cite="theorem1 / Prop. 2 (premise): ∫ E CrossEnt[M̂_k ‖ Q̂^φ_{τ,k}] dπ ≤ R(φ; k, τ) + finite-k bias",
+            cite="prop3 / the deviation term: dev := √(log(2/δ)/(2n))",
         )
     ]
     res = check_step(chain(links), **OPTS)
