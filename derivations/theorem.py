@@ -224,6 +224,17 @@ def theorem_expr(loss: str = "dcl") -> sp.Expr:
     return theorem_terms(loss=loss)["bound"].expr
 
 
+def trivial_bound(loss: str = "dcl", tau_: Any = tau, k_: Any = k) -> sp.Expr:
+    """The data-free cap on CE − R̂_n: 4/τ (DCL ℓ̃ ≥ −2/τ) or 2/τ − log(1/k + e^{−2/τ}) ≤ 4/τ (ℓ (14); the
+    standard loss with R̂_n = R̂_std − log k), written 2/τ + log k − log(1 + k e^{−2/τ}) so that no float
+    overflows at τ = 1e-3. Domain: τ > 0, k ≥ 1. CE ≤ 2/τ by (9) (both terms ≤ 1/τ since |⟨φ, φ'⟩| ≤ 1)."""
+    loss = canonical_loss(loss)
+    tau_ = sp.sympify(tau_)
+    if loss == "dcl":
+        return 4 / tau_
+    return 2 / tau_ + sp.log(k_) - sp.log(1 + k_ * sp.exp(-2 / tau_))
+
+
 _T1 = "Theorem-1 components"
 
 #: what ``infonce-bounds constants`` certifies from this module (``derivations.results``): the loss range
@@ -296,10 +307,32 @@ CLOSED_FORMS = [
         group=_T1,
         note="paper: " + PAPER_CLAIMS["bound"],
     ),
+    ClosedForm(
+        "trivial_bound",
+        "trivial cap ({loss})",
+        trivial_bound,
+        "ours",
+        {"dcl": "k-free (4/τ)", "infonce": "≤ 4/τ for every k", "standard": "≤ 4/τ for every k"},
+        show="theorem",
+        group=_T1,
+        note="CE ≤ 2/τ by (9) and ℓ ≥ log(1/k + e^{−2/τ}) (ℓ̃ ≥ −2/τ for DCL)",
+    ),
+    ClosedForm(
+        "capped_bound",
+        "min(bound, trivial)",
+        lambda loss="dcl": sp.Min(theorem_expr(loss), trivial_bound(loss)),
+        "ours",
+        "min of the two",
+        show="theorem",
+        group=_T1,
+        note="the bound the toolkit reports; `active` says which term attains the minimum",
+    ),
 ]
 
 #: the rate each of *our* Theorem-1 expressions has, and the result ``show`` prints for each closed form
 RATES = {cf.name: cf.rate for cf in CLOSED_FORMS if cf.group == _T1}
+#: the Theorem-1 rows that are caps, not components (``theorem_terms`` does not list them)
+CAP_ROWS = ("trivial_bound", "capped_bound")
 SHOW_NAMES = {cf.name: cf.show for cf in CLOSED_FORMS}
 
 
@@ -352,17 +385,6 @@ TRIVIAL_NAMES = {
     "gap": "trivial bound: CE − R̂_n ≤ 2/τ − log(1/k + e^{−2/τ}) ≤ 4/τ (ℓ (14); in ε = 1/k)",
     "dcl": "trivial bound, DCL loss: ℓ̃ ≥ −2/τ, so CE − R̂_n ≤ 2/τ + 2/τ = 4/τ",
 }
-
-
-def trivial_bound(loss: str = "dcl", tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """The data-free cap on CE − R̂_n: 4/τ (DCL ℓ̃ ≥ −2/τ) or 2/τ − log(1/k + e^{−2/τ}) ≤ 4/τ (ℓ (14); the
-    standard loss with R̂_n = R̂_std − log k), written 2/τ + log k − log(1 + k e^{−2/τ}) so that no float
-    overflows at τ = 1e-3. Domain: τ > 0, k ≥ 1. CE ≤ 2/τ by (9) (both terms ≤ 1/τ since |⟨φ, φ'⟩| ≤ 1)."""
-    loss = canonical_loss(loss)
-    tau_ = sp.sympify(tau_)
-    if loss == "dcl":
-        return 4 / tau_
-    return 2 / tau_ + sp.log(k_) - sp.log(1 + k_ * sp.exp(-2 / tau_))
 
 
 def derivations() -> list[Derivation]:
