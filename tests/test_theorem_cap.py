@@ -125,3 +125,19 @@ def test_paper_theorem1_is_a_chain_and_a_smaller_constant_is_refuted():
     step = der.result_step
     wrong = replace(step, rhs=step.rhs.subs(sp.Integer(192), sp.Integer(96)), name="planted: const. 96")
     assert check_step(wrong, **OPTS).verdict == Verdict.REFUTED
+
+
+def test_compare_shows_the_cap_and_the_active_term():
+    import argparse
+
+    from infonce_bounds.numerics.commands import compare
+    from infonce_bounds.numerics.commands.constants import validate_params
+
+    ns = argparse.Namespace(
+        tau="0.5", k=None, gamma="auto", beta=None, n=50000, delta="0.05", lipschitz=1, params=10000, radius=1
+    )
+    rows = compare.table(validate_params(ns), [64], "auto", "dcl")
+    (row,) = rows
+    assert row["active"] == "trivial"
+    assert float(row["capped"]["upper"]) == float(row["trivial"]["upper"]) == 8
+    assert float(row["bound"]["upper"]) > 8
