@@ -703,7 +703,7 @@ def _trivial_steps() -> list[Step]:
         ),
         Step(
             TRIVIAL_NAMES["dcl"],
-            2 / tau - (-2 / tau),
+            Shown(4 / tau, r"\frac{2}{\tau} - \left(-\frac{2}{\tau}\right)", "2/τ − (−2/τ)"),
             4 / tau,
             domain=Domain({tau: (TAU_MIN, TAU_MAX)}),
             provenance="ours",
