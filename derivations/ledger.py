@@ -18,7 +18,7 @@ from typing import Any
 import sympy as sp
 
 PROVENANCES = ("paper", "ours", "classical")
-KINDS = ("definition", "identity", "inequality", "expansion", "limit")
+KINDS = ("definition", "identity", "inequality", "expansion", "limit", "chain")
 RELATIONS = ("<=", "<", ">=", ">")
 
 
@@ -76,6 +76,60 @@ def unwrap(expr: Any) -> Any:
 
 class DerivationError(ValueError):
     """A malformed step or derivation: empty domain, uncovered free symbol, unknown kind, …"""
+
+
+#: relations a link of a chain may carry ("=" for an identity link)
+LINK_RELATIONS = ("=", "<=", "<", ">=", ">")
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link ``lhs (relation) rhs`` of a chain, with the step it comes from.
+
+    ``cite`` is ``"derivation / step name"``: the link must be an instance of that catalogue step,
+    ``gap(link) = factor · gap(cited)|_{subs}``, where the gap of ``A ≤ B`` is ``B − A`` (of ``A ≥ B``,
+    ``A − B``; of ``A = B``, ``A − B`` up to sign). So a link may substitute into the cited claim
+    (``subs``: cited symbol or function application → expression of the chain), scale it by a
+    nonnegative ``factor`` and add the same term to both sides. Every substituted value must lie in
+    the cited step's domain wherever the chain uses it, and the cited step must be proved or verified
+    numerically (a *classical* definition — a theorem of the literature taken as premise, e.g. Mohri
+    et al. Thm 3.3 — is accepted when ``reads`` says which relation the premise states).
+    ``cite=""`` only for pure algebra: the link is then checked on its own (identity or inequality).
+    """
+
+    lhs: Any
+    rhs: Any
+    relation: str = "<="
+    cite: str = ""
+    subs: Mapping[Any, Any] = field(default_factory=dict)
+    factor: Any = 1
+    reads: str | None = None
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.relation not in LINK_RELATIONS:
+            raise DerivationError(f"link {self.lhs} ? {self.rhs}: relation must be one of {LINK_RELATIONS}")
+        if self.reads not in (None, *LINK_RELATIONS):
+            raise DerivationError(f"link citing {self.cite!r}: reads must be None or one of {LINK_RELATIONS}")
+        if self.cite and " / " not in self.cite:
+            raise DerivationError(f"link citation {self.cite!r} must read 'derivation / step name'")
+        object.__setattr__(self, "lhs", sp.sympify(self.lhs))
+        object.__setattr__(self, "rhs", sp.sympify(self.rhs))
+        object.__setattr__(self, "factor", sp.sympify(self.factor))
+        object.__setattr__(self, "subs", {sp.sympify(a): sp.sympify(b) for a, b in dict(self.subs).items()})
+
+    @property
+    def cited(self) -> tuple[str, str]:
+        """``(derivation, step name)`` of the citation (empty strings for an algebra link)."""
+        if not self.cite:
+            return "", ""
+        der, _, name = self.cite.partition(" / ")
+        return der, name
+
+    @property
+    def statement(self) -> str:
+        op = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}[self.relation]
+        return f"{self.lhs} {op} {self.rhs}"
 
 
 class Verdict(str, enum.Enum):
@@ -225,6 +279,9 @@ class Step:
         for claims that SymPy cannot state (expectations over laws, say); it must be able to fail.
     adversarial : extra points (dicts symbol → value) the falsifier tries first.
     simplifier : optional callable used instead of ``sp.simplify`` for identities.
+    links : for a chain (kind ``"chain"``): the ``Link`` s whose composition proves ``lhs (relation) rhs``
+        (``derivations.checks.chain``): link i's right side is link i+1's left side, the first left side
+        is ``lhs``, the last right side ``rhs``, and every link's relation is ``=`` or goes the chain's way.
     expected : ``None`` or ``"refuted"``. ``"refuted"`` marks a step printed in the paper that is
         false as printed (an erratum): its check must refute it, and ``verify`` then counts it as an
         *expected* refutation (exit status 0); if the check does not refute it, that is the failure.
@@ -248,6 +305,7 @@ class Step:
     simplifier: Callable[[sp.Expr], sp.Expr] | None = None
     note: str = ""
     expected: str | None = None
+    links: Sequence[Link] = ()
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -256,8 +314,14 @@ class Step:
             raise DerivationError(f"step {self.name!r}: provenance must be one of {PROVENANCES}")
         if self.provenance == "classical" and not self.reference:
             raise DerivationError(f"step {self.name!r}: a classical step needs a reference")
-        if self.kind == "inequality" and self.relation not in RELATIONS:
-            raise DerivationError(f"step {self.name!r}: inequality needs relation in {RELATIONS}")
+        if self.kind in ("inequality", "chain") and self.relation not in RELATIONS:
+            raise DerivationError(f"step {self.name!r}: {self.kind} needs relation in {RELATIONS}")
+        if self.kind == "chain":
+            if not self.links or not all(isinstance(x, Link) for x in self.links):
+                raise DerivationError(f"step {self.name!r}: a chain needs a nonempty list of Link")
+            self.links = tuple(self.links)
+        elif self.links:
+            raise DerivationError(f"step {self.name!r}: only a chain has links")
         if self.expected not in (None, "refuted"):
             raise DerivationError(f"step {self.name!r}: expected must be None or 'refuted'")
         if self.expected == "refuted" and self.provenance != "paper":
@@ -292,7 +356,7 @@ class Step:
     @property
     def statement(self) -> str:
         op = {"definition": ":=", "identity": "=", "expansion": "≃", "limit": "="}.get(self.kind)
-        if self.kind == "inequality":
+        if self.kind in ("inequality", "chain"):
             op = {"<=": "≤", "<": "<", ">=": "≥", ">": ">"}[self.relation]
         if self.kind == "limit":
             return f"lim_{{{self.var}→{self.point}}} {self.lhs} = {self.rhs}"
@@ -415,6 +479,13 @@ class Derivation:
             raise DerivationError(f"derivation {self.name!r}: duplicate step names")
         if self.result not in names:
             raise DerivationError(f"derivation {self.name!r}: result {self.result!r} is not one of its steps")
+        for st in self.steps:  # a chain's verdict depends on the cited derivations: the cache must know
+            for link in st.links:
+                der = link.cited[0]
+                if der and der != self.name and der not in self.depends_on:
+                    raise DerivationError(
+                        f"derivation {self.name!r}: step {st.name!r} cites {der!r}, which is not in depends_on"
+                    )
 
     def step(self, name: str) -> Step:
         for s in self.steps:

@@ -350,7 +350,7 @@ def step_latex(st: Step) -> str:
         body = f"{lhs} := {rhs}"
     elif st.kind == "identity":
         body = f"{lhs} = {rhs}"
-    elif st.kind == "inequality":
+    elif st.kind in ("inequality", "chain"):  # a chain shows its claim; its links are listed by `show`
         body = f"{lhs} {_REL_LATEX[st.relation]} {rhs}"
     elif st.kind == "expansion":
         body = f"{lhs} = {rhs} + O\\left({latex(st.var)}^{{-{st.order + 1}}}\\right)"
@@ -490,6 +490,15 @@ def render(der: Derivation, fmt: str = "unicode") -> str:
         lines.append(f"    on {st.domain.describe()}")
         body = step_unicode(st)
         lines.extend("    " + x for x in body.split("\n"))
+        for i, link in enumerate(st.links, 1):  # a chain: each link with the step it cites
+            how = f"cites {link.cite}" if link.cite else "algebra, checked in place"
+            extra = "".join(
+                [
+                    f"; ×{link.factor}" if link.factor != 1 else "",
+                    f"; at {', '.join(f'{a} = {b}' for a, b in link.subs.items())}" if link.subs else "",
+                ]
+            )
+            lines.append(f"    link {i}: {link.statement}  [{how}{extra}]")
         if st.note:
             lines.append(f"    note: {st.note}")
     return "\n".join(lines)

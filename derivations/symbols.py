@@ -75,6 +75,8 @@ Rad_vec = sp.Symbol("Rad_vec", nonnegative=True)  #: (1/n) E sup Σ_{i,m} ε_im 
 # --- combined bound (derivations.theorem) ---------------------------------------------------
 CE_risk = sp.Symbol("CE", real=True)  #: expected cross-entropy E_x H(M(x, ·), Q^φ_τ(x, ·))
 Rk_risk = sp.Symbol("Rtilde", real=True)  #: the DCL population risk R̃ (paper §3.4) with k negatives
+R_risk = sp.Symbol("R_paper", real=True)  #: the paper's population risk R(φ; k, τ) of (2), of ℓ (14)
+Rhat_std = sp.Symbol("Rhat_std", real=True)  #: empirical risk of the standard loss ℓ_std = ℓ + log k
 Rhat_n = sp.Symbol("Rhat_n", real=True)  #: empirical risk on n training tuples
 Rad_n = sp.Symbol("Rad_n", nonnegative=True)  #: Rademacher complexity of the loss class
 

@@ -37,7 +37,7 @@ from typing import Any
 
 import sympy as sp
 
-from .ledger import Derivation, Domain, Shown, Step
+from .ledger import Derivation, Domain, Link, Shown, Step
 from .loss import canonical_loss
 from .results import ClosedForm
 from .symbols import (
@@ -46,8 +46,10 @@ from .symbols import (
     CE_risk,
     L,
     R,
+    R_risk,
     Rad_n,
     Rhat_n,
+    Rhat_std,
     Rk_risk,
     a,
     c,
@@ -58,6 +60,7 @@ from .symbols import (
     n,
     p,
     s_pos,
+    t,
     tau,
     x,
     y,
@@ -221,6 +224,17 @@ def theorem_expr(loss: str = "dcl") -> sp.Expr:
     return theorem_terms(loss=loss)["bound"].expr
 
 
+def trivial_bound(loss: str = "dcl", tau_: Any = tau, k_: Any = k) -> sp.Expr:
+    """The data-free cap on CE − R̂_n: 4/τ (DCL ℓ̃ ≥ −2/τ) or 2/τ − log(1/k + e^{−2/τ}) ≤ 4/τ (ℓ (14); the
+    standard loss with R̂_n = R̂_std − log k), written 2/τ + log k − log(1 + k e^{−2/τ}) so that no float
+    overflows at τ = 1e-3. Domain: τ > 0, k ≥ 1. CE ≤ 2/τ by (9) (both terms ≤ 1/τ since |⟨φ, φ'⟩| ≤ 1)."""
+    loss = canonical_loss(loss)
+    tau_ = sp.sympify(tau_)
+    if loss == "dcl":
+        return 4 / tau_
+    return 2 / tau_ + sp.log(k_) - sp.log(1 + k_ * sp.exp(-2 / tau_))
+
+
 _T1 = "Theorem-1 components"
 
 #: what ``infonce-bounds constants`` certifies from this module (``derivations.results``): the loss range
@@ -293,10 +307,32 @@ CLOSED_FORMS = [
         group=_T1,
         note="paper: " + PAPER_CLAIMS["bound"],
     ),
+    ClosedForm(
+        "trivial_bound",
+        "trivial cap ({loss})",
+        trivial_bound,
+        "ours",
+        {"dcl": "k-free (4/τ)", "infonce": "≤ 4/τ for every k", "standard": "≤ 4/τ for every k"},
+        show="theorem",
+        group=_T1,
+        note="CE ≤ 2/τ by (9) and ℓ ≥ log(1/k + e^{−2/τ}) (ℓ̃ ≥ −2/τ for DCL)",
+    ),
+    ClosedForm(
+        "capped_bound",
+        "min(bound, trivial)",
+        lambda loss="dcl": sp.Min(theorem_expr(loss), trivial_bound(loss)),
+        "ours",
+        "min of the two",
+        show="theorem",
+        group=_T1,
+        note="the bound the toolkit reports; `active` says which term attains the minimum",
+    ),
 ]
 
 #: the rate each of *our* Theorem-1 expressions has, and the result ``show`` prints for each closed form
 RATES = {cf.name: cf.rate for cf in CLOSED_FORMS if cf.group == _T1}
+#: the Theorem-1 rows that are caps, not components (``theorem_terms`` does not list them)
+CAP_ROWS = ("trivial_bound", "capped_bound")
 SHOW_NAMES = {cf.name: cf.show for cf in CLOSED_FORMS}
 
 
@@ -335,6 +371,20 @@ _FULL_B = _FULL | Domain(
 
 #: place in the proof: catalogue discovery registers result modules by increasing ORDER
 ORDER = 70
+
+UNIFORM_DEVIATION = "uniform deviation: w.p. ≥ 1 − δ, sup_θ (R̃ − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))"
+OFFSET_MEAN = "R − R̃ = E[ℓ − ℓ̃] ≥ log(1 + e^{−2/τ}/k): the expectation of loss's pointwise offset bound"
+CHAIN_NAMES = {
+    "dcl": "Theorem 1 (ours, DCL loss) as a chain: bias bound, uniform deviation, Rademacher bound",
+    "infonce": "Theorem 1 (ours, InfoNCE ℓ (14)) as a chain: bias bound, R ≥ R̃, uniform deviation, Rademacher bound",
+    "standard": "Theorem 1 (ours, standard loss, R̂_n = R̂_std − log k) as a chain",
+}
+TRIVIAL_NAMES = {
+    "ce": "trivial bound: CrossEnt[M̂_k ‖ Q̂] = −(1/τ)·(weighted mean of ⟨φ, φ⟩) + log-mean-exp ≤ 2/τ",
+    "lower": "trivial bound: ℓ ≥ log(1/k + e^{−2/τ}) (ℓ_std ≥ log(1 + k e^{−2/τ}), minus log k)",
+    "gap": "trivial bound: CE − R̂_n ≤ 2/τ − log(1/k + e^{−2/τ}) ≤ 4/τ (ℓ (14); in ε = 1/k)",
+    "dcl": "trivial bound, DCL loss: ℓ̃ ≥ −2/τ, so CE − R̂_n ≤ 2/τ + 2/τ = 4/τ",
+}
 
 
 def derivations() -> list[Derivation]:
@@ -440,11 +490,22 @@ def derivations() -> list[Derivation]:
             note="a = b − a is the loss-range width; one tuple moves sup_θ(R̃ − R̂_n) by ≤ a/n",
         ),
         Step(
-            "uniform deviation: w.p. ≥ 1 − δ, sup_θ (R̃ − R̂_n) ≤ 2 Rad_n + (b − a)√(log(1/δ)/(2n))",
-            sp.Function("gap_bound")(Rad_n, a, n, delta),
+            UNIFORM_DEVIATION,
+            Rk_risk - Rhat_n,
             2 * Rad_n + dev,
             kind="definition",
-            domain=Domain({Rad_n: (0, sp.oo), a: (0, sp.oo), n: (1, sp.oo), delta: (0, 1)}),
+            domain=Domain(
+                {
+                    Rk_risk: (-sp.oo, sp.oo),
+                    Rhat_n: (-sp.oo, sp.oo),
+                    Rad_n: (0, sp.oo),
+                    a: (0, sp.oo),
+                    n: (1, sp.oo),
+                    delta: (0, 1),
+                }
+            ),
+            note="premise (a classical theorem): the left side is at most the right side, for every θ at once, "
+            "w.p. ≥ 1 − δ; R̃, R̂_n the population and empirical risks of a loss with range width a = b − a",
             provenance="classical",
             reference="Mohri, Rostamizadeh & Talwalkar (2018), Foundations of ML, Thm 3.3, "
             "rescaled from [0, 1] to [a, b]; Bartlett & Mendelson (2002)",
@@ -494,6 +555,17 @@ def derivations() -> list[Derivation]:
             note="ℓ_std = softplus(ℓ̃ + log k), ℓ = ℓ_std − log k: every continuity bound of ℓ̃ holds for both, "
             "so does its complexity bound",
         ),
+        Step(
+            OFFSET_MEAN,
+            R_risk - Rk_risk,
+            sp.log(1 + sp.exp(-2 / tau) / k),
+            kind="definition",
+            domain=Domain({R_risk: (-sp.oo, sp.oo), Rk_risk: (-sp.oo, sp.oo), tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo)}),
+            provenance="classical",
+            reference="monotonicity of expectation, applied to loss's pointwise 'offset lower bound "
+            "log(1 + e^{−2/τ}/k)' (ℓ − ℓ̃ ≥ it for every tuple)",
+            note="premise: the left side is at least the right side",
+        ),
     ]
     extra, depends = _dependent_steps(sv)
     steps += extra
@@ -502,7 +574,7 @@ def derivations() -> list[Derivation]:
             "theorem",
             "Theorem 1 (our version): sample variability + complexity penalty + finite-k bias",
             steps,
-            result=steps[-2].name if extra else "sample variability, DCL loss: (4/τ)√(log(1/δ)/(2n))",
+            result=CHAIN_NAMES["dcl"] if extra else "sample variability, DCL loss: (4/τ)√(log(1/δ)/(2n))",
             source="ours",
             depends_on=depends,
             paper_claim="; ".join(PAPER_CLAIMS[x] for x in ("sample_variability", "complexity", "finite_k_bias")),
@@ -510,6 +582,133 @@ def derivations() -> list[Derivation]:
             "embedding class; our constants, the paper's three-part structure.",
             objects={"sample_variability": sv, "sample_variability_infonce": sv_std},
         )
+    ]
+
+
+def _chains(cx: sp.Expr, bs: sp.Expr) -> list[Step]:
+    """Each version of our Theorem 1 as a chain of cited links (issue 11); the claims are the bounds printed."""
+    BiasGap = sp.Function("CE_minus_R")  # bias.BiasGap: CE − R̃ as the bias derivation writes it
+    shows = _show_names()
+    risks = {CE_risk: (-sp.oo, sp.oo), Rk_risk: (-sp.oo, sp.oo), R_risk: (-sp.oo, sp.oo), Rhat_n: (-sp.oo, sp.oo)}
+    dom = _FULL_B | Domain({**risks, Rhat_std: (-sp.oo, sp.oo), Rad_n: (0, sp.oo)}, name="risks")
+    bias_cite = f"{shows['finite_k_bias']} / finite-k bias bound"
+    rad_cite = (
+        f"{shows['complexity']} / averaged bound: R̂_n(ℓ̃∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{{−min(1/2, 1/q)}}"
+    )
+    dev_cite = f"theorem / {UNIFORM_DEVIATION}"
+    root = sp.sqrt(sp.log(1 / delta) / (2 * n))
+    out = []
+    sv = sample_variability("dcl")
+    out.append(
+        Step(
+            CHAIN_NAMES["dcl"],
+            CE_risk - Rhat_n,
+            theorem_expr("dcl"),
+            kind="chain",
+            relation="<=",
+            domain=dom,
+            provenance="ours",
+            note="R̂_n the empirical risk of ℓ̃; CE − R̃ ≤ bias surely, R̃ − R̂_n ≤ 2 Rad + SV w.p. ≥ 1 − δ",
+            links=[
+                Link(
+                    CE_risk - Rhat_n, bs + Rk_risk - Rhat_n, cite=bias_cite, subs={BiasGap(tau, k): CE_risk - Rk_risk}
+                ),
+                Link(bs + Rk_risk - Rhat_n, bs + 2 * Rad_n + sv, cite=dev_cite, subs={a: 4 / tau}, reads="<="),
+                Link(bs + 2 * Rad_n + sv, theorem_expr("dcl"), cite=rad_cite, factor=2),
+            ],
+        )
+    )
+    for loss, rhat in (("infonce", Rhat_n), ("standard", Rhat_std - sp.log(k))):
+        w = loss_range("infonce")
+        svl = w * root
+        top = sample_variability("infonce") + cx + bs
+        out.append(
+            Step(
+                CHAIN_NAMES[loss],
+                CE_risk - rhat,
+                top,
+                kind="chain",
+                relation="<=",
+                domain=dom,
+                provenance="ours",
+                note="R the paper's risk of ℓ (14); the complexity bound of ℓ̃ holds for ℓ = softplus(ℓ̃ + log k) − log k "
+                "(softplus is 1-Lipschitz: step above), so Rad_n is that of the class of ℓ here",
+                links=[
+                    Link(
+                        CE_risk - rhat, bs + Rk_risk - rhat, cite=bias_cite, subs={BiasGap(tau, k): CE_risk - Rk_risk}
+                    ),
+                    Link(
+                        bs + Rk_risk - rhat,
+                        bs + R_risk - rhat - sp.log(1 + sp.exp(-2 / tau) / k),
+                        cite=f"theorem / {OFFSET_MEAN}",
+                        reads=">=",
+                    ),
+                    Link(
+                        bs + R_risk - rhat - sp.log(1 + sp.exp(-2 / tau) / k),
+                        bs + R_risk - rhat,
+                        cite="loss / offset ≥ 0",
+                    ),
+                    Link(
+                        bs + R_risk - rhat,
+                        bs + 2 * Rad_n + svl,
+                        cite=dev_cite,
+                        subs={Rk_risk: R_risk, Rhat_n: rhat, a: w},
+                        reads="<=",
+                    ),
+                    Link(bs + 2 * Rad_n + svl, top, cite=rad_cite, factor=2),
+                ],
+            )
+        )
+    return out
+
+
+def _trivial_steps() -> list[Step]:
+    """The data-free bounds every printed Theorem 1 is capped by (issue 13)."""
+    eps = sp.Symbol("epsilon_k", nonnegative=True)  # the same ε = 1/k as derivations.symbols.eps_k
+    tk = Domain({tau: (TAU_MIN, TAU_MAX), x: (-1, 1), t: (-1, 1)}, name="τ ∈ [1e-3, 1e2], x, t ∈ [−1, 1]")
+    te = Domain({tau: (TAU_MIN, TAU_MAX), eps: (0, 1)}, name="τ ∈ [1e-3, 1e2], ε = 1/k ∈ [0, 1]")
+    return [
+        Step(
+            TRIVIAL_NAMES["ce"],
+            (-x + t) / tau,
+            2 / tau,
+            kind="inequality",
+            relation="<=",
+            domain=tk,
+            provenance="ours",
+            reference="(9): x = the M̂_k-weighted mean of ⟨φ(z), φ(ξ_j)⟩, t = τ log((1/k)Σ_j e^{⟨φ(z), φ(ξ_j)⟩/τ}), "
+            "both in [−1, 1] (unit vectors)",
+            certificate=(1 + x) / tau + (1 - t) / tau,
+        ),
+        Step(
+            TRIVIAL_NAMES["lower"],
+            sp.log(1 + k * sp.exp(-2 / tau)) - sp.log(k),
+            sp.log(1 / k + sp.exp(-2 / tau)),
+            domain=_TK,
+            provenance="ours",
+            reference="standard loss lower end (above) and ℓ = ℓ_std − log k (loss); Lemma 5's a",
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+        ),
+        Step(
+            TRIVIAL_NAMES["gap"],
+            2 / tau - sp.log(eps + sp.exp(-2 / tau)),
+            4 / tau,
+            kind="inequality",
+            relation="<=",
+            domain=te,
+            provenance="ours",
+            reference="CE ≤ 2/τ and R̂_n ≥ log(1/k + e^{−2/τ}) (a mean of losses ≥ a)",
+            certificate=sp.log(1 + eps * sp.exp(2 / tau)),
+            note="tight as k → ∞ (ε → 0); the cap the toolkit uses is the left side, 2/τ − log(1/k + e^{−2/τ})",
+        ),
+        Step(
+            TRIVIAL_NAMES["dcl"],
+            Shown(4 / tau, r"\frac{2}{\tau} - \left(-\frac{2}{\tau}\right)", "2/τ − (−2/τ)"),
+            4 / tau,
+            domain=Domain({tau: (TAU_MIN, TAU_MAX)}),
+            provenance="ours",
+            reference="CE ≤ 2/τ and DCL loss lower end τ ℓ̃ ≥ −2 (above)",
+        ),
     ]
 
 
@@ -600,6 +799,7 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
             "the softplus step; the range is that of ℓ (14); standard loss: R̂_n = R̂_std − log k",
         ),
     ]
+    steps += _chains(cx, bs) + _trivial_steps()
     from .catalogue import MODULES  # only depend on results the catalogue registers before this one
 
     before = MODULES[: MODULES.index("theorem")] if "theorem" in MODULES else MODULES
@@ -623,4 +823,5 @@ __all__ = [
     "sample_variability",
     "theorem_expr",
     "theorem_terms",
+    "trivial_bound",
 ]

@@ -44,7 +44,8 @@ MUST_PROVE = {
         "ours ≤ paper: 96 max(κ, δ') ≤ 96",
     ],
     "theorem1": [
-        "combine: with slacks s₁, s₂, s₃ ≥ 0 in Props. 2, 3, 5: CE ≤ R̂_n + 2·(Prop. 5) + (Prop. 3 deviation) + bias",
+        "classical: x ≤ |x|",
+        "Prop. 3 as a chain: R ≤ R̂_n + 2 Rad + (12/τ)·dev (Mohri Thm 3.3 rescaled, Lemma 5)",
         "ours ≤ paper (complexity): 192 max(κ, δ') ≤ 192",
         "ours ≤ paper (variability): 3τ(b − a) ≤ 12 (in ε = 1/k)",
     ],

@@ -9,7 +9,9 @@
   adversarial points, then pattern-search toward violation) reporting the worst ratio found;
   a float-found violation is confirmed at 50 digits before the step is refuted;
 * expansion: SymPy series about ``var = ∞`` compared term by term with the claim;
-* limit: SymPy limit compared with the claim, with a numeric cross-check.
+* limit: SymPy limit compared with the claim, with a numeric cross-check;
+* chain: the composition of cited links (``chain``): consecutive sides equal, relations composing,
+  every link an instance of a checked catalogue step used inside its domain.
 
 The package has one module per checker: ``identity``, ``interval`` (certified branch and bound),
 ``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits);
@@ -75,6 +77,10 @@ def check_step(step: Step, **options: Any) -> StepResult:
         res = check_expansion(step, opts)
     elif step.kind == "limit":
         res = check_limit(step, opts)
+    elif step.kind == "chain":
+        from .chain import check_chain  # imports the catalogue (to resolve citations): only when needed
+
+        res = check_chain(step, opts)
     else:  # pragma: no cover - Step validates kind
         raise AssertionError(step.kind)
     res.provenance = step.provenance

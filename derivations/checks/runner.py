@@ -146,6 +146,7 @@ def step_key(step: Step, options: Mapping[str, Any], upstream: str = "") -> str:
         _canon(step.check),
         _canon(step.simplifier),
         str(step.expected),
+        _canon(list(step.links)),  # a chain's links (citations, substitutions) decide its verdict
         _canon(dict(options)),
     ]
     return hashlib.sha256("\x1f".join(fields).encode()).hexdigest()

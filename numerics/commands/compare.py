@@ -37,6 +37,8 @@ COLUMNS = {
     "complexity_direct": ("2Rad direct (k-free)", "ours"),
     "finite_k_bias": ("bias min(C/k, D)", "ours"),
     "bound": ("Theorem 1", "ours"),
+    "trivial": ("trivial cap", "ours"),
+    "capped": ("min(bound, trivial)", "ours"),
     "large_k_deviation": ("prior: k^-1/2 deviation", "ours (reconstruction)"),
     "complexity_klinear": ("prior: k-linear", "ours (reconstruction)"),
     "complexity_logk": ("prior: log-k (const=1)", "ours (reconstruction)"),
@@ -71,6 +73,8 @@ def _exprs(loss: str) -> dict[str, sp.Expr | None]:
             out[key] = None
     parts = [out["sample_variability"], out["complexity_avg"], out["finite_k_bias"]]
     out["bound"] = sp.Add(*parts) if all(x is not None for x in parts) else None
+    out["trivial"] = theorem.trivial_bound(loss)  # data-free cap on CE − R̂_n (issue 13)
+    out["capped"] = sp.Min(out["bound"], out["trivial"]) if out["bound"] is not None else None
     out.update(prior.prior_terms())
     return out
 
@@ -95,7 +99,12 @@ def table(values: dict, ks: list[int], gamma_mode: str, loss: str, digits: int =
                 "lo": c.lower_str(digits),
                 "log10": float(mpmath.log10(c.hi)) if c.hi > 0 else None,
                 "float_in_interval": c.float_in_interval,
+                "interval": [c.lower_str(digits), c.upper_str(digits)],
             }
+        if row.get("bound") and row.get("trivial"):  # which term attains min(bound, trivial)
+            from .constants import active_term
+
+            row["active"] = active_term(row["bound"], row["trivial"])
         rows.append(row)
     return rows
 
@@ -130,6 +139,7 @@ def closing_note(values: dict, gamma_mode: str, loss: str) -> tuple[str, dict]:
 #: column key → (legend label in words and mathtext, whose curve: a key of ``plotstyle.STYLES``)
 PLOT_LABELS = {
     "bound": ("Theorem 1 bound: sum of the three terms", "ours"),
+    "trivial": (r"trivial cap ($4/\tau$ or $2/\tau - \log(1/k + e^{-2/\tau})$)", "ours"),
     "sample_variability": ("sample variability", "ours"),
     "complexity_avg": (r"complexity $2\,\mathrm{Rad}_n$, averaged form", "ours"),
     "complexity_max": (r"complexity $2\,\mathrm{Rad}_n$, max-type form", "ours"),
@@ -177,8 +187,11 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
 
 
 def _format_table(rows: list[dict]) -> str:
-    head = ["k", "γ"] + [v[0] for v in COLUMNS.values()]
-    body = [[str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] for r in rows]
+    head = ["k", "γ"] + [v[0] for v in COLUMNS.values()] + ["active"]
+    body = [
+        [str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] + [r.get("active", "—")]
+        for r in rows
+    ]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
     fmt = lambda vals: "  ".join(v.rjust(w) for v, w in zip(vals, widths))
     return "\n".join([fmt(head), "  ".join("-" * w for w in widths)] + [fmt(b) for b in body])

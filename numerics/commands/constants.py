@@ -306,8 +306,46 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
     return row
 
 
+def active_term(bound: dict, trivial: dict) -> str:
+    """Which term attains min(bound, trivial), from the two certified intervals: ``"bound"`` when the
+    bound's upper end is at most the cap's lower end, ``"trivial"`` in the opposite case, else ``"tie"``
+    (the intervals overlap: the two agree to the digits certified)."""
+    from decimal import Decimal
+
+    try:
+        (blo, bhi), (tlo, thi) = (tuple(Decimal(x) for x in r["interval"]) for r in (bound, trivial))
+    except (TypeError, KeyError, ArithmeticError, ValueError):
+        return "unknown"
+    if bhi <= tlo:
+        return "bound"
+    if thi <= blo:
+        return "trivial"
+    return "tie"
+
+
+def theorem1_summary(rows: list[dict]) -> dict | None:
+    """``{"bound", "trivial", "capped", "active"}`` from the rows (issue 13), and ``active`` written into the
+    ``capped_bound`` row (its formula then says which term is active); ``None`` if a row is missing."""
+    by = {r["name"]: r for r in rows}
+    if not all(by.get(x, {}).get("status") == "certified" for x in ("bound", "trivial_bound", "capped_bound")):
+        return None
+    active = active_term(by["bound"], by["trivial_bound"])
+    capped = by["capped_bound"]
+    if "active" not in capped:  # the formula names the active term once (payload may ask twice)
+        capped["symbol"] = f"{capped['symbol']} = {active}"
+    capped["active"] = active
+    return {
+        "bound": by["bound"]["value"],
+        "trivial": by["trivial_bound"]["value"],
+        "capped": capped["value"],
+        "active": active,
+    }
+
+
 def rows_for(values: dict, loss: str = "dcl", digits: int = 6) -> list[dict]:
-    return [certify_quantity(q, values, digits) for q in quantities(loss)]
+    rows = [certify_quantity(q, values, digits) for q in quantities(loss)]
+    theorem1_summary(rows)
+    return rows
 
 
 def _param_line(values: dict, how: str) -> str:
@@ -355,6 +393,7 @@ def payload(args) -> dict:
         "gamma_choice": how,
         "loss": loss,
         "rows": rows,
+        "theorem1": theorem1_summary(rows),
         "notes": _footnotes(values, rows),
         "_values": values,
     }

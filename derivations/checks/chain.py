@@ -1,0 +1,302 @@
+"""Chain checker: ``A₀ R₁ A₁ R₂ … R_m A_m`` proves ``lhs R rhs`` when the links compose and each is cited.
+
+A step of kind ``"chain"`` lists ``Link`` s (``derivations.ledger``). The check, in order:
+
+1. *direction*: every link's relation is ``=`` or goes the chain's way (≤ or < in a ≤ chain; a ≥ link
+   in a ≤ chain is refuted); a strict chain needs at least one strict link;
+2. *composition*: ``lhs ≡ A₀``, ``A_i ≡`` the next link's left side, ``A_m ≡ rhs``, each checked as an
+   identity (symbolic reduction, then a 50-digit spot-check: a mismatch refutes the chain as a gap);
+3. *citation*: each link names ``derivation / step`` of the catalogue; the step must exist, must not be
+   refuted (or an erratum), and must be proved or verified numerically (a *classical* definition —
+   a theorem of the literature taken as premise — counts when the link says what it ``reads``);
+4. *instance*: ``gap(link) ≡ factor · gap(cited)|_{subs}`` as an identity, with ``factor ≥ 0``;
+5. *domain*: every substituted value lies in the cited step's range for that symbol wherever the
+   chain uses it (a symbol: range inclusion; a number: membership; an expression: two inequality
+   steps checked on the chain's domain), and the cited domain's constraints hold after substitution.
+
+The verdict is proved when every part is proved, refuted when any part is refuted, otherwise the
+weakest verdict, naming the weakest link. A link with ``cite=""`` is pure algebra: checked on its own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import (
+    DerivationError,
+    Domain,
+    Link,
+    Step,
+    StepResult,
+    Verdict,
+    covers,
+    free_names,
+    region,
+)
+
+_ORDER = {Verdict.REFUTED: 0, Verdict.UNDECIDED: 1, Verdict.VERIFIED: 2, Verdict.DEFINED: 3, Verdict.PROVED: 3}
+_WAY = {"<=": ("<=", "<"), "<": ("<=", "<"), ">=": (">=", ">"), ">": (">=", ">")}
+
+#: results of cited steps already checked in this process: (derivation, step, trials, seed) → StepResult
+_MEMO: dict[tuple, StepResult] = {}
+
+
+def _gap(lhs: sp.Expr, rhs: sp.Expr, relation: str) -> sp.Expr:
+    """The nonnegative side of the claim: rhs − lhs for ≤/<, lhs − rhs for ≥/> and for =."""
+    return rhs - lhs if relation in ("<=", "<") else lhs - rhs
+
+
+def _quick(expr: sp.Expr) -> sp.Expr:
+    """Cheap reductions first (the gaps are often equal term by term), ``simplify`` only if needed."""
+    e = sp.expand(expr)
+    if e == 0:
+        return e
+    e = sp.expand(sp.expand_log(e, force=True))
+    return e if e == 0 else sp.simplify(e)
+
+
+def _identity(name: str, lhs: Any, rhs: Any, domain: Domain, opts: Mapping[str, Any]) -> StepResult:
+    from .identity import check_identity
+
+    return check_identity(Step(name, lhs, rhs, domain=domain, simplifier=_quick), opts)
+
+
+def _cited_result(der_name: str, step: Step, opts: Mapping[str, Any]) -> StepResult:
+    """The cited step's verdict: from the verify cache when it holds it, else checked here (and memoised)."""
+    from . import check_step, runner
+
+    memo_key = (der_name, step.name, opts.get("trials"), opts.get("seed"))
+    if memo_key in _MEMO:
+        return _MEMO[memo_key]
+    res = None
+    try:
+        from .. import catalogue
+
+        der = catalogue.get(der_name)
+        keys = runner._derivation_keys([der], {"trials": opts["trials"], "seed": opts["seed"]})[der_name]
+        hit = runner.load(keys[[s.name for s in der.steps].index(step.name)])
+        if hit is not None:
+            res = runner.result_from_dict(hit)
+    except Exception:  # noqa: BLE001 - the cache is an optimisation; a miss means: check it here
+        res = None
+    if res is None:
+        res = check_step(step, **{k: v for k, v in opts.items()})
+    _MEMO[memo_key] = res
+    return res
+
+
+def _resolve(link: Link) -> tuple[str, Step] | str:
+    from .. import catalogue
+
+    der_name, step_name = link.cited
+    try:
+        der = catalogue.get(der_name)
+    except DerivationError:
+        return f"cites derivation {der_name!r}, which the catalogue does not hold"
+    try:
+        return der_name, der.step(step_name)
+    except KeyError:
+        return f"cites step {step_name!r}, which derivation {der_name!r} does not have"
+
+
+def _in_range(e: sp.Expr, sym: sp.Symbol, cited: Domain, use: Domain, opts, label: str) -> list[StepResult]:
+    """Parts showing that the value ``e`` substituted for ``sym`` stays in ``cited``'s range of ``sym``."""
+    from . import check_step
+
+    lo, hi = cited.ranges[sym]
+    name = f"{label}: {sym} ↦ {e} within [{lo}, {hi}]"
+    if e.is_number:
+        ok = bool(sp.Ge(e, lo)) and bool(sp.Le(e, hi))
+        return [StepResult(name, "inequality", Verdict.PROVED if ok else Verdict.REFUTED, "exact comparison")]
+    if isinstance(e, sp.Symbol) and e in use.ranges:
+        ulo, uhi = use.ranges[e]
+        ok = covers({str(e): (str(lo), str(hi))}, Domain({e: (ulo, uhi)}))  # cited range ⊇ the chain's
+        verdict = Verdict.PROVED if ok else Verdict.REFUTED
+        return [StepResult(name, "inequality", verdict, f"range of {e} on the chain: {use.ranges[e]}")]
+    parts = []
+    try:
+        if lo.is_finite:
+            parts.append(check_step(Step(f"{name} (lower)", e, lo, "inequality", use, relation=">="), **opts))
+        if hi.is_finite:
+            parts.append(check_step(Step(f"{name} (upper)", e, hi, "inequality", use, relation="<="), **opts))
+    except DerivationError as exc:
+        parts.append(StepResult(name, "inequality", Verdict.REFUTED, "uncovered symbol", str(exc)))
+    return parts
+
+
+def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tuple[list[StepResult], str]:
+    """Every part of link ``i``'s justification, and its one-line description."""
+    from . import check_step
+
+    label = f"link {i + 1}"
+    use = chain.domain
+    if not link.cite:  # pure algebra, checked where it is used
+        kind = "identity" if link.relation == "=" else "inequality"
+        rel = None if kind == "identity" else link.relation
+        try:
+            res = check_step(Step(f"{label} (algebra)", link.lhs, link.rhs, kind, use, relation=rel), **opts)
+        except DerivationError as exc:
+            return [StepResult(label, kind, Verdict.REFUTED, "malformed link", str(exc))], f"{label}: {exc}"
+        return [res], f"{label} [algebra: {res.verdict}]"
+    found = _resolve(link)
+    if isinstance(found, str):
+        return [StepResult(label, "chain", Verdict.REFUTED, "citation not found", found)], f"{label}: {found}"
+    der_name, cited = found
+    where = f"{label} [{link.cite}]"
+    cited_rel = "=" if cited.kind == "identity" else cited.relation
+    if cited.kind == "definition":
+        if cited.provenance != "classical" or link.reads is None:
+            why = "cites a definition (a premise, not a checked step); only a classical theorem with `reads` counts"
+            return [StepResult(label, "chain", Verdict.REFUTED, "citation not checkable", why)], f"{where}: {why}"
+        cited_rel = link.reads
+    elif cited.kind not in ("identity", "inequality", "chain"):
+        why = f"cites a step of kind {cited.kind!r}, which states no inequality or identity"
+        return [StepResult(label, "chain", Verdict.REFUTED, "citation not usable", why)], f"{where}: {why}"
+    if cited.expected == "refuted":
+        why = "cites a printed step known to be false (an erratum)"
+        return [StepResult(label, "chain", Verdict.REFUTED, "cites an erratum", why)], f"{where}: {why}"
+    parts: list[StepResult] = []
+    if cited.kind == "definition":
+        ref = cited.reference or "classical"
+        parts.append(StepResult(label, "chain", Verdict.PROVED, f"classical premise ({ref})", "taken as premise"))
+    else:
+        got = _cited_result(der_name, cited, opts)
+        if got.verdict == Verdict.REFUTED:
+            why = f"the cited step is refuted ({got.method})"
+            return [StepResult(label, "chain", Verdict.REFUTED, "cites a refuted step", why)], f"{where}: {why}"
+        parts.append(got)
+    # relations: an inequality cites an inequality of the same orientation after normalising, or an identity
+    if link.relation == "=" and cited_rel != "=":
+        why = f"an identity link cannot come from a {cited_rel} step"
+        return [*parts, StepResult(label, "chain", Verdict.REFUTED, "relation", why)], f"{where}: {why}"
+    if link.relation in ("<", ">") and cited_rel not in ("<", ">"):
+        why = f"a strict link cannot come from a non-strict ({cited_rel}) step"
+        return [*parts, StepResult(label, "chain", Verdict.REFUTED, "relation", why)], f"{where}: {why}"
+    cited_gap = _gap(cited.lhs, cited.rhs, cited_rel if cited_rel != "=" else ">=")
+    link_gap = _gap(link.lhs, link.rhs, link.relation if link.relation != "=" else ">=")
+    inst = sp.sympify(cited_gap).subs(link.subs, simultaneous=True)
+    try:
+        if cited_rel == "=":  # an identity may be used in either orientation
+            r1 = _identity(f"{label}: instance", link_gap, link.factor * inst, use, opts)
+            r = (
+                r1
+                if r1.verdict != Verdict.REFUTED
+                else _identity(f"{label}: instance", link_gap, -link.factor * inst, use, opts)
+            )
+        else:
+            r = _identity(f"{label}: instance", link_gap, link.factor * inst, use, opts)
+    except DerivationError as exc:
+        r = StepResult(label, "chain", Verdict.REFUTED, "instance has symbols without range on the chain", str(exc))
+    if r.verdict == Verdict.REFUTED:
+        r.method = "not an instance of the cited step: " + r.method
+    parts.append(r)
+    if link.factor != 1 and link.relation != "=":
+        try:
+            parts.append(
+                check_step(Step(f"{label}: factor ≥ 0", link.factor, 0, "inequality", use, relation=">="), **opts)
+            )
+        except DerivationError as exc:
+            parts.append(StepResult(label, "chain", Verdict.REFUTED, "factor has symbols without range", str(exc)))
+    # domain: the cited claim is used at the substituted values, which must lie in its domain
+    used = free_names(cited.lhs) | free_names(cited.rhs)
+    subs_by_name = {}
+    for a, b in link.subs.items():
+        if isinstance(a, sp.Symbol):
+            subs_by_name[a] = b
+    for sym in cited.domain.ranges:
+        if sym not in used:
+            continue
+        parts += _in_range(subs_by_name.get(sym, sym), sym, cited.domain, use, opts, label)
+    for c in cited.domain.constraints:
+        cc = c.subs(subs_by_name, simultaneous=True)
+        if cc is sp.true or cc in use.constraints:
+            continue
+        if cc is sp.false:
+            parts.append(StepResult(label, "chain", Verdict.REFUTED, "domain", f"constraint {c} fails"))
+            continue
+        rel = {sp.GreaterThan: ">=", sp.StrictGreaterThan: ">", sp.LessThan: "<=", sp.StrictLessThan: "<"}[type(cc)]
+        parts.append(
+            check_step(Step(f"{label}: constraint {c}", cc.lhs, cc.rhs, "inequality", use, relation=rel), **opts)
+        )
+    worst = min(parts, key=lambda p: _ORDER[p.verdict])
+    return (
+        parts,
+        f"{where} [{worst.verdict}{'' if worst.verdict == Verdict.PROVED else ': ' + worst.step + ', ' + worst.method}]",
+    )
+
+
+def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
+    links = list(step.links)
+    fails: list[str] = []
+    for i, link in enumerate(links):
+        if link.relation != "=" and link.relation not in _WAY[step.relation]:
+            fails.append(f"link {i + 1} goes the wrong way ({link.relation} in a {step.relation} chain)")
+    if step.relation in ("<", ">") and not any(x.relation in ("<", ">") for x in links):
+        fails.append(f"a strict ({step.relation}) chain needs a strict link")
+    if fails:
+        return StepResult(step.name, step.kind, Verdict.REFUTED, "chain: relations do not compose", "; ".join(fails))
+    joins = [("claim's left side = link 1's left side", step.lhs, links[0].lhs)]
+    joins += [
+        (f"link {i + 1}'s right side = link {i + 2}'s left side", links[i].rhs, links[i + 1].lhs)
+        for i in range(len(links) - 1)
+    ]
+    joins.append((f"link {len(links)}'s right side = the claim's right side", links[-1].rhs, step.rhs))
+    weakest: list[tuple[Verdict, str]] = []
+    evidence: list[str] = []
+    for name, a, b in joins:
+        if a == b:
+            continue
+        try:
+            r = _identity(name, a, b, step.domain, opts)
+        except DerivationError as exc:
+            return StepResult(step.name, step.kind, Verdict.REFUTED, "chain: malformed join", f"{name}: {exc}")
+        if r.verdict == Verdict.REFUTED:
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                "chain: gap between links",
+                f"{name} fails: {r.evidence}",
+                counterexample=r.counterexample,
+            )
+        if r.verdict != Verdict.PROVED:
+            weakest.append((r.verdict, name))
+        evidence.append(f"{name}: {r.verdict}")
+    refuted: list[str] = []
+    for i, link in enumerate(links):
+        parts, desc = _check_link(i, link, step, opts)
+        evidence.append(desc)
+        for p in parts:
+            if p.verdict == Verdict.REFUTED:
+                refuted.append(desc)
+            elif p.verdict not in (Verdict.PROVED,):
+                weakest.append((p.verdict, f"link {i + 1} ({link.cite or 'algebra'})"))
+    n = len(links)
+    if refuted:
+        return StepResult(
+            step.name, step.kind, Verdict.REFUTED, f"chain of {n} links: a link fails", "; ".join(refuted)
+        )
+    if not weakest:
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.PROVED,
+            f"chain of {n} links: every join and every cited link proved",
+            "; ".join(evidence),
+            symbolic=True,
+            covered=region(step.domain.ranges),  # every link was shown to hold on the chain's whole domain
+        )
+    verdict = min((v for v, _ in weakest), key=lambda v: _ORDER[v])
+    if verdict == Verdict.DEFINED:  # pragma: no cover - definitions are turned into premises above
+        verdict = Verdict.UNDECIDED
+    names = sorted({w for v, w in weakest if v == verdict})
+    return StepResult(
+        step.name,
+        step.kind,
+        verdict,
+        f"chain of {n} links; weakest: {', '.join(names)} ({verdict})",
+        "; ".join(evidence),
+    )
