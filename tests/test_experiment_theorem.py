@@ -184,7 +184,7 @@ def test_b_tau_from_counts_matches_its_definition(rng):
 
 def test_theorem_terms_paper_constants_and_ours_smaller():
     m = T.default_model()
-    consts = T._constants(0.5, 256)
+    consts = T._constants(m, 0.5, 256)
     assert consts["theorem1_complexity_constant"][0] == 192 and consts["theorem1_variability_constant"][0] == 12
     t = T.theorem_terms(m, n=10**6, k=256, tau=0.5, rhat=1.0, btau=3.0, consts=consts)
     A = math.e * 0.5 * 3.0
@@ -193,6 +193,14 @@ def test_theorem_terms_paper_constants_and_ours_smaller():
     assert t["paper"]["variability"] == pytest.approx(12 / 0.5 * math.sqrt(math.log(40) / 2e6), rel=1e-14)
     assert t["paper"]["bias"] == pytest.approx(4 * m.ew2() / 128 + math.log(1 + math.exp(4) / 256), rel=1e-12)
     assert t["ours"]["bound"] < t["paper"]["bound"]
+
+
+def test_direct_route_matches_the_constants_command():
+    """The toolkit route at τ = 0.5, k = 256, n = 1e6, L = 1, p = 2, R = 0.5 is what `constants` prints
+    (complexity_direct 0.107007, sample_variability 0.00955448 for the InfoNCE loss, upper ends to 6 digits)."""
+    c, v = T._direct_route(T.default_model(), 0.5, 256)(10**6)
+    assert c == pytest.approx(0.107007, rel=1e-5) and c <= 0.107007
+    assert v == pytest.approx(0.00955448, rel=1e-5) and v <= 0.00955448
 
 
 def test_recorded_ns_and_stretches():
@@ -221,7 +229,7 @@ def test_quick_form(tmp_path):
     assert [r["n"] for r in row["per_n"]] == T.recorded_ns(5 * 10**4)
     for r in row["per_n"]:
         assert -2 / row["tau"] <= r["truth"] <= 2 / row["tau"]
-        assert r["ours"]["bound"] < r["paper"]["bound"]
+        assert r["ours"]["bound"] < r["paper"]["bound"] and r["ours_direct"]["bound"] < r["ours"]["bound"]
         assert r["paper"]["bound"] >= r["truth"]  # Theorem 1 holds here (it may fail w.p. ≤ δ; not at this seed)
     assert rec["parameters"]["quick"] is True
 
