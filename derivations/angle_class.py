@@ -18,9 +18,12 @@ derivatives 2 sin²(α/4) ≥ 0 and 2 cos²(α/4) ≥ 0), so 2|sin(α/2)| ≤ α
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import sympy as sp
 
-from .ledger import Derivation, Domain, Step
+from .ledger import Derivation, Domain, Step, StepResult, Verdict, region
 from .paper._gen import all_of
 from .paper._laws import monotone_from
 from .results import ClosedForm
@@ -43,6 +46,17 @@ _C = Domain(
 )
 
 
+def _covering(check: Callable[..., StepResult], cover: dict) -> Callable[..., StepResult]:
+    """``check`` with the region its proof covers recorded: the monotonicity argument holds for every α ≥ 0, and the
+    chain for every ‖z‖, ‖θ − θ'‖ ≥ 0 and t ∈ [0, 1] (no box is subdivided), which contains the stated domain."""
+
+    def run(step: Step, opts: dict) -> StepResult:
+        res = check(step, opts)
+        return dataclasses.replace(res, covered=region(cover)) if res.verdict == Verdict.PROVED else res
+
+    return run
+
+
 def angle_embedding(theta_dot_z: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     """φ_θ(z) = (cos⟨θ, z⟩, sin⟨θ, z⟩) ∈ S¹, from the angle ⟨θ, z⟩ (any real)."""
     return sp.cos(theta_dot_z), sp.sin(theta_dot_z)
@@ -59,7 +73,7 @@ def half_chord_upper() -> Step:
         domain=_ANG,
         provenance="classical",
         reference="|sin x| ≤ |x| (e.g. Abramowitz & Stegun 4.3.79)",
-        check=monotone_from(0, 2 * sp.sin(ang / 4) ** 2, ang),
+        check=_covering(monotone_from(0, 2 * sp.sin(ang / 4) ** 2, ang), {ang: (0, sp.oo)}),
     )
 
 
@@ -74,7 +88,7 @@ def half_chord_lower() -> Step:
         domain=_ANG,
         provenance="classical",
         reference="|sin x| ≤ |x| (e.g. Abramowitz & Stegun 4.3.79)",
-        check=monotone_from(0, 2 * sp.cos(ang / 4) ** 2, ang),
+        check=_covering(monotone_from(0, 2 * sp.cos(ang / 4) ** 2, ang), {ang: (0, sp.oo)}),
     )
 
 
@@ -106,7 +120,10 @@ def condition_c(c_phi: sp.Expr = C_PHI) -> Step:
         domain=_C,
         provenance="ours",
         reference="assumption (C) (§4.2)",
-        check=all_of(parts, "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz"),
+        check=_covering(
+            all_of(parts, "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz"),
+            {z_norm: (0, sp.oo), dtheta: (0, sp.oo), t_line: (0, 1)},
+        ),
         note="t = |⟨θ − θ', z⟩|/(‖θ − θ'‖‖z‖) ≤ 1 is the Cauchy–Schwarz step; the falsifier attacks the claim itself",
     )
 
