@@ -178,3 +178,11 @@ min_term = sp.Symbol("min_term", nonnegative=True)  #: min{A√(log 3 + 1), √(
 
 
 # --- end of paper §4 generalisation block ----------------------------------------------------------
+
+# --- the angle class of derivations.angle_class (ours): φ_θ(z) = (cos⟨θ, z⟩, sin⟨θ, z⟩) ------------------
+ang = sp.Symbol("alpha_ang", nonnegative=True)  #: |⟨θ − θ', z⟩|, the angle between φ_θ(z) and φ_θ'(z) (unreduced)
+phase = sp.Symbol("psi_phase", real=True)  #: ⟨θ', z⟩, the angle of φ_θ'(z) on S¹
+dth1 = sp.Symbol("dtheta_1", real=True)  #: first coordinate of θ − θ' ∈ R²
+dth2 = sp.Symbol("dtheta_2", real=True)  #: second coordinate of θ − θ'
+zc1 = sp.Symbol("z_1", real=True)  #: first coordinate of an input z ∈ R²
+zc2 = sp.Symbol("z_2", real=True)  #: second coordinate of z

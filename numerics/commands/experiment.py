@@ -16,7 +16,7 @@ import sys
 from ..experiments import common
 from ..klist import SYNTAX
 
-HELP = "run an experiment (rate, search, generalisation, temperature); writes NAME.json and NAME.png"
+HELP = "run an experiment (rate, search, generalisation, temperature, theorem); writes NAME.json and NAME.png"
 
 #: experiment name → module under numerics.experiments
 EXPERIMENTS: dict[str, str] = {
@@ -24,6 +24,7 @@ EXPERIMENTS: dict[str, str] = {
     "search": "search",
     "generalisation": "generalisation",
     "temperature": "temperature",
+    "theorem": "theorem",
 }
 
 _LIST_OPTS = {"k": int, "taus": float}
@@ -47,9 +48,11 @@ def add_arguments(p) -> None:
     g.add_argument("--k", default=None, help=f"k grid: {SYNTAX}")
     g.add_argument("--samples", default=None, type=int, help="Monte Carlo samples per point (rate, search)")
     g.add_argument("--seeds", default=None, type=int, help="training seeds per point (generalisation, temperature)")
-    g.add_argument("--n", default=None, type=int, help="training tuples (generalisation, temperature)")
+    g.add_argument(
+        "--n", default=None, type=int, help="training tuples (generalisation, temperature); the largest n (theorem)"
+    )
     g.add_argument("--steps", default=None, type=int, help="gradient steps (generalisation, temperature)")
-    g.add_argument("--taus", default=None, help="temperature grid, e.g. '0.02,0.1,0.5,2' (temperature)")
+    g.add_argument("--taus", default=None, help="temperature grid, e.g. '0.02,0.1,0.5,2' (temperature, theorem)")
     h = p.add_argument_group("parameters")
     h.add_argument("--tau", default=None, type=float, help="temperature τ (default depends on the experiment)")
     h.add_argument(
