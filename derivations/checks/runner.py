@@ -30,6 +30,7 @@ import time
 import types
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
 from multiprocessing import get_context
 from typing import Any
@@ -54,10 +55,14 @@ __all__ = [
 _PROSE = frozenset({"note", "reference"})
 
 
+_MAX_DEPTH = 40
+_TOO_DEEP = "<too deep>"
+
+
 def _canon(obj: Any, depth: int = 0) -> str:
     """A deterministic text fingerprint of a step attribute (SymPy trees by ``srepr``, code by bytecode)."""
-    if depth > 12:
-        return "…"
+    if depth > _MAX_DEPTH:  # never reached by the catalogue (a test checks): data nested this deep is cut
+        return _TOO_DEEP
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
         return repr(obj)
     if isinstance(obj, sp.Basic):
@@ -157,6 +162,8 @@ def _names(code: types.CodeType) -> set[str]:
 
 #: id → (function, fingerprint) for the functions fingerprinted during one key computation
 _FN_MEMO: dict[int, tuple[Any, str | None]] = {}
+#: how many recursive references were met (a fingerprint that met one is not memoised)
+_CYCLES = [0]
 
 
 def _function(fn: types.FunctionType, depth: int) -> str:
@@ -168,25 +175,32 @@ def _function(fn: types.FunctionType, depth: int) -> str:
     """
     memo = _FN_MEMO.get(id(fn))
     if memo is not None and memo[0] is fn:
-        return memo[1] if memo[1] is not None else f"fnref({fn.__module__}.{fn.__qualname__})"  # a cycle
+        if memo[1] is not None:
+            return memo[1]
+        _CYCLES[0] += 1  # recursion: named here; its code is in the text of the call being built
+        return f"fnref({fn.__module__}.{fn.__qualname__})"
+    cycles = _CYCLES[0]
     _FN_MEMO[id(fn)] = (fn, None)
     cells = [c.cell_contents for c in (fn.__closure__ or ()) if _cell_ok(c)]
     attrs = {k: v for k, v in vars(fn).items() if not k.startswith("_")}
     g = fn.__globals__
-    refs = {}
+    refs = []
+    # depth restarts at a function: functions are memoised and a cycle is named, so this terminates
     for name in sorted(_names(fn.__code__)):
         if name in g and not name.startswith("__"):
             val = g[name]
             if isinstance(val, types.FunctionType) and not _ours(val.__module__):
-                refs[name] = f"ext({val.__module__}.{val.__qualname__})"
+                refs.append(f"{name}:ext({val.__module__}.{val.__qualname__})")
             else:
-                refs[name] = _canon(val, depth + 1)
+                refs.append(f"{name}:{_canon(val, 0)}")
     text = (
-        f"fn({fn.__module__}.{fn.__qualname__},{_code(fn.__code__)},{_canon(fn.__defaults__, depth + 1)},"
-        f"{_canon(fn.__kwdefaults__, depth + 1)},{_canon(cells, depth + 1)},{_canon(attrs, depth + 1)},"
-        f"{_canon(refs, depth + 1)})"
+        f"fn({fn.__module__}.{fn.__qualname__},{_code(fn.__code__)},{_canon(fn.__defaults__, 0)},"
+        f"{_canon(fn.__kwdefaults__, 0)},{_canon(cells, 0)},{_canon(attrs, 0)},globals{{{','.join(refs)}}})"
     )
-    _FN_MEMO[id(fn)] = (fn, text)
+    if _CYCLES[0] == cycles:
+        _FN_MEMO[id(fn)] = (fn, text)
+    else:  # inside a recursion the text depends on where it was entered: never reuse it
+        del _FN_MEMO[id(fn)]
     return text
 
 
@@ -268,16 +282,20 @@ def result_from_dict(d: Mapping[str, Any]) -> StepResult:
 _REGISTRY: dict[str, Derivation] = {}
 
 
-def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float]:
-    """Worker: check step ``index`` of derivation ``name`` (inherited from the parent through fork)."""
+def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, float]:
+    """Worker: check step ``index`` of derivation ``name`` (inherited from the parent through fork).
+
+    Returns the result, its wall seconds and its CPU seconds (this process's, so a loaded machine
+    does not inflate it).
+    """
     from . import check_step
 
     name, index, options = task
     step = _REGISTRY[name].steps[index]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = check_step(step, **options)
     res.seconds = time.perf_counter() - t0
-    return name, index, res.as_dict(), res.seconds
+    return name, index, res.as_dict(), res.seconds, time.process_time() - c0
 
 
 def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -311,8 +329,10 @@ def verify_derivations(
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
-    ``stats``: ``{"cached": n, "checked": n, "workers": w}``. Results keep each step's own check time
-    (``seconds``), also when they come from the cache.
+    ``stats``: ``{"cached": n, "checked": n, "workers": w, "cpu": {derivation: CPU seconds checked
+    now}}``. Results keep each step's own check time (``seconds``), also when they come from the cache.
+    A worker that dies (killed, out of memory) costs no result: the steps it had not returned are
+    checked in this process.
     """
     options = dict(options)
     keys = _derivation_keys(ders, options)
@@ -333,7 +353,10 @@ def verify_derivations(
                 todo.append((float(prev or 1.0) if isinstance(prev, (int, float)) else 1.0, der.name, i))
     todo.sort(key=lambda t: -t[0])
 
-    def done(name: str, index: int, payload: dict, seconds: float) -> None:
+    cpu: dict[str, float] = {}
+
+    def done(name: str, index: int, payload: dict, seconds: float, cpu_seconds: float) -> None:
+        cpu[name] = cpu.get(name, 0.0) + cpu_seconds
         res = result_from_dict(payload)
         res.seconds = seconds
         out[name][index] = res
@@ -347,11 +370,20 @@ def verify_derivations(
     _REGISTRY.clear()
     _REGISTRY.update({d.name: d for d in ders})
     if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-            for name, i, payload, secs in pool.map(_check_one, tasks, chunksize=1):
-                done(name, i, payload, secs)
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                for result in pool.map(_check_one, tasks, chunksize=1):
+                    done(*result)
+        except BrokenProcessPool:
+            left = [t for t in tasks if out[t[0]][t[1]] is None]
+            print(
+                f"verify: a worker process died; checking the {len(left)} remaining step(s) in this process",
+                file=sys.stderr,
+            )
+            for t in left:
+                done(*_check_one(t))
     else:
         for t in tasks:
             done(*_check_one(t))
-    stats = {"cached": cached, "checked": len(tasks), "workers": workers if len(tasks) > 1 else 1}
+    stats = {"cached": cached, "checked": len(tasks), "workers": workers if len(tasks) > 1 else 1, "cpu": cpu}
     return {k: list(v) for k, v in out.items()}, stats  # type: ignore[arg-type]
