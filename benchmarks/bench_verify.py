@@ -1,34 +1,55 @@
-"""Time ``infonce-bounds verify`` of the whole catalogue: old-style vs new engine, cold and cached, in one run.
+"""Time ``infonce-bounds verify`` of the whole catalogue and ``report``: old vs new, cold and cached, in one run.
 
-What the columns mean (all runs in this process's machine state, one after the other, same options):
+What is measured (one after the other, in this run, same options; wall and CPU seconds both, since the
+machine is shared: CPU seconds include the worker processes):
 
-* **old** — the engine with the pre-issue-11 execution model: one process, the falsifier's
-  one-point-at-a-time loops (``vectorise=False``), no large-k attack, no cache. (The pre-change
-  ``checks.py`` itself cannot be imported beside the new package; this is the same checkers run the
-  old way. The Arb back end is used in both columns.)
-* **new** — ``--no-cache`` with 2 worker processes, numpy-batched falsifier, large-k attack on.
-* **cached** — the same command again with the cache warm (the catalogue unchanged).
-* **report** — ``infonce-bounds report --quick`` wall time with the cache warm (optional, ``--report``).
+* **old** — the pre-issue-11 execution model: one process, the falsifier's one-point-at-a-time loops
+  (``vectorise=False``), no large-k attack, no cache. (The pre-change ``checks.py`` itself cannot be
+  imported beside the new package; this is the same checkers run the old way. The Arb back end is
+  used in both columns.)
+* **new** — 2 worker processes, numpy-batched falsifier, large-k attack on, no cache (``--no-cache``).
+* **step cache** — the whole CLI command ``infonce-bounds verify`` when every step is in the cache
+  but the catalogue entry is not (what a run after editing a step costs, minus the re-checks).
+* **cached** — the whole CLI command ``infonce-bounds verify`` again: unchanged catalogue (process
+  start, imports and printing the table included).
+* **report** — ``infonce-bounds report`` with its defaults, verify cache warm (its verify pass uses
+  verify's budget), with the time of each section; ``--report-cold`` also times it with an empty cache.
 
 Usage::
 
-    python benchmarks/bench_verify.py [--trials 100000] [--skip-old] [--report]
+    python benchmarks/bench_verify.py [--trials 100000] [--skip-old] [--no-report] [--report-cold]
 
 The cache of these runs lives in a temporary directory (the user's cache is not touched). It is a
-benchmark, not a timed test: the machine is shared, so compare the columns of one run.
+benchmark, not a timed test: the machine is shared, so compare the columns of one run, and read the
+load average it prints.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
+import resource
 import subprocess
 import sys
 import tempfile
 import time
 
 
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def _load() -> str:
+    try:
+        return " ".join(open("/proc/loadavg").read().split()[:3])
+    except OSError:  # pragma: no cover - not Linux
+        return "?"
+
+
 def _run(names, trials, workers, vectorise, use_cache):
+    """In-process verify: (wall s, CPU s incl. workers, CPU s per derivation, stats)."""
     from infonce_bounds.derivations import catalogue
     from infonce_bounds.derivations.checks import runner
 
@@ -36,19 +57,31 @@ def _run(names, trials, workers, vectorise, use_cache):
     opts = {"trials": trials, "seed": 0}
     if not vectorise:
         opts.update(vectorise=False, large_k=False)
-    t0 = time.perf_counter()
-    by_der, stats = runner.verify_derivations(ders, opts, workers=workers, use_cache=use_cache)
+    t0, c0, k0 = time.perf_counter(), time.process_time(), _children_cpu()
+    _, stats = runner.verify_derivations(ders, opts, workers=workers, use_cache=use_cache)
     wall = time.perf_counter() - t0
-    per = {name: sum(r.seconds for r in rs) for name, rs in by_der.items()}
-    return wall, per, stats
+    cpu = time.process_time() - c0 + _children_cpu() - k0
+    return wall, cpu, dict(stats["cpu"]), stats
 
 
-def _cli_seconds(argv, env):
-    t0 = time.perf_counter()
-    subprocess.run(
-        [sys.executable, "-m", "infonce_bounds.numerics.cli", *argv], env=env, check=True, capture_output=True
+def _cli(argv, env):
+    """(wall s, CPU s) of one whole ``infonce-bounds`` command in a fresh process."""
+    t0, k0 = time.perf_counter(), _children_cpu()
+    proc = subprocess.run(
+        [sys.executable, "-m", "infonce_bounds.numerics.cli", *argv], env=env, capture_output=True, text=True
     )
-    return time.perf_counter() - t0
+    wall, cpu = time.perf_counter() - t0, _children_cpu() - k0
+    if proc.returncode not in (0, 1):  # 1: a step not as expected, still a timing
+        raise SystemExit(f"{' '.join(argv)} failed ({proc.returncode}): {proc.stderr.strip()[-500:]}")
+    return wall, cpu, proc.stdout
+
+
+def _sections(report_md: str) -> list[tuple[str, float]]:
+    """(section title, seconds) from the report's own "_(section built in X s)_" lines."""
+    return [
+        (m.group(1), float(m.group(2)))
+        for m in re.finditer(r"^## (.+?)\n.*?_\(section built in ([0-9.]+) s\)_", report_md, re.M | re.S)
+    ]
 
 
 def main() -> int:
@@ -56,41 +89,64 @@ def main() -> int:
     ap.add_argument("results", nargs="*", help="derivation names (default: the whole catalogue)")
     ap.add_argument("--trials", type=int, default=100_000)
     ap.add_argument("--skip-old", action="store_true", help="do not time the old-style serial run (saves minutes)")
-    ap.add_argument("--report", action="store_true", help="also time `infonce-bounds report --quick`")
+    ap.add_argument("--no-report", action="store_true", help="do not time `infonce-bounds report`")
+    ap.add_argument("--report-cold", action="store_true", help="also time `report` with an empty verify cache")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-verify-")
-    os.environ["XDG_CACHE_HOME"] = tmp
+    os.environ["XDG_CACHE_HOME"] = os.path.join(tmp, "cache")
     env = {**os.environ}
+    print(f"load average at start: {_load()} ({os.cpu_count()} cores)", flush=True)
 
     from infonce_bounds.derivations import catalogue
 
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     catalogue.all_derivations()
-    build = time.perf_counter() - t0
+    build = (time.perf_counter() - t0, time.process_time() - c0)
 
     old = None if args.skip_old else _run(args.results, args.trials, 1, False, False)
-    new = _run(args.results, args.trials, 2, True, False)
+    new = _run(args.results, args.trials, 2, True, False)  # fills the step cache
     argv = ["verify", *args.results, "--trials", str(args.trials), "--json"]
-    _cli_seconds(argv, env)  # warm the catalogue-level cache entry through the CLI itself
-    cached = _cli_seconds(argv, env)
-    report = _cli_seconds(["report", "--quick", "--out", os.path.join(tmp, "report")], env) if args.report else None
+    steps_cached = _cli(argv, env)  # every step cached, no catalogue entry yet: it builds the catalogue
+    cached = _cli(argv, env)  # unchanged catalogue
+    report = report_cold = None
+    if not args.no_report:
+        out = os.path.join(tmp, "report")
+        report = _cli(["report", "--trials", str(args.trials), "--out", out], env)
+        report_md = open(os.path.join(out, "REPORT.md")).read()
+        if args.report_cold:
+            cold_env = {**env, "XDG_CACHE_HOME": os.path.join(tmp, "cache-cold")}
+            out_cold = os.path.join(tmp, "report-cold")
+            report_cold = _cli(["report", "--trials", str(args.trials), "--out", out_cold], cold_env)
+            report_cold_md = open(os.path.join(out_cold, "REPORT.md")).read()
 
-    names = list(new[1])
-    print(f"catalogue build (in process): {build:.1f} s; trials per inequality: {args.trials}")
-    print(f"{'derivation':28s} {'old s':>9s} {'new s':>9s} {'ratio':>7s}")
-    for name in sorted(names, key=lambda n: -(old[1][n] if old else new[1][n])):
-        o = old[1][name] if old else float("nan")
-        n_ = new[1][name]
-        print(f"{name:28s} {o:9.2f} {n_:9.2f} {o / n_ if n_ else float('nan'):7.2f}")
-    print("(per-derivation: summed check seconds of its steps; with 2 workers the wall total is below the sum)")
+    print(
+        f"catalogue build (in process): {build[0]:.1f} s wall, {build[1]:.1f} s CPU; trials per inequality: {args.trials}"
+    )
+    print(f"{'derivation':28s} {'old CPU s':>10s} {'new CPU s':>10s} {'old/new':>8s}")
+    names = list(new[2])
+    for name in sorted(names, key=lambda n: -(old[2].get(n, 0.0) if old else new[2][n])):
+        o = old[2].get(name, float("nan")) if old else float("nan")
+        n_ = new[2][name]
+        print(f"{name:28s} {o:10.2f} {n_:10.2f} {o / n_ if n_ else float('nan'):8.2f}")
+    print("(per derivation: CPU seconds of its steps, each measured in the process that checked it)")
     if old:
-        print(f"old wall (1 process, scalar falsifier, no cache): {old[0]:.1f} s")
-    print(f"new wall (2 workers, numpy falsifier, --no-cache): {new[0]:.1f} s")
+        print(f"old (1 process, scalar falsifier, no cache): {old[0]:.1f} s wall, {old[1]:.1f} s CPU")
+    print(f"new (2 workers, numpy falsifier, --no-cache): {new[0]:.1f} s wall, {new[1]:.1f} s CPU")
     if old:
-        print(f"ratio old/new wall: {old[0] / new[0]:.2f}")
-    print(f"cached re-run, CLI process wall (unchanged catalogue): {cached:.2f} s")
+        print(f"ratio old/new: wall {old[0] / new[0]:.2f}, CPU {old[1] / new[1]:.2f}")
+    print(
+        f"CLI verify, every step cached (catalogue rebuilt): {steps_cached[0]:.2f} s wall, {steps_cached[1]:.2f} s CPU"
+    )
+    print(f"CLI verify, unchanged catalogue (whole command): {cached[0]:.2f} s wall, {cached[1]:.2f} s CPU")
     if report is not None:
-        print(f"report --quick, cache warm: {report:.1f} s")
+        print(f"report (defaults, verify cache warm): {report[0]:.1f} s wall, {report[1]:.1f} s CPU")
+        for title, secs in _sections(report_md):
+            print(f"    {title}: {secs:.1f} s wall")
+    if report_cold is not None:
+        print(f"report (defaults, verify cache empty): {report_cold[0]:.1f} s wall, {report_cold[1]:.1f} s CPU")
+        for title, secs in _sections(report_cold_md):
+            print(f"    {title}: {secs:.1f} s wall")
+    print(f"load average at end: {_load()}")
     return 0
 
 

@@ -9,6 +9,17 @@ and every float-found violation is still confirmed at 50 digits with mpmath befo
 Nothing that proves anything uses numpy; numba and ``numerics`` stay out of ``derivations/``.
 """
 
-from .ledger import Derivation, DerivationError, Domain, Step, StepResult, Verdict
+from __future__ import annotations
+
+from typing import Any
 
 __all__ = ["Derivation", "DerivationError", "Domain", "Step", "StepResult", "Verdict"]
+
+
+def __getattr__(name: str) -> Any:  # PEP 562: the ledger (and SymPy) load on first use, so that
+    # `infonce-bounds verify` can answer an unchanged catalogue from its cache without importing SymPy
+    if name in __all__:
+        from . import ledger
+
+        return getattr(ledger, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

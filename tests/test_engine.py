@@ -250,7 +250,8 @@ def test_cache_hits_unchanged_steps_and_rechecks_an_edited_one_and_its_dependent
 
     opts = {"trials": 200}
     first, st1 = runner.verify_derivations(build(0), opts, workers=1)
-    assert st1 == {"cached": 0, "checked": 4, "workers": 1}
+    assert {k: st1[k] for k in ("cached", "checked", "workers")} == {"cached": 0, "checked": 4, "workers": 1}
+    assert set(st1["cpu"]) == {"engine_test_a", "engine_test_b", "engine_test_c"}  # CPU s of what was checked
     assert runner.cache_dir().is_relative_to(tmp_path)
     _, st2 = runner.verify_derivations(build(0), opts, workers=1)
     assert st2["cached"] == 4 and st2["checked"] == 0

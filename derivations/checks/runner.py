@@ -1,87 +1,69 @@
 """Whole-catalogue checking: content-hashed result cache and two worker processes.
 
-A step's cache key is a SHA-256 of everything its verdict depends on: the step's content (``srepr``
-of both sides, kind, relation, domain, certificate, adversarial points, expected), the code of any
-custom checker or simplifier (bytecode, constants and closure, plus the source of the module that
-defines it), the checker options, the *engine version* (a hash of the engine's own source:
-``ledger.py``, ``intervals.py`` and this package), and the keys of the derivations it depends on. So
-an unchanged catalogue re-verifies from the cache, an edited step re-checks only itself and the
-derivations that depend on its derivation, and an engine change re-checks everything.
+A step's cache key is a SHA-256 of everything its verdict depends on: every field of the step but
+its prose (``note``, ``reference``): both sides and the certificate by ``srepr``, kind, relation,
+domain, adversarial points, expected; the *code* of a custom checker or simplifier (bytecode,
+constants, defaults, closure, and, followed through its globals, the code of every function of ours
+it calls and the source hash of every module or class of ours it names); the checker options; the
+*engine version* (``derivations._checkcache``); and the keys of the derivations it depends on. So an
+unchanged catalogue re-verifies from the cache, an edited step (or checker) re-checks only itself and
+the derivations that depend on its derivation, and an engine change re-checks everything.
 
-Two levels: a *catalogue key* (hash of every source file of ``derivations/`` plus the options)
-answers an unchanged catalogue without building it; otherwise steps are looked up one by one.
+A key is the same in every process and on every machine: SymPy's ``Dummy`` symbols (whose
+``dummy_index`` is a per-process counter) are numbered by first appearance within the step, sets and
+frozensets are sorted, numpy arrays hashed by bytes, and no absolute path or object address enters.
 
-The cache lives in the user cache directory (``$XDG_CACHE_HOME/infonce-bounds/verify``, default
+Two levels: the *catalogue key* (``_checkcache.catalogue_key``: every source file of the package
+plus the options) answers an unchanged catalogue without building it; otherwise steps are looked up
+one by one. The cache lives in ``$XDG_CACHE_HOME/infonce-bounds/verify`` (default
 ``~/.cache/infonce-bounds/verify``), never inside the package. ``use_cache=False`` forces every check.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import functools
 import hashlib
-import json
-import os
+import re
+import sys
 import time
 import types
 from collections.abc import Callable, Iterable, Mapping
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
 from multiprocessing import get_context
-from pathlib import Path
 from typing import Any
 
 import sympy as sp
 
+from .._checkcache import cache_dir, canonical_options, catalogue_key, engine_version, file_hash, load, store
 from ..ledger import Derivation, Step, StepResult, Verdict
 
-_PKG = Path(__file__).resolve().parent
-_DERIVATIONS = _PKG.parent
+__all__ = [
+    "cache_dir",
+    "catalogue_key",
+    "engine_version",
+    "load",
+    "step_fingerprint",
+    "step_key",
+    "store",
+    "verify_derivations",
+]
+
+#: step fields that are prose for the reader: they cannot change a verdict
+_PROSE = frozenset({"note", "reference"})
 
 
-def cache_dir() -> Path:
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "infonce-bounds" / "verify"
-
-
-def _file_hash(path: str | Path) -> str:
-    try:
-        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
-    except OSError:
-        return "?"
-
-
-@lru_cache(maxsize=1)
-def engine_version() -> str:
-    """Hash of the engine's source: the ledger, the interval back end and every checker module."""
-    files = [_DERIVATIONS / "ledger.py", _DERIVATIONS / "intervals.py", *sorted(_PKG.glob("*.py"))]
-    h = hashlib.sha256()
-    for f in files:
-        h.update(f.name.encode())
-        h.update(_file_hash(f).encode())
-    try:
-        import flint
-
-        h.update(str(flint.__version__).encode())
-    except ImportError:  # pragma: no cover - a core dependency
-        pass
-    h.update(sp.__version__.encode())
-    return h.hexdigest()[:16]
-
-
-def catalogue_key(options: Mapping[str, Any]) -> str:
-    """Hash of every source file under ``derivations/`` (the whole catalogue) and the options."""
-    h = hashlib.sha256(engine_version().encode())
-    for f in sorted(_DERIVATIONS.rglob("*.py")):
-        h.update(str(f.relative_to(_DERIVATIONS)).encode())
-        h.update(_file_hash(f).encode())
-    h.update(_canon(options).encode())
-    return h.hexdigest()
+_MAX_DEPTH = 40
+_TOO_DEEP = "<too deep>"
 
 
 def _canon(obj: Any, depth: int = 0) -> str:
     """A deterministic text fingerprint of a step attribute (SymPy trees by ``srepr``, code by bytecode)."""
-    if depth > 8:
-        return "…"
-    if obj is None or isinstance(obj, (bool, int, float, str)):
+    if depth > _MAX_DEPTH:  # never reached by the catalogue (a test checks): data nested this deep is cut
+        return _TOO_DEEP
+    if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
         return repr(obj)
     if isinstance(obj, sp.Basic):
         return sp.srepr(obj)
@@ -91,24 +73,135 @@ def _canon(obj: Any, depth: int = 0) -> str:
     if isinstance(obj, (list, tuple, set, frozenset)):
         parts = [_canon(v, depth + 1) for v in obj]
         if isinstance(obj, (set, frozenset)):
-            parts.sort()
-        return "[" + ",".join(parts) + "]"
+            parts.sort()  # iteration order of a set follows the per-process string hash seed
+        return type(obj).__name__ + "[" + ",".join(parts) + "]"
     if isinstance(obj, types.CodeType):
-        return _code(obj, depth)
-    if isinstance(obj, (types.FunctionType, types.MethodType)):
-        fn = obj.__func__ if isinstance(obj, types.MethodType) else obj
-        cells = [c.cell_contents for c in (fn.__closure__ or ()) if _cell_ok(c)]
-        attrs = {k: v for k, v in vars(fn).items() if not k.startswith("_")}
-        src = _file_hash(fn.__code__.co_filename)
-        return (
-            f"fn({fn.__module__}.{fn.__qualname__},{src},{_code(fn.__code__, depth)},"
-            f"{_canon(fn.__defaults__, depth + 1)},{_canon(cells, depth + 1)},{_canon(attrs, depth + 1)})"
-        )
-    if hasattr(obj, "__dataclass_fields__"):
-        return type(obj).__name__ + _canon({k: getattr(obj, k) for k in obj.__dataclass_fields__}, depth + 1)
-    if callable(obj):
-        return f"callable({type(obj).__module__}.{type(obj).__qualname__},{_canon(getattr(obj, '__dict__', {}), depth + 1)})"
-    return f"{type(obj).__qualname__}:{obj!r}"
+        return _code(obj)
+    if isinstance(obj, types.MethodType):
+        return f"method({_canon(obj.__self__, depth + 1)},{_canon(obj.__func__, depth + 1)})"
+    if isinstance(obj, types.FunctionType):
+        return _function(obj, depth)
+    if isinstance(obj, functools.partial):
+        return f"partial({_canon(obj.func, depth + 1)},{_canon(obj.args, depth + 1)},{_canon(obj.keywords, depth + 1)})"
+    if isinstance(obj, types.ModuleType):
+        return _module_ref(obj)
+    if isinstance(obj, type):
+        return _class_ref(obj)
+    if dataclasses.is_dataclass(obj):
+        return type(obj).__name__ + _canon({f.name: getattr(obj, f.name) for f in dataclasses.fields(obj)}, depth + 1)
+    if type(obj).__module__ == "numpy" or type(obj).__module__.startswith("numpy."):
+        import numpy as np
+
+        if isinstance(obj, np.ndarray):  # repr abbreviates a long array: hash every byte
+            arr = np.ascontiguousarray(obj)
+            return f"ndarray({arr.dtype.str},{arr.shape},{hashlib.sha256(arr.tobytes()).hexdigest()})"
+        if isinstance(obj, np.generic):
+            return f"{type(obj).__name__}({obj.item()!r})"
+    if callable(obj) and isinstance(getattr(obj, "__wrapped__", None), types.FunctionType):  # lru_cache, wraps
+        return f"wrapped({_canon(obj.__wrapped__, depth + 1)})"
+    if callable(obj) and not _ours(type(obj).__module__):  # builtins, ufuncs, SymPy functions …
+        name = getattr(obj, "__qualname__", None) or getattr(obj, "__name__", None) or type(obj).__qualname__
+        return f"ext({getattr(obj, '__module__', None) or type(obj).__module__}.{name})"
+    if _ours(type(obj).__module__):  # an instance of one of our classes: its class's source and its state
+        return f"obj({_class_ref(type(obj))},{_canon(getattr(obj, '__dict__', {}), depth + 1)})"
+    return f"{type(obj).__module__}.{type(obj).__qualname__}:{obj!r}"
+
+
+@lru_cache(maxsize=1)
+def _external_roots() -> frozenset[str]:
+    """Top-level module names of the standard library and of installed distributions other than ours."""
+    from importlib import metadata
+
+    roots = set(sys.stdlib_module_names) | set(sys.builtin_module_names)
+    roots |= {top for top, dists in metadata.packages_distributions().items() if "infonce-bounds" not in dists}
+    roots.discard("infonce_bounds")
+    return frozenset(roots)
+
+
+def _ours(module: str | None) -> bool:
+    """Code of this project (or of a user's or test's module), as opposed to a library's."""
+    if not module:
+        return True
+    return module.split(".", 1)[0] not in _external_roots()
+
+
+def _module_ref(mod: types.ModuleType) -> str:
+    if _ours(mod.__name__):
+        return f"module({mod.__name__},{file_hash(getattr(mod, '__file__', None) or '')})"
+    return f"module({mod.__name__})"
+
+
+def _class_ref(cls: type) -> str:
+    name = f"{cls.__module__}.{cls.__qualname__}"
+    mod = sys.modules.get(cls.__module__)
+    if _ours(cls.__module__) and mod is not None:
+        return f"class({name},{file_hash(getattr(mod, '__file__', None) or '')})"
+    return f"class({name})"
+
+
+def _code(code: types.CodeType) -> str:
+    consts = []
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            consts.append(_code(c))
+        elif isinstance(c, frozenset):  # `x in {"a", "b"}`: the order follows the string hash seed
+            consts.append("frozenset" + repr(sorted(map(repr, c))))
+        else:
+            consts.append(repr(c))
+    return f"code({code.co_code.hex()},{consts},{code.co_names})"
+
+
+def _names(code: types.CodeType) -> set[str]:
+    """Global and attribute names used by ``code`` and the code nested in it (lambdas, comprehensions)."""
+    out = set(code.co_names)
+    for c in code.co_consts:
+        if isinstance(c, types.CodeType):
+            out |= _names(c)
+    return out
+
+
+#: id → (function, fingerprint) for the functions fingerprinted during one key computation
+_FN_MEMO: dict[int, tuple[Any, str | None]] = {}
+#: how many recursive references were met (a fingerprint that met one is not memoised)
+_CYCLES = [0]
+
+
+def _function(fn: types.FunctionType, depth: int) -> str:
+    """Bytecode, defaults, closure, attributes, and what the code names in its globals, recursively.
+
+    Following the globals makes an edit to a helper the checker calls reach the key (the helper's
+    bytecode is part of it); an unrelated edit elsewhere in the same file does not. A function of a
+    library is named, not followed: the library's version is in the engine version.
+    """
+    memo = _FN_MEMO.get(id(fn))
+    if memo is not None and memo[0] is fn:
+        if memo[1] is not None:
+            return memo[1]
+        _CYCLES[0] += 1  # recursion: named here; its code is in the text of the call being built
+        return f"fnref({fn.__module__}.{fn.__qualname__})"
+    cycles = _CYCLES[0]
+    _FN_MEMO[id(fn)] = (fn, None)
+    cells = [c.cell_contents for c in (fn.__closure__ or ()) if _cell_ok(c)]
+    attrs = {k: v for k, v in vars(fn).items() if not k.startswith("_")}
+    g = fn.__globals__
+    refs = []
+    # depth restarts at a function: functions are memoised and a cycle is named, so this terminates
+    for name in sorted(_names(fn.__code__)):
+        if name in g and not name.startswith("__"):
+            val = g[name]
+            if isinstance(val, types.FunctionType) and not _ours(val.__module__):
+                refs.append(f"{name}:ext({val.__module__}.{val.__qualname__})")
+            else:
+                refs.append(f"{name}:{_canon(val, 0)}")
+    text = (
+        f"fn({fn.__module__}.{fn.__qualname__},{_code(fn.__code__)},{_canon(fn.__defaults__, 0)},"
+        f"{_canon(fn.__kwdefaults__, 0)},{_canon(cells, 0)},{_canon(attrs, 0)},globals{{{','.join(refs)}}})"
+    )
+    if _CYCLES[0] == cycles:
+        _FN_MEMO[id(fn)] = (fn, text)
+    else:  # inside a recursion the text depends on where it was entered: never reuse it
+        del _FN_MEMO[id(fn)]
+    return text
 
 
 def _cell_ok(c: Any) -> bool:
@@ -119,62 +212,44 @@ def _cell_ok(c: Any) -> bool:
     return True
 
 
-def _code(code: types.CodeType, depth: int) -> str:
-    consts = [_code(c, depth + 1) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]
-    return f"code({code.co_code.hex()},{consts},{code.co_names})"
+#: SymPy's per-process Dummy counter, in srepr (``dummy_index=17``) and lambdified names (``_Dummy_17``)
+_DUMMY = re.compile(r"(dummy_index=|_Dummy_)(\d+)")
+
+
+def _renumber_dummies(text: str) -> str:
+    """Number ``Dummy`` symbols by first appearance: the same tree gives the same text in every process."""
+    seen: dict[str, int] = {}
+    return _DUMMY.sub(lambda m: f"{m.group(1)}{seen.setdefault(m.group(2), len(seen))}", text)
 
 
 def step_key(step: Step, options: Mapping[str, Any], upstream: str = "") -> str:
     """The content hash of ``step`` checked with ``options`` (see the module docstring)."""
-    d = step.domain
-    fields = [
-        engine_version(),
-        upstream,
-        step.name,
-        step.kind,
-        step.provenance,
-        str(step.relation),
-        sp.srepr(step.lhs),
-        sp.srepr(step.rhs),
-        _canon(step.var),
-        _canon(step.point),
-        _canon(step.order),
-        _canon(step.certificate),
-        _canon(dict(d.ranges)),
-        _canon(list(d.constraints)),
-        _canon(list(step.adversarial)),
-        _canon(step.check),
-        _canon(step.simplifier),
-        str(step.expected),
-        _canon(list(step.links)),  # a chain's links (citations, substitutions) decide its verdict
-        _canon(dict(options)),
-    ]
-    return hashlib.sha256("\x1f".join(fields).encode()).hexdigest()
-
-
-# ----------------------------------------------------------------------------- storage
-
-
-def _path(key: str) -> Path:
-    return cache_dir() / key[:2] / f"{key}.json"
-
-
-def load(key: str) -> dict | None:
+    _FN_MEMO.clear()  # code may have been redefined since the last call (a notebook, a test)
     try:
-        return json.loads(_path(key).read_text())
-    except (OSError, ValueError):
-        return None
+        return _step_key(step, options, upstream)
+    finally:
+        _FN_MEMO.clear()
 
 
-def store(key: str, payload: Any) -> None:
-    path = _path(key)
+def step_fingerprint(step: Step, options: Mapping[str, Any], upstream: str = "") -> str:
+    """The text ``step_key`` hashes: engine version, upstream, options and every non-prose field."""
+    _FN_MEMO.clear()
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".tmp{os.getpid()}")
-        tmp.write_text(json.dumps(payload))
-        tmp.replace(path)  # atomic: a concurrent reader sees the old file or the new one
-    except OSError:  # a read-only home is no reason to fail a verification
-        pass
+        return _fingerprint(step, options, upstream)
+    finally:
+        _FN_MEMO.clear()
+
+
+def _fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
+    fields = [engine_version(), upstream, canonical_options(options)]
+    for f in dataclasses.fields(step):  # every field, so a field added to Step is keyed without an edit here
+        if f.name not in _PROSE:
+            fields.append(f"{f.name}={_canon(getattr(step, f.name))}")
+    return _renumber_dummies("\x1f".join(fields))
+
+
+def _step_key(step: Step, options: Mapping[str, Any], upstream: str) -> str:
+    return hashlib.sha256(_fingerprint(step, options, upstream).encode()).hexdigest()
 
 
 def result_from_dict(d: Mapping[str, Any]) -> StepResult:
@@ -207,16 +282,20 @@ def result_from_dict(d: Mapping[str, Any]) -> StepResult:
 _REGISTRY: dict[str, Derivation] = {}
 
 
-def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float]:
-    """Worker: check step ``index`` of derivation ``name`` (inherited from the parent through fork)."""
+def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, float]:
+    """Worker: check step ``index`` of derivation ``name`` (inherited from the parent through fork).
+
+    Returns the result, its wall seconds and its CPU seconds (this process's, so a loaded machine
+    does not inflate it).
+    """
     from . import check_step
 
     name, index, options = task
     step = _REGISTRY[name].steps[index]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     res = check_step(step, **options)
     res.seconds = time.perf_counter() - t0
-    return name, index, res.as_dict(), res.seconds
+    return name, index, res.as_dict(), res.seconds, time.process_time() - c0
 
 
 def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> dict[str, list[str]]:
@@ -231,10 +310,14 @@ def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> 
         if name not in memo:
             der = table[name]
             up = hashlib.sha256("".join("".join(keys(dep)) for dep in der.depends_on).encode()).hexdigest()
-            memo[name] = [step_key(st, options, up) for st in der.steps]
+            memo[name] = [_step_key(st, options, up) for st in der.steps]
         return memo[name]
 
-    return {d.name: keys(d.name) for d in ders}
+    _FN_MEMO.clear()  # shared by the steps of this one computation: a helper is fingerprinted once
+    try:
+        return {d.name: keys(d.name) for d in ders}
+    finally:
+        _FN_MEMO.clear()
 
 
 def verify_derivations(
@@ -246,8 +329,10 @@ def verify_derivations(
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
-    ``stats``: ``{"cached": n, "checked": n, "workers": w}``. Results keep each step's own check time
-    (``seconds``), also when they come from the cache.
+    ``stats``: ``{"cached": n, "checked": n, "workers": w, "cpu": {derivation: CPU seconds checked
+    now}}``. Results keep each step's own check time (``seconds``), also when they come from the cache.
+    A worker that dies (killed, out of memory) costs no result: the steps it had not returned are
+    checked in this process.
     """
     options = dict(options)
     keys = _derivation_keys(ders, options)
@@ -268,7 +353,10 @@ def verify_derivations(
                 todo.append((float(prev or 1.0) if isinstance(prev, (int, float)) else 1.0, der.name, i))
     todo.sort(key=lambda t: -t[0])
 
-    def done(name: str, index: int, payload: dict, seconds: float) -> None:
+    cpu: dict[str, float] = {}
+
+    def done(name: str, index: int, payload: dict, seconds: float, cpu_seconds: float) -> None:
+        cpu[name] = cpu.get(name, 0.0) + cpu_seconds
         res = result_from_dict(payload)
         res.seconds = seconds
         out[name][index] = res
@@ -282,11 +370,20 @@ def verify_derivations(
     _REGISTRY.clear()
     _REGISTRY.update({d.name: d for d in ders})
     if workers > 1 and len(tasks) > 1:
-        with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-            for name, i, payload, secs in pool.map(_check_one, tasks, chunksize=1):
-                done(name, i, payload, secs)
+        try:
+            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
+                for result in pool.map(_check_one, tasks, chunksize=1):
+                    done(*result)
+        except BrokenProcessPool:
+            left = [t for t in tasks if out[t[0]][t[1]] is None]
+            print(
+                f"verify: a worker process died; checking the {len(left)} remaining step(s) in this process",
+                file=sys.stderr,
+            )
+            for t in left:
+                done(*_check_one(t))
     else:
         for t in tasks:
             done(*_check_one(t))
-    stats = {"cached": cached, "checked": len(tasks), "workers": workers if len(tasks) > 1 else 1}
+    stats = {"cached": cached, "checked": len(tasks), "workers": workers if len(tasks) > 1 else 1, "cpu": cpu}
     return {k: list(v) for k, v in out.items()}, stats  # type: ignore[arg-type]

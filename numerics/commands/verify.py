@@ -6,9 +6,10 @@ import json
 import sys
 import time
 
-from infonce_bounds.derivations import catalogue
-from infonce_bounds.derivations.checks import DEFAULTS, runner
-from infonce_bounds.derivations.ledger import Verdict
+# Only the cache's file-and-hash module at import time: an unchanged catalogue is answered from one
+# cache entry without importing SymPy, numpy, python-flint or numba (the whole command then takes
+# about a second); the catalogue and the checkers are imported on a miss.
+from infonce_bounds.derivations import _checkcache
 
 from ..progress import Progress
 from ..report import _clip, _pad, _width  # column widths that ignore combining marks (ℓ̃, R̃)
@@ -19,13 +20,11 @@ HELP = "check every step of the registered derivations and say how each was chec
 def add_arguments(p) -> None:
     p.add_argument("results", nargs="*", metavar="RESULT", help="result names (default: all); see `show`")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of the table")
+    # the defaults are the engine's (checks.DEFAULTS), read only when a check runs: None here
     p.add_argument(
-        "--trials",
-        type=int,
-        default=DEFAULTS["trials"],
-        help=f"falsifier trials per inequality (default {DEFAULTS['trials']})",
+        "--trials", type=int, default=None, help="falsifier trials per inequality (default: the engine's, 100000)"
     )
-    p.add_argument("--seed", type=int, default=DEFAULTS["seed"], help="falsifier seed (default 0)")
+    p.add_argument("--seed", type=int, default=None, help="falsifier seed (default: the engine's, 0)")
     p.add_argument(
         "--workers", type=int, default=2, help="worker processes checking steps in parallel (default 2; 1 = serial)"
     )
@@ -38,28 +37,47 @@ def add_arguments(p) -> None:
 
 def verify_all(
     names: list[str],
-    trials: int,
-    seed: int,
+    trials: int | None = None,
+    seed: int | None = None,
     progress: bool = True,
     workers: int = 2,
     use_cache: bool = True,
 ) -> dict:
     """Run the checks; returns {"results": [...], "seconds": …, "counts": {...}, "cache": {...}}.
 
-    Steps are checked by ``workers`` processes; results come from the content-hashed cache
+    ``trials``/``seed`` ``None`` mean the engine's defaults (``checks.DEFAULTS``). Steps are checked
+    by ``workers`` processes; results come from the content-hashed cache
     (``derivations.checks.runner``) unless ``use_cache`` is false. An unchanged catalogue is answered
     from one catalogue-level entry without building the derivations.
     """
     t0 = time.perf_counter()
-    options = {"trials": trials, "seed": seed}
+    # the catalogue entry is keyed on the options as given: a default (None) stands for DEFAULTS,
+    # whose source file is part of the engine version, so a changed default is a miss
+    given = {"trials": trials, "seed": seed}
     whole = None
     if use_cache and not names:
-        whole = runner.catalogue_key(options)
-        hit = runner.load(whole)
-        if hit is not None:
+        whole = _checkcache.catalogue_key(given)
+        hit = _checkcache.load(whole)
+        if isinstance(hit, dict) and isinstance(hit.get("results"), list):
             hit["seconds"] = time.perf_counter() - t0
             hit["cache"] = {**hit.get("cache", {}), "catalogue_hit": True, "cached": len(hit["results"]), "checked": 0}
             return hit
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.checks import DEFAULTS, runner
+    from infonce_bounds.derivations.ledger import Verdict
+
+    options = {
+        "trials": DEFAULTS["trials"] if trials is None else trials,
+        "seed": DEFAULTS["seed"] if seed is None else seed,
+    }
+    wholes = []  # catalogue keys, taken before any source is read to build the catalogue
+    if whole is not None:
+        # stored under every way of asking for these options: each one given, or left to its default
+        forms: list[dict] = [{}]
+        for name, value in options.items():
+            alts = [value, None] if value == DEFAULTS[name] else [value]
+            forms = [{**f, name: a} for f in forms for a in alts]
+        wholes = [_checkcache.catalogue_key(form) for form in forms]
     ders = [catalogue.get(n) for n in names] if names else catalogue.all_derivations()
     n_steps = sum(len(d.steps) for d in ders)
     bar = Progress(n_steps, "verify", enabled=progress)
@@ -78,6 +96,7 @@ def verify_all(
         counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
     summary = {
         "results": rows,
+        "options": options,
         "seconds": time.perf_counter() - t0,
         "counts": counts,
         "symbolic": sum(r["symbolic"] for r in rows),
@@ -85,8 +104,8 @@ def verify_all(
         "falsifier_only": sum(r["verdict"] == str(Verdict.VERIFIED) and r["kind"] == "inequality" for r in rows),
         "cache": {**stats, "catalogue_hit": False},
     }
-    if whole is not None:
-        runner.store(whole, summary)
+    for key in wholes:
+        _checkcache.store(key, summary)
     return summary
 
 
@@ -118,15 +137,18 @@ def format_table(summary: dict) -> str:
         lines.append(
             f"cache: {cache.get('cached', 0)} step(s) reused, {cache.get('checked', 0)} checked"
             + (" (catalogue unchanged)" if cache.get("catalogue_hit") else "")
-            + f"; {runner.cache_dir()}"
+            + f"; {_checkcache.cache_dir()}"
         )
     return "\n".join(lines)
 
 
 def run(args) -> int:
-    for name in args.results:
-        catalogue.get(name)  # unknown names: one-line error before any work
-    if args.trials < 1:
+    if args.results:
+        from infonce_bounds.derivations import catalogue
+
+        for name in args.results:
+            catalogue.get(name)  # unknown names: one-line error before any work
+    if args.trials is not None and args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
     if args.workers < 1:
         raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
