@@ -42,6 +42,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -300,6 +301,9 @@ def _law_summary(
         out = _law_summary(L, tau_v, k_, sims, probs)
         out["gap_prev"] = _law_summary(L, tau_v, k_ - 1, sims, probs)["gap"]
         return out
+    if L is math and math.comb(k_ + len(sims) - 1, k_) >= NUMPY_COMPOSITIONS:
+        # the falsifier's float pass on a law with many compositions: the same sums at once (numpy)
+        return _law_summary_float(tau_v, k_, sims, probs)
     lw = [s_ / tau_v for s_ in sims]
     logZ = _lse(L, [L.log(p_) + l_ for p_, l_ in zip(probs, lw)])
     r = [L.exp(l_ - logZ) for l_ in lw]  # W_i / Z
@@ -331,6 +335,64 @@ def _law_summary(
         "logZ": logZ,
         "offset_hi": off_hi,
         "offset_lo": off_lo,
+    }
+
+
+#: from this many compositions on, the float law summary is cheaper in numpy (≈ 0.17 ms a law, flat) than
+#: in the Python loop (≈ 0.01 ms a composition); measured at k = 3 and k = 12 on 2 and 3 atoms
+NUMPY_COMPOSITIONS = 20
+
+
+@lru_cache(maxsize=512)
+def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
+    """(counts C, log C with −inf for 0, log multinomial coefficient) of k draws over ``n_atoms`` atoms."""
+    import numpy as np
+
+    C = np.array(list(compositions(k_, n_atoms)), dtype=float)
+    with np.errstate(divide="ignore"):
+        logC = np.log(C)
+    lgm = math.lgamma(k_ + 1) - np.array([sum(math.lgamma(c + 1) for c in row) for row in C.astype(int)])
+    return C, logC, lgm
+
+
+def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
+    """``_law_summary`` in float64 with numpy over the compositions (the float pass of the law falsifier:
+    numpy is used for the search only; every violation and the worst ratio are redone in mpmath)."""
+    import numpy as np
+
+    C, logC, lgm = _composition_table(k_, len(sims))
+    lw = np.asarray(sims, dtype=float) / tau_v
+    p_ = np.asarray(probs, dtype=float)
+    with np.errstate(divide="ignore"):
+        logp = np.log(p_)
+    a_ = logp + lw
+    logZ = a_.max() + math.log(np.exp(a_ - a_.max()).sum())
+    r = np.exp(lw - logZ)  # W_i / Z
+    var_rel = max(float((p_ * r * r).sum()) - 1, 0.0)  # Var(W)/Z²
+    lgk = math.log(k_)
+    with np.errstate(invalid="ignore"):
+        lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
+    T = logC + lw  # −inf where an atom is not drawn
+    mx = T.max(axis=1)
+    log_u = mx + np.log(np.exp(T - mx[:, None]).sum(axis=1)) - lgk - logZ
+    pr = np.exp(lp)
+    log_zk = log_u + logZ
+
+    def softplus(v: Any) -> Any:
+        return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
+
+    log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
+    dv = math.exp(log_a) - 1
+    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+    g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
+    return {
+        "gap": float(-(pr * log_u).sum()),
+        "abs_dev": float((pr * np.abs(log_u)).sum()),
+        "var_rel": var_rel,
+        "g": g,
+        "logZ": float(logZ),
+        "offset_hi": float((pr * softplus(1 / tau_v - lgk - log_zk)).sum()),
+        "offset_lo": float((pr * softplus(-1 / tau_v - lgk - log_zk)).sum()),
     }
 
 

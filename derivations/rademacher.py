@@ -202,7 +202,30 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         ]
         return n_, K_, tau_, cls
 
+    sign_arrays: dict[int, Any] = {}
+
+    def sign_matrix(m_):
+        if m_ not in sign_arrays:
+            import numpy as np
+
+            sign_arrays[m_] = np.asarray(signs(m_))
+        return sign_arrays[m_]
+
+    def evaluate_float(pt: tuple) -> tuple:
+        """The search's float pass: F by a stable log-mean-exp, both sign sums as matrix products (numpy)."""
+        import numpy as np
+
+        n_, K_, tau_, cls = pt
+        A = np.asarray(cls, dtype=float)  # (functions, n, K)
+        mx = A.max(axis=2, keepdims=True)
+        vals = mx[..., 0] / tau_ + np.log(np.exp((A - mx) / tau_).mean(axis=2))  # F(f(x_i)): (functions, n)
+        lhs = (sign_matrix(n_) @ vals.T).max(axis=1).mean()
+        rv = (sign_matrix(n_ * K_) @ A.reshape(len(cls), n_ * K_).T).max(axis=1).mean()
+        return float(lhs), float(const()) * float(rv) / tau_
+
     def evaluate(pt: tuple, exact: bool) -> tuple:
+        if not exact:
+            return evaluate_float(pt)
         n_, K_, tau_, cls = pt
         t_ = mpmath.mpf(tau_)
 
@@ -214,11 +237,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         lhs = mpmath.fsum(
             max(mpmath.fsum(e * val[i_] for i_, e in enumerate(eps)) for val in vals) for eps in signs(n_)
         )
-        flat = [[f[i_][m_] for i_ in range(n_) for m_ in range(K_)] for f in cls]
-        if not exact:  # the search's float pass: the vector side in floats, c at 15 digits
-            rv = sum(max(sum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_))
-            return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
-        flat = [[mpmath.mpf(fv) for fv in fl] for fl in flat]
+        flat = [[mpmath.mpf(f[i_][m_]) for i_ in range(n_) for m_ in range(K_)] for f in cls]
         rv = mpmath.fsum(max(mpmath.fsum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_))
         return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
 
@@ -226,7 +245,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         n_, K_, tau_, cls = pt
         return {"n": str(n_), "K": str(K_), "functions": str(len(cls)), "tau": f"{tau_:.6g}", "class": repr(cls)}
 
-    # one trial = one exactly enumerated class (~0.6 ms)
+    # one trial = one exactly enumerated class (float pass in numpy, ≈ 0.05 ms)
     out = search(
         step,
         {**DEFAULTS, **opts},
@@ -234,6 +253,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         sample=sample,
         evaluate=evaluate,
         describe=describe,
+        zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
     )
     method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
     attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
