@@ -12,8 +12,11 @@
 * limit: SymPy limit compared with the claim, with a numeric cross-check.
 
 The package has one module per checker: ``identity``, ``interval`` (certified branch and bound),
-``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits);
-``sampling`` holds what they share.
+``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits),
+``laws`` (the one search over exact finite laws and finite classes: bias, prior, rademacher and the
+paper modules' law checkers all run it), ``custom`` (falsifier-only, conjunction and proof-plus-falsifier
+verdicts for the result modules' own checkers, each recording ``covered``/``attacked``); ``sampling``
+holds what they share.
 """
 
 from __future__ import annotations

@@ -36,8 +36,11 @@ from ..symbols import TAU_MAX, TAU_MIN
 #: largest number of exact laws per inequality / per identity (see ``law_check``)
 LAW_CAP = 20_000
 IDENTITY_CAP = 2_000
-#: float-only violations within rounding re-evaluated at full precision before further ones are only counted
-NOISE_CAP = 50
+#: float-only violations within float rounding re-evaluated at full precision before further ones are only
+#: counted (a confirmation of a law costs 10–100 ms at 50 digits: tight claims produce thousands of them)
+NOISE_CAP = 20
+#: most two-atom laws per step beyond k_cap (``law_check(large_k=…)``): each costs O(k)
+LARGE_K_LAWS = 500
 #: a larger side below this is treated as zero when forming the ratio small/big
 ZERO = 1e-12
 
@@ -68,6 +71,7 @@ def search(
     seeds: Iterable[Any] = (),
     zero: float = ZERO,
     zero_ratio: float = 1.0,
+    noise_cap: int = NOISE_CAP,
 ) -> SearchOutcome:
     """Search for a point with ``small > big``: ``evaluate(p, exact)`` gives (small, big), in floats when
     ``exact`` is false and in mpmath at the current precision when true. See the module docstring.
@@ -90,7 +94,7 @@ def search(
             return
         if sm > bg and st["cx"] is None:
             tiny = sm - bg <= 1e-9 * max(1.0, abs(sm), abs(bg))
-            if tiny and st["noise"] >= NOISE_CAP:
+            if tiny and st["noise"] >= noise_cap:
                 st["noise"] += 1  # float rounding of a tight claim: enough of them confirmed at full precision
             else:
                 with mpmath.workdps(dps):
@@ -242,6 +246,7 @@ def law_check(
     k_cap: int | None = None,
     seeds: tuple[Law, ...] = (),
     cap: int | None = LAW_CAP,
+    large_k: int | None = None,
 ) -> Callable[[Step, dict], StepResult]:
     """A checker for ``small ≤ big`` over exact finite laws: ``claim(L, law) -> (small, big)`` in floats
     (``L = math``) and at full precision (``L = mpmath``); a float overflow (τ near 1e-3 makes e^{1/τ} ≈
@@ -251,6 +256,10 @@ def law_check(
     skewed Dirichlet weights, τ log-uniform on ``tau_range`` (a fifth of the time a landmark value), k
     log-uniform in [k_min, k_cap]; ``seeds`` first; then local search around the worst laws. Budget:
     ``trials`` laws, at most ``cap`` per inequality (``None``: no cap) and ``IDENTITY_CAP`` per identity.
+
+    ``large_k``: a claim for every k whose ``claim`` is cheap at large k (a sum over k + 1 compositions)
+    is also attacked beyond ``k_cap``: a tenth of the budget (at most ``LARGE_K_LAWS``) goes to two-atom
+    laws with k log-uniform in (k_cap, large_k]; the verdict's ``attacked`` then gives k up to ``large_k``.
     """
 
     def check(step: Step, opts: dict) -> StepResult:
@@ -310,13 +319,21 @@ def law_check(
         def describe(law: Law) -> dict[str, str]:
             return law.describe()
 
+        n_large = min(budget // 10, LARGE_K_LAWS) if large_k and large_k > kc and step.kind != "identity" else 0
         out = search(
-            step, opts, budget=budget, sample=sample, evaluate=evaluate, describe=describe, perturb=perturb, seeds=seeds
+            step,
+            opts,
+            budget=budget - n_large,
+            sample=sample,
+            evaluate=evaluate,
+            describe=describe,
+            perturb=perturb,
+            seeds=seeds,
         )
         method = (
             f"exact finite laws (multinomial enumeration): {out.trials} laws"
             + (f" (cap {lim})" if lim is not None else "")
-            + f", τ ∈ [{lo_t:g}, {hi_t:g}], k ∈ [{k_min}, {kc}]; {reason}"
+            + f", τ ∈ [{lo_t:g}, {hi_t:g}], k ∈ [{k_min}, {kc}]"
         )
         attacked = {
             "tau": (repr(lo_t), repr(hi_t)),
@@ -324,7 +341,49 @@ def law_check(
             "atoms": ("2", "3"),
             "s": ("-1", "1"),
         }
-        return search_result(step, out, method, attacked)
+        if n_large and out.counterexample is None:
+
+            def sample_large(rng: random.Random) -> Law:
+                lw = sample(rng)
+                kv = round(math.exp(rng.uniform(math.log(kc + 1), math.log(large_k))))
+                return Law(
+                    lw.tau,
+                    max(kc + 1, kv),
+                    lw.sims[:2],
+                    [p_ / sum(lw.probs[:2]) for p_ in lw.probs[:2]],
+                    None if lw.dens is None else lw.dens[:2],
+                    lw.extra,
+                )
+
+            big = search(
+                step,
+                {**opts, "seed": f"{opts['seed']}:large-k"},
+                budget=n_large,
+                sample=sample_large,
+                evaluate=evaluate,
+                describe=describe,
+                noise_cap=5,  # equality laws (constant W) are common here and cost O(k) at 50 digits
+            )
+            method += f"; then {big.trials} two-atom laws with k ∈ [{kc + 1}, {large_k}]"
+            attacked["k"] = (str(k_min), str(large_k))
+            attacked["k_two_atoms"] = (str(kc + 1), str(large_k))
+            if big.counterexample is not None or (big.worst_ratio or -math.inf) > (out.worst_ratio or -math.inf):
+                out = SearchOutcome(
+                    out.trials + big.trials,
+                    big.worst_ratio,
+                    f"{big.evidence} (large k); {out.evidence}",
+                    big.counterexample,
+                    big.worst_point,
+                )
+            else:
+                out = SearchOutcome(
+                    out.trials + big.trials,
+                    out.worst_ratio,
+                    f"{out.evidence}; large k: {big.evidence}",
+                    None,
+                    out.worst_point,
+                )
+        return search_result(step, out, f"{method}; {reason}", attacked)
 
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
     return check
