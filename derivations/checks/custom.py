@@ -19,7 +19,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict, free_names
+from ..ledger import Step, StepResult, Verdict, covers, free_names, region
 from .falsifier import falsify
 from .interval import IntervalOutcome
 from .sampling import _sides, intersect, symbolic_cover
@@ -70,17 +70,7 @@ def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepRes
             verdict = Verdict.UNDECIDED
         else:
             verdict = Verdict.VERIFIED
-        covered = None
-        if verdict == Verdict.PROVED:
-            covered = subs[0].covered
-            for r in subs[1:]:
-                covered = intersect(covered, r.covered)
-            # a symbol of the claim that no part mentions is not restricted by the argument
-            claim_names = {str(x_) for x_ in free_names(step.lhs) | free_names(step.rhs)}
-            if covered is not None:
-                for name, rng in symbolic_cover([step.lhs, step.rhs]).items():
-                    if name in claim_names:
-                        covered.setdefault(name, rng)
+        covered = _parts_cover(step, parts, subs) if verdict == Verdict.PROVED else None
         ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in subs)
         return StepResult(
             step.name,
@@ -98,6 +88,64 @@ def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepRes
         )
 
     return check
+
+
+def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) -> dict | None:
+    """What a conjunction or case split of proved parts covers.
+
+    Each part holds on what it covers; where that includes the part's whole stated box, the step holds
+    on the union of the parts' boxes, provided every part whose box contains a point covers it — so a
+    conjunction (all parts on the step's box) and a case split (τ ≤ 2 and τ ≥ 2) are both read right.
+    The union is credited only where the parts' boxes tile the step's box (checked cell by cell on the
+    grid of their end points); otherwise the cover is the intersection of the parts' covers."""
+    names = {str(x_) for x_ in free_names(step.lhs) | free_names(step.rhs)}
+    syms = [s_ for s_ in step.domain.ranges if str(s_) in names]
+    base = symbolic_cover([step.lhs, step.rhs])
+    tiled = not step.domain.constraints and all(
+        covers(r.covered, p.domain, set(p.domain.ranges)) and not p.domain.constraints for p, r in zip(parts, subs)
+    )
+    if tiled:
+        box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
+        pboxes = []
+        for p in parts:
+            pb = {}
+            for s_ in syms:
+                lo, hi = (sp.sympify(v) for v in p.domain.ranges.get(s_, (-sp.oo, sp.oo)))
+                if s_.is_integer:  # integer ranges [1, 12] and [13, ∞) tile: widen each by 1/2 on both sides
+                    lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
+                pb[s_] = (lo, hi)
+            pboxes.append(pb)
+        tiled = _tiles(box, pboxes)
+    if tiled:
+        return {**base, **region({s_: step.domain.ranges[s_] for s_ in syms})}
+    covered = subs[0].covered
+    for r in subs[1:]:
+        covered = intersect(covered, r.covered)
+    if covered is None:
+        return None
+    for name, rng in base.items():  # a symbol of the claim that no part mentions is not restricted
+        covered.setdefault(name, rng)
+    return covered
+
+
+def _tiles(box: Mapping[Any, tuple[Any, Any]], pboxes: Sequence[Mapping[Any, tuple[Any, Any]]]) -> bool:
+    """True when every cell of the grid of end points inside ``box`` lies in one of ``pboxes``."""
+    import itertools
+
+    try:
+        cuts = {}
+        for s_, (lo, hi) in box.items():
+            pts = {lo, hi} | {v for pb in pboxes for v in pb[s_] if bool(lo < v) and bool(v < hi)}
+            cuts[s_] = sorted(pts, key=lambda v: float(v) if v.is_finite else (1e308 if v == sp.oo else -1e308))
+        cells = [list(zip(c[:-1], c[1:])) or [(c[0], c[0])] for c in cuts.values()]
+        for cell in itertools.product(*cells):
+            if not any(
+                all(bool(pb[s_][0] <= a) and bool(b <= pb[s_][1]) for s_, (a, b) in zip(cuts, cell)) for pb in pboxes
+            ):
+                return False
+    except TypeError:  # an end point SymPy cannot order (symbolic): no credit for the union
+        return False
+    return True
 
 
 def with_range(sym: Any, lo: Any, hi: Any) -> dict[str, tuple[str, str]]:
