@@ -193,3 +193,17 @@ def test_monotone_and_factored_checkers_cover_their_domain_and_refuse_wrong_cert
 def test_law_describes_its_point():
     lw = Law(0.5, 3, [1.0, -1.0], [0.25, 0.75])
     assert lw.describe()["k"] == "3" and math.isclose(float(lw.at(mpmath).probs[0]), 0.25)
+
+
+def test_all_of_case_split_covers_the_union_only_where_the_parts_tile():
+    """Parts on τ ∈ [1, 2] and [2, 3] cover [1, 3]; with a gap (2, 5/2) the union is not credited."""
+    dom = Domain({tau: (1, 3)})
+    st = Step("τ/2 ≤ 3/2", tau / 2, sp.Rational(3, 2), kind="inequality", relation="<=", domain=dom)
+
+    def part(lo, hi):
+        return Step(f"τ ≤ 3 on [{lo}, {hi}]", tau, 3, kind="inequality", relation="<=", domain=Domain({tau: (lo, hi)}))
+
+    res = check_step(replace(st, check=all_of([part(1, 2), part(2, 3)], "cases")), **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, dom)
+    gap = check_step(replace(st, check=all_of([part(1, 2), part(sp.Rational(5, 2), 3)], "planted gap")), **OPTS)
+    assert not covers(gap.covered, dom)
