@@ -437,6 +437,10 @@ def quadrature_check(step: Step, opts: dict) -> StepResult:
         f"30-digit quadrature (mpmath.quad) at {n_ok} random points, k ≤ 6, τ ≥ {QUAD_TAU_MIN}",
         f"max relative difference {mpmath.nstr(worst, 3)}",
         trials=n_ok,
+        attacked={
+            **{key: rng_ for key, rng_ in sampler.attacked(ev).items() if key != str(var)},
+            **{str(s_): (repr(QUAD_TAU_MIN), sampler.attacked(ev)[str(s_)][1]) for s_ in taus},
+        },
     )
 
 

@@ -31,7 +31,9 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict
+from .checks import DEFAULTS
+from .checks.laws import search, search_result
+from .ledger import Derivation, Domain, Shown, Step, StepResult
 from .symbols import TAU_MAX, TAU_MIN, L, R, a, k, n, p, tau, x, y
 
 #: confidence labels used in the docstrings and the ``compare`` output
@@ -143,8 +145,9 @@ def _point_float(statistic: str, tv: float, xv: float, yv: float, pv: float, kv:
 
 
 def _point_exact(statistic: str, tv, xv, yv, pv, kv: int, rhs) -> tuple:
-    """The same (lhs, bound) at 40 digits, unscaled: used to confirm a float-found violation."""
-    with mpmath.workdps(40):
+    """The same (lhs, bound) unscaled, at the current mpmath precision (the search confirms a float-found
+    violation at 50 digits, ``checks.laws.search``); never below 40 digits."""
+    with mpmath.workdps(max(40, mpmath.mp.dps)):
         tv, xv, yv, pv = (mpmath.mpf(v) for v in (tv, xv, yv, pv))
         a_, b_ = mpmath.exp(xv / tv), mpmath.exp(yv / tv)
         zt = pv * b_ + (1 - pv) * a_
@@ -165,75 +168,66 @@ def _two_point_check(statistic: str):
     two-point laws W ∈ {e^{x/τ}, e^{y/τ}} with weight π, at ``trials`` random (τ, x, y, π, k):
     τ log-uniform on [1e-3, 1e2], x, y ∈ [−1, 1], k ∈ 1 … 16, box corners first. Two-point laws are
     where Var W reaches Popoviciu's bound, the adversarial case. Evaluation is in floats in the log
-    domain; a float-found violation is confirmed at 40 digits before the step is refuted. The claim
+    domain; the search is the shared one of ``checks.laws`` (corners, random laws, local search
+    around the worst), and a float-found violation is confirmed at 50 digits before the step is refuted. The claim
     ``E|Z_k − Z| ≤ rhs`` is checked against min(√(Var W/k), rhs), i.e. the Cauchy–Schwarz form too.
     It can fail: ``tests/test_prior.py`` plants wrong constants and sees them refuted.
     """
 
     def check(step: Step, opts: Mapping[str, Any]) -> StepResult:
-        rng = random.Random(f"{opts.get('seed', 0)}:{step.name}")
-        trials = int(opts.get("trials", 100_000))
         rhs_mp = sp.lambdify((tau, k), step.rhs, modules="mpmath")
         rhs_f = sp.lambdify((tau, k), step.rhs, modules="math")
-        worst, worst_pt, ce = 0.0, None, None
+        # box corners first: ±1 similarities, landmark τ and π, k at both ends of 1 … 16
         corners = [
-            (tv, xv, yv, pv)
+            (tv, xv, yv, pv, kv)
             for tv in (1e-3, 1e-2, 0.3, 1.0, 100.0)
             for xv, yv in ((-1.0, 1.0), (1.0, -1.0))
             for pv in (0.5, 0.1, 0.9)
+            for kv in (1, 16)
         ]
-        done = 0
-        for t in range(trials):
-            if t < len(corners):
-                tv, xv, yv, pv = corners[t]
-            else:
-                tv = 10 ** rng.uniform(-3, 2)
-                xv, yv, pv = rng.uniform(-1, 1), rng.uniform(-1, 1), rng.random()
-            kv = 1 + (t % 16)
+
+        def sample(rng: random.Random) -> tuple:
+            return (10 ** rng.uniform(-3, 2), rng.uniform(-1, 1), rng.uniform(-1, 1), rng.random(), rng.randint(1, 16))
+
+        def perturb(rng: random.Random, pt: tuple) -> tuple:
+            tv, xv, yv, pv, kv = pt
+            sc = rng.choice((0.3, 0.1, 0.01))
+            return (
+                min(100.0, max(1e-3, tv * math.exp(rng.gauss(0, sc)))),
+                min(1.0, max(-1.0, xv + rng.gauss(0, sc))),
+                min(1.0, max(-1.0, yv + rng.gauss(0, sc))),
+                min(1.0, max(0.0, pv + rng.gauss(0, sc))),
+                min(16, max(1, kv + rng.choice((-1, 0, 0, 1)))),
+            )
+
+        def evaluate(pt: tuple, exact: bool) -> tuple:
+            tv, xv, yv, pv, kv = pt
+            if exact:
+                return _point_exact(statistic, tv, xv, yv, pv, kv, rhs_mp)
             try:
                 rhs_log = math.log(rhs_f(tv, kv))
             except (OverflowError, ValueError):
                 rhs_log = float(mpmath.log(rhs_mp(mpmath.mpf(tv), kv)))
-            lhs, bound = _point_float(statistic, tv, xv, yv, pv, kv, rhs_log)
-            done += 1
-            ratio = lhs / bound if bound > 0 else (0.0 if lhs == 0 else math.inf)
-            if ratio > worst:
-                worst, worst_pt = ratio, (tv, xv, yv, pv, kv)
-            if ratio > 1 + 1e-9:
-                lhs_x, bound_x = _point_exact(statistic, tv, xv, yv, pv, kv, rhs_mp)
-                if lhs_x > bound_x * (1 + mpmath.mpf(10) ** -25):
-                    ce = {
-                        "tau": repr(tv),
-                        "k": str(kv),
-                        "x": repr(xv),
-                        "y": repr(yv),
-                        "pi": repr(pv),
-                        "lhs": mpmath.nstr(lhs_x, 15),
-                        "rhs": mpmath.nstr(bound_x, 15),
-                    }
-                    break
-        where = "" if worst_pt is None else " at τ={:.4g}, x={:.4g}, y={:.4g}, π={:.4g}, k={}".format(*worst_pt)
-        if ce is not None:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "exact binomial sums over two-point laws found a violation (confirmed at 40 digits)",
-                f"worst ratio {worst:.6g}{where}",
-                worst_ratio=worst,
-                trials=done,
-                counterexample=ce,
+            return _point_float(statistic, tv, xv, yv, pv, kv, rhs_log)
+
+        def describe(pt: tuple) -> dict[str, str]:
+            return dict(
+                zip(("tau", "x", "y", "pi", "k"), (repr(pt[0]), repr(pt[1]), repr(pt[2]), repr(pt[3]), str(pt[4])))
             )
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.VERIFIED,
-            f"falsifier: exact binomial sums over {done} two-point laws of W (k ≤ 16, τ ∈ [1e-3, 1e2])",
-            f"worst ratio lhs/rhs {worst:.6g}{where}",
-            worst_ratio=worst,
-            trials=done,
-            attacked={"tau": ("1/1000", "100"), "x": ("-1", "1"), "y": ("-1", "1"), "pi": ("0", "1"), "k": ("1", "16")},
+
+        out = search(
+            step,
+            {**DEFAULTS, **opts},
+            budget=int(opts.get("trials", 100_000)),
+            sample=sample,
+            evaluate=evaluate,
+            describe=describe,
+            perturb=perturb,
+            seeds=corners,
         )
+        method = f"falsifier: exact binomial sums over {out.trials} two-point laws of W (k ≤ 16, τ ∈ [1e-3, 1e2])"
+        attacked = {"tau": ("1/1000", "100"), "x": ("-1", "1"), "y": ("-1", "1"), "pi": ("0", "1"), "k": ("1", "16")}
+        return search_result(step, out, method, attacked)
 
     return check
 

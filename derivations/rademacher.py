@@ -47,7 +47,9 @@ import mpmath
 import sympy as sp
 
 from . import continuity as _cont
-from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict
+from .checks import DEFAULTS
+from .checks.laws import search, search_result
+from .ledger import Derivation, Domain, Shown, Step, StepResult
 from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, c0, chi, gamma, h, j, k, m_lvl, n, p, r, tau
 
 SQRT2 = sp.sqrt(2)
@@ -174,12 +176,17 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
 
     c = ``step.rhs`` at Rad_vec = Λ = 1. Random finite classes (≤ 5 functions, n ≤ 3 points, K ≤ 3 coordinates,
     values in [−1, 1]) with h = F = log-mean-exp at temperature τ (L₂ = 1/τ); both expectations are computed
-    exactly over all sign patterns. Evidence, not proof: the step's provenance is the reference.
+    exactly over all sign patterns, in mpmath (15 digits in the search, 50 to confirm a violation: the shared
+    search of ``checks.laws``). Evidence, not proof: the step's provenance is the reference.
     """
-    const = float(step.rhs.subs({Rad_vec: 1, Lam: 1}))
-    rng = random.Random(f"{opts.get('seed', 0)}:{step.name}")
-    trials = max(50, int(opts.get("trials", 100_000)))  # one trial = one exactly enumerated class (~0.6 ms)
-    worst, worst_pt = -1.0, None
+    const_expr = step.rhs.subs({Rad_vec: 1, Lam: 1})
+    consts: dict[int, Any] = {}  # c at each working precision (a float c would blur a tight class at 50 digits)
+
+    def const() -> Any:
+        if mpmath.mp.dps not in consts:
+            consts[mpmath.mp.dps] = mpmath.mpf(str(sp.N(const_expr, mpmath.mp.dps + 5)))
+        return consts[mpmath.mp.dps]
+
     signs_cache: dict[int, list] = {}
 
     def signs(m_):
@@ -187,48 +194,70 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             signs_cache[m_] = list(itertools.product((-1.0, 1.0), repeat=m_))
         return signs_cache[m_]
 
-    for _ in range(trials):
+    def sample(rng: random.Random) -> tuple:
         n_, K_, nf = rng.randint(1, 3), rng.randint(1, 3), rng.randint(2, 5)
         tau_ = 10 ** rng.uniform(-1.5, 1)
         cls = [
             [[rng.choice((-1.0, 1.0, rng.uniform(-1, 1))) for _m in range(K_)] for _i in range(n_)] for _f in range(nf)
         ]
+        return n_, K_, tau_, cls
 
-        def F(u, tau_=tau_):
-            mx = max(u)
-            return mx / tau_ + mpmath.log(sum(mpmath.exp((e - mx) / tau_) for e in u) / len(u))
+    sign_arrays: dict[int, Any] = {}
+
+    def sign_matrix(m_):
+        if m_ not in sign_arrays:
+            import numpy as np
+
+            sign_arrays[m_] = np.asarray(signs(m_))
+        return sign_arrays[m_]
+
+    def evaluate_float(pt: tuple) -> tuple:
+        """The search's float pass: F by a stable log-mean-exp, both sign sums as matrix products (numpy)."""
+        import numpy as np
+
+        n_, K_, tau_, cls = pt
+        A = np.asarray(cls, dtype=float)  # (functions, n, K)
+        mx = A.max(axis=2, keepdims=True)
+        vals = mx[..., 0] / tau_ + np.log(np.exp((A - mx) / tau_).mean(axis=2))  # F(f(x_i)): (functions, n)
+        lhs = (sign_matrix(n_) @ vals.T).max(axis=1).mean()
+        rv = (sign_matrix(n_ * K_) @ A.reshape(len(cls), n_ * K_).T).max(axis=1).mean()
+        return float(lhs), float(const()) * float(rv) / tau_
+
+    def evaluate(pt: tuple, exact: bool) -> tuple:
+        if not exact:
+            return evaluate_float(pt)
+        n_, K_, tau_, cls = pt
+        t_ = mpmath.mpf(tau_)
+
+        def F(u_):
+            mx = max(u_)
+            return mx / t_ + mpmath.log(mpmath.fsum(mpmath.exp((e - mx) / t_) for e in u_) / len(u_))
 
         vals = [[F(f[i_]) for i_ in range(n_)] for f in cls]
-        lhs = sum(max(sum(e * val[i_] for i_, e in enumerate(eps)) for val in vals) for eps in signs(n_)) / 2**n_
-        flat = [[f[i_][m_] for i_ in range(n_) for m_ in range(K_)] for f in cls]
-        rv = sum(max(sum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_)) / 2 ** (n_ * K_)
-        rhs = const * rv / tau_
-        if rhs <= 1e-12:  # a class of one function (duplicates): both sides vanish
-            continue
-        ratio = float(lhs / rhs)
-        if ratio > worst:
-            worst, worst_pt = ratio, {"n": n_, "K": K_, "functions": nf, "tau": f"{tau_:.6g}"}
-        if lhs > rhs * (1 + 1e-12) + 1e-15:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "exact enumeration of Rademacher signs",
-                f"E sup Σ ε F(f) = {mpmath.nstr(lhs, 12)} > {mpmath.nstr(rhs, 12)}",
-                worst_ratio=ratio,
-                trials=_ + 1,
-                counterexample={**worst_pt, "lhs": str(lhs), "rhs": str(rhs)},
-            )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"exact enumeration of Rademacher signs on {trials} random finite classes (n, K ≤ 3)",
-        f"worst ratio lhs/rhs = {worst:.9g} at {worst_pt}",
-        worst_ratio=worst,
-        trials=trials,
-        attacked={"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")},
+        lhs = mpmath.fsum(
+            max(mpmath.fsum(e * val[i_] for i_, e in enumerate(eps)) for val in vals) for eps in signs(n_)
+        )
+        flat = [[mpmath.mpf(f[i_][m_]) for i_ in range(n_) for m_ in range(K_)] for f in cls]
+        rv = mpmath.fsum(max(mpmath.fsum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_))
+        return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
+
+    def describe(pt: tuple) -> dict[str, str]:
+        n_, K_, tau_, cls = pt
+        return {"n": str(n_), "K": str(K_), "functions": str(len(cls)), "tau": f"{tau_:.6g}", "class": repr(cls)}
+
+    # one trial = one exactly enumerated class (float pass in numpy, ≈ 0.05 ms)
+    out = search(
+        step,
+        {**DEFAULTS, **opts},
+        budget=max(50, int(opts.get("trials", 100_000))),
+        sample=sample,
+        evaluate=evaluate,
+        describe=describe,
+        zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
     )
+    method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
+    attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
+    return search_result(step, out, method, attacked)
 
 
 # ----------------------------------------------------------------------------- custom check: a concrete class
@@ -239,20 +268,22 @@ def class_check(step: Step, opts: dict) -> StepResult:
 
     Each class is 1-Lipschitz in θ ∈ R¹ (p = 1, L = 1) on S¹. R̂_n = E_ε sup_θ (1/n) Σ_i ε_i ℓ_θ(tuple_i) is
     estimated with a 201-point θ grid (a lower bound of the sup) and 200 sign draws; the claim is refuted
-    only if the estimate exceeds ``rhs`` by more than 4 standard errors. Random τ, γ ≥ 1/τ, k ≤ 6, n ≤ 16.
+    only if the estimate exceeds ``rhs`` by more than 4 standard errors, i.e. the search of ``checks.laws``
+    compares the estimate with ``rhs + 4 SE`` (a Monte-Carlo estimate: its "confirmation" repeats the same
+    draws, and the bound is evaluated at 50 digits). Random τ, γ ≥ 1/τ, k ≤ 6, n ≤ 16.
     """
     import math
 
-    rng = random.Random(f"{opts.get('seed', 0)}:{step.name}")
-    # one class costs a 201-point θ grid × 200 sign draws (~0.1 s): 100 classes at the default budget
-    n_classes = max(4, int(opts.get("trials", 100_000)) // 1_000)
-    worst, worst_pt = -1.0, None
-    for c_ in range(n_classes):
+    def sample(rng: random.Random) -> tuple:
         n_, k_ = rng.randint(2, 16), rng.randint(1, 6)
         tau_ = 10 ** rng.uniform(-1, 1)
         gamma_ = (1 + 10 ** rng.uniform(-2, 2)) / tau_
         R_ = 10 ** rng.uniform(-1, 0.7)
         pts = [[(rng.uniform(-1, 1), rng.uniform(-math.pi, math.pi)) for _ in range(k_ + 2)] for _ in range(n_)]
+        return n_, k_, tau_, gamma_, R_, pts, rng.getrandbits(32)
+
+    def estimate(pt: tuple) -> tuple[float, float]:
+        n_, k_, tau_, _g, R_, pts, seed = pt
         grid = [-R_ + 2 * R_ * g_ / 200 for g_ in range(201)]
         losses = []  # losses[g][i]
         for th in grid:
@@ -264,53 +295,49 @@ def class_check(step: Step, opts: dict) -> StepResult:
                 m_ = max(sn)
                 row.append(-sp_ / tau_ + m_ / tau_ + math.log(sum(math.exp((e - m_) / tau_) for e in sn) / k_))
             losses.append(row)
+        signs_rng = random.Random(seed)  # the class's own sign draws: re-evaluation repeats them
         draws = []
         for _ in range(200):
-            eps = [rng.choice((-1.0, 1.0)) for _ in range(n_)]
+            eps = [signs_rng.choice((-1.0, 1.0)) for _ in range(n_)]
             draws.append(max(sum(e * v_ for e, v_ in zip(eps, row)) for row in losses) / n_)
         est = sum(draws) / len(draws)
         se = math.sqrt(sum((d_ - est) ** 2 for d_ in draws) / (len(draws) - 1) / len(draws))
+        return est, se
+
+    def evaluate(pt: tuple, exact: bool) -> tuple:
+        n_, k_, tau_, gamma_, R_, _pts, _seed = pt
+        est, se = estimate(pt)
         sub = {tau: sp.Float(tau_, 30), gamma: sp.Float(gamma_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
-        bound = float(step.rhs.subs(sub))
-        ratio = est / bound if bound > 0 else math.inf
-        pt = {
-            "n": n_,
-            "k": k_,
+        if exact:
+            return mpmath.mpf(est), mpmath.mpf(str(sp.N(step.rhs.subs(sub), mpmath.mp.dps))) + 4 * mpmath.mpf(se)
+        return est, float(step.rhs.subs(sub)) + 4 * se
+
+    def describe(pt: tuple) -> dict[str, str]:
+        n_, k_, tau_, gamma_, R_, _pts, seed = pt
+        return {
+            "n": str(n_),
+            "k": str(k_),
             "tau": f"{tau_:.6g}",
             "gamma": f"{gamma_:.6g}",
             "R": f"{R_:.6g}",
-            "estimate": f"{est:.6g} ± {se:.2g}",
-            "bound": f"{bound:.6g}",
+            "sign_seed": str(seed),
         }
-        if ratio > worst:
-            worst, worst_pt = ratio, pt
-        if est - 4 * se > bound:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "Monte-Carlo Rademacher estimate on a concrete 1-Lipschitz class",
-                f"estimate {est:.6g} ± {se:.2g} > bound {bound:.6g}",
-                worst_ratio=ratio,
-                trials=c_ + 1,
-                counterexample=pt,
-            )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"Monte-Carlo Rademacher estimates on {n_classes} random 1-Lipschitz classes on S¹ (p = 1)",
-        f"worst ratio estimate/bound = {worst:.6g} at {worst_pt}",
-        worst_ratio=worst,
-        trials=n_classes,
-        attacked={
-            "n": ("2", "16"),
-            "k": ("1", "6"),
-            "tau": ("1/10", "10"),
-            "R": ("1/10", "10**(7/10)"),
-            "p": ("1", "1"),
-        },
+
+    # one class costs a 201-point θ grid × 200 sign draws (~0.1 s): 100 classes at the default budget
+    out = search(
+        step,
+        {**DEFAULTS, **opts},
+        budget=max(4, int(opts.get("trials", 100_000)) // 1_000),
+        sample=sample,
+        evaluate=evaluate,
+        describe=describe,
     )
+    method = (
+        f"Monte-Carlo Rademacher estimates on {out.trials} random 1-Lipschitz classes on S¹ (p = 1); "
+        "ratio = estimate/(bound + 4 standard errors)"
+    )
+    attacked = {"n": ("2", "16"), "k": ("1", "6"), "tau": ("1/10", "10"), "R": ("1/10", "10**(7/10)"), "p": ("1", "1")}
+    return search_result(step, out, method, attacked)
 
 
 # ----------------------------------------------------------------------------- the ledger

@@ -14,8 +14,11 @@
   every link an instance of a checked catalogue step used inside its domain.
 
 The package has one module per checker: ``identity``, ``interval`` (certified branch and bound),
-``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits);
-``sampling`` holds what they share.
+``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits),
+``laws`` (the one search over exact finite laws and finite classes: bias, prior, rademacher and the
+paper modules' law checkers all run it), ``custom`` (falsifier-only, conjunction and proof-plus-falsifier
+verdicts for the result modules' own checkers, each recording ``covered``/``attacked``); ``sampling``
+holds what they share.
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
         f"SymPy did not reduce lhs − rhs to 0; agrees at {spot['n']} random points ({opts['dps']} digits)",
         evidence=spot["evidence"],
         trials=spot["n"],
+        attacked=spot["attacked"],
     )
 
 
@@ -96,7 +97,12 @@ def _spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any]) -> di
                 "counterexample": {**_fmt_point(pt), "lhs": mpmath.nstr(lv, dps - 5), "rhs": mpmath.nstr(rv, dps - 5)},
                 "evidence": f"relative difference {mpmath.nstr(err, 3)} > {mpmath.nstr(tol, 2)}",
             }
-    return {"n": n, "counterexample": None, "evidence": f"max relative difference {mpmath.nstr(worst, 3)}"}
+    return {
+        "n": n,
+        "counterexample": None,
+        "evidence": f"max relative difference {mpmath.nstr(worst, 3)}",
+        "attacked": sampler.attacked(ev),  # the ranges the spot points were drawn from (k ≤ min(k_cap, 6))
+    }
 
 
 def _exact_values(exprs: list[sp.Expr], pt: Mapping, ev: Evaluator, dps: int) -> list:

@@ -59,6 +59,7 @@ def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
             Verdict.VERIFIED,
             f"SymPy series in 1/{step.var} to order {step.order}",
             evidence=f"coefficients {unsure} agree numerically only",
+            attacked=spot["attacked"],
         )
     return StepResult(
         step.name,
@@ -115,4 +116,5 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
         Verdict.VERIFIED,
         f"SymPy limit {step.var} → {step.point}",
         evidence=f"limit {got} agrees numerically with the claim",
+        attacked=spot["attacked"],
     )

@@ -5,16 +5,15 @@ b − a = log(1/k + e^{2/τ}) − log(1/k + e^{−2/τ}) = 2/τ + log(k + e^{−
 the exact range of the loss ℓ(φ, z, k, τ) of (14) (proof of Prop. 3), written without e^{2/τ} so that its float
 value exists for every τ ∈ [1e-3, 1e2]; and the factors κ(τ), δ'(τ, k), μ = max(κ, δ') by which our Lipschitz
 constant and our diameter undercut the paper's in Lemma 1 and Prop. 5. Not a result module (no ``derivations``).
+``all_of`` and ``falsifier_only`` are re-exported from ``derivations.checks.custom``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
 import sympy as sp
 
-from ..checks import check_step, falsify
-from ..ledger import Domain, Step, StepResult, Verdict
+from ..checks.custom import all_of, falsifier_only  # noqa: F401 — re-exported for the paper modules
+from ..ledger import Domain, Step
 from ..symbols import TAU_MAX, TAU_MIN, eps_k, k, tau
 
 #: τ over the toolkit's stated range, k ≥ 1 (the paper states τ > 0)
@@ -69,62 +68,6 @@ def delta_ratio() -> sp.Expr:
 def mu() -> sp.Expr:
     """μ(τ, k) = max(κ, δ'): Prop. 5's bound with our ingredients is at most μ times the paper's."""
     return sp.Max(kappa(), delta_ratio())
-
-
-def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepResult]:
-    """A checker for a claim that is the conjunction of ``parts`` (e.g. max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1).
-
-    Proved when every part is proved; refuted when a part is refuted or the falsifier refutes the
-    claim itself; otherwise the weakest verdict of the parts. The falsifier's worst ratio is reported.
-    """
-
-    def check(step: Step, opts: dict) -> StepResult:
-        subs = [check_step(p, **opts) for p in parts]
-        fz = falsify(step, opts)
-        verdicts = [r.verdict for r in subs]
-        if fz.counterexample is not None or Verdict.REFUTED in verdicts:
-            verdict = Verdict.REFUTED
-        elif all(v == Verdict.PROVED for v in verdicts):
-            verdict = Verdict.PROVED
-        elif Verdict.UNDECIDED in verdicts:
-            verdict = Verdict.UNDECIDED
-        else:
-            verdict = Verdict.VERIFIED
-        ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in subs)
-        return StepResult(
-            step.name,
-            step.kind,
-            verdict,
-            f"conjunction of {len(parts)} checked parts ({reason}); falsifier: {fz.trials} trials",
-            f"{ev}; {fz.evidence}",
-            worst_ratio=fz.worst_ratio,
-            trials=fz.trials,
-            counterexample=fz.counterexample,
-            certified=verdict == Verdict.PROVED and any(r.certified for r in subs),
-            symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in subs),
-        )
-
-    return check
-
-
-def falsifier_only(reason: str) -> Callable[[Step, dict], StepResult]:
-    """A checker for a claim tight on a whole curve (interval arithmetic cannot settle it): falsifier only."""
-
-    def check(step: Step, opts: dict) -> StepResult:
-        fz = falsify(step, opts)
-        verdict = Verdict.REFUTED if fz.counterexample is not None else Verdict.VERIFIED
-        return StepResult(
-            step.name,
-            step.kind,
-            verdict,
-            f"falsifier: {fz.trials} trials (interval not attempted: {reason})",
-            fz.evidence,
-            worst_ratio=fz.worst_ratio,
-            trials=fz.trials,
-            counterexample=fz.counterexample,
-        )
-
-    return check
 
 
 def log_ratio_parts(name: str, gap: sp.Expr, num: sp.Expr, den: sp.Expr, domain: Domain, reference: str) -> list[Step]:

@@ -110,6 +110,11 @@ def a2_numerator(tau_: Any, k_: int, lam: Any = HALF) -> mpmath.mpf:
 
 
 # ----------------------------------------------------------------------------- checkers
+def _tau_span() -> tuple[str, str]:
+    """The τ grid these exact checks run on, as the ``attacked`` range (its points are in the method text)."""
+    return (str(min(CHECK_TAUS)), str(max(CHECK_TAUS)))
+
+
 def _printed_liminf_check(step: Any, opts: dict) -> StepResult:
     """Refute 'liminf_k (CE − R̃) ≥ (1 − a)(E − 2)/16' on the construction: (11) forces CE − R̃ → 0.
 
@@ -142,7 +147,14 @@ def _printed_liminf_check(step: Any, opts: dict) -> StepResult:
                     },
                     trials=len(CHECK_TAUS),
                 )
-    return StepResult(step.name, step.kind, Verdict.VERIFIED, "no τ refuted the printed liminf", trials=len(CHECK_TAUS))
+    return StepResult(
+        step.name,
+        step.kind,
+        Verdict.VERIFIED,
+        "no τ refuted the printed liminf",
+        trials=len(CHECK_TAUS),
+        attacked={"tau": _tau_span(), "a": ("1/2", "1/2"), "k": ("k*", "oo (by (11))")},
+    )
 
 
 def _exact_scaled_check(step: Any, opts: dict) -> StepResult:
@@ -181,6 +193,7 @@ def _exact_scaled_check(step: Any, opts: dict) -> StepResult:
         f"exact binomial sums, k = 2^0 … 2^12, τ ∈ {{{', '.join(map(str, CHECK_TAUS))}}}",
         "; ".join(rows),
         trials=13 * len(CHECK_TAUS),
+        attacked={"tau": _tau_span(), "k": ("1", str(2**12)), "grid": ("k = 2^0 … 2^12", f"τ ∈ {list(CHECK_TAUS)}")},
     )
 
 
@@ -216,6 +229,11 @@ def _ratio13_check(step: Any, opts: dict) -> StepResult:
         "; ".join(rows),
         worst_ratio=worst,
         trials=2 * len(CHECK_TAUS) * len(CHECK_LAMBDAS),
+        attacked={
+            "tau": _tau_span(),
+            "lambda": (str(min(CHECK_LAMBDAS)), str(max(CHECK_LAMBDAS))),
+            "k": ("1024", "4096"),
+        },
     )
 
 

@@ -82,6 +82,7 @@ def shift_scale_check(step: Step, opts: dict) -> StepResult:
         f"exact enumeration of 2^n sign vectors on {trials} random finite classes (n ≤ 6, ≤ 5 functions)",
         "R̂(g) = R̂(ℓ)/(b − a) exactly on every class (E Σ σ_i = 0 removes the shift)",
         trials=trials,
+        attacked={"n": ("1", "6"), "functions": ("1", "5"), "a": ("-40", "0"), "b - a": ("1/9", "40")},
     )
 
 

@@ -219,6 +219,7 @@ def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
         "range of δℓ(ξ_c)[φ − φ'] (central differences) over 41 points c ∈ [0, 1], so c exists (IVT)",
         "every difference inside the range",
         trials=n_,
+        attacked={"tau": ("1/50", "50"), "beta": ("1", "201"), "k": (str(min(ks)), str(max(ks))), "d": ("2", "8")},
     )
 
 

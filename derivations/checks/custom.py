@@ -1,0 +1,187 @@
+"""Building blocks of the result modules' own checkers, each recording what it covered and attacked.
+
+* ``falsifier_only``: a claim tight on a whole curve or on the domain's boundary (interval arithmetic
+  cannot settle it): the box falsifier alone, verified numerically on the ranges it attacked;
+* ``all_of``: a claim that is the conjunction of checked parts (max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1): proved on
+  the intersection of what the parts cover;
+* ``proof_cover``: the region a proof covers, from an interval outcome (the certified box) or from SymPy's
+  assumptions (every symbol over its assumption range), with the claim's other symbols — those the
+  certified expression does not contain — over their assumption ranges (the proof does not restrict them).
+
+Every custom checker returns ``covered`` on a PROVED verdict and ``attacked`` on a VERIFIED one, as the
+standard checkers do (``tests/test_engine.py`` asserts it over the whole catalogue).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import Step, StepResult, Verdict, covers, free_names, region
+from .falsifier import falsify
+from .interval import IntervalOutcome
+from .sampling import _sides, intersect, symbolic_cover
+
+
+def proof_cover(
+    step: Step, outcome: IntervalOutcome | None = None, fixed: Mapping[str, tuple[str, str]] | None = None
+) -> dict[str, tuple[str, str]]:
+    """The region a proof of ``step`` covers: the certified box of ``outcome`` (if any), ``fixed`` ranges
+    (a symbol the argument covers over a known range), and every other symbol of the claim over its
+    assumption range (SymPy's assumptions are what a symbolic argument uses)."""
+    small, big, _ = _sides(step)
+    out = symbolic_cover([small, big])
+    if outcome is not None and outcome.covered:
+        out.update(outcome.covered)
+    if fixed:
+        out.update(fixed)
+    return out
+
+
+def falsifier_only(reason: str) -> Callable[[Step, dict], StepResult]:
+    """A checker for a claim tight on a whole curve (interval arithmetic cannot settle it): falsifier only."""
+
+    def check(step: Step, opts: dict) -> StepResult:
+        return proof_result(step, falsify(step, opts), False, f"interval not attempted: {reason}")
+
+    return check
+
+
+def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepResult]:
+    """A checker for a claim that is the conjunction of ``parts`` (e.g. max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1).
+
+    Proved when every part is proved (covering the intersection of what the parts cover); refuted when a
+    part is refuted or the falsifier refutes the claim itself; otherwise the weakest verdict of the parts.
+    The falsifier's worst ratio and attacked ranges are reported.
+    """
+    from . import check_step  # the package's dispatcher (parts may be of any kind)
+
+    def check(step: Step, opts: dict) -> StepResult:
+        subs = [check_step(p, **opts) for p in parts]
+        fz = falsify(step, opts)
+        verdicts = [r.verdict for r in subs]
+        if fz.counterexample is not None or Verdict.REFUTED in verdicts:
+            verdict = Verdict.REFUTED
+        elif all(v == Verdict.PROVED for v in verdicts):
+            verdict = Verdict.PROVED
+        elif Verdict.UNDECIDED in verdicts:
+            verdict = Verdict.UNDECIDED
+        else:
+            verdict = Verdict.VERIFIED
+        covered = _parts_cover(step, parts, subs) if verdict == Verdict.PROVED else None
+        ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in subs)
+        return StepResult(
+            step.name,
+            step.kind,
+            verdict,
+            f"conjunction of {len(parts)} checked parts ({reason}); falsifier: {fz.trials} trials",
+            f"{ev}; {fz.evidence}",
+            worst_ratio=fz.worst_ratio,
+            trials=fz.trials,
+            counterexample=fz.counterexample,
+            certified=verdict == Verdict.PROVED and any(r.certified for r in subs),
+            symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in subs),
+            covered=covered,
+            attacked=fz.attacked,
+        )
+
+    return check
+
+
+def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) -> dict | None:
+    """What a conjunction or case split of proved parts covers.
+
+    Each part holds on what it covers; where that includes the part's whole stated box, the step holds
+    on the union of the parts' boxes, provided every part whose box contains a point covers it — so a
+    conjunction (all parts on the step's box) and a case split (τ ≤ 2 and τ ≥ 2) are both read right.
+    The union is credited only where the parts' boxes tile the step's box (checked cell by cell on the
+    grid of their end points); otherwise the cover is the intersection of the parts' covers."""
+    names = {str(x_) for x_ in free_names(step.lhs) | free_names(step.rhs)}
+    syms = [s_ for s_ in step.domain.ranges if str(s_) in names]
+    base = symbolic_cover([step.lhs, step.rhs])
+    tiled = not step.domain.constraints and all(
+        covers(r.covered, p.domain, set(p.domain.ranges)) and not p.domain.constraints for p, r in zip(parts, subs)
+    )
+    if tiled:
+        box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
+        pboxes = []
+        for p in parts:
+            pb = {}
+            for s_ in syms:
+                lo, hi = (sp.sympify(v) for v in p.domain.ranges.get(s_, (-sp.oo, sp.oo)))
+                if s_.is_integer:  # integer ranges [1, 12] and [13, ∞) tile: widen each by 1/2 on both sides
+                    lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
+                pb[s_] = (lo, hi)
+            pboxes.append(pb)
+        tiled = _tiles(box, pboxes)
+    if tiled:
+        return {**base, **region({s_: step.domain.ranges[s_] for s_ in syms})}
+    covered = subs[0].covered
+    for r in subs[1:]:
+        covered = intersect(covered, r.covered)
+    if covered is None:
+        return None
+    for name, rng in base.items():  # a symbol of the claim that no part mentions is not restricted
+        covered.setdefault(name, rng)
+    return covered
+
+
+def _tiles(box: Mapping[Any, tuple[Any, Any]], pboxes: Sequence[Mapping[Any, tuple[Any, Any]]]) -> bool:
+    """True when every cell of the grid of end points inside ``box`` lies in one of ``pboxes``."""
+    import itertools
+
+    try:
+        cuts = {}
+        for s_, (lo, hi) in box.items():
+            pts = {lo, hi} | {v for pb in pboxes for v in pb[s_] if bool(lo < v) and bool(v < hi)}
+            cuts[s_] = sorted(pts, key=lambda v: float(v) if v.is_finite else (1e308 if v == sp.oo else -1e308))
+        cells = [list(zip(c[:-1], c[1:])) or [(c[0], c[0])] for c in cuts.values()]
+        for cell in itertools.product(*cells):
+            if not any(
+                all(bool(pb[s_][0] <= a) and bool(b <= pb[s_][1]) for s_, (a, b) in zip(cuts, cell)) for pb in pboxes
+            ):
+                return False
+    except TypeError:  # an end point SymPy cannot order (symbolic): no credit for the union
+        return False
+    return True
+
+
+def with_range(sym: Any, lo: Any, hi: Any) -> dict[str, tuple[str, str]]:
+    """``{name: (lo, hi)}`` as exact strings, for ``proof_cover(fixed=…)``."""
+    return {str(sym): (str(sp.sympify(lo)), str(sp.sympify(hi)))}
+
+
+def proof_result(
+    step: Step,
+    fz: Any,
+    proved: bool,
+    method: str,
+    *,
+    covered: dict[str, tuple[str, str]] | None = None,
+    symbolic: bool = False,
+    certified: bool = False,
+) -> StepResult:
+    """The verdict of a checker that attempts a proof and runs the falsifier (``fz``, a ``FalsifierOutcome``)
+    for the record: refuted on the falsifier's counterexample, proved (on ``covered``) when the argument
+    went through, else verified numerically on the ranges the falsifier attacked."""
+    if fz.counterexample is not None:
+        verdict = Verdict.REFUTED
+    else:
+        verdict = Verdict.PROVED if proved else Verdict.VERIFIED
+    ok = verdict == Verdict.PROVED
+    return StepResult(
+        step.name,
+        step.kind,
+        verdict,
+        f"{method}; falsifier: {fz.trials} trials",
+        fz.evidence,
+        worst_ratio=fz.worst_ratio,
+        trials=fz.trials,
+        counterexample=fz.counterexample,
+        symbolic=ok and symbolic,
+        certified=ok and certified,
+        covered=covered if ok else None,
+        attacked=fz.attacked,
+    )

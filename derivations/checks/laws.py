@@ -1,0 +1,389 @@
+"""The one search loop for claims checked on exact finite objects (laws of W, finite function classes).
+
+A claim here is ``small(p) ≤ big(p)`` for every point ``p`` of a family that is not a box of reals: a
+finite law of k i.i.d. draws (an expectation is then an exact multinomial sum), a two-point law, a finite
+class of functions (a Rademacher average is then an exact sum over sign patterns). The box falsifier
+(``falsifier.falsify``) cannot sample such points; this module is its counterpart, with the same rules:
+
+* points: the checker's own seeds first (known near-extremal laws), then ``sample(rng)`` until 70 % of
+  the budget, then local search (``perturb(rng, p)``) from the 16 worst points;
+* each point is evaluated in floats; a float-found violation is re-evaluated at ``opts["dps"]`` digits
+  and the step is refuted only if it holds there (beyond 10^{10−dps} relative); after ``NOISE_CAP``
+  float-only violations within float rounding, further ones that small are counted, not re-evaluated;
+* the worst ratio small/big is reported at ``dps`` digits, with the point where it occurs;
+* the verdict records ``attacked``: the ranges searched (τ, k, atoms, …), the k range included.
+
+``law_check`` is the checker for expectations over finite laws (``Law``, ``expect``) that bias, prior and
+the paper's §3 / appendix-A modules share. One trial is one full enumeration (≈ 0.1–0.5 ms), so its
+budget is capped at ``LAW_CAP`` laws per inequality (``IDENTITY_CAP`` per identity) unless the checker is
+built with ``cap=None`` or the options carry ``law_trials``.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
+
+import mpmath
+
+from ..ledger import Step, StepResult, Verdict
+from ..symbols import TAU_MAX, TAU_MIN
+
+#: largest number of exact laws per inequality / per identity (see ``law_check``)
+LAW_CAP = 20_000
+IDENTITY_CAP = 2_000
+#: float-only violations within float rounding re-evaluated at full precision before further ones are only
+#: counted (a confirmation of a law costs 10–100 ms at 50 digits: tight claims produce thousands of them)
+NOISE_CAP = 20
+#: most two-atom laws per step beyond k_cap (``law_check(large_k=…)``): each costs O(k)
+LARGE_K_LAWS = 500
+#: a larger side below this is treated as zero when forming the ratio small/big
+ZERO = 1e-12
+
+
+# ------------------------------------------------------------------------------------- the search loop
+
+
+@dataclass
+class SearchOutcome:
+    """What ``search`` found: trials, worst ratio (at full precision), counterexample, evidence text."""
+
+    trials: int
+    worst_ratio: float | None
+    evidence: str
+    counterexample: dict[str, str] | None
+    worst_point: Any = None
+
+
+def search(
+    step: Step,
+    opts: Mapping[str, Any],
+    *,
+    budget: int,
+    sample: Callable[[random.Random], Any],
+    evaluate: Callable[[Any, bool], tuple[Any, Any]],
+    describe: Callable[[Any], dict[str, str]],
+    perturb: Callable[[random.Random, Any], Any] | None = None,
+    seeds: Iterable[Any] = (),
+    zero: float = ZERO,
+    zero_ratio: float = 1.0,
+    noise_cap: int = NOISE_CAP,
+) -> SearchOutcome:
+    """Search for a point with ``small > big``: ``evaluate(p, exact)`` gives (small, big), in floats when
+    ``exact`` is false and in mpmath at the current precision when true. See the module docstring.
+
+    Where ``big ≤ zero`` the ratio is ``zero_ratio`` if ``small − big ≤ zero`` (both sides vanish: an
+    equality law by default), else ∞."""
+    rng = random.Random(f"{opts['seed']}:{step.name}")
+    dps = int(opts["dps"])
+    worst: list[tuple[float, Any]] = []
+    st = {"n": 0, "cx": None, "min_margin": math.inf, "noise": 0}
+
+    def score(pt: Any) -> None:
+        st["n"] += 1
+        try:
+            sm, bg = evaluate(pt, False)
+            sm, bg = float(sm), float(bg)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return
+        if math.isnan(sm) or math.isnan(bg):
+            return
+        if sm > bg and st["cx"] is None:
+            tiny = sm - bg <= 1e-9 * max(1.0, abs(sm), abs(bg))
+            if tiny and st["noise"] >= noise_cap:
+                st["noise"] += 1  # float rounding of a tight claim: enough of them confirmed at full precision
+            else:
+                with mpmath.workdps(dps):
+                    sm_, bg_ = evaluate(pt, True)
+                    tol = mpmath.mpf(10) ** (10 - dps) * max(1, abs(sm_), abs(bg_))
+                    if sm_ - bg_ > tol:
+                        st["cx"] = {**describe(pt), "lhs": mpmath.nstr(sm_, 20), "rhs": mpmath.nstr(bg_, 20)}
+                    else:  # float rounding only: keep the full-precision values
+                        st["noise"] += 1
+                        sm, bg = float(sm_), float(bg_)
+        st["min_margin"] = min(st["min_margin"], bg - sm)
+        ratio = sm / bg if bg > zero else (zero_ratio if sm - bg <= zero else math.inf)
+        worst.append((ratio, pt))
+        if len(worst) > 64:
+            worst.sort(key=lambda w_: -w_[0])
+            del worst[16:]
+
+    for pt in seeds:
+        if st["cx"] is None and st["n"] < budget:
+            score(pt)
+    while st["n"] < int(0.7 * budget) and st["cx"] is None:
+        score(sample(rng))
+    worst.sort(key=lambda w_: -w_[0])
+    starts = [pt for _, pt in worst[:16]]
+    while st["n"] < budget and st["cx"] is None:
+        for pt in starts:
+            score(perturb(rng, pt) if perturb is not None else sample(rng))
+            if st["n"] >= budget or st["cx"] is not None:
+                break
+        if not starts:
+            score(sample(rng))
+    worst.sort(key=lambda w_: -w_[0])
+    best = None
+    if worst and worst[0][0] not in (math.inf, -math.inf):
+        with mpmath.workdps(dps):
+            sm_, bg_ = evaluate(worst[0][1], True)
+            best = float(sm_ / bg_) if bg_ > zero else worst[0][0]
+    where = ""
+    if worst:
+        where = " at " + ", ".join(f"{key}={v_}" for key, v_ in describe(worst[0][1]).items())
+    ev = (
+        (f"worst ratio lhs/rhs = {best:.9g}" if best is not None else "no ratio defined")
+        + f", min margin {st['min_margin']:.3g}{where}"
+        + (f"; {st['noise']} float-only violations (none at {dps} digits)" if st["noise"] else "")
+    )
+    return SearchOutcome(st["n"], best, ev, st["cx"], worst[0][1] if worst else None)
+
+
+def search_result(step: Step, out: SearchOutcome, method: str, attacked: dict[str, tuple[str, str]]) -> StepResult:
+    """The verdict of a ``search``: refuted on a confirmed counterexample, else verified numerically on
+    ``attacked`` (the ranges searched, recorded on the result)."""
+    verdict = Verdict.REFUTED if out.counterexample is not None else Verdict.VERIFIED
+    return StepResult(
+        step.name,
+        step.kind,
+        verdict,
+        method,
+        out.evidence,
+        worst_ratio=out.worst_ratio,
+        trials=out.trials,
+        counterexample=out.counterexample,
+        attacked=attacked,
+    )
+
+
+# ------------------------------------------------------------------------------------- finite laws
+
+
+def compositions(k_: int, N: int):
+    """All count vectors (c_1, …, c_N) of nonnegative integers with Σ c_i = k (C(k+N−1, N−1) of them)."""
+    if N == 1:
+        yield (k_,)
+        return
+    for c in range(k_, -1, -1):
+        for rest in compositions(k_ - c, N - 1):
+            yield (c,) + rest
+
+
+@dataclass
+class Law:
+    """One anchor's finite law: τ, k, similarities, π-weights, ν-densities and extra scalars."""
+
+    tau: Any
+    k: int
+    sims: list
+    probs: list
+    dens: list | None = None
+    extra: dict = field(default_factory=dict)
+
+    def at(self, L: Any) -> Law:
+        if L is math:
+            return self
+        mp = mpmath.mpf
+        probs = [mp(p_) for p_ in self.probs]
+        tot = mpmath.fsum(probs)
+        probs = [p_ / tot for p_ in probs]  # float weights need not sum to 1 exactly
+        dens = None
+        if self.dens is not None:  # renormalise so that E_π w = 1 exactly at this precision
+            dens = [mp(w_) for w_ in self.dens]
+            ew = mpmath.fsum(p_ * w_ for p_, w_ in zip(probs, dens))
+            dens = [w_ / ew for w_ in dens]
+        extra = {key: mp(v_) for key, v_ in self.extra.items()}
+        return Law(mp(self.tau), self.k, [mp(s_) for s_ in self.sims], probs, dens, extra)
+
+    def describe(self) -> dict[str, str]:
+        out = {"tau": repr(self.tau), "k": str(self.k), "s": repr(self.sims), "p": repr(self.probs)}
+        if self.dens is not None:
+            out["w"] = repr(self.dens)
+        return {**out, **{key: repr(v_) for key, v_ in self.extra.items()}}
+
+
+@lru_cache(maxsize=256)
+def _comps(k_: int, n_atoms: int) -> tuple:
+    """(counts, exact multinomial coefficient) for k draws over ``n_atoms`` atoms."""
+    fact = [math.factorial(c) for c in range(k_ + 1)]
+    out = []
+    for cnt in compositions(k_, n_atoms):
+        coef = fact[k_]
+        for c in cnt:
+            coef //= fact[c]
+        out.append((cnt, coef))
+    return tuple(out)
+
+
+def expect(L: Any, law: Law, fn: Callable[[tuple], Any]) -> Any:
+    """E fn(counts) over the k i.i.d. draws: the exact multinomial sum (zero-probability atoms skipped)."""
+    total = 0 * law.probs[0]
+    one = L.mpf(1) if L is mpmath else 1.0
+    for cnt, coef in _comps(law.k, len(law.probs)):
+        if any(c and p_ == 0 for c, p_ in zip(cnt, law.probs)):
+            continue
+        pr = coef * one
+        for c, p_ in zip(cnt, law.probs):
+            if c:
+                pr *= p_**c
+        total += pr * fn(cnt)
+    return total
+
+
+def law_check(
+    claim: Callable[[Any, Law], tuple[Any, Any]],
+    reason: str,
+    *,
+    k_min: int = 1,
+    with_density: bool = False,
+    zero_density: bool = False,
+    extra: Callable[[random.Random, float], dict] | None = None,
+    tau_range: tuple[float, float] = (float(TAU_MIN), float(TAU_MAX)),
+    k_cap: int | None = None,
+    seeds: tuple[Law, ...] = (),
+    cap: int | None = LAW_CAP,
+    large_k: int | None = None,
+) -> Callable[[Step, dict], StepResult]:
+    """A checker for ``small ≤ big`` over exact finite laws: ``claim(L, law) -> (small, big)`` in floats
+    (``L = math``) and at full precision (``L = mpmath``); a float overflow (τ near 1e-3 makes e^{1/τ} ≈
+    e^{1000}) falls back to mpmath at 30 digits.
+
+    Laws searched: 2 or 3 atoms (similarities snapped to ±1 or 0 half of the time: the extremal laws),
+    skewed Dirichlet weights, τ log-uniform on ``tau_range`` (a fifth of the time a landmark value), k
+    log-uniform in [k_min, k_cap]; ``seeds`` first; then local search around the worst laws. Budget:
+    ``trials`` laws, at most ``cap`` per inequality (``None``: no cap) and ``IDENTITY_CAP`` per identity.
+
+    ``large_k``: a claim for every k whose ``claim`` is cheap at large k (a sum over k + 1 compositions)
+    is also attacked beyond ``k_cap``: a tenth of the budget (at most ``LARGE_K_LAWS``) goes to two-atom
+    laws with k log-uniform in (k_cap, large_k]; the verdict's ``attacked`` then gives k up to ``large_k``.
+    """
+
+    def check(step: Step, opts: dict) -> StepResult:
+        kc = int(k_cap or opts["k_cap"])
+        default_cap = IDENTITY_CAP if step.kind == "identity" else cap
+        lim = opts.get("law_trials", default_cap)
+        budget = max(int(opts["trials"]) if lim is None else min(int(opts["trials"]), int(lim)), 200)
+        lo_t, hi_t = tau_range
+        landmarks = [v_ for v_ in (lo_t, 0.1, 0.25, 0.5, 1.0, 2.0, hi_t) if lo_t <= v_ <= hi_t]
+
+        def sample(rng: random.Random) -> Law:
+            na = rng.choice((2, 2, 3))
+            sims = [rng.choice((-1.0, 1.0, 0.0)) if rng.random() < 0.5 else rng.uniform(-1, 1) for _ in range(na)]
+            w_ = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
+            probs = [v_ / sum(w_) for v_ in w_]
+            tv = math.exp(rng.uniform(math.log(lo_t), math.log(hi_t)))
+            if rng.random() < 0.2:
+                tv = rng.choice(landmarks)
+            kv = max(k_min, round(math.exp(rng.uniform(math.log(k_min), math.log(max(kc, k_min))))))
+            dens = None
+            if with_density:
+                nu = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
+                if zero_density and rng.random() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
+                    nu[rng.randrange(na)] = 0.0
+                nu = [v_ / sum(nu) for v_ in nu]
+                dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
+            return Law(tv, kv, sims, probs, dens, extra(rng, tv) if extra else {})
+
+        def perturb(rng: random.Random, lw: Law) -> Law:
+            sc = rng.choice((0.3, 0.1, 0.01))
+            sims = [min(1.0, max(-1.0, s_ + rng.gauss(0, sc))) for s_ in lw.sims]
+            probs = [max(1e-12, p_ * math.exp(rng.gauss(0, sc))) for p_ in lw.probs]
+            probs = [p_ / sum(probs) for p_ in probs]
+            dens = None
+            if lw.dens is not None:
+                nu = [
+                    0.0 if w_ == 0 else max(1e-12, w_ * p_ * math.exp(rng.gauss(0, sc)))
+                    for w_, p_ in zip(lw.dens, probs)
+                ]
+                nu = [v_ / sum(nu) for v_ in nu]
+                dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
+            tv = min(hi_t, max(lo_t, lw.tau * math.exp(rng.gauss(0, sc))))
+            kv = min(kc, max(k_min, lw.k + rng.choice((-1, 0, 0, 1))))
+            ex = {key: v_ * math.exp(rng.gauss(0, sc)) for key, v_ in lw.extra.items()}
+            return Law(tv, kv, sims, probs, dens, ex)
+
+        def evaluate(law: Law, exact: bool) -> tuple[Any, Any]:
+            if exact:
+                return claim(mpmath, law.at(mpmath))
+            try:
+                return claim(math, law)
+            except (OverflowError, ZeroDivisionError):
+                with mpmath.workdps(30):
+                    sm, bg = claim(mpmath, law.at(mpmath))
+                    return float(sm), float(bg)
+
+        def describe(law: Law) -> dict[str, str]:
+            return law.describe()
+
+        n_large = min(budget // 10, LARGE_K_LAWS) if large_k and large_k > kc and step.kind != "identity" else 0
+        out = search(
+            step,
+            opts,
+            budget=budget - n_large,
+            sample=sample,
+            evaluate=evaluate,
+            describe=describe,
+            perturb=perturb,
+            seeds=seeds,
+        )
+        method = (
+            f"exact finite laws (multinomial enumeration): {out.trials} laws"
+            + (f" (cap {lim})" if lim is not None else "")
+            + f", τ ∈ [{lo_t:g}, {hi_t:g}], k ∈ [{k_min}, {kc}]"
+        )
+        attacked = {
+            "tau": (repr(lo_t), repr(hi_t)),
+            "k": (str(k_min), str(kc)),
+            "atoms": ("2", "3"),
+            "s": ("-1", "1"),
+        }
+        if n_large and out.counterexample is None:
+
+            def sample_large(rng: random.Random) -> Law:
+                lw = sample(rng)
+                kv = round(math.exp(rng.uniform(math.log(kc + 1), math.log(large_k))))
+                return Law(
+                    lw.tau,
+                    max(kc + 1, kv),
+                    lw.sims[:2],
+                    [p_ / sum(lw.probs[:2]) for p_ in lw.probs[:2]],
+                    None if lw.dens is None else lw.dens[:2],
+                    lw.extra,
+                )
+
+            big = search(
+                step,
+                {**opts, "seed": f"{opts['seed']}:large-k"},
+                budget=n_large,
+                sample=sample_large,
+                evaluate=evaluate,
+                describe=describe,
+                noise_cap=5,  # equality laws (constant W) are common here and cost O(k) at 50 digits
+            )
+            method += f"; then {big.trials} two-atom laws with k ∈ [{kc + 1}, {large_k}]"
+            attacked["k"] = (str(k_min), str(large_k))
+            attacked["k_two_atoms"] = (str(kc + 1), str(large_k))
+            if big.counterexample is not None or (big.worst_ratio or -math.inf) > (out.worst_ratio or -math.inf):
+                out = SearchOutcome(
+                    out.trials + big.trials,
+                    big.worst_ratio,
+                    f"{big.evidence} (large k); {out.evidence}",
+                    big.counterexample,
+                    big.worst_point,
+                )
+            else:
+                out = SearchOutcome(
+                    out.trials + big.trials,
+                    out.worst_ratio,
+                    f"{out.evidence}; large k: {big.evidence}",
+                    None,
+                    out.worst_point,
+                )
+        return search_result(step, out, f"{method}; {reason}", attacked)
+
+    check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
+    return check

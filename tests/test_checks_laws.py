@@ -1,0 +1,209 @@
+"""The shared law falsifier (``checks.laws``) and the custom-checker building blocks (``checks.custom``):
+each refutes a planted wrong claim, passes the true one, and records what it attacked / covered."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import mpmath
+import sympy as sp
+
+from infonce_bounds.derivations import bias, prior, rademacher
+from infonce_bounds.derivations.checks import DEFAULTS, check_step
+from infonce_bounds.derivations.checks.custom import all_of, falsifier_only
+from infonce_bounds.derivations.checks.laws import Law, expect, law_check, search
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict, covers
+from infonce_bounds.derivations.paper import _gen, _laws
+from infonce_bounds.derivations.symbols import k, tau, x
+
+OPTS = {**DEFAULTS, "trials": 1500, "seed": 0}
+_LAW_DOMAIN = Domain({tau: (sp.Rational(1, 1000), 100), k: (1, sp.oo)})
+
+
+def _jensen(L, lw):
+    """E log μ̂ ≤ log μ (Jensen): true for every law."""
+    m_ = _laws.mu(L, lw)
+    return expect(L, lw, lambda cnt: L.log(_laws.mu_hat(L, lw, cnt))), L.log(m_)
+
+
+def _law_step(name, chk):
+    lhs = sp.Function("E_log_mu_hat")(tau, k)  # placeholders: the checker computes both sides on each law
+    rhs = sp.Function("log_mu")(tau, k)
+    return Step(name, lhs, rhs, kind="inequality", relation="<=", domain=_LAW_DOMAIN, check=chk)
+
+
+def test_law_check_passes_jensen_and_records_the_k_range():
+    res = check_step(_law_step("Jensen", law_check(_jensen, "Jensen")), **OPTS)
+    assert res.verdict is Verdict.VERIFIED
+    assert res.worst_ratio is not None and res.worst_ratio <= 1 + 1e-12
+    assert res.attacked["k"] == ("1", str(DEFAULTS["k_cap"])) and res.attacked["tau"] == ("0.001", "100.0")
+
+
+def test_law_check_refutes_reversed_jensen_with_a_50_digit_counterexample():
+    def reversed_(L, lw):
+        small, big = _jensen(L, lw)
+        return big, small
+
+    res = check_step(_law_step("planted: reversed Jensen", law_check(reversed_, "planted")), **OPTS)
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+    assert mpmath.mpf(res.counterexample["lhs"]) > mpmath.mpf(res.counterexample["rhs"])
+
+
+def test_float_rounding_of_an_equality_is_not_a_counterexample():
+    """small and big equal in exact arithmetic, different in floats: never refuted (confirmed at 50 digits)."""
+
+    def equal(L, lw):
+        a_ = expect(L, lw, lambda cnt: sum(c * s_ for c, s_ in zip(cnt, lw.sims)) / lw.k)
+        return a_, sum(p_ * s_ for p_, s_ in zip(lw.probs, lw.sims))
+
+    res = check_step(_law_step("E mean = mean", law_check(equal, "exact equality")), **OPTS)
+    assert res.verdict is Verdict.VERIFIED, res.evidence
+    assert abs(res.worst_ratio - 1) < 1e-12 or res.worst_ratio < 1
+
+
+def test_search_refutes_and_counts_its_trials():
+    step = Step("planted: x² ≤ x", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 2)}))
+    out = search(
+        step,
+        OPTS,
+        budget=500,
+        sample=lambda rng: rng.uniform(0, 2),
+        evaluate=lambda v, exact: (mpmath.mpf(v) ** 2, mpmath.mpf(v)) if exact else (v * v, v),
+        describe=lambda v: {"x": repr(v)},
+    )
+    assert out.counterexample is not None and float(out.counterexample["x"]) > 1
+    ok = search(
+        step,
+        OPTS,
+        budget=500,
+        sample=lambda rng: rng.uniform(0, 1),
+        evaluate=lambda v, exact: (mpmath.mpf(v) ** 2, mpmath.mpf(v)) if exact else (v * v, v),
+        describe=lambda v: {"x": repr(v)},
+    )
+    assert ok.counterexample is None and ok.trials == 500 and ok.worst_ratio <= 1
+
+
+def test_bias_law_checker_is_the_shared_one():
+    """bias keeps its claim interface (τ, k, summary) but searches with checks.laws: a planted claim fails."""
+
+    def planted(L, tv, kv, sm):
+        return sm["gap"], 0.5 * sm["gap"] - 1e-9  # the gap is positive for non-constant laws
+
+    chk = bias._law_check(planted, "planted half gap")
+    res = chk(_law_step("planted: gap ≤ gap/2", chk), {**OPTS})
+    assert res.verdict is Verdict.REFUTED and res.counterexample and "k" in res.counterexample
+    good = bias._law_check(lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"] + 1e-12), "gap ≥ 0")
+    res = good(_law_step("gap ≥ 0", good), {**OPTS})
+    assert res.verdict is Verdict.VERIFIED and res.attacked["k"][0] == "1"
+
+
+def test_prior_two_point_checker_refutes_and_attacks_k_to_16():
+    good = prior.derivations()
+    steps = [st for d in good for st in d.steps if st.check is not None and st.kind == "inequality"]
+    assert steps
+    st = steps[0]
+    res = check_step(st, **OPTS)
+    assert res.verdict is Verdict.VERIFIED and res.attacked["k"] == ("1", "16")
+    bad = replace(st, name="planted: " + st.name, rhs=st.rhs / 4)
+    assert check_step(bad, **OPTS).verdict is Verdict.REFUTED
+
+
+def test_maurer_checker_records_its_ranges():
+    st = next(s for d in rademacher.derivations() for s in d.steps if s.check is rademacher.maurer_check)
+    res = check_step(st, trials=300, seed=0)
+    assert res.verdict is Verdict.VERIFIED and set(res.attacked) >= {"n", "K", "tau"}
+
+
+def test_falsifier_only_refutes_and_records_attacked():
+    dom = Domain({x: (0, 2)})
+    bad = Step("planted: x² ≤ x", x**2, x, kind="inequality", relation="<=", domain=dom, check=falsifier_only("t"))
+    assert check_step(bad, **OPTS).verdict is Verdict.REFUTED
+    good = Step("x² ≤ 2x", x**2, 2 * x, kind="inequality", relation="<=", domain=dom, check=falsifier_only("t"))
+    res = check_step(good, **OPTS)
+    assert res.verdict is Verdict.VERIFIED and [float(v_) for v_ in res.attacked["x"]] == [0.0, 2.0]
+    assert _gen.falsifier_only is falsifier_only  # one implementation, re-exported
+
+
+def test_all_of_covers_the_intersection_and_refutes_a_false_part():
+    dom = Domain({x: (0, 1), tau: (1, 2)})
+    parts = [
+        Step("x ≤ 1", x, 1, kind="inequality", relation="<=", domain=dom),
+        Step("τ ≤ 2", tau, 2, kind="inequality", relation="<=", domain=dom),
+    ]
+    st = Step("max(x, τ/2) ≤ 1", sp.Max(x, tau / 2), 1, kind="inequality", relation="<=", domain=dom)
+    st = replace(st, check=all_of(parts, "max of parts"))
+    res = check_step(st, **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, dom) and res.attacked
+    wrong = [parts[0], Step("planted: τ ≤ 1.5", tau, sp.Rational(3, 2), kind="inequality", relation="<=", domain=dom)]
+    st2 = Step(
+        "planted: max(x, τ/1.5) ≤ 1",
+        sp.Max(x, tau / sp.Rational(3, 2)),
+        1,
+        kind="inequality",
+        relation="<=",
+        domain=dom,
+        check=all_of(wrong, "planted part"),
+    )
+    assert check_step(st2, **OPTS).verdict is Verdict.REFUTED
+
+
+def test_monotone_and_factored_checkers_cover_their_domain_and_refuse_wrong_certificates():
+    dom = Domain({x: (0, 10)})
+    st = Step("log(1 + x) ≤ x", sp.log(1 + x), x, kind="inequality", relation="<=", domain=dom)
+    ok = Step(
+        st.name,
+        st.lhs,
+        st.rhs,
+        kind="inequality",
+        relation="<=",
+        domain=dom,
+        check=_laws.monotone_from(0, x / (1 + x), x),
+    )
+    res = check_step(ok, **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, dom)
+    wrong = Step(
+        st.name, st.lhs, st.rhs, kind="inequality", relation="<=", domain=dom, check=_laws.monotone_from(0, x, x)
+    )
+    assert check_step(wrong, **OPTS).verdict is Verdict.VERIFIED  # gap' ≠ the planted derivative: no proof
+    fac = Step("x² ≥ 0 as x·x", x**2, 0, kind="inequality", relation=">=", domain=Domain({x: (-3, 3)}))
+    fac_ok = Step(
+        fac.name,
+        fac.lhs,
+        fac.rhs,
+        kind="inequality",
+        relation=">=",
+        domain=fac.domain,
+        check=_laws.factored_certificate(x**2),
+    )
+    res = check_step(fac_ok, **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, fac.domain)
+    fac_bad = Step(
+        fac.name,
+        fac.lhs,
+        fac.rhs,
+        kind="inequality",
+        relation=">=",
+        domain=fac.domain,
+        check=_laws.factored_certificate(x),
+    )
+    assert check_step(fac_bad, **OPTS).verdict is Verdict.VERIFIED  # gap ≠ x and x < 0 on half the box
+
+
+def test_law_describes_its_point():
+    lw = Law(0.5, 3, [1.0, -1.0], [0.25, 0.75])
+    assert lw.describe()["k"] == "3" and math.isclose(float(lw.at(mpmath).probs[0]), 0.25)
+
+
+def test_all_of_case_split_covers_the_union_only_where_the_parts_tile():
+    """Parts on τ ∈ [1, 2] and [2, 3] cover [1, 3]; with a gap (2, 5/2) the union is not credited."""
+    dom = Domain({tau: (1, 3)})
+    st = Step("τ/2 ≤ 3/2", tau / 2, sp.Rational(3, 2), kind="inequality", relation="<=", domain=dom)
+
+    def part(lo, hi):
+        return Step(f"τ ≤ 3 on [{lo}, {hi}]", tau, 3, kind="inequality", relation="<=", domain=Domain({tau: (lo, hi)}))
+
+    res = check_step(replace(st, check=all_of([part(1, 2), part(2, 3)], "cases")), **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, dom)
+    gap = check_step(replace(st, check=all_of([part(1, 2), part(sp.Rational(5, 2), 3)], "planted gap")), **OPTS)
+    assert not covers(gap.covered, dom)
