@@ -679,11 +679,17 @@ def b_tau(anchors, positives, negatives, tau, *, index=None) -> BTau:
     r = float(b_tau_power(t))
     if index is None:
         a, p, ng = _raw_triplet(anchors, positives, negatives)
-        for x, nm in ((a, "anchors"), (p, "positives"), (ng, "negatives")):
-            V.finite_inputs(x, nm)
         n = a.shape[0]
-        la, lp, mneg, sneg = np.empty(n), np.empty(n), np.empty(n), np.empty(n)
-        b_tau_kernel(a, p, ng, r, la, lp, mneg, sneg)
+        la, lp, mneg, sneg, bad = (np.empty(n) for _ in range(5))
+        b_tau_kernel(a, p, ng, r, la, lp, mneg, sneg, bad)
+        # finiteness: screened in the kernel's pass; the flagged rows are checked here to name the entry
+        for x, nm, flagged in (
+            (a, "anchors", np.isnan(la)),
+            (p, "positives", np.isnan(lp)),
+            (ng, "negatives", bad > 0),
+        ):
+            if flagged.any():
+                V.finite_inputs(x, nm)  # raises, naming the first bad entry (only reached on bad input)
         nk = ng.shape[0] * ng.shape[1]
     else:
         dt = V.common_dtype(*(x for x in (anchors, positives, negatives) if _is_float(x)))
@@ -694,13 +700,14 @@ def b_tau(anchors, positives, negatives, tau, *, index=None) -> BTau:
         V.same_dim(a, "anchors", p, "positives")
         V.same_dim(a, "anchors", pl, "negatives")
         idx = V.index_array(index, "index", a.shape[0], pl.shape[0])
-        for x, nm in ((a, "anchors"), (p, "positives"), (pl, "negatives")):
-            V.finite_inputs(x, nm)
         n = a.shape[0]
         la, lp, lpool = np.empty(n), np.empty(n), np.empty(pl.shape[0])
         log_sq_norms_kernel(a, la)
         log_sq_norms_kernel(p, lp)
         log_sq_norms_kernel(pl, lpool)
+        for x, nm, lg in ((a, "anchors", la), (p, "positives", lp), (pl, "negatives", lpool)):
+            if np.isnan(lg).any():  # a row holding NaN or ±inf: name the entry
+                V.finite_inputs(x, nm)
         mneg, sneg = np.empty(n), np.empty(n)
         b_tau_pooled_kernel(lpool, idx, r, mneg, sneg)
         nk = idx.shape[0] * idx.shape[1]
@@ -742,7 +749,7 @@ class Prop4Bound(NamedTuple):
     beta: float
 
 
-def _prop4_map(phi, name, pooled, normalize):
+def _prop4_map(phi, name, pooled, normalize, screened=False):
     second = "pool (m, d)" if pooled else "negatives (n, k, d)"
     a, p, ng = V.embedding_map(phi, name, second)
     dt = V.common_dtype(*(x for x in (a, p, ng) if _is_float(x)))
@@ -754,10 +761,12 @@ def _prop4_map(phi, name, pooled, normalize):
     V.same_dim(a, f"{name} anchors", ng, f"{name} {second.split()[0]}")
     if not pooled:
         V.same_rows(a, f"{name} anchors", ng, f"{name} negatives")
-    return tuple(
-        V.finite_unit_rows(x, f"{name} {nm}", normalize)
-        for x, nm in zip((a, p, ng), ("anchors", "positives", second.split()[0]))
-    )
+    big = second.split()[0]
+    a = V.finite_unit_rows(a, f"{name} anchors", normalize)
+    p = V.finite_unit_rows(p, f"{name} positives", normalize)
+    if not screened:  # else the per-anchor kernel screens the (n, k, d) rows in its own pass
+        ng = V.finite_unit_rows(ng, f"{name} {big}", normalize)
+    return a, p, ng
 
 
 def _scaled(log_coef: float, log_x: np.ndarray, what: str, t: float, b: float) -> np.ndarray:
@@ -802,8 +811,9 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
     t = V.tau_value(tau)
     b = V.beta_value(beta)
     pooled = index is not None
-    a, p, ng = _prop4_map(phi, "phi", pooled, normalize)
-    a2, p2, ng2 = _prop4_map(phi_prime, "phi_prime", pooled, normalize)
+    screened = not pooled and not V.flag(normalize, "normalize")
+    a, p, ng = _prop4_map(phi, "phi", pooled, normalize, screened)
+    a2, p2, ng2 = _prop4_map(phi_prime, "phi_prime", pooled, normalize, screened)
     dt = V.common_dtype(a, a2)
     a, p, ng, a2, p2, ng2 = (np.ascontiguousarray(x, dtype=dt) for x in (a, p, ng, a2, p2, ng2))
     for x, y, nm in ((a, a2, "anchors"), (p, p2, "positives"), (ng, ng2, "pool" if pooled else "negatives")):
@@ -819,7 +829,11 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
         prop4_pooled_kernel(a, p, ng, a2, p2, ng2, idx, lpool, t, kb, da, dp, lmax, lpm, gap)
         k = idx.shape[1]
     else:
-        prop4_kernel(a, p, ng, a2, p2, ng2, t, kb, da, dp, lmax, lpm, gap)
+        screen, screen2 = np.zeros(n), np.zeros(n)
+        prop4_kernel(a, p, ng, a2, p2, ng2, t, kb, da, dp, lmax, lpm, gap, screen, screen2)
+        if screened:  # raises before anything is returned, naming the first bad row
+            V.raise_bad_blocks(ng, "phi negatives", screen)
+            V.raise_bad_blocks(ng2, "phi_prime negatives", screen2)
         k = ng.shape[1]
     if not math.isfinite(b):
         lpm = lmax

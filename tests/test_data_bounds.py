@@ -239,6 +239,12 @@ def test_float32_agrees_with_float64():
     np.testing.assert_allclose(r32.actual, r64.actual, atol=1e-4)
 
 
+def _nan_at(x, *where):
+    y = x.copy()
+    y[where] = np.nan
+    return y
+
+
 @pytest.mark.parametrize(
     "call, match",
     [
@@ -254,6 +260,21 @@ def test_float32_agrees_with_float64():
         (lambda a, p, n: ib.prop4_bound((a, p, n), (a, p, n[:, :2]), 0.5, 1.0), r"phi_prime negatives must have"),
         (lambda a, p, n: ib.prop4_bound((a * 2, p, n), (a, p, n), 0.5, 1.0), r"phi anchors must have unit rows"),
         (lambda a, p, n: ib.prop4_bound((a, p, n), (a, p, n), -1, 1.0), r"tau must be"),
+        # the (n, k, d) rows are screened inside the kernel's pass: the error still names argument and row
+        (
+            lambda a, p, n: ib.prop4_bound((a, p, n), (a, p, n * 1.01), 0.5, 1.0),
+            r"phi_prime negatives must have unit rows",
+        ),
+        (
+            lambda a, p, n: ib.prop4_bound((a, p, _nan_at(n, 2, 1)), (a, p, n), 0.5, 1.0),
+            r"phi negatives must be finite; row \(2, 1\)",
+        ),
+        (lambda a, p, n: ib.b_tau(a, p, _nan_at(n, 1, 3), 0.5), r"negatives must be finite; negatives\[1, 3, 0\]"),
+        (lambda a, p, n: ib.b_tau(_nan_at(a, 2), p, n, 0.5), r"anchors must be finite; anchors\[2, 0\]"),
+        (
+            lambda a, p, n: ib.b_tau(a, p, _nan_at(n[0], 2), 0.5, index=np.zeros((3, 2), int)),
+            r"negatives must be finite",
+        ),
     ],
 )
 def test_bad_input_names_the_argument(call, match):
