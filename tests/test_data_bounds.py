@@ -282,3 +282,40 @@ def test_bad_input_names_the_argument(call, match):
     a, p, n = _unit(rng.normal(size=(3, 4))), _unit(rng.normal(size=(3, 4))), _unit(rng.normal(size=(3, 4, 4)))
     with pytest.raises(ValueError, match=match):
         call(a, p, n)
+
+
+# ----------------------------------------------------------------------------------------------
+# digits: `infonce-bounds experiment prop4` (B_τ of the raw inputs, Prop. 4 between two checkpoints)
+# ----------------------------------------------------------------------------------------------
+
+
+def test_digits_prop4_experiment_quick(tmp_path):
+    import json
+
+    pytest.importorskip("sklearn")
+    from infonce_bounds.numerics.cli import main
+
+    assert main(["experiment", "prop4", "--quick", "--out", str(tmp_path), "--workers", "1"]) == 0
+    rec = json.loads((tmp_path / "prop4.json").read_text())
+    assert (tmp_path / "prop4.png").exists()
+    b = rec["b_tau_raw"]
+    assert b["value"] == pytest.approx(b["anchors"] + b["positives"] + b["negatives"], rel=1e-12)
+    assert 0 < rec["b_tau_centred"]["value"] < b["value"]  # centring shrinks the norms of these images
+    assert rec["checkpoints"]["distance_W"] > 0
+    for val in rec["per_beta"].values():
+        for route in ("paper", "ours", "linf"):
+            assert val["holds"][route]
+            t = val["tightness"][route]
+            assert t["tuples"] > 0 and 1.0 <= t["min"] <= t["median"] <= t["max"]
+        rho = val["rho"]
+        assert rho["info"] <= rho["ours"] <= rho["paper"] and rho["info"] <= rho["linf"]
+    assert "B_τ" in rec["note"] and "median" in rec["note"]
+
+
+def test_digits_tightness_summary_can_fail():
+    """The tightness summary reports a violated bound as a ratio below 1 (a bound that is too small)."""
+    from infonce_bounds.numerics.experiments.prop4 import tightness
+
+    t = tightness(np.array([0.5, 2.0, 4.0]), np.array([1.0, 1.0, 1.0]))
+    assert t["min"] == 0.5 and t["median"] == 2.0 and t["max"] == 4.0
+    assert tightness(np.ones(2), np.zeros(2))["tuples"] == 0

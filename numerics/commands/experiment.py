@@ -16,7 +16,7 @@ import sys
 from ..experiments import common
 from ..klist import SYNTAX
 
-HELP = "run an experiment (rate, search, generalisation, temperature); writes NAME.json and NAME.png"
+HELP = "run an experiment (rate, search, generalisation, temperature, prop4); writes NAME.json and NAME.png"
 
 #: experiment name → module under numerics.experiments
 EXPERIMENTS: dict[str, str] = {
@@ -24,6 +24,7 @@ EXPERIMENTS: dict[str, str] = {
     "search": "search",
     "generalisation": "generalisation",
     "temperature": "temperature",
+    "prop4": "prop4",
 }
 
 _LIST_OPTS = {"k": int, "taus": float}
