@@ -33,11 +33,31 @@ from scipy.special import logsumexp
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
-from bench_kernels import interleaved, read_probes  # noqa: E402
+from bench_kernels import read_probes  # noqa: E402
 
 from infonce_bounds.numerics import api  # noqa: E402
 
 CHUNK = 1000
+
+
+def interleaved(fns: dict, repeats: int) -> tuple[dict, dict]:
+    """Median wall and median process-CPU time of each callable, measured round-robin (as
+    ``bench_kernels.interleaved``, plus CPU seconds: on a loaded machine the wall clock measures the other
+    users too, the CPU time only us; both threads' CPU is summed alike for ours, the peer and the floor)."""
+    import statistics
+
+    for fn in fns.values():
+        fn()
+    wall = {name: [] for name in fns}
+    cpu = {name: [] for name in fns}
+    for _ in range(repeats):
+        for name, fn in fns.items():
+            c0, t0 = time.process_time(), time.perf_counter()
+            fn()
+            wall[name].append(time.perf_counter() - t0)
+            cpu[name].append(time.process_time() - c0)
+    med = lambda d: {nm: statistics.median(v) for nm, v in d.items()}  # noqa: E731
+    return med(wall), med(cpu)
 
 
 def numpy_b_tau(a, p, ng, tau):
@@ -88,13 +108,13 @@ def unit(x):
     return x / np.linalg.norm(x, axis=-1, keepdims=True)
 
 
-def run(n, k, d, repeats, rng, rows):
+def run(n, k, d, repeats, rng, rows, taus=(0.5, 0.05)):
     for dtype in (np.float64, np.float32):
         # B_τ: raw inputs (any norms)
         a = rng.normal(size=(n, d)).astype(dtype)
         p = rng.normal(size=(n, d)).astype(dtype)
         ng = rng.normal(size=(n, k, d)).astype(dtype)
-        for tau in (0.5, 0.05):
+        for tau in taus:
             ref = numpy_b_tau(a, p, ng, tau)
             got = api.b_tau(a, p, ng, tau).value
             assert abs(got - ref) <= 1e-10 * ref, (got, ref)
@@ -110,7 +130,7 @@ def run(n, k, d, repeats, rng, rows):
         move = lambda x: unit(x + 0.05 * rng.normal(size=x.shape).astype(dtype)).astype(dtype)  # noqa: E731
         phi = (a, p, ng)
         psi = (move(a), move(p), move(ng))
-        for tau in (0.5, 0.05):
+        for tau in taus:
             beta = max(1.0, 2.0 / tau)
             ref = numpy_prop4(phi, psi, tau, beta)
             got = api.prop4_bound(phi, psi, tau, beta)
@@ -132,33 +152,44 @@ def run(n, k, d, repeats, rng, rows):
 def _record(rows, what, n, k, d, dtype, tau, fns, repeats, scale, small=0, big=0):
     c0 = time.process_time()
     w0 = time.perf_counter()
-    t = interleaved(fns, repeats)
+    tw, tc = interleaved(fns, repeats)
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    if what == "b_tau":
-        floor = min(v for nm, v in t.items() if nm.startswith("floor")) * scale
-    else:  # two (n, k, d) arrays: the best read of each, plus the small arrays at the same bandwidth
-        f1 = min(v for nm, v in t.items() if nm.startswith("floor") and "φ'" not in nm)
-        f2 = min(v for nm, v in t.items() if nm.startswith("floor") and "φ'" in nm)
-        floor = (f1 + f2) * (1 + small / (2 * big))
-    ours, peer = t[f"ours {what}"], t[f"numpy {what}"]
     row = {
         "what": what,
         "size": f"n={n} k={k} d_in={d}",
         "dtype": np.dtype(dtype).name,
         "tau": tau,
-        "ours_s": ours,
-        "numpy_s": peer,
-        "floor_s": floor,
-        "speedup_vs_numpy": peer / ours,
-        "floor_fraction": floor / ours,
         "round_robin_cpu_s": cpu,
         "round_robin_wall_s": wall,
+        "load_average": os.getloadavg(),
     }
+    text = []
+    for clock, t in (("wall", tw), ("cpu", tc)):
+        if what == "b_tau":
+            floor = min(v for nm, v in t.items() if nm.startswith("floor")) * scale
+        else:  # two (n, k, d) arrays: the best read of each, plus the small arrays at the same bandwidth
+            f1 = min(v for nm, v in t.items() if nm.startswith("floor") and "φ'" not in nm)
+            f2 = min(v for nm, v in t.items() if nm.startswith("floor") and "φ'" in nm)
+            floor = (f1 + f2) * (1 + small / (2 * big))
+        ours, peer = t[f"ours {what}"], t[f"numpy {what}"]
+        row.update(
+            {
+                f"ours_{clock}_s": ours,
+                f"numpy_{clock}_s": peer,
+                f"floor_{clock}_s": floor,
+                f"speedup_vs_numpy_{clock}": peer / ours,
+                f"floor_fraction_{clock}": floor / ours,
+            }
+        )
+        text.append(
+            f"{clock}: ours {ours * 1e3:7.1f} ms, numpy {peer * 1e3:7.1f} ms → {peer / ours:5.2f}× numpy, "
+            f"floor {floor * 1e3:7.1f} ms → fraction {floor / ours:.2f}"
+        )
     rows.append(row)
     print(
-        f"{what:6s} {row['size']} {row['dtype']:8s} τ={tau:<5g} ours {ours * 1e3:8.1f} ms  numpy {peer * 1e3:8.1f} ms"
-        f"  → {peer / ours:5.2f}× numpy, floor {floor * 1e3:7.1f} ms → fraction {floor / ours:.2f}"
-        f"  (round robin: {cpu:.1f} CPU s in {wall:.1f} wall s)",
+        f"{what:6s} {row['size']} {row['dtype']:8s} τ={tau:<5g} "
+        + " | ".join(text)
+        + f"  (load {row['load_average'][0]:.1f})",
         flush=True,
     )
 
@@ -168,12 +199,13 @@ def main(argv=None):
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--repeats", type=int, default=None)
     ap.add_argument("--json", default=None, help="write the rows here")
+    ap.add_argument("--taus", default="0.5,0.05", help="temperatures (default 0.5,0.05)")
     args = ap.parse_args(argv)
     n, k, d = (2000, 64, 64) if args.quick else (20000, 256, 64)
     repeats = args.repeats or (5 if args.quick else 5)
     print(f"load average before: {os.getloadavg()}; cores {os.cpu_count()}", flush=True)
     rows: list[dict] = []
-    run(n, k, d, repeats, np.random.default_rng(0), rows)
+    run(n, k, d, repeats, np.random.default_rng(0), rows, tuple(float(t) for t in args.taus.split(",")))
     print(f"load average after: {os.getloadavg()}")
     if args.json:
         with open(args.json, "w") as fh:

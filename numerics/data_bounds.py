@@ -58,23 +58,25 @@ def _sq_dist(x, y):
 
 @dot_helper
 def _pair_terms(a, x, a2, x2):
-    """(⟨a, x⟩, ‖x‖², ⟨a2, x2⟩, ‖x2‖², ‖x − x2‖²) in one pass over the two rows (float64 accumulators):
-    one fused loop instead of three measured faster on the two-array Prop. 4 pass."""
-    s = 0.0
-    nn = 0.0
-    s2 = 0.0
-    nn2 = 0.0
-    dd = 0.0
+    """(⟨a, x⟩, ‖x‖², ⟨a2, x2⟩, ‖x2‖², ‖x − x2‖²) in one pass over the two rows, accumulated in the inputs'
+    precision across vector lanes like ``logsumexp.dot`` (float32: twice the lanes; error ≤ ~12·2⁻²⁴ relative
+    for unit rows), returned as float64. One fused loop instead of three: each row is read once."""
+    zero = x.dtype.type(0)
+    s = zero
+    nn = zero
+    s2 = zero
+    nn2 = zero
+    dd = zero
     for t in range(x.shape[0]):
-        u = np.float64(x[t])
-        v = np.float64(x2[t])
-        s += np.float64(a[t]) * u
+        u = x[t]
+        v = x2[t]
+        s += a[t] * u
         nn += u * u
-        s2 += np.float64(a2[t]) * v
+        s2 += a2[t] * v
         nn2 += v * v
         w = u - v
         dd += w * w
-    return s, nn, s2, nn2, dd
+    return np.float64(s), np.float64(nn), np.float64(s2), np.float64(nn2), np.float64(dd)
 
 
 @helper
