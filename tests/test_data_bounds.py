@@ -319,3 +319,15 @@ def test_digits_tightness_summary_can_fail():
     t = tightness(np.array([0.5, 2.0, 4.0]), np.array([1.0, 1.0, 1.0]))
     assert t["min"] == 0.5 and t["median"] == 2.0 and t["max"] == 4.0
     assert tightness(np.ones(2), np.zeros(2))["tuples"] == 0
+
+
+def test_vectorised_log_matches_numpy_and_a_wrong_one_fails():
+    from infonce_bounds.numerics.data_bounds import log_normal
+
+    rng = np.random.default_rng(9)
+    x = np.concatenate([np.exp(rng.uniform(-660, 690, 20000)), [1.0, 2.0, 0.5, math.sqrt(2), 1e-289, 9e299]])
+    out = np.empty_like(x)
+    log_normal(x, out, np.empty(x.size, dtype=np.int64))
+    err_ulp = np.abs(out - np.log(x)) / np.spacing(np.abs(np.log(x)) + 1e-300)
+    assert err_ulp.max() <= 4
+    assert np.abs((out * (1 + 1e-13)) - np.log(x)).max() / np.spacing(700.0) > 4  # the check resolves 1e-13
