@@ -22,6 +22,10 @@ _KERNEL_API = (
     "infonce_gradient_pooled",
     "infonce_loss_in_batch",
     "infonce_gradient_in_batch",
+    "b_tau",
+    "BTau",
+    "prop4_bound",
+    "Prop4Bound",
 )
 __all__ += list(_KERNEL_API)
 

@@ -30,6 +30,7 @@ KERNEL_SOURCES = (
     "per_anchor.py",
     "pooled.py",
     "in_batch.py",
+    "data_bounds.py",
     "_generated/constants.py",
 )
 

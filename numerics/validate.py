@@ -379,3 +379,36 @@ def weights_array(x, name: str, shape: tuple) -> np.ndarray:
         row = int(np.flatnonzero(tot <= 0)[0])
         raise ValueError(f"{name} row {row} sums to 0; the ideal weights need Σ_j m(x, y_j) > 0")
     return np.ascontiguousarray(a / tot[:, None])
+
+
+# --- data-dependent bounds (numerics.data_bounds) ----------------------------------------------
+
+
+def finite_inputs(x: np.ndarray, name: str) -> np.ndarray:
+    """Refuse NaN/inf in raw inputs z ∈ R^{d_in} (any finite values are allowed: no norm condition)."""
+    ok = np.isfinite(x)
+    if not ok.all():
+        bad = tuple(int(i) for i in np.argwhere(~ok)[0])
+        raise ValueError(f"{name} must be finite; {name}{list(bad)} = {x[bad]!r}")
+    return x
+
+
+def beta_value(beta) -> float:
+    """Prop. 4's power-mean exponent β ≥ 1 (``math.inf`` allowed: the max over negatives)."""
+    if isinstance(beta, (bool, np.bool_)) or not isinstance(beta, (numbers.Real, np.floating, np.integer)):
+        raise ValueError(f"beta must be a real number ≥ 1 (Prop. 4's power-mean exponent; inf allowed), got {beta!r}")
+    b = float(beta)
+    if not b >= 1.0:  # also NaN
+        raise ValueError(f"beta must be a real number ≥ 1 (Prop. 4's power-mean exponent; inf allowed), got {beta!r}")
+    return b
+
+
+def embedding_map(phi, name: str, second: str) -> tuple:
+    """``phi`` = (anchors, positives, negatives-or-pool): an embedding map evaluated on the tuples."""
+    if not isinstance(phi, (tuple, list)) or len(phi) != 3:
+        raise ValueError(
+            f"{name} must be a tuple (anchors (n, d), positives (n, d), {second}) of the embedding map's values "
+            f"on the tuples, got {type(phi).__name__}"
+            + (f" of length {len(phi)}" if isinstance(phi, (tuple, list)) else "")
+        )
+    return tuple(phi)

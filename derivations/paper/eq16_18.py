@@ -339,3 +339,22 @@ ERRATA = [
         "(attained to 10⁻³ on configurations)",
     ),
 ]
+
+
+def _kernel_formulas():
+    from ..results import KernelFormula
+
+    return [
+        KernelFormula(
+            "eq18_coefficient",
+            ("tau",),
+            lambda: sp.sqrt(6) / tau,
+            "derivations.paper.eq16_18 (18)",
+            "eq16_18 / (18)",
+            "√6/τ, the coefficient of the ℓ∞ route (18) in front of (‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}.",
+        ),
+    ]
+
+
+#: (18)'s coefficient for the data kernels of ``numerics.data_bounds``
+KERNEL_FORMULAS = _kernel_formulas()

@@ -379,3 +379,27 @@ CONSTANTS = [
 ]
 
 TIGHT = {"lemma1_constant": tight_step}
+
+
+def b_tau_power(tau_=tau) -> sp.Expr:
+    """r = 1/(1 ∧ τ): B_τ's negatives' term is ((1/nk) Σ_ij (‖z_ij⁻‖²)^r)^{1/(2r)}, the exponent 2/(1∧τ) of Lemma 1."""
+    return 1 / sp.Min(1, tau_)
+
+
+def _kernel_formulas():
+    from ..results import KernelFormula
+
+    return [
+        KernelFormula(
+            "b_tau_power",
+            ("tau",),
+            b_tau_power,
+            "derivations.paper.lemma1.b_tau_power",
+            "lemma1 / B_τ",
+            "r = 1/(1 ∧ τ): half the exponent 2/(1∧τ) of the negatives' power mean in B_τ (Lemma 1).",
+        ),
+    ]
+
+
+#: B_τ's exponent for the data kernels of ``numerics.data_bounds``
+KERNEL_FORMULAS = _kernel_formulas()

@@ -930,3 +930,74 @@ CONSTANTS = [
         params=("tau", "beta", "k"),
     ),
 ]
+
+
+# ----------------------------------------------------------------------------- kernel formulas (numerics.data_bounds)
+
+
+def _without_e2(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with e^{2/τ} written as 1/q, q = e^{−2/τ}, and cancelled: the same function, but no e^{2/τ}
+    that overflows a float for τ < 2/709 (W_k = k/(k + e^{−2/τ}), N_k = k/(1 + k e^{−2/τ}))."""
+    q = sp.Dummy("q", positive=True)
+    return sp.cancel(sp.sympify(expr).subs(E2, 1 / q)).subs(q, sp.exp(-2 / tau))
+
+
+def _kernel_formulas():
+    from ..results import KernelFormula
+
+    src = "derivations.paper.prop4"
+    return [
+        KernelFormula(
+            "prop4_anchor_paper",
+            ("tau",),
+            lambda: paper_coefficients()[0],
+            f"{src}.paper_coefficients()[0]",
+            "prop4 / as printed",
+            "4/τ, the anchor coefficient of Prop. 4 as printed.",
+        ),
+        KernelFormula(
+            "prop4_positive_paper",
+            ("tau",),
+            lambda: paper_coefficients()[1],
+            f"{src}.paper_coefficients()[1]",
+            "prop4 / as printed",
+            "1/τ, the positive's coefficient of Prop. 4 as printed.",
+        ),
+        KernelFormula(
+            "prop4_log_negatives_paper",
+            ("beta", "tau"),
+            lambda: sp.expand_log(sp.log(paper_coefficients()[2]), force=True),
+            f"log {src}.paper_coefficients()[2]",
+            "prop4 / as printed",
+            "log((3/τ) e^{2/(βτ)}): the negatives' coefficient of Prop. 4 as printed, in logs (e^{2/(βτ)} overflows "
+            "for βτ < 2/709).",
+        ),
+        KernelFormula(
+            "prop4_anchor_ours",
+            ("tau", "k"),
+            lambda: _without_e2(our_coefficients()[0]),
+            f"{src}.our_coefficients()[0]",
+            "prop4 / ours",
+            "2W_k/τ, W_k = k e^{2/τ}/(1 + k e^{2/τ}): our anchor coefficient (written without e^{2/τ}).",
+        ),
+        KernelFormula(
+            "prop4_positive_ours",
+            ("tau", "k"),
+            lambda: _without_e2(our_coefficients()[1]),
+            f"{src}.our_coefficients()[1]",
+            "prop4 / ours",
+            "W_k/τ: our positive's coefficient (written without e^{2/τ}).",
+        ),
+        KernelFormula(
+            "prop4_log_negatives_ours",
+            ("beta", "tau", "k"),
+            lambda: sp.expand_log(sp.log(_without_e2(N_k())), force=True) / beta - sp.log(tau),
+            f"log {src}.our_coefficients()[2] = (1/β) log N_k − log τ",
+            "prop4 / ours",
+            "log(N_k^{1/β}/τ), N_k = k e^{2/τ}/(e^{2/τ} + k): our negatives' coefficient, in logs, without e^{2/τ}.",
+        ),
+    ]
+
+
+#: Prop. 4's coefficients (paper's and ours) for the data kernels of ``numerics.data_bounds``
+KERNEL_FORMULAS = _kernel_formulas()

@@ -9,13 +9,21 @@
 #   infonce_dlogit(c, k) <- d/dc derivations.loss.infonce_from_logit [loss / ℓ from the logit: ℓ = log(1 + e^c) − log k] sha256:c41b5eed2c1b9c2e
 #   standard_dlogit(c) <- d/dc derivations.loss.standard_from_logit [loss / ℓ_std from the logit: ℓ_std = log(1 + e^c)] sha256:c41b5eed2c1b9c2e
 #   data_factor(lam_gamma, lam_tau, gamma, tau) <- derivations.continuity.data_factor [continuity / data-dependent factor: D_r(w) = exp(Λ(γ; z)/(γτ) − Λ(1/τ; z)), γ = r/τ] sha256:21494ef28fb2c17b
+#   prop4_anchor_paper(tau) <- derivations.paper.prop4.paper_coefficients()[0] [prop4 / as printed] sha256:fb5e04f08773ad24
+#   prop4_positive_paper(tau) <- derivations.paper.prop4.paper_coefficients()[1] [prop4 / as printed] sha256:4791e691ac5abf91
+#   prop4_log_negatives_paper(beta, tau) <- log derivations.paper.prop4.paper_coefficients()[2] [prop4 / as printed] sha256:9940973bdec45ff4
+#   prop4_anchor_ours(tau, k) <- derivations.paper.prop4.our_coefficients()[0] [prop4 / ours] sha256:8a4c48aca2dd4142
+#   prop4_positive_ours(tau, k) <- derivations.paper.prop4.our_coefficients()[1] [prop4 / ours] sha256:bde64bb1e1fca55b
+#   prop4_log_negatives_ours(beta, tau, k) <- log derivations.paper.prop4.our_coefficients()[2] = (1/β) log N_k − log τ [prop4 / ours] sha256:3c12b5d1dbb2f87d
+#   eq18_coefficient(tau) <- derivations.paper.eq16_18 (18) [eq16_18 / (18)] sha256:0e2818fe955138d6
+#   b_tau_power(tau) <- derivations.paper.lemma1.b_tau_power [lemma1 / B_τ] sha256:4dcff1b5cdff9865
 """Generated scalar kernels (see the header); edit derivations/ and rerun infonce_bounds.numerics.codegen."""
 
 import math  # noqa: F401  (used by the printed expressions)
 
 from infonce_bounds.numerics._jit import helper
 
-__all__ = ['dcl_from_logit', 'infonce_from_logit', 'standard_from_logit', 'dcl_dlogit', 'infonce_dlogit', 'standard_dlogit', 'data_factor']
+__all__ = ['dcl_from_logit', 'infonce_from_logit', 'standard_from_logit', 'dcl_dlogit', 'infonce_dlogit', 'standard_dlogit', 'data_factor', 'prop4_anchor_paper', 'prop4_positive_paper', 'prop4_log_negatives_paper', 'prop4_anchor_ours', 'prop4_positive_ours', 'prop4_log_negatives_ours', 'eq18_coefficient', 'b_tau_power']
 
 
 @helper
@@ -93,3 +101,91 @@ def data_factor(lam_gamma, lam_tau, gamma, tau):
     sha256(srepr)[:16]: 21494ef28fb2c17b
     """
     return math.exp(-lam_tau + lam_gamma/(gamma*tau))
+
+
+@helper
+def prop4_anchor_paper(tau):
+    """4/τ, the anchor coefficient of Prop. 4 as printed.
+
+    from: derivations.paper.prop4.paper_coefficients()[0]  (prop4 / as printed)
+    expression: 4/tau
+    sha256(srepr)[:16]: fb5e04f08773ad24
+    """
+    return 4.0/tau
+
+
+@helper
+def prop4_positive_paper(tau):
+    """1/τ, the positive's coefficient of Prop. 4 as printed.
+
+    from: derivations.paper.prop4.paper_coefficients()[1]  (prop4 / as printed)
+    expression: 1/tau
+    sha256(srepr)[:16]: 4791e691ac5abf91
+    """
+    return 1.0/tau
+
+
+@helper
+def prop4_log_negatives_paper(beta, tau):
+    """log((3/τ) e^{2/(βτ)}): the negatives' coefficient of Prop. 4 as printed, in logs (e^{2/(βτ)} overflows for βτ < 2/709).
+
+    from: log derivations.paper.prop4.paper_coefficients()[2]  (prop4 / as printed)
+    expression: -log(tau) + log(3) + 2/(beta*tau)
+    sha256(srepr)[:16]: 9940973bdec45ff4
+    """
+    return -math.log(tau) + math.log(3.0) + 2.0/(beta*tau)
+
+
+@helper
+def prop4_anchor_ours(tau, k):
+    """2W_k/τ, W_k = k e^{2/τ}/(1 + k e^{2/τ}): our anchor coefficient (written without e^{2/τ}).
+
+    from: derivations.paper.prop4.our_coefficients()[0]  (prop4 / ours)
+    expression: 2*k/(k*tau + tau*exp(-2/tau))
+    sha256(srepr)[:16]: 8a4c48aca2dd4142
+    """
+    return 2.0*k/(k*tau + tau*math.exp(-2.0/tau))
+
+
+@helper
+def prop4_positive_ours(tau, k):
+    """W_k/τ: our positive's coefficient (written without e^{2/τ}).
+
+    from: derivations.paper.prop4.our_coefficients()[1]  (prop4 / ours)
+    expression: k/(k*tau + tau*exp(-2/tau))
+    sha256(srepr)[:16]: bde64bb1e1fca55b
+    """
+    return k/(k*tau + tau*math.exp(-2.0/tau))
+
+
+@helper
+def prop4_log_negatives_ours(beta, tau, k):
+    """log(N_k^{1/β}/τ), N_k = k e^{2/τ}/(e^{2/τ} + k): our negatives' coefficient, in logs, without e^{2/τ}.
+
+    from: log derivations.paper.prop4.our_coefficients()[2] = (1/β) log N_k − log τ  (prop4 / ours)
+    expression: -log(tau) + (log(k) - log(k*exp(-2/tau) + 1))/beta
+    sha256(srepr)[:16]: 3c12b5d1dbb2f87d
+    """
+    return -math.log(tau) + (math.log(k) - math.log1p(k*math.exp(-2.0/tau)))/beta
+
+
+@helper
+def eq18_coefficient(tau):
+    """√6/τ, the coefficient of the ℓ∞ route (18) in front of (‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}.
+
+    from: derivations.paper.eq16_18 (18)  (eq16_18 / (18))
+    expression: sqrt(6)/tau
+    sha256(srepr)[:16]: 0e2818fe955138d6
+    """
+    return math.sqrt(6.0)/tau
+
+
+@helper
+def b_tau_power(tau):
+    """r = 1/(1 ∧ τ): half the exponent 2/(1∧τ) of the negatives' power mean in B_τ (Lemma 1).
+
+    from: derivations.paper.lemma1.b_tau_power  (lemma1 / B_τ)
+    expression: 1/Min(1, tau)
+    sha256(srepr)[:16]: 4dcff1b5cdff9865
+    """
+    return 1.0/min(1.0, tau)

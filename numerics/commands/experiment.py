@@ -16,7 +16,7 @@ import sys
 from ..experiments import common
 from ..klist import SYNTAX
 
-HELP = "run an experiment (rate, search, generalisation, temperature, theorem); writes NAME.json and NAME.png"
+HELP = "run an experiment (rate, search, generalisation, temperature, theorem, prop4); writes NAME.json and NAME.png"
 
 #: experiment name → module under numerics.experiments
 EXPERIMENTS: dict[str, str] = {
@@ -25,6 +25,7 @@ EXPERIMENTS: dict[str, str] = {
     "generalisation": "generalisation",
     "temperature": "temperature",
     "theorem": "theorem",
+    "prop4": "prop4",
 }
 
 _LIST_OPTS = {"k": int, "taus": float}
