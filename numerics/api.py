@@ -5,7 +5,11 @@ Every function validates its inputs at the boundary (``numerics.validate``: a ``
 the argument, its shape or value and what is allowed, before any compiled code runs), then calls a
 ``prange`` kernel. Embeddings must be float64 or float32 with unit rows (``normalize=True``
 normalises them); similarities accumulate in the input precision (float32 dot products in float32
-lanes), every exponential, sum and logarithm in float64; losses are returned as float64.
+lanes; a float32 array beside a float64 one is widened per product), every exponential, sum and logarithm
+in float64; losses are returned as float64. The big array of a call (negatives, pool) is read in its own
+dtype and layout, never copied (a Fortran-ordered pool excepted); the remaining copies of (n, d) arrays are
+announced by ``validate.InputCopyWarning``. τ outside [1e-3, 1e2] gives a
+``validate.OutsideValidatedRangeWarning``; a τ whose result would not be a correct float is refused.
 
 Layouts
 -------
