@@ -794,13 +794,16 @@ def b_tau(anchors, positives, negatives, tau, *, index=None) -> BTau:
                 V.finite_inputs(x, nm)  # raises, naming the first bad entry (only reached on bad input)
         nk = ng.shape[0] * ng.shape[1]
     else:
-        dt = V.common_dtype(*(x for x in (anchors, positives, negatives) if _is_float(x)))
-        a = V.embeddings(anchors, "anchors", 2, dt)
-        p = V.embeddings(positives, "positives", 2, dt)
-        pl = V.embeddings(negatives, "negatives", 2, dt)
+        a = V.embeddings(anchors, "anchors", 2)
+        p = V.embeddings(positives, "positives", 2)
+        pl = V.embeddings(negatives, "negatives", 2)
         V.same_rows(a, "anchors", p, "positives")
         V.same_dim(a, "anchors", p, "positives")
         V.same_dim(a, "anchors", pl, "negatives")
+        dt = V.common_dtype(a, p, pl)
+        a = V.small_operand(a, "anchors", dt, anchors)
+        p = V.small_operand(p, "positives", dt, positives)
+        pl = V.small_operand(pl, "negatives", dt, negatives)
         idx = V.index_array(index, "index", a.shape[0], pl.shape[0])
         n = a.shape[0]
         la, lp, lpool = np.empty(n), np.empty(n), np.empty(pl.shape[0])
@@ -851,23 +854,29 @@ class Prop4Bound(NamedTuple):
     beta: float
 
 
-def _prop4_map(phi, name, pooled, normalize, screened=False):
-    second = "pool (m, d)" if pooled else "negatives (n, k, d)"
-    a, p, ng = V.embedding_map(phi, name, second)
-    dt = V.common_dtype(*(x for x in (a, p, ng) if _is_float(x)))
-    a = V.embeddings(a, f"{name} anchors", 2, dt)
-    p = V.embeddings(p, f"{name} positives", 2, dt)
-    ng = V.embeddings(ng, f"{name} {second.split()[0]}", 2 if pooled else 3, dt)
+def _prop4_shapes(phi, name, pooled):
+    """One embedding map's three arrays, validated in shape (no conversion yet), and the arrays as given."""
+    second = "pool" if pooled else "negatives"
+    given = V.embedding_map(phi, name, "pool (m, d)" if pooled else "negatives (n, k, d)")
+    a = V.embeddings(given[0], f"{name} anchors", 2)
+    p = V.embeddings(given[1], f"{name} positives", 2)
+    ng = V.embeddings(given[2], f"{name} {second}", 2 if pooled else 3)
     V.same_rows(a, f"{name} anchors", p, f"{name} positives")
     V.same_dim(a, f"{name} anchors", p, f"{name} positives")
-    V.same_dim(a, f"{name} anchors", ng, f"{name} {second.split()[0]}")
+    V.same_dim(a, f"{name} anchors", ng, f"{name} {second}")
     if not pooled:
         V.same_rows(a, f"{name} anchors", ng, f"{name} negatives")
-    big = second.split()[0]
+    return given, (a, p, ng)
+
+
+def _prop4_arrays(given, arrays, name, pooled, normalize, screened, dt):
+    """The map's arrays as C-contiguous ``dt`` (a copy of a caller's array is announced), with finite unit rows."""
+    names = ("anchors", "positives", "pool" if pooled else "negatives")
+    a, p, ng = (V.small_operand(x, f"{name} {nm}", dt, g) for x, nm, g in zip(arrays, names, given))
     a = V.finite_unit_rows(a, f"{name} anchors", normalize)
     p = V.finite_unit_rows(p, f"{name} positives", normalize)
     if not screened:  # else the per-anchor kernel screens the (n, k, d) rows in its own pass
-        ng = V.finite_unit_rows(ng, f"{name} {big}", normalize)
+        ng = V.finite_unit_rows(ng, f"{name} {names[2]}", normalize)
     return a, p, ng
 
 
@@ -914,13 +923,14 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
     b = V.beta_value(beta)
     pooled = index is not None
     screened = not pooled and not V.flag(normalize, "normalize")
-    a, p, ng = _prop4_map(phi, "phi", pooled, normalize, screened)
-    a2, p2, ng2 = _prop4_map(phi_prime, "phi_prime", pooled, normalize, screened)
-    dt = V.common_dtype(a, a2)
-    a, p, ng, a2, p2, ng2 = (np.ascontiguousarray(x, dtype=dt) for x in (a, p, ng, a2, p2, ng2))
-    for x, y, nm in ((a, a2, "anchors"), (p, p2, "positives"), (ng, ng2, "pool" if pooled else "negatives")):
+    g1, m1 = _prop4_shapes(phi, "phi", pooled)
+    g2, m2 = _prop4_shapes(phi_prime, "phi_prime", pooled)
+    for x, y, nm in zip(m1, m2, ("anchors", "positives", "pool" if pooled else "negatives")):
         if x.shape != y.shape:
             raise ValueError(f"phi_prime {nm} must have the shape of phi {nm} {x.shape}, got shape {y.shape}")
+    dt = V.common_dtype(*m1, *m2)  # the kernel reads both maps in one dtype
+    a, p, ng = _prop4_arrays(g1, m1, "phi", pooled, normalize, screened, dt)
+    a2, p2, ng2 = _prop4_arrays(g2, m2, "phi_prime", pooled, normalize, screened, dt)
     n = a.shape[0]
     kb = b if math.isfinite(b) else 1.0  # β = ∞: the kernel's power mean is unused (M_∞ = max)
     da, dp, lmax, lpm, gap = (np.empty(n) for _ in range(5))

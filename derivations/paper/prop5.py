@@ -26,7 +26,7 @@ import sympy as sp
 
 from ..checks import DEFAULTS
 from ..checks.laws import search, search_result
-from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..ledger import Derivation, Domain, Step, StepResult
 from ..render import printed
 from ..symbols import (
     TAU_MAX,
