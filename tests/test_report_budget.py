@@ -4,8 +4,9 @@
 at the report's own budget (then 20 000 trials), which no test ran. Now `report` runs `verify`'s
 budget and seed (``checks.DEFAULTS``; they share the verify cache), and this test runs every step of
 every paper derivation with exactly those options, so each point that `verify` or `report` draws is
-drawn here first. Marked slow: the whole paper at 10⁵ trials takes minutes of CPU; the rest of the
-suite checks every step at a small budget (tests/test_engine.py).
+drawn here first. Marked slow: the whole paper at 10⁵ trials took 850 s wall here (2 cores shared,
+load 5–8; prop4 147 s, prop2 132 s, prop1 102 s, lemma6 89 s, the rest under 70 s each); the rest of
+the suite checks every step at a small budget (tests/test_engine.py).
 """
 
 from __future__ import annotations
