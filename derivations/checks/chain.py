@@ -266,6 +266,7 @@ def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
             weakest.append((r.verdict, name))
         evidence.append(f"{name}: {r.verdict}")
     refuted: list[str] = []
+    attacked: dict[str, tuple[str, str]] = {}
     for i, link in enumerate(links):
         parts, desc = _check_link(i, link, step, opts)
         evidence.append(desc)
@@ -274,6 +275,7 @@ def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
                 refuted.append(desc)
             elif p.verdict not in (Verdict.PROVED,):
                 weakest.append((p.verdict, f"link {i + 1} ({link.cite or 'algebra'})"))
+                attacked = _narrowest(attacked, p.attacked or {})
     n = len(links)
     if refuted:
         return StepResult(
@@ -299,4 +301,21 @@ def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
         verdict,
         f"chain of {n} links; weakest: {', '.join(names)} ({verdict})",
         "; ".join(evidence),
+        # what the links that are not proved were attacked on (per symbol, the narrowest of their ranges)
+        attacked=attacked or None,
     )
+
+
+def _narrowest(a: dict[str, tuple[str, str]], b: dict[str, tuple[str, str]]) -> dict[str, tuple[str, str]]:
+    """Per symbol name, the intersection of two attacked ranges (a symbol in one only keeps its range)."""
+    out = dict(a)
+    for name, (lo, hi) in b.items():
+        if name not in out:
+            out[name] = (lo, hi)
+            continue
+        lo0, hi0 = out[name]
+        try:
+            out[name] = (str(sp.Max(sp.sympify(lo0), sp.sympify(lo))), str(sp.Min(sp.sympify(hi0), sp.sympify(hi))))
+        except (sp.SympifyError, TypeError, ValueError):  # not numbers: keep both, stated side by side
+            out[name] = (f"{lo0} | {lo}", f"{hi0} | {hi}")
+    return out
