@@ -18,7 +18,12 @@ from infonce_bounds.derivations.symbols import k as K
 from infonce_bounds.derivations.symbols import tau as TAU
 from infonce_bounds.numerics._generated import constants as G
 
-mpmath.mp.dps = 50
+
+@pytest.fixture(autouse=True)
+def _fifty_digits():
+    """50-digit mpmath references in this module only (a module-level mp.dps leaked into every later test)."""
+    with mpmath.workdps(50):
+        yield
 
 
 def _unit(x):
