@@ -6,7 +6,7 @@ budget and seed (``checks.DEFAULTS``; they share the verify cache), and this tes
 every paper derivation with exactly those options, so each point that `verify` or `report` draws is
 drawn here first. Marked slow: the whole paper at 10⁵ trials took 850 s wall here (2 cores shared,
 load 5–8; prop4 147 s, prop2 132 s, prop1 102 s, lemma6 89 s, the rest under 70 s each); the rest of
-the suite checks every step at a small budget (tests/test_engine.py). In the suite it runs a tenth of
+the suite checks every step at a small budget (tests/test_engine.py). In the suite it runs a hundredth of
 the budget; `INFONCE_BOUNDS_FULL_BUDGET=1 python -m pytest tests/test_report_budget.py` runs the full one.
 """
 
@@ -34,10 +34,10 @@ def test_report_and_verify_share_the_engines_budget():
         assert p.parse_args([]).trials is None, mod.__name__
 
 
-#: the full budget costs ~14 min of a 2-core CI run, so the suite runs it in a reduced size (a tenth of the
+#: the full budget costs ~14 min of a 2-core CI run, so the suite runs it in a reduced size (a hundredth of the
 #: trials, the same seed) unless INFONCE_BOUNDS_FULL_BUDGET=1 asks for exactly verify's and report's budget
 FULL = os.environ.get("INFONCE_BOUNDS_FULL_BUDGET") == "1"
-TRIALS = DEFAULTS["trials"] if FULL else DEFAULTS["trials"] // 10
+TRIALS = DEFAULTS["trials"] if FULL else DEFAULTS["trials"] // 100
 
 
 @pytest.mark.slow
