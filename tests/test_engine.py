@@ -286,6 +286,42 @@ def test_cache_key_sees_a_custom_checker_change():
     assert runner.step_key(s1, {}) == runner.step_key(Step("s", x, x, domain=Domain({x: (0, 1)}), check=make(1)), {})
 
 
+def test_chain_key_follows_a_cited_step_in_its_own_derivation():
+    # a chain's verdict rests on the steps it cites; one in the same derivation is not covered by
+    # depends_on, so its key must enter the chain's own key (an edit there re-checks the chain)
+    from infonce_bounds.derivations.checks import runner
+    from infonce_bounds.derivations.ledger import Derivation, Link
+
+    def build(c):
+        return Derivation(
+            "engine_test_chain",
+            "chain",
+            [
+                Step("x ≤ c", x, sp.Integer(c), kind="inequality", relation="<=", domain=Domain({x: (0, 1)})),
+                Step("unrelated", x**2, x**2, kind="identity", domain=Domain({x: (0, 1)})),
+                Step(
+                    "x + 1 ≤ c + 1",
+                    x + 1,
+                    sp.Integer(c) + 1,
+                    kind="chain",
+                    relation="<=",
+                    domain=Domain({x: (0, 1)}),
+                    links=[Link(x + 1, sp.Integer(c) + 1, "<=", cite="engine_test_chain / x ≤ c")],
+                ),
+            ],
+            result="x + 1 ≤ c + 1",
+        )
+
+    k1, k2 = (runner._derivation_keys([build(c)], {"trials": 10})["engine_test_chain"] for c in (1, 2))
+    assert k1[1] == k2[1]  # the step the chain does not cite keeps its key
+    assert k1[0] != k2[0] and k1[2] != k2[2]
+    # the chain's own fields unchanged, only the cited step edited: the chain is still re-keyed
+    d1, d2 = build(1), build(2)
+    d2.steps[2] = d1.steps[2]
+    k2b = runner._derivation_keys([d2], {"trials": 10})["engine_test_chain"]
+    assert k2b[2] != k1[2]
+
+
 # ---------------------------------------------------------------------------------- large k, vectorised falsifier
 
 

@@ -306,11 +306,31 @@ def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> 
     table = {**{d.name: d for d in catalogue.all_derivations()}, **{d.name: d for d in ders}}
     memo: dict[str, list[str]] = {}
 
+    ups: dict[str, str] = {}
+    step_memo: dict[tuple[str, str], str] = {}
+
+    def upstream(name: str) -> str:
+        if name not in ups:
+            deps = table[name].depends_on
+            ups[name] = hashlib.sha256("".join("".join(keys(dep)) for dep in deps).encode()).hexdigest()
+        return ups[name]
+
+    def key_of(name: str, step_name: str) -> str:
+        if (name, step_name) not in step_memo:
+            st = table[name].step(step_name)
+            up = upstream(name)
+            if st.links:  # a chain rests on the verdicts of the steps it cites, in its own derivation too
+                cited = [key_of(*link.cited) if _exists(*link.cited) else link.cite for link in st.links if link.cite]
+                up = hashlib.sha256((up + "".join(cited)).encode()).hexdigest()
+            step_memo[(name, step_name)] = _step_key(st, options, up)
+        return step_memo[(name, step_name)]
+
+    def _exists(name: str, step_name: str) -> bool:  # a citation of nothing is refuted by the chain checker
+        return name in table and step_name in {x.name for x in table[name].steps}
+
     def keys(name: str) -> list[str]:
         if name not in memo:
-            der = table[name]
-            up = hashlib.sha256("".join("".join(keys(dep)) for dep in der.depends_on).encode()).hexdigest()
-            memo[name] = [_step_key(st, options, up) for st in der.steps]
+            memo[name] = [key_of(name, st.name) for st in table[name].steps]
         return memo[name]
 
     _FN_MEMO.clear()  # shared by the steps of this one computation: a helper is fingerprinted once
