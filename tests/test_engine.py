@@ -396,3 +396,23 @@ def test_vectorised_falsifier_refutes_a_planted_vector_claim_inside_k_cap():
 
     fz = falsify(_vector_claim(sp.Rational(59, 10)), {**DEFAULTS, "trials": 4000, "large_k": False})
     assert fz.counterexample is not None and int(fz.counterexample["k"]) >= 6
+
+
+def test_worst_ratio_is_settled_at_higher_precision_where_both_sides_vanish():
+    # both sides of the Taylor remainder bound vanish like x⁶: at x = 7.3e-15 and 50 digits the
+    # small side is rounding noise (ratio 2.5e20); the settled ratio is the true one, just below 1
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.checks.falsifier import _settled_ratio, _sides
+    from infonce_bounds.derivations.checks.sampling import Evaluator
+
+    st = catalogue.get("bias_expansion").step("Taylor remainder of log(1 + x)")
+    small, big, _ = _sides(st)
+    ev = Evaluator([small, big], st.domain)
+    one = ev.evaluate({x: 7.3039e-15}, exact=True, dps=50)
+    assert one[0] / one[1] > 1e10  # the noise the settled ratio removes
+    r = _settled_ratio(ev, {x: 7.3039e-15}, 50)
+    assert r is not None and 0.999 < r <= 1
+    # a claim 2% too tight is still reported above 1 at the same point
+    ev2 = Evaluator([small, big * sp.Rational(98, 100)], st.domain)
+    r2 = _settled_ratio(ev2, {x: 7.3039e-15}, 50)
+    assert r2 is not None and r2 > 1.01

@@ -166,14 +166,9 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     # the float ratio is noisy where both sides are tiny: report the worst ratio at full precision
     exact_worst = None
     for pt in state["top"]:
-        try:
-            sv, bv = ev.evaluate(pt, exact=True, dps=dps)
-        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
-            continue
-        if bv > 0:
-            r_ = float(sv / bv)
-            if exact_worst is None or r_ > exact_worst[0]:
-                exact_worst = (r_, pt)
+        r_ = _settled_ratio(ev, pt, dps)
+        if r_ is not None and (exact_worst is None or r_ > exact_worst[0]):
+            exact_worst = (r_, pt)
     if exact_worst is not None:
         state["worst"], state["worst_pt"] = exact_worst
 
@@ -209,6 +204,28 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
         )
     return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
+
+
+def _settled_ratio(ev: Evaluator, pt: Mapping, dps: int) -> float | None:
+    """small/big at ``pt`` once doubling the working precision no longer moves it (to 1e-9), or None.
+
+    Both sides of a tight claim can vanish to high order (a Taylor remainder at x = 7e-15 is 1e-86):
+    at 50 digits the cancellation inside the small side leaves only rounding, and one evaluation
+    would report that noise as the worst ratio (3e20 where the truth is below 1).
+    """
+    prev = None
+    for p in (dps, 2 * dps, 4 * dps, 8 * dps):
+        try:
+            sv, bv = ev.evaluate(pt, exact=True, dps=p)
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            return None
+        if not bv > 0:
+            return None
+        r_ = float(sv / bv)
+        if prev is not None and abs(r_ - prev) <= 1e-9 * max(1.0, abs(r_)):
+            return r_
+        prev = r_
+    return None
 
 
 def _short(pt: Mapping) -> str:
