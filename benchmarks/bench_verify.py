@@ -10,6 +10,10 @@ machine is shared: CPU seconds include the worker processes):
 * **new** — 2 worker processes, numpy-batched falsifier, large-k attack on, no cache (``--no-cache``).
 * **step cache** — the whole CLI command ``infonce-bounds verify`` when every step is in the cache
   but the catalogue entry is not (what a run after editing a step costs, minus the re-checks).
+* **baseline** (``--baseline REV``) — the whole CLI command ``infonce-bounds verify --no-cache`` of the
+  code at git revision ``REV`` (checked out into a temporary worktree and imported from there with
+  this environment's dependencies), then the same command of the current code, one after the other:
+  the before/after table of the issue, per derivation, measured in one run.
 * **cached** — the whole CLI command ``infonce-bounds verify`` again: unchanged catalogue (process
   start, imports and printing the table included).
 * **report** — ``infonce-bounds report`` with its defaults, verify cache warm (its verify pass uses
@@ -17,7 +21,7 @@ machine is shared: CPU seconds include the worker processes):
 
 Usage::
 
-    python benchmarks/bench_verify.py [--trials 100000] [--skip-old] [--no-report] [--report-cold]
+    python benchmarks/bench_verify.py [--trials 100000] [--skip-old] [--baseline REV] [--no-report] [--report-cold]
 
 The cache of these runs lives in a temporary directory (the user's cache is not touched). It is a
 benchmark, not a timed test: the machine is shared, so compare the columns of one run, and read the
@@ -76,6 +80,33 @@ def _cli(argv, env):
     return wall, cpu, proc.stdout
 
 
+def _checkout(rev: str, tmp: str) -> str:
+    """A directory to put on PYTHONPATH that imports ``infonce_bounds`` as it was at ``rev``.
+
+    The package maps three folders into one namespace (pyproject's package-dir), so the revision's
+    files are linked into that shape instead of installed.
+    """
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    wt = os.path.join(tmp, "baseline-src")
+    subprocess.run(["git", "-C", root, "worktree", "add", "--detach", "-q", wt, rev], check=True)
+    shim = os.path.join(tmp, "baseline-path", "infonce_bounds")
+    os.makedirs(shim)
+    top = os.path.join(wt, "src", "infonce_bounds")
+    for name in os.listdir(top):
+        os.symlink(os.path.join(top, name), os.path.join(shim, name))
+    for sub in ("derivations", "numerics"):
+        os.symlink(os.path.join(wt, sub), os.path.join(shim, sub))
+    return os.path.dirname(shim)
+
+
+def _cold_cli(argv, env, cache):
+    """(wall s, CPU s, CPU s per derivation) of a cold ``verify --no-cache --json`` in a fresh process."""
+    import json
+
+    wall, cpu, out = _cli([*argv, "--no-cache", "--json"], {**env, "XDG_CACHE_HOME": cache})
+    return wall, cpu, json.loads(out)["cache"]["cpu"]
+
+
 def _sections(report_md: str) -> list[tuple[str, float]]:
     """(section title, seconds) from the report's own "_(section built in X s)_" lines."""
     return [
@@ -89,6 +120,9 @@ def main() -> int:
     ap.add_argument("results", nargs="*", help="derivation names (default: the whole catalogue)")
     ap.add_argument("--trials", type=int, default=100_000)
     ap.add_argument("--skip-old", action="store_true", help="do not time the old-style serial run (saves minutes)")
+    ap.add_argument(
+        "--baseline", metavar="REV", help="also time a cold CLI verify of git revision REV, then of this code"
+    )
     ap.add_argument("--no-report", action="store_true", help="do not time `infonce-bounds report`")
     ap.add_argument("--report-cold", action="store_true", help="also time `report` with an empty verify cache")
     args = ap.parse_args()
@@ -103,6 +137,17 @@ def main() -> int:
     catalogue.all_derivations()
     build = (time.perf_counter() - t0, time.process_time() - c0)
 
+    base = now = None
+    if args.baseline:
+        path = _checkout(args.baseline, tmp)
+        argv_v = ["verify", *args.results, "--trials", str(args.trials)]
+        try:
+            base = _cold_cli(argv_v, {**env, "PYTHONPATH": path}, os.path.join(tmp, "cache-base"))
+        finally:
+            root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+            wt = os.path.join(tmp, "baseline-src")
+            subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt], check=False)
+        now = _cold_cli(argv_v, env, os.path.join(tmp, "cache-now"))
     old = None if args.skip_old else _run(args.results, args.trials, 1, False, False)
     new = _run(args.results, args.trials, 2, True, False)  # fills the step cache
     argv = ["verify", *args.results, "--trials", str(args.trials), "--json"]
@@ -129,6 +174,21 @@ def main() -> int:
         n_ = new[2][name]
         print(f"{name:28s} {o:10.2f} {n_:10.2f} {o / n_ if n_ else float('nan'):8.2f}")
     print("(per derivation: CPU seconds of its steps, each measured in the process that checked it)")
+    if base is not None:
+        print(
+            f"\n{'derivation':28s} {args.baseline[:10]:>10s} {'now':>10s} {'ratio':>8s}   (CLI verify --no-cache, CPU s)"
+        )
+        for name in sorted(now[2], key=lambda n: -base[2].get(n, 0.0)):
+            b_, n_ = base[2].get(name, float("nan")), now[2][name]
+            print(f"{name:28s} {b_:10.2f} {n_:10.2f} {b_ / n_ if n_ else float('nan'):8.2f}")
+        print(
+            f"{'total':28s} {sum(base[2].values()):10.2f} {sum(now[2].values()):10.2f} "
+            f"{sum(base[2].values()) / sum(now[2].values()):8.2f}"
+        )
+        print(
+            f"cold CLI verify (whole command): {args.baseline} {base[0]:.1f} s wall, {base[1]:.1f} s CPU; "
+            f"now {now[0]:.1f} s wall, {now[1]:.1f} s CPU; ratio wall {base[0] / now[0]:.2f}, CPU {base[1] / now[1]:.2f}\n"
+        )
     if old:
         print(f"old (1 process, scalar falsifier, no cache): {old[0]:.1f} s wall, {old[1]:.1f} s CPU")
     print(f"new (2 workers, numpy falsifier, --no-cache): {new[0]:.1f} s wall, {new[1]:.1f} s CPU")
