@@ -1,4 +1,4 @@
-"""Shared fixtures: a seeded generator per test (no global seed), mpmath precision."""
+"""Shared fixtures: a seeded generator per test (no global seed), mpmath precision, one verify cache."""
 
 from __future__ import annotations
 
@@ -10,9 +10,25 @@ from infonce_bounds.numerics._env import apply_cli_defaults
 # that sleep, and a numba cache keyed on the kernel sources (so an edited helper never runs stale)
 apply_cli_defaults()
 
+import os  # noqa: E402
+
 import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
+
+
+@pytest.fixture(scope="session", autouse=True)
+def session_verify_cache(tmp_path_factory):
+    """A verify cache of this session's own: never the developer's ``~/.cache`` (a verdict cached by
+    other code must not pass a test), shared by the tests of the whole catalogue. Numba's cache
+    directory is fixed already (``apply_cli_defaults`` above), so kernels stay cached across sessions."""
+    old = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    yield os.environ["XDG_CACHE_HOME"]
+    if old is None:
+        del os.environ["XDG_CACHE_HOME"]
+    else:
+        os.environ["XDG_CACHE_HOME"] = old
 
 
 @pytest.fixture

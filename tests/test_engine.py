@@ -109,23 +109,15 @@ def _claim_symbols(step):
 
 
 @pytest.fixture(scope="module")
-def catalogue_results(tmp_path_factory):
-    """Every catalogue step checked once (small falsifier budget, both cores, a private cache)."""
-    import os
+def catalogue_results():
+    """Every catalogue step checked once (the suite's budget, both cores, the session's verify cache)."""
+    from suite_budget import SUITE_TRIALS
 
     from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import runner
+    from infonce_bounds.derivations.checks import DEFAULTS, runner
 
-    old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("cache"))
-    try:
-        ders = catalogue.all_derivations()
-        by_der, _ = runner.verify_derivations(ders, {"trials": 300}, workers=2)
-    finally:
-        if old is None:
-            del os.environ["XDG_CACHE_HOME"]
-        else:
-            os.environ["XDG_CACHE_HOME"] = old
+    ders = catalogue.all_derivations()
+    by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
     return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}
 
 
