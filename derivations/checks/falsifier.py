@@ -288,9 +288,10 @@ class _Vectorised:
     """
 
     CHUNK = 20_000
-    #: a pattern-search sweep of fewer moves than this is cheaper one point at a time (numpy's fixed
-    #: cost per call exceeds a small claim's scalar evaluations)
-    MIN_BATCH = 16
+    #: a pattern-search sweep of fewer moves than this runs one point at a time. 1: even a sweep of two
+    #: moves is cheaper as one numpy call than as two scalar evaluations, each of which rebuilds the
+    #: claim's instance (measured on 8 falsifier-only steps at 10⁵ trials: 8.8 → 7.2 CPU s, same verdicts)
+    MIN_BATCH = 1
 
     def __init__(self, ev, sampler, step, rng, state, confirm, strict):
         import numpy as np
