@@ -21,7 +21,6 @@ Layouts
 from __future__ import annotations
 
 import math
-import numbers
 import threading
 from typing import NamedTuple
 
@@ -994,26 +993,6 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
 # --- Theorem 1 on data (numerics.theorem1) ---------------------------------------------------------
 
 
-def _count(value, name: str, lo: int, what: str) -> int:
-    """An integer ≥ ``lo`` (Python or numpy integer, or an integral float), else a ValueError naming ``name``."""
-    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (numbers.Integral, numbers.Real))
-    if ok and not isinstance(value, numbers.Integral):
-        ok = math.isfinite(float(value)) and float(value).is_integer()
-    if not ok or int(value) < lo:
-        raise ValueError(f"{name} must be an integer ≥ {lo} ({what}), got {value!r}")
-    return int(value)
-
-
-def _real(value, name: str, allowed: str, ok) -> float:
-    """A finite real accepted by ``ok``, else a ValueError naming ``name`` and ``allowed``."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number ({allowed}), got {value!r}")
-    v = float(value)
-    if not (math.isfinite(v) and ok(v)):
-        raise ValueError(f"{name} = {value!r} is out of range; allowed: {allowed}")
-    return v
-
-
 def theorem1_bound(
     data,
     tau,
@@ -1081,11 +1060,11 @@ def theorem1_bound(
         rows = np.shape(data[0])[0]
         per = np.shape(index)[1] if index is not None else np.shape(data[2])[1]
         for name, given, read in (("n", n, rows), ("k", k, per)):
-            if given is not None and _count(given, name, 1, "") != read:
+            if given is not None and V.integer_value(given, name, 1, "the data's count") != read:
                 raise ValueError(f"{name} = {given!r} disagrees with the data, which hold {name} = {read}")
         n, k = rows, per
     else:
-        bt = _real(
+        bt = V.real_value(
             data, "data", "B_τ ≥ 0 as a number, a BTau, or the (anchors, positives, negatives)", lambda v: v >= 0
         )
         if index is not None:
@@ -1093,15 +1072,15 @@ def theorem1_bound(
     if not isinstance(data, (tuple, list)) or isinstance(data, BTau):
         if n is None or k is None:
             raise ValueError("n and k must be given when data is a B_τ value (they are read from the arrays otherwise)")
-    n_ = _count(n, "n", 1, "the number of training tuples")
-    k_ = _count(k, "k", 1, "the number of negatives per tuple")
-    d_ = _count(d_theta, "d_theta", 1, "the parameter dimension d_Θ of (C)")
-    dl = _real(delta, "delta", "0 < δ < 1", lambda v: 0 < v < 1)
-    cp = _real(c_phi, "c_phi", "C_Φ > 0", lambda v: v > 0)
-    rad = _real(radius, "radius", "R > 0", lambda v: v > 0)
-    w2 = _real(ew2, "ew2", "E|dM/dπ|² ≥ 1 (the mean of dM/dπ is 1)", lambda v: v >= 1)
-    lip = None if lipschitz is None else _real(lipschitz, "lipschitz", "L > 0", lambda v: v > 0)
-    rh = _real(rhat, "rhat", "a finite empirical risk", lambda v: True)
+    n_ = V.integer_value(n, "n", 1, "the number of training tuples")
+    k_ = V.integer_value(k, "k", 1, "the number of negatives per tuple")
+    d_ = V.integer_value(d_theta, "d_theta", 1, "the parameter dimension d_Θ of (C)")
+    dl = V.real_value(delta, "delta", "0 < δ < 1", lambda v: 0 < v < 1)
+    cp = V.real_value(c_phi, "c_phi", "C_Φ > 0", lambda v: v > 0)
+    rad = V.real_value(radius, "radius", "R > 0", lambda v: v > 0)
+    w2 = V.real_value(ew2, "ew2", "E|dM/dπ|² ≥ 1 (the mean of dM/dπ is 1)", lambda v: v >= 1)
+    lip = None if lipschitz is None else V.real_value(lipschitz, "lipschitz", "L > 0", lambda v: v > 0)
+    rh = V.real_value(rhat, "rhat", "a finite empirical risk", lambda v: True)
     lo, hi = T1.rhat_range(t, k_)
     slack = 1e-9 * max(1.0, abs(lo), abs(hi))  # a float mean of ℓ values may leave the range by rounding only
     if not (lo - slack <= rh <= hi + slack):
