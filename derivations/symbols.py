@@ -158,6 +158,7 @@ U_dud = sp.Symbol("U_dud", positive=True)  #: upper limit U of Dudley's integral
 c_dud = sp.Symbol("c_dud", positive=True)  #: c = RL in the covering number (1 + 2RL/ε)^{d_Θ}
 eps_cov = sp.Symbol("epsilon_cov", positive=True)  #: the scale ε in Dudley's integral
 a_cov = sp.Symbol("a_cov", positive=True)  #: a := e R B_τ C_Φ of Prop. 5 (A in Theorem 1)
+B_tau = sp.Symbol("B_tau", nonnegative=True)  #: B_τ(z_1, …, z_n) of Lemma 1 as one number (A = eRB_τC_Φ)
 x_ratio = sp.Symbol("x_ratio", nonnegative=True)  #: x = c/U inside ∂h/∂U
 mu_s = sp.Symbol("mu_s", positive=True)  #: a scale factor μ (homogeneity of h)
 kap_s = sp.Symbol("kappa_s", nonnegative=True)  #: κ = L'/L ∈ [0, 1] (our Lipschitz constant over the paper's)

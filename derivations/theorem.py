@@ -235,6 +235,13 @@ def trivial_bound(loss: str = "dcl", tau_: Any = tau, k_: Any = k) -> sp.Expr:
     return 2 / tau_ + sp.log(k_) - sp.log(1 + k_ * sp.exp(-2 / tau_))
 
 
+def trivial_ce(tau_: Any = tau) -> sp.Expr:
+    """2/τ, τ > 0: the data-free cap on the left side of Theorem 1 itself, ∫ E CrossEnt[M̂_k ‖ Q̂^φ_{τ,k}] dπ ≤ 2/τ
+    (every CrossEnt of (9) is −(weighted mean of ⟨φ, φ⟩)/τ + (1/τ)·τ log-mean-exp, both parts ≤ 1/τ; step
+    ``TRIVIAL_NAMES["ce"]``). The caps of CE − R̂_n (``trivial_bound``) follow from it and R̂_n's lower end."""
+    return 2 / sp.sympify(tau_)
+
+
 _T1 = "Theorem-1 components"
 
 #: what ``infonce-bounds constants`` certifies from this module (``derivations.results``): the loss range
@@ -671,7 +678,7 @@ def _trivial_steps() -> list[Step]:
         Step(
             TRIVIAL_NAMES["ce"],
             (-x + t) / tau,
-            2 / tau,
+            trivial_ce(),
             kind="inequality",
             relation="<=",
             domain=tk,

@@ -988,3 +988,106 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
         tau=t,
         beta=b,
     )
+
+
+# --- Theorem 1 on data (numerics.theorem1) ---------------------------------------------------------
+
+
+def theorem1_bound(
+    data,
+    tau,
+    *,
+    rhat,
+    d_theta,
+    c_phi,
+    radius,
+    ew2,
+    delta=0.05,
+    n=None,
+    k=None,
+    index=None,
+    lipschitz=None,
+):
+    """∫ E CrossEnt[M̂_k ‖ Q̂^φ_{τ,k}] dπ ≤ R̂_n + (c₁/τ)√(d_Θ/n) min{A√(log 3 + 1), √(log(1 + 2A) + 1)}
+    + (c₂/τ)√(log(2/δ)/(2n)) + c₃/(τk) + log(1 + e^{2/τ}/k), A = eRB_τ(z_1 … z_n)C_Φ, w.p. ≥ 1 − δ (Theorem 1),
+    with (c₁, c₂, c₃) = (192, 12, 4E|dM/dπ|²) (paper) or ours, beside the trivial bound 2/τ of the left side;
+    τ > 0, k, n, d_Θ ≥ 1, δ ∈ (0, 1), R, C_Φ > 0, E|dM/dπ|² ≥ 1.
+
+    Parameters
+    ----------
+    data : the training tuples' raw inputs (anchors (n, d_in), positives (n, d_in), negatives (n, k, d_in)), or with
+        ``index`` (anchors, positives, pool (m, d_in)), as ``b_tau`` takes them; or a precomputed B_τ (a ``BTau``
+        from ``b_tau`` at the same τ, or a number ≥ 0), with ``n`` and ``k`` given.
+    tau : float > 0, the temperature (B_τ's exponent 2/(1 ∧ τ) is Lemma 1's choice β = 1 ∨ 2/τ).
+    rhat : R̂_n(φ̂; k, τ), the empirical risk of the paper's ℓ (14) on the same n tuples (``infonce_risk(...,
+        variant="infonce").mean``), in ℓ's range [log(1/k + e^{−2/τ}), log(1/k + e^{2/τ})].
+    d_theta : d_Θ ≥ 1, the parameter dimension of (C).
+    c_phi : C_Φ > 0, the constant of assumption (C).
+    radius : R > 0, the radius of Θ = {‖θ − θ₀‖ ≤ R}.
+    ew2 : E|dM(Z, ·)/dπ(Z')|² ≥ 1 (assumption (B); Prop. 2's bias).
+    delta : the confidence δ ∈ (0, 1) (default 0.05).
+    n, k : the number of tuples and of negatives per tuple (read from ``data`` when it holds arrays; must agree).
+    index : (n, k) integer array of pool rows (pooled layout), or None.
+    lipschitz : L > 0, the Lipschitz constant of θ ↦ φ_θ(z) uniformly over the inputs (C_Φ sup‖z‖ under (C)); it
+        adds the toolkit's version (θ-Lipschitz chaining, ``derivations.theorem``), else that version is None.
+
+    Returns
+    -------
+    Theorem1Bound (``numerics.theorem1``): ``paper``, ``ours``, ``toolkit`` (each with complexity, variability,
+    bias, bound = R̂_n + the three, capped = min(bound, trivial), active = "bound", "trivial" or "tie"),
+    ``trivial`` = 2/τ, and B_τ, A, the min-term and the four constants. The formulas are the catalogue's
+    (``derivations.paper.theorem1.bound_terms``, ``derivations.theorem``); every number is the upper end of a
+    certified interval (as ``infonce-bounds constants`` prints), so it is never understated. ``notes`` says when A
+    lies outside the range on which the ledger checked Theorem 1's chain.
+
+    Raises
+    ------
+    ValueError naming the argument and its allowed range (as ``b_tau`` for the arrays).
+    """
+    from . import theorem1 as T1
+
+    t = V.tau_value(tau)
+    if isinstance(data, BTau):
+        if data.tau != t:
+            raise ValueError(f"data is a BTau computed at tau = {data.tau!r}, not at tau = {t!r}; recompute b_tau")
+        bt = data.value
+    elif isinstance(data, (tuple, list)):
+        if len(data) != 3:
+            raise ValueError(
+                f"data must be (anchors, positives, negatives) or a B_τ value, got a sequence of length {len(data)}"
+            )
+        bt = b_tau(*data, t, index=index).value
+        rows = np.shape(data[0])[0]
+        per = np.shape(index)[1] if index is not None else np.shape(data[2])[1]
+        for name, given, read in (("n", n, rows), ("k", k, per)):
+            if given is not None and V.integer_value(given, name, 1, "the data's count") != read:
+                raise ValueError(f"{name} = {given!r} disagrees with the data, which hold {name} = {read}")
+        n, k = rows, per
+    else:
+        bt = V.real_value(
+            data, "data", "B_τ ≥ 0 as a number, a BTau, or the (anchors, positives, negatives)", lambda v: v >= 0
+        )
+        if index is not None:
+            raise ValueError("index applies only when data holds the arrays; data is a B_τ value here")
+    if not isinstance(data, (tuple, list)) or isinstance(data, BTau):
+        if n is None or k is None:
+            raise ValueError("n and k must be given when data is a B_τ value (they are read from the arrays otherwise)")
+    n_ = V.integer_value(n, "n", 1, "the number of training tuples")
+    k_ = V.integer_value(k, "k", 1, "the number of negatives per tuple")
+    d_ = V.integer_value(d_theta, "d_theta", 1, "the parameter dimension d_Θ of (C)")
+    dl = V.real_value(delta, "delta", "0 < δ < 1", lambda v: 0 < v < 1)
+    cp = V.real_value(c_phi, "c_phi", "C_Φ > 0", lambda v: v > 0)
+    rad = V.real_value(radius, "radius", "R > 0", lambda v: v > 0)
+    w2 = V.real_value(ew2, "ew2", "E|dM/dπ|² ≥ 1 (the mean of dM/dπ is 1)", lambda v: v >= 1)
+    lip = None if lipschitz is None else V.real_value(lipschitz, "lipschitz", "L > 0", lambda v: v > 0)
+    rh = V.real_value(rhat, "rhat", "a finite empirical risk", lambda v: True)
+    lo, hi = T1.rhat_range(t, k_)
+    slack = 1e-9 * max(1.0, abs(lo), abs(hi))  # a float mean of ℓ values may leave the range by rounding only
+    if not (lo - slack <= rh <= hi + slack):
+        raise ValueError(
+            f"rhat = {rhat!r} is out of range; allowed: the range of ℓ (14), [{lo:.6g}, {hi:.6g}] at tau = {t!r}, "
+            f"k = {k_} (R̂_n is a mean of ℓ values)"
+        )
+    return T1.evaluate(
+        tau=t, k=k_, n=n_, delta=dl, d_theta=d_, c_phi=cp, radius=rad, ew2=w2, b_tau=bt, rhat=rh, lipschitz=lip
+    )

@@ -12,8 +12,10 @@ Prop. 4, per tuple, for two unit-vector embeddings φ, φ' of the same tuple (Δ
 beside the actual |ℓ(φ) − ℓ(φ')|, ℓ of (14) through the generated closing formula (stable log-sum-exp).
 The coefficients are the generated functions of ``numerics._generated.constants`` (``KERNEL_FORMULAS`` of
 prop4, eq16_18, lemma1). M_β is computed as max_j ‖Δ_j‖ · exp(Λ(β; log(‖Δ_j‖/max))/β), so β up to 1e6 and
-β = ∞ (M_∞ = max_j ‖Δ_j‖) are exact; the paper's e^{2/(βτ)} is carried as a logarithm and multiplied in
-only at the end (``numerics.api.prop4_bound`` refuses where the product is not a float64).
+β = ∞ (M_∞ = max_j ‖Δ_j‖) are exact; for β/2 an integer ≤ 64 (Lemma 1's β = 2/τ at the usual τ) the terms
+(‖Δ_j‖/max)^β are binary powers of ‖Δ_j‖²/max² instead (no logarithm or exponential per negative); the paper's
+e^{2/(βτ)} is carried as a logarithm and multiplied in only at the end (``numerics.api.prop4_bound`` refuses
+where the product is not a float64).
 
 Kernels here are ``prange`` over anchors with private outputs; the O(n) closing arithmetic (coefficients,
 sums over anchors in a fixed order) is done by ``numerics.api``. Validation happens there, never here.
@@ -28,7 +30,7 @@ from numba import prange
 
 from ._generated import constants as G
 from ._jit import dot_helper, helper, kernel, poly_helper
-from .logsumexp import dot, logsumexp, row_max, sum_exp_shifted
+from .logsumexp import UNDERFLOW, dot, logsumexp, row_max, sum_exp_shifted
 
 #: anchors whose negatives are read side by side in one thread (as ``per_anchor.STREAMS``: more cache
 #: lines in flight per core on a memory-bound pass)
@@ -232,6 +234,65 @@ def _power_mean_log(ld, beta):
     return m, m + math.log(sum_exp_shifted(ld, m, beta) / ld.shape[0]) / beta
 
 
+#: largest h = β/2 for which ``_power_mean_log_sq`` forms the terms (Δ_j/Δ_max)^β = (Δ_j²/Δ_max²)^h by binary powering
+#: (≤ 2·log2(h) multiplications each) instead of a logarithm and an exponential per negative: Lemma 1's β = 1 ∨ 2/τ is
+#: an even integer at the usual τ (0.05, 0.1, 0.2, 0.25, 0.5, 1), and the two transcendental passes over the k
+#: negatives cost ~7 % of the Prop. 4 kernel's CPU time in float32 (benchmarks/RESULTS.md, the Prop. 4 closing)
+POWER_H_MAX = 64
+
+
+@dot_helper
+def _row_sum(x):
+    """Σ_j x_j (vector lanes: the terms are ≥ 0, so reassociation changes rounding only)."""
+    acc = 0.0
+    for j in range(x.shape[0]):
+        acc += x[j]
+    return acc
+
+
+@helper
+def _power_mean_log_sq(sq, beta, ld, scratch, r, acc):
+    """(log max_j Δ_j, log M_β) from sq_j = Δ_j² (row scratch ``ld``, ``scratch``, ``r``, ``acc`` of the row's length).
+
+    M_β = Δ_max ((1/k) Σ_j (sq_j/sq_max)^h)^{1/β}, h = β/2. For an integer h ≤ POWER_H_MAX each term is a binary power
+    of r_j = sq_j/sq_max ∈ [0, 1] (relative error ≲ (h + 2 log₂ h)·2⁻⁵³, as e^{β(log Δ_j − log Δ_max)} carries its
+    argument's error times β; the two routes agree to 1e-11 and both match 50 digits, tests/test_data_bounds.py); a term below e^{−708} is 0 (r_j < e^{−708/h}), as ``exp_terms`` cuts, so no product is subnormal.
+    Otherwise (or for a NaN/inf row, which the screen then refuses) the logarithm route ``_power_mean_log``."""
+    h = 0.5 * beta
+    e = int(h)
+    m2 = row_max(sq)
+    if e != h or e < 1 or e > POWER_H_MAX or not (m2 < math.inf):
+        _half_log(sq, ld, scratch)
+        return _power_mean_log(ld, beta)
+    if m2 == 0.0:
+        return -math.inf, -math.inf
+    thr = math.exp(UNDERFLOW / h)
+    inv = 1.0 / m2
+    if math.isinf(inv):  # sq_max subnormal: divide instead
+        for j in range(sq.shape[0]):
+            v = sq[j] / m2
+            r[j] = v if v >= thr else 0.0
+    else:
+        for j in range(sq.shape[0]):
+            v = sq[j] * inv
+            r[j] = v if v >= thr else 0.0
+    first = True
+    while e > 0:
+        if e & 1:
+            if first:
+                acc[:] = r
+                first = False
+            else:
+                for j in range(r.shape[0]):
+                    acc[j] *= r[j]
+        e >>= 1
+        if e > 0:
+            for j in range(r.shape[0]):
+                r[j] *= r[j]
+    lm = 0.5 * math.log(m2)
+    return lm, lm + math.log(_row_sum(acc) / sq.shape[0]) / beta
+
+
 @helper
 def _close_pair(z, z2, k):
     """|ℓ(φ) − ℓ(φ')| from the two rows of scaled similarity gaps (the generated closing formula of (14))."""
@@ -253,9 +314,11 @@ def prop4_kernel(a, p, ng, a2, p2, ng2, tau, beta, da, dp, lmax, lpm, gap, scree
         cnt = min(PROP4_STREAMS, n - i0)
         z = np.empty((cnt, k))
         z2 = np.empty((cnt, k))
-        ld = np.empty((cnt, k))
+        ld = np.empty(k)  # the logarithm route's row (β/2 not an integer ≤ POWER_H_MAX)
         sq = np.empty((cnt, k))
         scratch = np.empty(k, dtype=np.int64)
+        rbuf = np.empty(k)
+        acc = np.empty(k)
         s_pos = np.empty(cnt)
         s_pos2 = np.empty(cnt)
         dev = np.zeros(cnt)
@@ -276,15 +339,13 @@ def prop4_kernel(a, p, ng, a2, p2, ng2, tau, beta, da, dp, lmax, lpm, gap, scree
                 total[g] += nn + nn2
                 sq[g, j] = d2
         for g in range(cnt):
-            _half_log(sq[g], ld[g], scratch)
-        for g in range(cnt):
             i = i0 + g
             fin = math.isfinite(total[g])
             screen[i] = dev[g] if fin else math.nan
             screen2[i] = dev2[g] if fin else math.nan
             da[i] = math.sqrt(_sq_dist(a[i], a2[i]))
             dp[i] = math.sqrt(_sq_dist(p[i], p2[i]))
-            lmax[i], lpm[i] = _power_mean_log(ld[g], beta)
+            lmax[i], lpm[i] = _power_mean_log_sq(sq[g], beta, ld, scratch, rbuf, acc)
             gap[i] = _close_pair(z[g], z2[g], k)
 
 

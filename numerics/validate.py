@@ -178,6 +178,26 @@ def tau_value(tau) -> float:
     return t
 
 
+def integer_value(value, name: str, lo: int, what: str) -> int:
+    """An integer ≥ ``lo`` (Python or numpy integer, or an integral float), else a ValueError naming ``name``."""
+    ok = not isinstance(value, (bool, np.bool_)) and isinstance(value, (numbers.Integral, numbers.Real))
+    if ok and not isinstance(value, numbers.Integral):
+        ok = math.isfinite(float(value)) and float(value).is_integer()
+    if not ok or int(value) < lo:
+        raise ValueError(f"{name} must be an integer ≥ {lo} ({what}), got {value!r}")
+    return int(value)
+
+
+def real_value(value, name: str, allowed: str, ok) -> float:
+    """A finite real accepted by ``ok``, else a ValueError naming ``name`` and ``allowed``."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number ({allowed}), got {value!r}")
+    v = float(value)
+    if not (math.isfinite(v) and ok(v)):
+        raise ValueError(f"{name} = {value!r} is out of range; allowed: {allowed}")
+    return v
+
+
 def variant_value(variant) -> int:
     """``"dcl"`` → 0, ``"standard"`` → 1, ``"infonce"`` → 2; the old ``"averaged"`` → 0 with a DeprecationWarning."""
     from infonce_bounds.derivations.loss import canonical_loss

@@ -6,6 +6,7 @@ import json
 
 import mpmath
 import pytest
+import sympy as sp
 
 from infonce_bounds.derivations import paper
 from infonce_bounds.numerics.cli import main
@@ -114,3 +115,68 @@ def test_constants_paper_set_gives_other_symbols(capsys):
         assert rows["lemma3_constant"]["status"] == "certified" and float(rows["lemma3_constant"]["ratio"]) >= 1 - 1e-12
     assert main(["constants", "--paper", "--set", "E_w2"]) == 2
     assert "--set" in capsys.readouterr().err
+
+
+def _theorem1(capsys, *argv):
+    assert main(["constants", "--paper", "--json", *argv]) == 0
+    return json.loads(capsys.readouterr().out)["theorem1"]
+
+
+def test_constants_paper_theorem1_is_capped_by_the_trivial_bound(capsys):
+    """Issue 13: each Theorem-1 version --paper prints takes the min with 2/τ − log(1/k + e^{−2/τ}) and names the
+    active term. τ = 0.5, k = 64 (the issue's example): both versions exceed the cap; τ = 10, k = 4096, n = 1e8: both
+    are below it."""
+    t1 = _theorem1(capsys, "--tau", "0.5", "--k", "64", "--set", "a_cov=2", "--set", "E_w2=1.5")
+    assert t1["status"] == "certified" and [v["name"] for v in t1["versions"]] == ["paper", "ours"]
+    cap = mpmath.mpf(t1["trivial"])
+    with mpmath.workdps(50):
+        ref = 4 - mpmath.log(mpmath.mpf(1) / 64 + mpmath.exp(-4))  # 2/τ − log(1/k + e^{−2/τ}), 50 digits
+    assert ref <= cap <= ref * (1 + mpmath.mpf(1e-5))
+    for v in t1["versions"]:
+        assert v["active"] == "trivial" and v["capped"] == t1["trivial"] and mpmath.mpf(v["bound"]) > cap
+    paper, ours = t1["versions"]
+    assert mpmath.mpf(ours["bound"]) < mpmath.mpf(paper["bound"])
+    t1 = _theorem1(
+        capsys,
+        "--tau",
+        "10",
+        "--k",
+        "4096",
+        "--n",
+        "100000000",
+        "--params",
+        "10",
+        "--set",
+        "a_cov=1",
+        "--set",
+        "E_w2=1.5",
+    )
+    for v in t1["versions"]:
+        assert (
+            v["active"] == "bound" and v["capped"] == v["bound"] and mpmath.mpf(v["bound"]) < mpmath.mpf(t1["trivial"])
+        )
+
+
+def test_constants_paper_theorem1_cap_comes_from_the_derivation(capsys, monkeypatch):
+    """Planted wrong: a cap of 1e6 in derivations.theorem makes the bound the active term at the issue's example."""
+    from infonce_bounds.derivations import theorem
+
+    monkeypatch.setattr(theorem, "trivial_bound", lambda loss="dcl", *a: sp.Integer(10**6))
+    t1 = _theorem1(capsys, "--tau", "0.5", "--k", "64", "--set", "a_cov=2", "--set", "E_w2=1.5")
+    assert all(v["active"] == "bound" for v in t1["versions"])
+
+
+def test_constants_paper_theorem1_says_what_it_needs(capsys):
+    t1 = _theorem1(capsys)
+    assert t1["versions"] == [] and "--set a_cov=VALUE" in t1["status"] and "--set E_w2=VALUE" in t1["status"]
+    assert main(["constants", "--paper", "--set", "a_cov=1", "--set", "E_w2=2"]) == 0
+    out = capsys.readouterr().out
+    assert "Theorem 1" in out and "active: trivial" in out
+
+
+@pytest.mark.parametrize(("sets", "needle"), [(["a_cov=0", "E_w2=2"], "a_cov"), (["a_cov=1", "E_w2=0.5"], "E_w2")])
+def test_constants_paper_theorem1_bad_input_exit_2(capsys, sets, needle):
+    argv = [x for s in sets for x in ("--set", s)]
+    assert main(["constants", "--paper", *argv]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and needle in err and "out of range" in err

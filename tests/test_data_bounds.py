@@ -336,3 +336,42 @@ def test_vectorised_log_matches_numpy_and_a_wrong_one_fails():
     err_ulp = np.abs(out - np.log(x)) / np.spacing(np.abs(np.log(x)) + 1e-300)
     assert err_ulp.max() <= 4
     assert np.abs((out * (1 + 1e-13)) - np.log(x)).max() / np.spacing(700.0) > 4  # the check resolves 1e-13
+
+
+@pytest.mark.parametrize("beta", [1.0, 2.0, 3.0, 4.0, 40.0, 128.0, 130.0, math.inf])
+def test_power_mean_over_a_wide_range_of_distances_matches_mpmath(beta):
+    """M_β = ((1/k) Σ_j Δ_j^β)^{1/β} with Δ_j from 1e-150 to 2, one Δ_j = 0: the binary-power route (β/2 an integer
+    ≤ 64: β = 2, 4, 40, 128) and the logarithm route (β = 1, 3, 130, ∞) against 50 digits from the same floats."""
+    k = 12
+    ang = np.array([0.0, 1e-150, 1e-40, 1e-8, 1e-3, 0.01, 0.1, 0.3, 0.7, 1.5, 2.5, 3.1])
+    base = np.linspace(0.1, 6.0, k)
+    ng = np.stack([np.cos(base), np.sin(base)], axis=-1)[None]
+    ng2 = np.stack([np.cos(base + ang), np.sin(base + ang)], axis=-1)[None]
+    a, p = np.array([[1.0, 0.0]]), np.array([[0.0, 1.0]])
+    r = ib.prop4_bound((a, p, ng), (a, p, ng2), 0.5, beta)
+    dist = [
+        mpmath.sqrt(mpmath.fsum((mpmath.mpf(x) - mpmath.mpf(y)) ** 2 for x, y in zip(u, v)))
+        for u, v in zip(ng[0], ng2[0])
+    ]
+    if math.isinf(beta):
+        ref = max(dist)
+    else:
+        b = mpmath.mpf(beta)
+        ref = (mpmath.fsum(x**b for x in dist) / k) ** (1 / b)
+    assert abs(r.power_mean[0] - float(ref)) <= 1e-13 * float(ref)
+    assert r.max_neg[0] == pytest.approx(float(max(dist)), rel=1e-15)
+    if not math.isinf(beta):  # the comparison can fail: M_{β+2} differs from M_β beyond the tolerance
+        wrong = (mpmath.fsum(x ** (b + 2) for x in dist) / k) ** (1 / (b + 2))
+        assert abs(r.power_mean[0] - float(wrong)) > 1e-13 * float(ref)
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.float32])
+def test_power_routes_agree_on_random_tuples(dtype):
+    """β = 4 (binary powers) against β = 4 + 1e-12 (logarithm route): the same M_β to 1e-11 relative."""
+    rng = np.random.default_rng(11)
+    phi, psi = _pair(rng, 30, 64, 8, 0.05)
+    cast = lambda m: tuple(_unit(x).astype(dtype) for x in m)  # noqa: E731
+    r1 = ib.prop4_bound(cast(phi), cast(psi), 0.5, 4.0)
+    r2 = ib.prop4_bound(cast(phi), cast(psi), 0.5, 4.0 + 1e-12)
+    np.testing.assert_allclose(r1.power_mean, r2.power_mean, rtol=1e-11)
+    np.testing.assert_allclose(r1.max_neg, r2.max_neg, rtol=1e-15)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from pathlib import Path
 
 import mpmath
 import numpy as np
@@ -184,21 +185,22 @@ def test_b_tau_from_counts_matches_its_definition(rng):
 
 def test_theorem_terms_paper_constants_and_ours_smaller():
     m = T.default_model()
-    consts = T._constants(m, 0.5, 256)
-    assert consts["theorem1_complexity_constant"][0] == 192 and consts["theorem1_variability_constant"][0] == 12
-    t = T.theorem_terms(m, n=10**6, k=256, tau=0.5, rhat=1.0, btau=3.0, consts=consts)
+    t = T.theorem_terms(m, n=10**6, k=256, tau=0.5, rhat=1.0, btau=3.0)
+    assert t["constants"]["complexity"]["paper"] == 192 and t["constants"]["variability"]["paper"] == 12
     A = math.e * 0.5 * 3.0
     mins = min(A * math.sqrt(math.log(3) + 1), math.sqrt(math.log(1 + 2 * A) + 1))
     assert t["paper"]["complexity"] == pytest.approx(192 / 0.5 * math.sqrt(2e-6) * mins, rel=1e-14)
     assert t["paper"]["variability"] == pytest.approx(12 / 0.5 * math.sqrt(math.log(40) / 2e6), rel=1e-14)
     assert t["paper"]["bias"] == pytest.approx(4 * m.ew2() / 128 + math.log(1 + math.exp(4) / 256), rel=1e-12)
     assert t["ours"]["bound"] < t["paper"]["bound"]
+    assert t["trivial"] == 4.0 and all(t[v]["active"] == "bound" for v in ("paper", "ours", "ours_direct"))
 
 
 def test_direct_route_matches_the_constants_command():
     """The toolkit route at τ = 0.5, k = 256, n = 1e6, L = 1, p = 2, R = 0.5 is what `constants` prints
     (complexity_direct 0.107007, sample_variability 0.00955448 for the InfoNCE loss, upper ends to 6 digits)."""
-    c, v = T._direct_route(T.default_model(), 0.5, 256)(10**6)
+    t = T.theorem_terms(T.default_model(), n=10**6, k=256, tau=0.5, rhat=1.0, btau=3.0)["ours_direct"]
+    c, v = t["complexity"], t["variability"]
     assert c == pytest.approx(0.107007, rel=1e-5) and c <= 0.107007
     assert v == pytest.approx(0.00955448, rel=1e-5) and v <= 0.00955448
 
@@ -232,6 +234,43 @@ def test_quick_form(tmp_path):
         assert r["ours"]["bound"] < r["paper"]["bound"] and r["ours_direct"]["bound"] < r["ours"]["bound"]
         assert r["paper"]["bound"] >= r["truth"]  # Theorem 1 holds here (it may fail w.p. ≤ δ; not at this seed)
     assert rec["parameters"]["quick"] is True
+    for r in row["per_n"]:  # every version capped by the trivial bound, with its active term
+        for v in ("paper", "ours", "ours_direct"):
+            assert r[v]["capped"] == min(r[v]["bound"], r["trivial"])
+            assert r[v]["active"] == ("bound" if r[v]["bound"] < r["trivial"] else "trivial")
+    # the numbers recorded before Theorem 1's terms moved into the public API: unchanged up to rounding
+    ref = json.loads((Path(__file__).parent / "data" / "theorem_quick_b37f7d7.json").read_text())
+    assert _differences(ref["points"], rec["points"]) == []
+
+
+def _differences(ref, got, path: str = "points", rel: float = 1e-13) -> list[str]:
+    """Paths where ``got`` differs from ``ref`` (floats beyond ``rel``, anything else at all); keys only in ``got``
+    (added since) are ignored."""
+    if isinstance(ref, dict):
+        return [
+            d
+            for key in ref
+            for d in (
+                _differences(ref[key], got[key], f"{path}/{key}", rel) if key in got else [f"{path}/{key}: missing"]
+            )
+        ]
+    if isinstance(ref, list):
+        if len(ref) != len(got):
+            return [f"{path}: length {len(got)} != {len(ref)}"]
+        return [d for i, (a, b) in enumerate(zip(ref, got)) for d in _differences(a, b, f"{path}[{i}]", rel)]
+    if isinstance(ref, float) and isinstance(got, (int, float)):
+        return [] if abs(ref - got) <= rel * max(abs(ref), abs(got)) else [f"{path}: {got!r} != {ref!r}"]
+    return [] if ref == got else [f"{path}: {got!r} != {ref!r}"]
+
+
+def test_the_recorded_comparison_can_fail():
+    """Planted wrong: a recorded bound moved by 1e-12 relative, or a flipped n, is reported."""
+    ref = json.loads((Path(__file__).parent / "data" / "theorem_quick_b37f7d7.json").read_text())["points"]
+    got = json.loads(json.dumps(ref))
+    got[0]["per_n"][2]["paper"]["bound"] *= 1 + 1e-12
+    got[0]["n_nonvacuous_ours_direct"] = 1000
+    diffs = _differences(ref, got)
+    assert len(diffs) == 2 and "paper/bound" in diffs[0] and "n_nonvacuous_ours_direct" in diffs[1]
 
 
 def test_resume_reuses_finished_stretches(tmp_path):

@@ -109,13 +109,18 @@ def tight_step(c: sp.Expr) -> Step:
     )
 
 
+def deviation(delta_: sp.Expr = delta, n_: sp.Expr = n) -> sp.Expr:
+    """dev = √(log(2/δ)/(2n)), δ ∈ (0, 1), n ≥ 1: the deviation term of Mohri Thm 3.3 as Prop. 3 prints it."""
+    return sp.sqrt(sp.log(2 / delta_) / (2 * n_))
+
+
 def derivations() -> list[Derivation]:
     width = ell_hi - ell_lo
     steps = [
         Step(
             "the deviation term: dev := √(log(2/δ)/(2n))",
             dev,
-            sp.sqrt(sp.log(2 / delta) / (2 * n)),
+            deviation(),
             kind="definition",
             domain=Domain({dev: (0, sp.oo), delta: (sp.Rational(1, 10**6), sp.Rational(999, 1000)), n: (1, sp.oo)}),
             provenance="paper",

@@ -137,9 +137,14 @@ def _quad_check(step: Step, opts: dict) -> StepResult:
     return search_result(step, out, method, {"U": ("1/10000", "10000"), "c": ("1/10000", "10000")})
 
 
+def a_of(B: sp.Expr, R_: sp.Expr = R, C_: sp.Expr = C_Phi) -> sp.Expr:
+    """a := e R B_τ C_Φ (Prop. 5; A in Theorem 1), B_τ ≥ 0 of Lemma 1, R > 0 the radius of Θ, C_Φ of (C)."""
+    return E * R_ * B * C_
+
+
 def derivations() -> list[Derivation]:
     B = N_anc + N_pos + N_neg
-    a_def = E * R * B * C_Phi
+    a_def = a_of(B)
     L_def = 4 * E * B * C_Phi / tau
     norms = {N_anc: (0, 100), N_pos: (0, 100), N_neg: (sp.Rational(1, 100), 100)}
     big = {R: (sp.Rational(1, 1000), 1000), C_Phi: (sp.Rational(1, 1000), 1000), tau: (TAU_MIN, TAU_MAX)}

@@ -122,14 +122,69 @@ def min_term_expr(A: sp.Expr = a_cov) -> sp.Expr:
     return sp.Min(A * sp.sqrt(sp.log(3) + 1), sp.sqrt(sp.log(1 + 2 * A) + 1))
 
 
+#: the two versions of Theorem 1 the toolkit evaluates: the paper's (its "const." made explicit: 192 and 12) and
+#: ours (the catalogue's proved constants 192 max(κ, δ'), 3τ(b − a) and Lemma 3's 2√(s(s − 1)) + 2(s − 1))
+VERSIONS = ("paper", "ours")
+
+
+def _version(version: str) -> int:
+    if version not in VERSIONS:
+        raise ValueError(f"version = {version!r}; allowed: one of {VERSIONS}")
+    return VERSIONS.index(version)
+
+
+def constant(name: str, version: str = "paper") -> sp.Expr:
+    """The paper's or our value of a Theorem-1 constant (``CONSTANTS`` by name; ours ≤ paper is its proof step)."""
+    (c,) = [c for c in CONSTANTS if c.name == name]
+    return sp.sympify(c.build()[_version(version)])
+
+
+def complexity(version: str = "paper") -> sp.Expr:
+    """(c/τ)√(d_Θ/n) min{A√(log 3 + 1), √(log(1 + 2A) + 1)}, c = 192 (paper) or 192 max(κ, δ') (ours); τ > 0,
+    d_Θ, n ≥ 1, A = a_cov ≥ 0."""
+    return constant("theorem1_complexity_constant", version) / tau * sp.sqrt(d_Theta / n) * min_term_expr()
+
+
+def variability(version: str = "paper") -> sp.Expr:
+    """(c/τ)·dev, c = 12 (paper) or 3τ(b − a) (ours), dev = √(log(2/δ)/(2n)) (``prop3.deviation``)."""
+    return constant("theorem1_variability_constant", version) / tau * dev
+
+
+def bias(version: str = "paper") -> sp.Expr:
+    """(c/(τk)) + log(1 + e^{2/τ}/k): Prop. 2's finite-k bias, c = 4 E|dM/dπ|² (paper, Lemma 3 as printed) or
+    2√(s(s − 1)) + 2(s − 1), s = E|dM/dπ|² ≥ 1 (ours, prop2's step 'ours: first term with Lemma 3's constant …')."""
+    from . import lemma3, prop2
+
+    const = lemma3.PAPER_CONST if _version(version) == 0 else lemma3.OURS_CONST
+    return const / (tau * k) + prop2.SECOND
+
+
 def bias_printed() -> sp.Expr:
     """(4/(τk)) E|dM/dπ|² + log(1 + e^{2/τ}/k): Prop. 2's finite-k bias as Theorem 1 prints it."""
-    return 4 * Ew2 / (tau * k) + sp.log(1 + sp.exp(2 / tau) / k)
+    return bias("paper")
 
 
 def bound_printed() -> sp.Expr:
     """Theorem 1's right side minus R̂_n, with the unstated constants 192 and 12 (the chain proves them)."""
-    return 192 / tau * sp.sqrt(d_Theta / n) * min_term_expr() + 12 / tau * dev + bias_printed()
+    return complexity("paper") + variability("paper") + bias("paper")
+
+
+def bound_terms(version: str = "paper") -> dict[str, sp.Expr]:
+    """Theorem 1's right side minus R̂_n by term, in the data's quantities: ``complexity``, ``variability``,
+    ``bias`` and their sum ``bound``, with dev = √(log(2/δ)/(2n)) (``prop3.deviation``) and A = eRB_τC_Φ
+    (``prop5.a_of``) substituted, so the free symbols are τ, k, n, δ, d_Θ, R, C_Φ, B_τ, E_w2 (all > 0, δ < 1)."""
+    from ..symbols import B_tau
+    from . import prop3
+    from . import prop5 as _p5
+
+    sub = {dev: prop3.deviation(), a_cov: _p5.a_of(B_tau)}
+    out = {
+        "complexity": complexity(version).subs(sub),
+        "variability": variability(version).subs(sub),
+        "bias": bias(version),
+    }
+    out["bound"] = out["complexity"] + out["variability"] + out["bias"]
+    return out
 
 
 def _chain_steps() -> list[Step]:

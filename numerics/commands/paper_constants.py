@@ -6,6 +6,10 @@ expressions of ``derivations.paper.constants()`` at the exact τ, β, k given; `
 step of the named derivation (``proof_step``); ``--prove`` runs it now and reports its verdict.
 
 β here is the paper's inverse temperature (Prop. 4, β ≥ 1); ``auto`` takes Lemma 1's β = 1 ∨ 2/τ.
+
+``theorem1``: Theorem 1's right side minus R̂_n, the paper's version and ours (``derivations.paper.theorem1``), at
+``--n``, ``--delta``, d_Θ = ``--params`` and ``--set a_cov=A --set E_w2=S``; each is capped by the trivial bound on
+CE − R̂_n for ℓ (14) and says which term is active (issue 13). Without the two ``--set`` it says what it needs.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from infonce_bounds.derivations import catalogue, paper
 from infonce_bounds.derivations.checks import check_step
 from infonce_bounds.derivations.symbols import beta, k, tau
 
-from ..certify import certify, exact, exact_str, format_down
+from ..certify import certify, exact, exact_str, format_down, format_up
 from .constants import validate_k, validate_tau
 
 PARAM_SYMBOLS = {"tau": tau, "beta": beta, "k": k}
@@ -108,16 +112,104 @@ def row_for(
     return row
 
 
+#: what Theorem 1's rows need beyond τ, k, n, δ and d_Θ (= --params), as ``--set`` names
+THEOREM1_NEEDS = {"a_cov": "A = eRB_τ(Z_1, …, Z_n)C_Φ > 0", "E_w2": "E|dM(Z, ·)/dπ(Z')|² ≥ 1"}
+
+
+def _theorem1_values(args, values: dict, extras: dict) -> tuple[dict, list[str]]:
+    """τ, k, n, δ, d_Θ (``--params``, or ``--set d_Theta=``), A and E_w2 (``--set``) for Theorem 1's rows, validated
+    (ValueError naming the flag and range); and the ``--set`` names still missing."""
+    from infonce_bounds.derivations.symbols import Ew2, a_cov, d_Theta, delta, n
+
+    from .constants import DEFAULTS, _integer, _number
+
+    out = dict(values)
+    out[n] = _integer("n", getattr(args, "n", DEFAULTS["n"]), 1, "an integer n ≥ 1")
+    d = _number("delta", getattr(args, "delta", DEFAULTS["delta"]), "0 < δ < 1")
+    if not 0 < d < 1:
+        raise ValueError(f"--delta = {getattr(args, 'delta', d)!r} is out of range; allowed: 0 < δ < 1")
+    out[delta] = d
+    dt = extras.get("d_Theta", getattr(args, "params", DEFAULTS["params"]))
+    out[d_Theta] = _integer("set d_Theta" if "d_Theta" in extras else "params", dt, 1, "an integer d_Θ ≥ 1")
+    if "a_cov" in extras:
+        if not extras["a_cov"] > 0:
+            raise ValueError(f"--set a_cov={extras['a_cov']} is out of range; allowed: {THEOREM1_NEEDS['a_cov']}")
+        out[a_cov] = extras["a_cov"]
+    if "E_w2" in extras:
+        if not extras["E_w2"] >= 1:
+            raise ValueError(f"--set E_w2={extras['E_w2']} is out of range; allowed: {THEOREM1_NEEDS['E_w2']}")
+        out[Ew2] = extras["E_w2"]
+    return out, [name for name in THEOREM1_NEEDS if name not in extras]
+
+
+def theorem1_rows(args, values: dict, extras: dict, digits: int = 6) -> dict:
+    """Theorem 1's right side minus R̂_n, the paper's version (192, 12, 4E w²) and ours (``derivations.paper.theorem1``,
+    dev = √(log(2/δ)/(2n)) substituted), each capped by the trivial bound on CE − R̂_n for ℓ (14),
+    2/τ − log(1/k + e^{−2/τ}) (``derivations.theorem.trivial_bound``), with the term attaining the minimum
+    (``constants.active_term`` on the certified intervals). Needs ``--set a_cov=`` and ``--set E_w2=``."""
+    from infonce_bounds.derivations import theorem
+    from infonce_bounds.derivations.paper import prop3, theorem1
+    from infonce_bounds.derivations.symbols import dev
+
+    from .constants import active_term
+
+    vals, missing = _theorem1_values(args, values, extras)
+    out: dict = {
+        "quantity": "CE − R̂_n: Theorem 1's right side minus R̂_n (the paper's InfoNCE ℓ (14)), capped by the trivial bound",
+        "parameters": {str(s): exact_str(v) for s, v in vals.items() if s not in (beta,)},
+    }
+    if missing:
+        out["status"] = "needs " + ", ".join(f"--set {m}=VALUE ({THEOREM1_NEEDS[m]})" for m in missing)
+        out["versions"] = []
+        return out
+
+    def cert(expr, name):
+        expr = sp.sympify(expr).subs(dev, prop3.deviation())
+        c = certify(expr, {s: v for s, v in vals.items() if s in expr.free_symbols}, name=name)
+        return {"value": c.upper_str(digits), "interval": [c.lower_str(digits), c.upper_str(digits)], "_c": c}
+
+    trivial = cert(theorem.trivial_bound("infonce"), "trivial")
+    versions = []
+    for v in theorem1.VERSIONS:
+        terms = {
+            t: cert(f(v), f"theorem1_{v}_{t}")
+            for t, f in (
+                ("complexity", theorem1.complexity),
+                ("variability", theorem1.variability),
+                ("bias", theorem1.bias),
+            )
+        }
+        bound = cert(theorem1.complexity(v) + theorem1.variability(v) + theorem1.bias(v), f"theorem1_{v}")
+        active = active_term(bound, trivial)
+        capped = min(bound["_c"].hi, trivial["_c"].hi)
+        versions.append(
+            {
+                "name": v,
+                **{t: r["value"] for t, r in terms.items()},
+                "bound": bound["value"],
+                "interval": bound["interval"],
+                "trivial": trivial["value"],
+                "capped": format_up(capped, digits),
+                "active": active,
+            }
+        )
+    out.update(status="certified", trivial=trivial["value"], trivial_interval=trivial["interval"], versions=versions)
+    return out
+
+
 def payload(args) -> dict:
     values, how = values_from(args)
     digits = getattr(args, "digits", 6)
     prove = getattr(args, "prove", False)
     extras = parse_sets(getattr(args, "set", None))
+    # first: it validates --set a_cov and --set E_w2 (E_w2 < 1 would reach Lemma 3's √(E_w2(E_w2 − 1)) below)
+    theorem1_part = theorem1_rows(args, values, extras, digits)
     rows = [row_for(c, values, digits, prove, extras=extras) for c in paper.constants()]
     return {
         "parameters": {"tau": exact_str(values[tau]), "k": exact_str(values[k]), "beta": exact_str(values[beta])},
         "beta_choice": how,
         "rows": rows,
+        "theorem1": theorem1_part,
         "notes": [
             "paper and ours: upper ends of outward-rounded intervals (mpmath.iv), rounded up; ratio = paper/ours: "
             "lower end of the interval quotient, rounded down (never overstated).",
@@ -140,6 +232,22 @@ def format_text(data: dict) -> str:
     if any("proof_verdict" in r for r in rows):
         out += ["", "ours ≤ paper, checked now:"] + [f"  {r['name']}: {r.get('proof_verdict', '—')}" for r in rows]
     out += [""] + [f"{r['name']}: {r['note']}" for r in rows if r["note"]]
+    t1 = data.get("theorem1")
+    if t1:
+        pv = t1["parameters"]
+        out += ["", f"Theorem 1, {t1['quantity']}:"]
+        if t1["status"] != "certified":
+            out += [f"  {t1['status']}"]
+        else:
+            out += [
+                f"  at n = {pv['n']}, δ = {pv['delta']}, d_Θ = {pv['d_Theta']}, A = {pv['a_cov']}, "
+                f"E_w2 = {pv['E_w2']}; trivial bound {t1['trivial']}"
+            ]
+            out += [
+                f"  {v['name']:<6} {v['complexity']} + {v['variability']} + {v['bias']} = {v['bound']}; "
+                f"min(bound, trivial) = {v['capped']} (active: {v['active']})"
+                for v in t1["versions"]
+            ]
     out += [""] + data["notes"]
     return "\n".join(out)
 

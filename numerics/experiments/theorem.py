@@ -25,8 +25,9 @@ Per (k, τ, n): R̂_n(θ̂_n), LHS(θ̂_n) (the truth), the paper's Theorem 1 wi
 ours (the catalogue's proved constants 192 max(κ, δ'), 3τ(b − a) and Lemma 3's 2√(s(s − 1)) + 2(s − 1)),
 the toolkit's own route (``derivations.theorem``: 2 × the θ-Lipschitz chaining bound ``complexity_direct`` with
 L = C_Φ max‖z‖, and the one-sided deviation (b − a)√(log(1/δ)/(2n)), plus Prop. 2's bias with our Lemma 3 constant),
-and the trivial bound 2/τ (every CrossEnt of (9) lies in [−2/τ, 2/τ]); the smallest recorded n at which each
-bound is below 2/τ, and the smallest at which it is also within 2× the truth (when the truth is positive).
+and the trivial bound 2/τ (every CrossEnt of (9) lies in [−2/τ, 2/τ]), every version capped by it with its active
+term: all through the public ``infonce_bounds.theorem1_bound`` (the catalogue's formulas, certified upper ends);
+the smallest recorded n at which each bound is below 2/τ, and the smallest at which it is also within 2× the truth (when the truth is positive).
 """
 
 from __future__ import annotations
@@ -483,89 +484,42 @@ def b_tau(model: KnownTruthModel, anchors, positives, negatives, n: int, k: int,
     )
 
 
-def _constants(model: KnownTruthModel, tau: float, k: int) -> dict:
-    """The paper's and our Theorem-1 constants at (τ, k), from the catalogue's builders (derivations.paper)."""
-    import sympy as sp
-
-    from infonce_bounds.derivations.paper import lemma3, theorem1
-    from infonce_bounds.derivations.symbols import Ew2
-    from infonce_bounds.derivations.symbols import k as k_sym
-    from infonce_bounds.derivations.symbols import tau as tau_sym
-
-    sub = {tau_sym: sp.Rational(str(tau)), k_sym: int(k)}
-    out = {}
-    for c in theorem1.CONSTANTS:
-        paper, ours = c.build()
-        out[c.name] = (float(sp.N(sp.sympify(paper).subs(sub), 30)), float(sp.N(sp.sympify(ours).subs(sub), 30)))
-    out["lemma3"] = (lemma3.PAPER_CONST, lemma3.OURS_CONST, Ew2)
-    out["direct"] = _direct_route(model, tau, k)
-    return out
+def lipschitz(model: KnownTruthModel) -> float:
+    """L = C_Φ max_x ‖z_x‖: θ ↦ φ_θ(z) is L-Lipschitz on the model's support (sup over the data of (C))."""
+    return float(np.max(np.linalg.norm(model.z, axis=1)) * model.C_Phi)
 
 
-def _direct_route(model: KnownTruthModel, tau: float, k: int):
-    """n ↦ (complexity, variability) of the toolkit's own Theorem-1 route (``derivations.theorem``): 2 · the θ-Lipschitz
-    chaining bound ``complexity_direct`` with L = max_x ‖z_x‖ · C_Φ (sup over the data of (C)), p = d_Θ, the radius R
-    of Θ (centred at θ₀: a translation of θ), and the one-sided McDiarmid deviation (b − a)√(log(1/δ)/(2n)) of ℓ."""
-    import sympy as sp
+def theorem_terms(model: KnownTruthModel, *, n: int, k: int, tau: float, rhat: float, btau: float) -> dict:
+    """Every term of Theorem 1 at one (n, k, τ), from the public API ``infonce_bounds.theorem1_bound`` (the
+    catalogue's formulas, certified upper ends): the paper's version (192, 12), ours, the toolkit route
+    (``ours_direct``), each with ``capped`` = min(bound, 2/τ) and the ``active`` term."""
+    from ..api import theorem1_bound
 
-    from infonce_bounds.derivations import theorem as ours
+    r = theorem1_bound(
+        btau,
+        tau,
+        rhat=rhat,
+        n=n,
+        k=k,
+        delta=DELTA,
+        d_theta=model.d_Theta,
+        c_phi=model.C_Phi,
+        radius=model.R,
+        ew2=model.ew2(),
+        lipschitz=lipschitz(model),
+    )
 
-    n_s = sp.Symbol("n_route", positive=True)
-    L_ = sp.Float(float(np.max(np.linalg.norm(model.z, axis=1)) * model.C_Phi), 30)
-    R_ = sp.Float(model.R, 30)
-    tau_, delta_ = sp.Rational(str(tau)), sp.Rational(str(DELTA))
-    cplx = ours.complexity_direct_term(tau_, n_s, L_, model.d_Theta, R_)
-    var = ours.sample_variability("infonce", tau_, int(k), n_s, delta_)
-    f_c, f_v = sp.lambdify(n_s, cplx, "mpmath"), sp.lambdify(n_s, var, "mpmath")
-    return lambda n: (float(f_c(n)), float(f_v(n)))
+    def version(v) -> dict:
+        return {t: getattr(v, t) for t in ("complexity", "variability", "bias", "bound", "capped", "active")}
 
-
-def _lemma3(expr, sym, s: float) -> float:
-    import sympy as sp
-
-    return float(sp.N(expr.subs(sym, sp.Float(s, 30)), 30))
-
-
-def _log1p_exp(x: float) -> float:
-    """log(1 + e^x) through the one log-sum-exp helper (x = 2/τ − log k reaches 2000 at τ = 1e-3)."""
-    return float(logsumexp(np.array([0.0, x])))
-
-
-def theorem_terms(model, *, n: int, k: int, tau: float, rhat: float, btau: float, consts: dict) -> dict:
-    """Every term of Theorem 1, the paper's version (192, 12) and ours, at one (n, k, τ)."""
-    A = math.e * model.R * btau * model.C_Phi
-    mins = min(A * math.sqrt(math.log(3) + 1), math.sqrt(math.log(1 + 2 * A) + 1))
-    root = math.sqrt(model.d_Theta / n)
-    dev = math.sqrt(math.log(2 / DELTA) / (2 * n))
-    s = model.ew2()
-    c_cpx_p, c_cpx_o = consts["theorem1_complexity_constant"]
-    c_var_p, c_var_o = consts["theorem1_variability_constant"]
-    l3p, l3o, sym = consts["lemma3"]
-    second = _log1p_exp(2 / tau - math.log(k))
-    paper = {
-        "complexity": c_cpx_p / tau * root * mins,
-        "variability": c_var_p / tau * dev,
-        "bias": _lemma3(l3p, sym, s) / (tau * k) + second,
-    }
-    ours = {
-        "complexity": c_cpx_o / tau * root * mins,
-        "variability": c_var_o / tau * dev,
-        "bias": _lemma3(l3o, sym, s) / (tau * k) + second,
-    }
-    c_dir, v_dir = consts["direct"](n)
-    direct = {"complexity": c_dir, "variability": v_dir, "bias": ours["bias"]}
-    for b in (paper, ours, direct):
-        b["bound"] = rhat + b["complexity"] + b["variability"] + b["bias"]
     return {
-        "A": A,
-        "min_term": mins,
-        "constants": {
-            "complexity": {"paper": c_cpx_p, "ours": c_cpx_o},
-            "variability": {"paper": c_var_p, "ours": c_var_o},
-        },
-        "paper": paper,
-        "ours": ours,
-        "ours_direct": direct,
+        "A": r.A,
+        "min_term": r.min_term,
+        "constants": r.constants,
+        "paper": version(r.paper),
+        "ours": version(r.ours),
+        "ours_direct": version(r.toolkit),
+        "trivial": r.trivial,
     }
 
 
@@ -607,7 +561,6 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
     truth_cache: dict = {}
     for k in ks:
         for tau in taus:
-            consts = _constants(model, tau, k)
             mine = [r for p, r in zip(points, results) if p["k"] == k and p["tau"] == tau]
             sums = np.zeros(len(grid))
             anchors = np.zeros(model.N)
@@ -628,7 +581,7 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
                 truth = truth_cache[key]
                 rhat = float(sums[g] / n)
                 btau = b_tau(model, anchors, positives, negatives, n, k, tau)
-                terms = theorem_terms(model, n=n, k=k, tau=tau, rhat=rhat, btau=btau, consts=consts)
+                terms = theorem_terms(model, n=n, k=k, tau=tau, rhat=rhat, btau=btau)
                 per_n.append(
                     {
                         "n": n,
@@ -637,7 +590,6 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
                         "truth": truth["lhs"],
                         "B_tau": btau,
                         **terms,
-                        "trivial": 2 / tau,
                         "ratio_paper": terms["paper"]["bound"] / truth["lhs"] if truth["lhs"] > 0 else None,
                         "ratio_ours": terms["ours"]["bound"] / truth["lhs"] if truth["lhs"] > 0 else None,
                         "ratio_ours_direct": terms["ours_direct"]["bound"] / truth["lhs"] if truth["lhs"] > 0 else None,
@@ -677,11 +629,11 @@ def summarise(per_n: list[dict], tau: float) -> dict:
     ratio bound/truth and the excess bound − truth (the ratio depends on where the loss's zero is, the excess not)."""
     out = {}
     for which in ("paper", "ours", "ours_direct"):
-        below = [r["n"] for r in per_n if r[which]["bound"] < 2 / tau]
+        below = [r["n"] for r in per_n if r[which]["bound"] < r["trivial"]]
         within = [
             r["n"]
             for r in per_n
-            if r[which]["bound"] < 2 / tau and r["truth"] > 0 and r[which]["bound"] <= 2 * r["truth"]
+            if r[which]["bound"] < r["trivial"] and r["truth"] > 0 and r[which]["bound"] <= 2 * r["truth"]
         ]
         out[f"n_nonvacuous_{which}"] = min(below) if below else None
         out[f"n_within_2x_{which}"] = min(within) if within else None

@@ -33,9 +33,10 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "softmax_weights": ("infonce_bounds.numerics.api", "softmax_weights"),
     "search_cross_entropy": ("infonce_bounds.numerics.api", "search_cross_entropy"),
     "risk": ("infonce_bounds.numerics.api", "risk"),
-    # data-dependent terms of §4.2: B_τ of Lemma 1, Prop. 4 and (18) on data
+    # data-dependent terms of §4.2 and §5: B_τ of Lemma 1, Prop. 4 and (18), Theorem 1 on data
     "b_tau": ("infonce_bounds.numerics.api", "b_tau"),
     "prop4_bound": ("infonce_bounds.numerics.api", "prop4_bound"),
+    "theorem1_bound": ("infonce_bounds.numerics.api", "theorem1_bound"),
     # exact finite models
     "FiniteModel": ("infonce_bounds.numerics.finite", "FiniteModel"),
     # constants, derivations, verification
