@@ -1019,8 +1019,8 @@ def theorem1_bound(
         ``index`` (anchors, positives, pool (m, d_in)), as ``b_tau`` takes them; or a precomputed B_τ (a ``BTau``
         from ``b_tau`` at the same τ, or a number ≥ 0), with ``n`` and ``k`` given.
     tau : float > 0, the temperature (B_τ's exponent 2/(1 ∧ τ) is Lemma 1's choice β = 1 ∨ 2/τ).
-    rhat : R̂_n(φ̂; k, τ), the empirical risk of the paper's ℓ (14) on the same n tuples (``infonce_risk(...,
-        variant="infonce").mean``), in ℓ's range [log(1/k + e^{−2/τ}), log(1/k + e^{2/τ})].
+    rhat : R̂_n(φ̂; k, τ), the empirical risk of the paper's ℓ (14) on the same n tuples
+        (``infonce_risk(..., variant="infonce").mean``), in ℓ's range [log(1/k + e^{−2/τ}), log(1/k + e^{2/τ})].
     d_theta : d_Θ ≥ 1, the parameter dimension of (C).
     c_phi : C_Φ > 0, the constant of assumption (C).
     radius : R > 0, the radius of Θ = {‖θ − θ₀‖ ≤ R}.
