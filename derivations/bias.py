@@ -346,7 +346,7 @@ LARGE_K = 4096
 NUMPY_COMPOSITIONS = 20
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=1024)  # the two-atom phase beyond k_cap meets ~500 values of k (and k − 1) per step
 def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
     """(counts C, log C with −inf for 0, log multinomial coefficient) of k draws over ``n_atoms`` atoms."""
     import numpy as np

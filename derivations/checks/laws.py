@@ -199,6 +199,10 @@ def compositions(k_: int, N: int):
     if N == 1:
         yield (k_,)
         return
+    if N == 2:  # the two-atom laws at large k: no recursion per composition (same order)
+        for c in range(k_, -1, -1):
+            yield (c, k_ - c)
+        return
     for c in range(k_, -1, -1):
         for rest in compositions(k_ - c, N - 1):
             yield (c,) + rest
@@ -550,15 +554,20 @@ def law_check(
         lo_t, hi_t = tau_range
         landmarks = [v_ for v_ in (lo_t, 0.1, 0.25, 0.5, 1.0, 2.0, hi_t) if lo_t <= v_ <= hi_t]
 
+        log_t = (math.log(lo_t), math.log(hi_t))
+        log_k = (math.log(k_min), math.log(max(kc, k_min)))
+
         def sample(rng: random.Random) -> Law:
+            # (the generator's calls and their order are fixed: a change of them is a change of the laws searched)
             na = rng.choice((2, 2, 3))
             sims = [rng.choice((-1.0, 1.0, 0.0)) if rng.random() < 0.5 else rng.uniform(-1, 1) for _ in range(na)]
             w_ = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
-            probs = [v_ / sum(w_) for v_ in w_]
-            tv = math.exp(rng.uniform(math.log(lo_t), math.log(hi_t)))
+            tot = sum(w_)
+            probs = [v_ / tot for v_ in w_]
+            tv = math.exp(rng.uniform(*log_t))
             if rng.random() < 0.2:
                 tv = rng.choice(landmarks)
-            kv = max(k_min, round(math.exp(rng.uniform(math.log(k_min), math.log(max(kc, k_min))))))
+            kv = max(k_min, round(math.exp(rng.uniform(*log_k))))
             dens = None
             if with_density:
                 nu = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
