@@ -14,9 +14,15 @@ class of functions (a Rademacher average is then an exact sum over sign patterns
 * the verdict records ``attacked``: the ranges searched (τ, k, atoms, …), the k range included.
 
 ``law_check`` is the checker for expectations over finite laws (``Law``, ``expect``) that bias, prior and
-the paper's §3 / appendix-A modules share. One trial is one full enumeration (≈ 0.1–0.5 ms), so its
-budget is capped at ``LAW_CAP`` laws per inequality (``IDENTITY_CAP`` per identity) unless the checker is
-built with ``cap=None`` or the options carry ``law_trials``.
+the paper's §3 / appendix-A modules share. One trial is one full enumeration, so its budget is capped at
+``LAW_CAP`` laws per inequality (``IDENTITY_CAP`` per identity) unless the checker is built with
+``cap=None`` or the options carry ``law_trials``.
+
+Batches (``search(evaluate_batch=…)``, ``batch_evaluator``; off with ``opts["vectorise"] = False``): the
+float pass runs the claim once per batch of laws with one k and atom count (``L = ARRAY``: numpy), about
+3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn,
+the order they are scored in, the confirmations and the stopping point are those of the one-law loop;
+a guard compares batch and one-law values and falls back to the loop on a mismatch.
 """
 
 from __future__ import annotations
