@@ -207,3 +207,75 @@ def test_all_of_case_split_covers_the_union_only_where_the_parts_tile():
     assert res.verdict is Verdict.PROVED and covers(res.covered, dom)
     gap = check_step(replace(st, check=all_of([part(1, 2), part(sp.Rational(5, 2), 3)], "planted gap")), **OPTS)
     assert not covers(gap.covered, dom)
+
+
+# ----------------------------------------------------------------------------------- law batches
+
+
+def _jensen_check(claim, **kw):
+    chk = law_check(claim, "test", **kw)
+    return chk, _law_step("test: " + claim.__name__, chk)
+
+
+def test_batches_search_the_same_laws_and_refute_a_planted_claim_at_the_same_point():
+    """The batched search draws the same laws as the one-law loop: the same counterexample, after as many trials."""
+
+    def reversed_(L, lw):
+        small, big = _jensen(L, lw)
+        return big, small
+
+    chk, st = _jensen_check(reversed_)
+    one = chk(st, {**OPTS, "vectorise": False})
+    bat = chk(st, {**OPTS, "vectorise": True})
+    assert one.verdict is Verdict.REFUTED and bat.verdict is Verdict.REFUTED
+    assert bat.counterexample == one.counterexample and bat.trials == one.trials
+    assert chk._batch is not None and chk._batch.off == ""  # the batches ran: no fallback to the one-law loop
+
+
+def test_law_batches_guard_turns_off_a_claim_whose_arrays_disagree():
+    """A claim that computes something else on arrays than on one law: the guard sees it, and the one-law
+    verdict stands (here: the claim holds on every law, its array form would be violated everywhere)."""
+
+    def two_faced(L, lw):
+        small = 0 * lw.tau if L in (math, mpmath) else 1 + 0 * lw.tau
+        return small, 0.5 + 0 * lw.tau
+
+    chk, st = _jensen_check(two_faced)
+    res = chk(st, {**OPTS})
+    assert res.verdict is Verdict.VERIFIED
+    assert chk._batch.off.startswith("batch and one-law float passes differ")
+
+
+def test_law_batches_refute_where_only_wide_arithmetic_sees_it():
+    """A claim false only for τ < 1/720, where e^{1/τ} overflows a double: the one-law loop sees it at 30
+    digits, the batches in long double (or at 30 digits near the violation); both refute it."""
+
+    def planted(L, lw):
+        slack = 0.5 + 1.5 * (lw.tau > 1 / 720)  # a bool, or an array of them on a law batch
+        return L.log(_laws.mu(L, lw)), 1 / lw.tau + L.log(slack)  # log μ ≤ 1/τ − log 2: false for s ≈ 1
+
+    chk, st = _jensen_check(planted, tau_range=(1e-3, 2e-3))
+    for vec in (False, True):
+        res = chk(st, {**OPTS, "vectorise": vec})
+        assert res.verdict is Verdict.REFUTED, (vec, res.evidence)
+        assert float(res.counterexample["tau"]) < 1 / 720
+    good = law_check(lambda L, lw: (L.log(_laws.mu(L, lw)), 1 / lw.tau), "log μ ≤ 1/τ", tau_range=(1e-3, 2e-3))
+    res = good(_law_step("log μ ≤ 1/τ", good), {**OPTS})
+    assert res.verdict is Verdict.VERIFIED and good._batch.off == "" and good._batch.wide_off == ""
+
+
+def test_every_catalogue_law_step_runs_on_batches_with_the_one_law_verdict():
+    """Every law step of the catalogue runs on law batches (no claim falls back to the one-law loop) and
+    gets the verdict, trial count and (to float noise of tight claims) worst ratio of the one-law loop."""
+    from infonce_bounds.derivations import catalogue
+
+    steps = [(d.name, st) for d in catalogue.all_derivations() for st in d.steps if hasattr(st.check, "law_claim")]
+    assert len(steps) > 50
+    for name, st in steps:
+        one = check_step(st, **{**OPTS, "trials": 400, "vectorise": False})
+        bat = check_step(st, **{**OPTS, "trials": 400})
+        where = f"{name} / {st.name}"
+        assert bat.verdict == one.verdict and bat.trials == one.trials, where
+        assert st.check._batch.off == "", (where, st.check._batch.off)
+        if one.worst_ratio is not None and bat.worst_ratio is not None:
+            assert abs(bat.worst_ratio - one.worst_ratio) <= 1e-6 * max(1.0, abs(one.worst_ratio)), where

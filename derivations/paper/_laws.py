@@ -4,7 +4,7 @@ A *law* is one anchor's view of the data: atoms ``i`` with similarity ``s_i ∈ 
 probability ``π_i`` under π_data and (where a claim needs ν = M(z, ·)) density ``w_i = ν_i/π_i`` of the
 positive-pair law. The checker, ``law_check``, and the exact multinomial expectation ``expect`` live in
 ``derivations.checks.laws`` (the one law falsifier that bias, prior and these modules share); this module
-re-exports them and adds the quantities the paper's claims are written in (μ, μ̂, the bias gap, Var W), and
+re-exports them (with ``fmax``/``fmin``, the max/min a claim can use on law batches too) and adds the quantities the paper's claims are written in (μ, μ̂, the bias gap, Var W), and
 the two proof-shaped checkers ``monotone_from`` and ``factored_certificate``.
 """
 
@@ -14,10 +14,23 @@ from collections.abc import Callable
 from typing import Any
 
 from ..checks.custom import proof_cover, proof_result, with_range
-from ..checks.laws import IDENTITY_CAP, LAW_CAP, Law, expect, law_check
+from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
 from ..ledger import Step, StepResult
 
-__all__ = ["IDENTITY_CAP", "LAW_CAP", "Law", "bias_gap", "expect", "law_check", "mu", "mu_hat", "var_w"]
+__all__ = [
+    "ARRAY",
+    "IDENTITY_CAP",
+    "LAW_CAP",
+    "Law",
+    "bias_gap",
+    "expect",
+    "fmax",
+    "fmin",
+    "law_check",
+    "mu",
+    "mu_hat",
+    "var_w",
+]
 
 
 def mu(L: Any, law: Law) -> Any:

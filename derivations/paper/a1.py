@@ -23,7 +23,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
 from . import Erratum
-from ._laws import Law, bias_gap, expect, law_check, monotone_from, mu, mu_hat, var_w
+from ._laws import Law, bias_gap, expect, fmax, law_check, monotone_from, mu, mu_hat, var_w
 from .prop2 import risk_tilde
 
 POSITION = ("A", 5)
@@ -44,7 +44,7 @@ def _m(L: Any, lw: Law, p_: int, absolute: bool = False, positive: bool = False)
     def fn(cnt):
         d_ = mu_hat(L, lw, cnt) - m_
         if positive:
-            d_ = max(d_, 0 * d_)
+            d_ = fmax(d_, 0 * d_)
         return abs(d_) ** p_ if absolute else d_**p_
 
     return expect(L, lw, fn)

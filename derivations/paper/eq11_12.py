@@ -21,7 +21,7 @@ import sympy as sp
 from ..bias import bias_bound_sharp
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
-from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat, var_w
+from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat, var_w
 from .lemma3 import OURS_CONST, ew2
 from .lemma4 import SEEDS as EXTREMAL_K1
 from .lemma4 import d_numeric
@@ -106,7 +106,7 @@ def _eq11_12() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=law_check(
-                lambda L, lw: (bias_gap(L, lw), min(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau))),
+                lambda L, lw: (bias_gap(L, lw), fmin(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau))),
                 "derivation bias_bound",
                 seeds=seeds,
             ),
@@ -121,7 +121,7 @@ def _eq11_12() -> Derivation:
             check=law_check(
                 lambda L, lw: (
                     abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
-                    (2 * L.sqrt(max(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) + 2 * (ew2(L, lw) - 1))
+                    (2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) + 2 * (ew2(L, lw) - 1))
                     / (lw.tau * lw.k),
                 ),
                 "lemma3's ours in place of Lemma 3",

@@ -26,7 +26,7 @@ from ..bias import bias_constant
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_MAX, TAU_MIN, Z, b, c_X, k, t, u, x, y
-from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat, var_w
+from ._laws import Law, bias_gap, expect, fmin, law_check, mu, mu_hat, var_w
 
 POSITION = ("A", 2)
 
@@ -87,7 +87,7 @@ def _ours_upper_num(L: Any, law: Law) -> Any:
     tv = law.tau
     rho = L.exp(2 / tv)
     ca = 0.2163 if L is math else L.mpf(2163) / 10000
-    return (rho - 1) * min(ca, (1 + 1 / (3 * tv)) / (4 * tv)) / law.k
+    return (rho - 1) * fmin(ca, (1 + 1 / (3 * tv)) / (4 * tv)) / law.k
 
 
 def _rel_identity(lhs, rhs):

@@ -28,7 +28,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, c_X, k, tau, u, x
 from . import Erratum, PaperConstant
-from ._laws import Law, bias_gap, expect, law_check, mu, mu_hat
+from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat
 from .lemma2 import PAPER_UPPER
 from .lemma4 import d_numeric
 
@@ -50,7 +50,7 @@ def _extra_splus(rng: random.Random, tv: float) -> dict:
 
 def _splus(lw: Law) -> Any:
     sp_ = lw.extra["s_plus"]
-    return max(-1 + 0 * sp_, min(1 + 0 * sp_, sp_))  # the local search may step outside [−1, 1]
+    return fmax(-1 + 0 * sp_, fmin(1 + 0 * sp_, sp_))  # the local search may step outside [−1, 1]
 
 
 def gap_standard(L: Any, lw: Law) -> Any:
@@ -71,7 +71,7 @@ def paper_upper_num(L: Any, lw: Law) -> Any:
 def ours_constant_num(L: Any, tv: Any) -> Any:
     """C(τ) of ``derivations.bias.bias_constant`` in floats or mpmath."""
     ca = 0.2163 if L is math else L.mpf(2163) / 10000
-    return (L.exp(2 / tv) - 1) * min(ca, (1 + 1 / (3 * tv)) / (4 * tv))
+    return (L.exp(2 / tv) - 1) * fmin(ca, (1 + 1 / (3 * tv)) / (4 * tv))
 
 
 #: near-extremal laws for the O(1/k) constant: two-point ±1 laws at large τ (where C(τ)/k is sharp)
@@ -200,7 +200,7 @@ def _prop1() -> Derivation:
             check=_law(
                 lambda L, lw: (
                     gap_standard(L, lw),
-                    min(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau)),
+                    fmin(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau)),
                 ),
                 "R ≥ R̃ and bias_bound's min(C(τ)/k, D(τ)) (D: lemma4)",
             ),

@@ -26,7 +26,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
 from . import Erratum
-from ._laws import Law, expect, law_check, mu_hat
+from ._laws import Law, expect, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
 
 POSITION = (3, 3)
@@ -98,7 +98,7 @@ def _second_num(L: Any, lw: Law) -> Any:
 
 def _ours_first_num(L: Any, lw: Law) -> Any:
     s2 = ew2(L, lw)
-    return (2 * L.sqrt(max(s2 * (s2 - 1), 0 * s2)) + 2 * (s2 - 1)) / (lw.tau * lw.k)
+    return (2 * L.sqrt(fmax(s2 * (s2 - 1), 0 * s2)) + 2 * (s2 - 1)) / (lw.tau * lw.k)
 
 
 def _id(lhs, rhs):
