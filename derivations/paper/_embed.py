@@ -1,4 +1,5 @@
-"""Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (no NumPy).
+"""Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (lists of floats; the
+Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``).
 
 A configuration is a tuple z = (z^a, z^+, z_1^-, …, z_k^-) realised by its embeddings under φ and φ'
 (unit vectors of R^d), with τ and the paper's β. ``vector_check`` turns a claim ``lhs ≤ rhs`` over
