@@ -296,6 +296,52 @@ def test_lemma6_dominated_convergence_checker_refutes_a_halved_bound():
 
 
 def test_prop4_mean_value_checker_refutes_a_wrong_derivative():
-    wrong = lambda cfg, c_: 2 * prop4._numeric_derivative(cfg, c_)  # noqa: E731
+    wrong = lambda cfg, c_, lib=mpmath: 2 * prop4._numeric_derivative(cfg, c_, lib)  # noqa: E731
     st = Step("(43) with 2δℓ", 0, 0, check=prop4.mvt_checker(wrong))
     assert check_step(st, **FAST).verdict is Verdict.REFUTED
+
+
+# ----------------------------------------------------------------------------- the fast configuration generator
+
+
+@pytest.mark.parametrize("kind", _embed.KINDS)
+def test_fast_configurations_are_the_reference_bit_for_bit(kind):
+    """``_with_k`` (Gaussian blocks in numpy) draws the same floats as ``_with_k_reference`` (one ``rng.gauss``
+    at a time) and leaves the generator in the same state, with a pending ``gauss_next`` on entry or not."""
+    import random
+
+    for d_ in (2, 3, 8):
+        for k_ in (1, 5, 64, 1000):
+            for pending in (False, True):
+                r1, r2 = random.Random(f"{kind}:{d_}:{k_}"), random.Random(f"{kind}:{d_}:{k_}")
+                if pending:
+                    r1.gauss(0.0, 1.0), r2.gauss(0.0, 1.0)
+                for _ in range(2):
+                    assert _embed._with_k(r1, d_, k_, kind) == _embed._with_k_reference(r2, d_, k_, kind)
+                    assert r1.getstate() == r2.getstate()
+
+
+def test_gauss_block_is_a_run_of_gauss_calls():
+    import random
+
+    for n_ in (0, 1, 2, 47, 48, 49, 1001):
+        r1, r2 = random.Random(n_), random.Random(n_)
+        assert _embed.gauss_block(r1, n_).tolist() == [r2.gauss(0.0, 1.0) for _ in range(n_)]
+        assert r1.getstate() == r2.getstate()
+        assert _embed.gauss_block(r1, n_, values=False) is None or n_ < _embed._SHORT
+        [r2.gauss(0.0, 1.0) for _ in range(n_)]
+        assert r1.getstate() == r2.getstate()
+
+
+def test_prop4_mean_value_checker_refutes_a_slightly_wrong_derivative():
+    """A derivative off by 10⁻⁴ relative is refuted: the double pass flags it for the 40-digit pass."""
+    wrong = lambda cfg, c_, lib=mpmath: (1 + 1e-4) * prop4._numeric_derivative(cfg, c_, lib)  # noqa: E731
+    st = Step("(43) with (1 + 1e-4)δℓ", 0, 0, check=prop4.mvt_checker(wrong))
+    assert check_step(st, trials=100_000).verdict is Verdict.REFUTED
+
+
+def test_lemma6_mean_value_checker_refutes_a_slightly_wrong_derivative():
+    st = catalogue.get("lemma6").steps[5]
+    wrong = lambda t_, fx, fz, ex, ez, lib=math: (1 + 1e-6) * lemma6._dgamma(t_, fx, fz, ex, ez, lib)  # noqa: E731
+    bad = Step(st.name, st.lhs, st.rhs, domain=st.domain, check=lemma6.mvt_checker(wrong))
+    assert check_step(bad, trials=100_000).verdict is Verdict.REFUTED

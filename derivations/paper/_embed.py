@@ -1,4 +1,5 @@
-"""Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (no NumPy).
+"""Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (lists of floats; the
+Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``).
 
 A configuration is a tuple z = (z^a, z^+, z_1^-, …, z_k^-) realised by its embeddings under φ and φ'
 (unit vectors of R^d), with τ and the paper's β. ``vector_check`` turns a claim ``lhs ≤ rhs`` over
@@ -20,6 +21,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import mpmath
+import numpy as np
 
 from ..checks import DEFAULTS as _DEFAULTS
 from ..checks.laws import search, search_result
@@ -158,7 +160,128 @@ def power_mean(xs: Sequence[Any], b: Any, lib: Any = math) -> Any:
 # ----------------------------------------------------------------------------- configurations
 
 
+_MT = np.random.MT19937(0)  # one generator, its state overwritten at every use (seeding a new one reads the OS)
+_SHORT = 48
+
+
+def gauss_block(rng: random.Random, n_: int, values: bool = True) -> np.ndarray | None:
+    """``n_`` successive ``rng.gauss(0.0, 1.0)``, bit for bit, leaving ``rng`` where those calls would.
+
+    Python's generator is MT19937 (numpy's ``MT19937`` continues it from its state), ``random()`` is
+    (a·2^26 + b)/2^53 from two 32-bit words (a ≫ 5, b ≫ 6), and ``gauss`` is Box–Muller in pairs
+    (cos first, the sin kept in ``gauss_next``). The words and the arithmetic are done in numpy (exact: integer
+    and correctly rounded operations); log, cos and sin go through ``math`` (the same libm calls as ``gauss``),
+    since numpy's own transcendental loops may differ in the last bit. ``values=False`` only advances ``rng``
+    (draws that are discarded: the stream, and a pending sin, are all that is needed)."""
+    if n_ < _SHORT:  # moving the state to numpy and back costs more than a few direct calls
+        return np.array([rng.gauss(0.0, 1.0) for _ in range(n_)])
+    version, internal, pending = rng.getstate()
+    out = np.empty(n_)
+    i = 0
+    if pending is not None and n_ > 0:
+        out[0] = 0.0 + pending * 1.0
+        i, pending = 1, None
+    pairs = (n_ - i + 1) // 2
+    if pairs:
+        bg = _MT
+        bg.state = {
+            "bit_generator": "MT19937",
+            "state": {"key": np.array(internal[:624], np.uint32), "pos": internal[624]},
+        }
+        w = bg.random_raw(4 * pairs)
+        u = ((w[0::2] >> 5).astype(np.float64) * 67108864.0 + (w[1::2] >> 6).astype(np.float64)) * (
+            1.0 / 9007199254740992.0
+        )
+        if not values and not (u[1::2] == 0.0).any():  # only the last pair's sin can outlive the block
+            # (a zero u2 gives a zero radius: a draw ``unit`` might reject, so the values are computed then)
+            if (n_ - i) % 2:
+                pending = math.sin(u[-2] * math.tau) * math.sqrt(-2.0 * math.log(1.0 - u[-1]))
+            st = bg.state["state"]
+            rng.setstate((version, (*st["key"].tolist(), int(st["pos"])), pending))
+            return None
+        x2pi = (u[0::2] * math.tau).tolist()
+        g2rad = np.sqrt(-2.0 * np.array(list(map(math.log, (1.0 - u[1::2]).tolist()))))
+        z = np.empty(2 * pairs)
+        z[0::2] = np.array(list(map(math.cos, x2pi))) * g2rad
+        z[1::2] = np.array(list(map(math.sin, x2pi))) * g2rad
+        out[i:] = 0.0 + z[: n_ - i] * 1.0
+        if (n_ - i) % 2:
+            pending = float(z[-1])
+        st = bg.state["state"]
+        internal = (*st["key"].tolist(), int(st["pos"]))
+    rng.setstate((version, internal, pending))
+    return out
+
+
+def _norms(g: np.ndarray) -> np.ndarray:
+    """Row norms summed left to right, as ``norm`` does (numpy's pairwise sum would round differently)."""
+    acc = g[:, 0] * g[:, 0]
+    for i in range(1, g.shape[1]):
+        acc = acc + g[:, i] * g[:, i]
+    return np.sqrt(acc)
+
+
+def _units(rng: random.Random, m: int, d: int) -> np.ndarray | None:
+    """``[unit(rng, d) for _ in range(m)]`` as an (m, d) array; None where ``unit`` would reject a draw."""
+    g = gauss_block(rng, m * d).reshape(m, d)
+    n_ = _norms(g)
+    return None if (n_ <= 1e-12).any() else g / n_[:, None]
+
+
+def _perturbed(rng: random.Random, u: np.ndarray, sigma: float) -> np.ndarray:
+    """``[perturb(rng, row, sigma) for row in u]`` as an array."""
+    g = u + sigma * gauss_block(rng, u.size).reshape(u.shape)
+    n_ = _norms(g)
+    ok = n_ > 1e-12
+    return np.where(ok[:, None], g / np.where(ok, n_, 1.0)[:, None], u)
+
+
 def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+    """The configuration of ``kind`` with k negatives in R^d: the same floats as ``_with_k_reference`` (which
+    draws one ``rng.gauss`` at a time, ~1 s per 1200 configurations), the Gaussian blocks drawn by
+    ``gauss_block``; the random stream ends where the reference leaves it."""
+    saved = rng.getstate()
+    if kind.startswith("adv_") and kind != "adv_all":  # the first draws are discarded: advance the stream only
+        g = gauss_block(rng, (2 + k_) * d, values=False)
+        if g is None or _norms(g.reshape(2 + k_, d)).min() > 1e-12:
+            return _adversarial(rng, d, k_, kind)
+        rng.setstate(saved)
+        return _with_k_reference(rng, d, k_, kind)
+    first = _units(rng, 2 + k_, d)
+    if first is None:  # a rejected draw (probability ~0): the reference consumes the stream differently
+        rng.setstate(saved)
+        return _with_k_reference(rng, d, k_, kind)
+    rows = lambda x: x.tolist()  # noqa: E731
+    a, p, negs = first[0].tolist(), first[1].tolist(), first[2:]
+    if kind == "independent":
+        second = _units(rng, 2 + k_, d)
+        if second is None:
+            rng.setstate(saved)
+            return _with_k_reference(rng, d, k_, kind)
+        return (a, p, rows(negs)), (second[0].tolist(), second[1].tolist(), rows(second[2:]))
+    if kind.startswith("perturb"):
+        sig = {"perturb_small": 1e-3, "perturb_mid": 0.1, "perturb_big": 1.0}[kind]
+        moved = _perturbed(rng, first, sig)
+        return (a, p, rows(negs)), (moved[0].tolist(), moved[1].tolist(), rows(moved[2:]))
+    if kind == "adv_all":  # the other adversarial kinds move one point: the reference is cheap there
+        u = unit(rng, d)
+        v = unit(rng, d)
+        v = add(v, u, -dot(u, v))
+        nv = norm(v)
+        v = [x / nv for x in v] if nv > 1e-9 else unit(rng, d)
+        eps = rng.choice((1e-4, 1e-2, 0.3))
+        un, vn = np.array(u), np.array(v)
+        negs_ = np.tile(-1.0 * un, (k_, 1))
+        negs_[0] = un
+        pts = np.vstack([un, -1.0 * un, negs_])
+        moved = _perturbed(rng, pts + eps * vn, 0.0)
+        return (list(u), scale(u, -1.0), rows(negs_)), (moved[0].tolist(), moved[1].tolist(), rows(moved[2:]))
+    return _adversarial(rng, d, k_, kind)
+
+
+def _with_k_reference(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+    """The one-call-at-a-time generator (``rng.gauss`` per coordinate): the reference ``_with_k`` reproduces
+    bit for bit, and its fallback when a draw would be rejected (a Gaussian vector of norm ≤ 1e-12)."""
     a, p = unit(rng, d), unit(rng, d)
     negs = [unit(rng, d) for _ in range(k_)]
     if kind == "independent":
@@ -166,11 +289,16 @@ def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tupl
     if kind.startswith("perturb"):
         sig = {"perturb_small": 1e-3, "perturb_mid": 0.1, "perturb_big": 1.0}[kind]
         return (a, p, negs), (perturb(rng, a, sig), perturb(rng, p, sig), [perturb(rng, u, sig) for u in negs])
+    return _adversarial(rng, d, k_, kind)
+
+
+def _adversarial(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+    """The adversarial kinds, after the 2 + k unit draws every kind makes first."""
     # adversarial: anchor aligned with negative 1, the rest and the positive opposite (max weight on j = 1)
     u = unit(rng, d)
     a = list(u)
     p = scale(u, -1.0)
-    negs = [scale(u, -1.0) for _ in range(k_)]
+    negs = [list(p) for _ in range(k_)]
     negs[0] = list(u)
     v = unit(rng, d)
     v = add(v, u, -dot(u, v))
