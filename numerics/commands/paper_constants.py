@@ -211,8 +211,9 @@ def payload(args) -> dict:
         "rows": rows,
         "theorem1": theorem1_part,
         "notes": [
-            "paper and ours: upper ends of outward-rounded intervals (mpmath.iv), rounded up; ratio = paper/ours: "
-            "lower end of the interval quotient, rounded down (never overstated).",
+            "paper and ours: upper ends of outward-rounded intervals (Arb balls, python-flint), rounded up; "
+            "ratio = paper/ours: lower end of the interval quotient (a division with directed rounding), rounded "
+            "down (never overstated).",
             "ours ≤ paper is the step named in proof_step of the derivation in source (run `infonce-bounds verify "
             "SOURCE`, or add --prove).",
         ],
