@@ -50,7 +50,19 @@ import sympy as sp
 
 from .checks import check_identity, falsify
 from .checks.custom import falsifier_only, proof_result
-from .checks.laws import ARRAY, Law, compositions, fmax, fmin, law_check
+from .checks.laws import (
+    ARRAY,
+    EXACT_K,
+    K_MAX,
+    Law,
+    binomial_window,
+    compositions,
+    fmax,
+    fmin,
+    law_check,
+    log_binomial_pmf,
+    tail_of,
+)
 from .checks.sampling import symbolic_cover
 from .ledger import Derivation, Domain, Step, StepResult
 from .results import ClosedForm
@@ -285,6 +297,52 @@ def law_log_gap(values: Sequence[Any], probs: Sequence[Any], k_: int) -> mpmath.
     return tot - mpmath.log(Zv)
 
 
+def _weighted_compositions(L: Any, k_: int, probs: Sequence[Any]):
+    """(counts, probability) of k draws from ``probs`` (``L`` = math or mpmath): every composition, or, for two
+    atoms at k > ``EXACT_K``, those of the binomial window (``checks.laws.binomial_window``: neglected mass ≤
+    1e-30 in floats, ≤ 10^{−(dps+10)} at dps digits) with probabilities renormalised to sum to 1. Every
+    quantity of ``_law_summary`` is E f with |f| ≤ 3/τ + 1 (|log U| ≤ 2/τ, each softplus ≤ 2/τ + log 2), so
+    a windowed summary is within 2 × neglected mass × (3/τ + 1) ≤ 10^{−56} of the exact one at 50 digits."""
+    if len(probs) == 2 and k_ > EXACT_K:
+        p0 = probs[0] / (probs[0] + probs[1])
+        if L is mpmath:
+            dps = mpmath.mp.dps
+            lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, float(p0))), tail_of(dps))
+            if p0 in (0, 1):
+                yield (lo, k_ - lo), mpmath.mpf(1)
+                return
+            q0 = 1 - p0
+            with mpmath.workdps(dps + 15):  # log C(k, lo) ≈ 10^{10} at k = 10⁹: 11 more digits for its exp
+                pr = mpmath.exp(
+                    mpmath.loggamma(k_ + 1)
+                    - mpmath.loggamma(lo + 1)
+                    - mpmath.loggamma(k_ - lo + 1)
+                    + lo * mpmath.log(p0)
+                    + (k_ - lo) * mpmath.log(q0)
+                )
+            prs = []
+            for c in range(lo, hi + 1):
+                prs.append(pr)
+                pr = pr * (k_ - c) / (c + 1) * p0 / q0  # P(c + 1) from P(c)
+            mass = mpmath.fsum(prs)
+            for c, pr in zip(range(lo, hi + 1), prs):
+                yield (c, k_ - c), pr / mass
+            return
+        import numpy as np
+
+        lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, float(p0))))
+        lp = log_binomial_pmf(k_, np.arange(lo, hi + 1, dtype=float), float(p0))
+        w_ = np.exp(lp - lp.max())
+        for c, pr in zip(range(lo, hi + 1), (w_ / w_.sum()).tolist()):
+            if pr:
+                yield (c, k_ - c), pr
+        return
+    # log c! by log-gamma: a factorial per c costs O(k² log k) over the table at the large k the falsifier attacks
+    lgf = [L.loggamma(c + 1) if L is mpmath else math.lgamma(c + 1) for c in range(k_ + 1)]
+    for cnt in compositions(k_, len(probs)):
+        yield cnt, L.exp(lgf[k_] + sum(c * L.log(p_) - lgf[c] for c, p_ in zip(cnt, probs) if c))
+
+
 def _lse(L: Any, terms: Sequence[Any]) -> Any:
     mx = max(terms)
     return mx + L.log(sum(L.exp(t_ - mx) for t_ in terms))
@@ -312,12 +370,21 @@ def _law_summary(
     e_log_u = 0 * r[0]
     e_abs = 0 * r[0]
     off_hi = off_lo = 0 * r[0]
-    # log c! by log-gamma: a factorial per c costs O(k² log k) over the table at the large k the falsifier attacks
-    lgf = [L.loggamma(c + 1) if L is mpmath else math.lgamma(c + 1) for c in range(k_ + 1)]
-    for cnt in compositions(k_, len(sims)):
-        lp = lgf[k_] + sum(c * L.log(p_) - lgf[c] for c, p_ in zip(cnt, probs) if c)
+    if L is mpmath and len(probs) == 2 and k_ > EXACT_K:
+        # the full-precision pass at large k: W_i = e^{s_i/τ} (mpmath's exponent range holds e^{±1000}),
+        # S = k Z_k = c W_0 + (k − c) W_1, and softplus(±1/τ − log S) = log1p(e^{±1/τ}/S): 3 logs a composition
+        W0, W1 = mpmath.exp(lw[0]), mpmath.exp(lw[1])
+        e_hi, e_lo = mpmath.exp(1 / tau_v), mpmath.exp(-1 / tau_v)
+        base = lgk + logZ
+        for (c0, c1), pr in _weighted_compositions(L, k_, probs):
+            S = c0 * W0 + c1 * W1
+            log_u = mpmath.log(S) - base
+            e_log_u += pr * log_u
+            e_abs += pr * abs(log_u)
+            off_hi += pr * mpmath.log1p(e_hi / S)
+            off_lo += pr * mpmath.log1p(e_lo / S)
+    for cnt, pr in () if L is mpmath and len(probs) == 2 and k_ > EXACT_K else _weighted_compositions(L, k_, probs):
         log_u = _lse(L, [L.log(c) + l_ for c, l_ in zip(cnt, lw) if c]) - lgk - logZ
-        pr = L.exp(lp)
         e_log_u += pr * log_u
         e_abs += pr * abs(log_u)
         log_zk = log_u + logZ
@@ -339,8 +406,9 @@ def _law_summary(
     }
 
 
-#: largest k of the law falsifier's two-atom phase beyond k_cap (claims for every k ≥ 1)
-LARGE_K = 4096
+#: largest k of the law falsifier's two-atom phase beyond k_cap (claims for every k ≥ 1): exact sums up to
+#: ``EXACT_K`` = 4096, binomial windows beyond (``checks.laws.binomial_window``)
+LARGE_K = K_MAX
 #: from this many compositions on, the float law summary is cheaper in numpy (≈ 0.17 ms a law, flat) than
 #: in the Python loop (≈ 0.01 ms a composition); measured at k = 3 and k = 12 on 2 and 3 atoms
 NUMPY_COMPOSITIONS = 20
@@ -359,23 +427,46 @@ def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
     return C, logC, lgm
 
 
+def _window_table(k_: int, probs: Sequence[Any]) -> tuple[Any, Any, Any]:
+    """(counts C, log C, log probability) over the binomial window of a two-atom law at k > ``EXACT_K``
+    (``checks.laws.binomial_window``, neglected mass ≤ 1e-30; the union of the windows for a batch, whose
+    ``probs`` are arrays). The log probabilities (one row per law of a batch) are renormalised over the
+    window: each summary is then a weighted mean, within 2e-30 × (3/τ + 1) of the exact sum."""
+    import numpy as np
+
+    p0, p1 = np.asarray(probs[0], dtype=float), np.asarray(probs[1], dtype=float)
+    ps = np.atleast_1d(p0 / (p0 + p1))
+    wins = [binomial_window(k_, min(1.0, max(0.0, v_))) for v_ in ps.tolist()]
+    c = np.arange(min(w_[0] for w_ in wins), max(w_[1] for w_ in wins) + 1, dtype=float)
+    C = np.stack([c, k_ - c], axis=1)
+    with np.errstate(divide="ignore"):
+        logC = np.log(C)
+    lp = log_binomial_pmf(k_, c[None, :], ps[:, None])  # (laws, window)
+    mx = lp.max(axis=1, keepdims=True)
+    lp = lp - (mx + np.log(np.exp(lp - mx).sum(axis=1, keepdims=True)))
+    return C, logC, (lp if p0.ndim else lp[0])
+
+
 def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
     """``_law_summary`` in float64 with numpy over the compositions (the float pass of the law falsifier:
     numpy is used for the search only; every violation and the worst ratio are redone in mpmath)."""
     import numpy as np
 
-    C, logC, lgm = _composition_table(k_, len(sims))
     lw = np.asarray(sims, dtype=float) / tau_v
     p_ = np.asarray(probs, dtype=float)
     with np.errstate(divide="ignore"):
         logp = np.log(p_)
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the binomial window, O(√k) compositions
+        C, logC, lp = _window_table(k_, probs)
+    else:
+        C, logC, lgm = _composition_table(k_, len(sims))
+        with np.errstate(invalid="ignore"):
+            lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
     a_ = logp + lw
     logZ = a_.max() + math.log(np.exp(a_ - a_.max()).sum())
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = max(float((p_ * r * r).sum()) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
-    with np.errstate(invalid="ignore"):
-        lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
     T = logC + lw  # −inf where an atom is not drawn
     mx = T.max(axis=1)
     log_u = mx + np.log(np.exp(T - mx[:, None]).sum(axis=1)) - lgk - logZ
@@ -410,7 +501,6 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
         out = _law_summary_batch(tau_v, k_, sims, probs)
         out["gap_prev"] = _law_summary_batch(tau_v, k_ - 1, sims, probs)["gap"]
         return out
-    C, logC, lgm = _composition_table(k_, len(sims))
     tv = np.asarray(tau_v, dtype=float)[:, None]
     lw = np.stack(sims, axis=1) / tv  # (laws, atoms)
     p_ = np.stack(probs, axis=1)
@@ -421,7 +511,11 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = np.maximum((p_ * r * r).sum(axis=1) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
-    lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the union of the laws' binomial windows
+        C, logC, lp = _window_table(k_, probs)
+    else:
+        C, logC, lgm = _composition_table(k_, len(sims))
+        lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
     T = logC + lw[:, None, :]  # −inf where an atom is not drawn
     mx = T.max(axis=2)
     log_u = mx + np.log(np.exp(T - mx[:, :, None]).sum(axis=2)) - lgk - logZ
@@ -1093,8 +1187,9 @@ def _offset() -> Derivation:
 
 
 def _softplus(L: Any, v: Any) -> Any:
-    """log(1 + e^v) without overflow."""
-    return fmax(v, 0 * v) + L.log(1 + L.exp(-abs(v)))
+    """log(1 + e^v) without overflow, and without losing e^v ≪ 10^{−dps} for v ≪ 0 (log1p: the offset at
+    the lower end, e^{−2/τ}/k, is ~1e-78 at τ = 0.01, which log(1 + ·) rounds to 0 at 60 digits)."""
+    return fmax(v, 0 * v) + L.log1p(L.exp(-abs(v)))
 
 
 def _deviation() -> Derivation:
