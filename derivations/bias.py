@@ -55,6 +55,7 @@ from .checks.laws import (
     EXACT_K,
     K_MAX,
     Law,
+    _means,
     binomial_window,
     compositions,
     fmax,
@@ -427,24 +428,66 @@ def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
     return C, logC, lgm
 
 
-def _window_table(k_: int, probs: Sequence[Any]) -> tuple[Any, Any, Any]:
-    """(counts C, log C, log probability) over the binomial window of a two-atom law at k > ``EXACT_K``
-    (``checks.laws.binomial_window``, neglected mass ≤ 1e-30; the union of the windows for a batch, whose
-    ``probs`` are arrays). The log probabilities (one row per law of a batch) are renormalised over the
-    window: each summary is then a weighted mean, within 2e-30 × (3/τ + 1) of the exact sum."""
+def _softplus_block(x: Any) -> Any:
+    """log(1 + e^x) on a block of ``_window_sums`` (x monotone in c, so its range is read at the ends): e^x
+    where every x < −40 (log1p(e^x) = e^x (1 − e^x/2 + …): relative error < 3e-18), x where every x > 40
+    (error e^{−x} < 5e-18 relative), else the stable max(x, 0) + log1p(e^{−|x|})."""
     import numpy as np
 
-    p0, p1 = np.asarray(probs[0], dtype=float), np.asarray(probs[1], dtype=float)
-    ps = np.atleast_1d(p0 / (p0 + p1))
-    wins = [binomial_window(k_, min(1.0, max(0.0, v_))) for v_ in ps.tolist()]
-    c = np.arange(min(w_[0] for w_ in wins), max(w_[1] for w_ in wins) + 1, dtype=float)
-    C = np.stack([c, k_ - c], axis=1)
-    with np.errstate(divide="ignore"):
-        logC = np.log(C)
-    lp = log_binomial_pmf(k_, c[None, :], ps[:, None])  # (laws, window)
-    mx = lp.max(axis=1, keepdims=True)
-    lp = lp - (mx + np.log(np.exp(lp - mx).sum(axis=1, keepdims=True)))
-    return C, logC, (lp if p0.ndim else lp[0])
+    ends = (float(x[0]), float(x[-1]))
+    if max(ends) < -40:
+        return np.exp(x)
+    if min(ends) > 40:
+        return x
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+#: compositions per block of ``_window_sums`` (its temporaries stay in cache: ~2× less CPU than whole windows)
+WINDOW_BLOCK = 8192
+
+
+def _window_sums(tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: float) -> tuple[float, ...]:
+    """(gap, abs_dev, offset_hi, offset_lo) of ``_law_summary`` for one two-atom law at k > ``EXACT_K``, in
+    floats: sums over the binomial window of c ~ Binomial(k, p₀) (``checks.laws.binomial_window``, neglected
+    mass ≤ 1e-30), probabilities by ``log_binomial_pmf`` and renormalised over the window, so each summary is
+    a weighted mean within 2e-30 × (3/τ + 1) of the exact sum. In blocks of ``WINDOW_BLOCK`` compositions.
+    log U = log1p((c − kp)(W₀ − W₁)/(kZ)), without the cancellation of log Z_k − log Z (see the comment)."""
+    import numpy as np
+
+    lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, p0)))
+    lgk = math.log(k_)
+    # U = Z_k/Z = 1 + (c − kp)(W₀ − W₁)/(kZ) exactly (Z = pW₀ + (1 − p)W₁ with this p): log U = log1p(x),
+    # x = (c − kp) δ. Summing log(Z_k) − log Z instead loses ~1e-15 absolute to the rounding of log Z_k ≈ s/τ,
+    # which at k = 10⁶ is 1e-3 of the gap E log U ≈ −Var U/2 (measured: a ratio 1.0008 on a true claim).
+    q0 = 1 - p0
+    logZp = max(lw) + math.log(p0 * math.exp(lw[0] - max(lw)) + q0 * math.exp(lw[1] - max(lw)))
+    # δ = (W₀ − W₁)/(kZ) in logs: |W₀ − W₁| = e^{max lw}(1 − e^{−|lw₀ − lw₁|}) (e^{2/τ} overflows at τ = 1e-3)
+    gap_w = abs(lw[0] - lw[1])
+    delta = 0.0
+    if gap_w > 0:
+        log_abs = max(lw) + math.log(-math.expm1(-gap_w)) - logZp - math.log(k_)
+        delta = math.copysign(math.exp(log_abs), lw[0] - lw[1])
+    Mp, _, rp, _ = _means(k_, p0)
+    m = max(lw[0], lw[1])
+    a0, a1 = math.exp(lw[0] - m), math.exp(lw[1] - m)
+    acc = np.zeros(5)  # Σ w, Σ w log U, Σ w |log U|, Σ w softplus(hi), Σ w softplus(lo)
+    for start in range(lo, hi + 1, WINDOW_BLOCK):
+        c = np.arange(start, min(hi, start + WINDOW_BLOCK - 1) + 1, dtype=float)
+        w_ = np.exp(log_binomial_pmf(k_, c, p0))
+        x = ((c - Mp) - rp) * delta
+        log_u = np.log1p(np.maximum(x, -0.5))
+        if min(float(x[0]), float(x[-1])) < -0.5:  # U far below 1 (W₀ ≪ W₁ or the reverse): no cancellation
+            with np.errstate(divide="ignore"):  # there, and 1 + x may round to 0: the log-sum-exp form
+                direct = np.log(c * a0 + (k_ - c) * a1) + (m - lgk - logZp)
+            log_u = np.where(x < -0.5, direct, log_u)
+        if c[0] == 0 or c[-1] == k_:  # an atom not drawn: Z_k = W of the other atom (exactly)
+            log_u = np.where(c == 0, lw[1] - logZp, np.where(c == k_, lw[0] - logZp, log_u))
+        log_zk = log_u + logZ
+        x_hi = 1 / tau_v - lgk - log_zk
+        x_lo = -1 / tau_v - lgk - log_zk
+        acc += [w_.sum(), w_ @ log_u, w_ @ np.abs(log_u), w_ @ _softplus_block(x_hi), w_ @ _softplus_block(x_lo)]
+    tot = acc[0]
+    return -acc[1] / tot, acc[2] / tot, acc[3] / tot, acc[4] / tot
 
 
 def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
@@ -456,17 +499,29 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     p_ = np.asarray(probs, dtype=float)
     with np.errstate(divide="ignore"):
         logp = np.log(p_)
-    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the binomial window, O(√k) compositions
-        C, logC, lp = _window_table(k_, probs)
-    else:
-        C, logC, lgm = _composition_table(k_, len(sims))
-        with np.errstate(invalid="ignore"):
-            lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
     a_ = logp + lw
     logZ = a_.max() + math.log(np.exp(a_ - a_.max()).sum())
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = max(float((p_ * r * r).sum()) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
+    log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
+    dv = math.exp(log_a) - 1
+    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+    g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the binomial window, O(√k) compositions
+        gap, abs_dev, off_hi, off_lo = _window_sums(tau_v, k_, lw.tolist(), probs[0] / (probs[0] + probs[1]), logZ)
+        return {
+            "gap": float(gap),
+            "abs_dev": float(abs_dev),
+            "var_rel": var_rel,
+            "g": g,
+            "logZ": float(logZ),
+            "offset_hi": float(off_hi),
+            "offset_lo": float(off_lo),
+        }
+    C, logC, lgm = _composition_table(k_, len(sims))
+    with np.errstate(invalid="ignore"):
+        lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
     T = logC + lw  # −inf where an atom is not drawn
     mx = T.max(axis=1)
     log_u = mx + np.log(np.exp(T - mx[:, None]).sum(axis=1)) - lgk - logZ
@@ -476,10 +531,6 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
-    dv = math.exp(log_a) - 1
-    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
-    g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
     return {
         "gap": float(-(pr * log_u).sum()),
         "abs_dev": float((pr * np.abs(log_u)).sum()),
@@ -511,11 +562,30 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = np.maximum((p_ * r * r).sum(axis=1) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
-    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the union of the laws' binomial windows
-        C, logC, lp = _window_table(k_, probs)
-    else:
-        C, logC, lgm = _composition_table(k_, len(sims))
-        lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
+    log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
+    dv = np.exp(log_a) - 1
+    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+    near = np.abs(dv) <= 1e-6
+    g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: each law over its binomial window
+        pp = (p_[:, 0] / (p_[:, 0] + p_[:, 1])).tolist()
+        sums = np.array(
+            [
+                _window_sums(t_, k_, l_, q_, z_)
+                for t_, l_, q_, z_ in zip(tv[:, 0].tolist(), lw.tolist(), pp, logZ[:, 0].tolist())
+            ]
+        ).reshape(-1, 4)
+        return {
+            "gap": sums[:, 0],
+            "abs_dev": sums[:, 1],
+            "var_rel": var_rel,
+            "g": g,
+            "logZ": logZ[:, 0],
+            "offset_hi": sums[:, 2],
+            "offset_lo": sums[:, 3],
+        }
+    C, logC, lgm = _composition_table(k_, len(sims))
+    lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
     T = logC + lw[:, None, :]  # −inf where an atom is not drawn
     mx = T.max(axis=2)
     log_u = mx + np.log(np.exp(T - mx[:, :, None]).sum(axis=2)) - lgk - logZ
@@ -525,11 +595,6 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
-    dv = np.exp(log_a) - 1
-    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
-    near = np.abs(dv) <= 1e-6
-    g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
     return {
         "gap": -(pr * log_u).sum(axis=1),
         "abs_dev": (pr * np.abs(log_u)).sum(axis=1),

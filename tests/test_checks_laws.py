@@ -373,7 +373,11 @@ def test_bias_windowed_summary_matches_the_exact_one(monkeypatch):
     """bias's law summary (float, batch and 50-digit passes) over the binomial window against the exact sum."""
     import numpy as np
 
-    for k_, tv, sims, probs in _TWO_ATOM:
+    for k_, tv, sims, probs in [
+        *_TWO_ATOM,
+        (4096, 0.001, (1.0, -1.0), (0.3, 0.7)),
+        (4000, 0.002, (0.9, 1.0), (0.5, 0.5)),
+    ]:
         with mpmath.workdps(60):
             pm = [mpmath.mpf(p_) for p_ in probs]
             pm = [p_ / sum(pm) for p_ in pm]
@@ -393,6 +397,9 @@ def test_bias_windowed_summary_matches_the_exact_one(monkeypatch):
             for got in (fw[key], float(bw[key][0])):
                 assert abs(got - ref[key]) / scale <= max(4 * err_exact, 1e-14), (key, k_, tv, got, ref[key])
             assert abs(mw[key] - ref[key]) < 1e-45 * max(scale, 1), (key, k_, tv)  # gap: E log U cancels
+    # τ = 1e-3 at k = 10⁹: e^{2/τ} overflows a double; the float window sums stay finite (no 30-digit fallback)
+    big = bias._law_summary_float(0.001, 10**9, [1.0, -1.0], [0.4, 0.6])
+    assert all(math.isfinite(v_) for v_ in big.values()) and big["gap"] > 0
 
 
 def _count_claim(L, lw):
