@@ -613,7 +613,8 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     is the shared law falsifier (``checks.laws.law_check``: 2 or 3 atoms, extremal laws half of the time,
     τ log-uniform in [1e-3, 1e2], k log-uniform in [k_min, k_cap], local search around the worst laws,
     50-digit confirmation), here with the full ``trials`` budget (no law cap: the bounds of this module
-    are the toolkit's own and each law is small, ≤ 91 compositions).
+    are the toolkit's own and each law is small, ≤ 91 compositions), then two-atom laws with k log-uniform
+    up to ``LARGE_K`` = 10⁹ (exact sums to k = 4096, binomial windows beyond: ``_window_sums``).
     """
 
     def on_law(L: Any, law: Law) -> tuple[Any, Any]:
@@ -621,7 +622,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
             return claim(L, law.tau, law.k, _law_summary_batch(law.tau, law.k, law.sims, law.probs, prev=prev))
         return claim(L, law.tau, law.k, _law_summary(L, law.tau, law.k, law.sims, law.probs, prev=prev))
 
-    # prev: the claim compares k with k − 1; the float summary is O(k) in numpy, so k is attacked up to LARGE_K
+    # the float summary of a two-atom law is O(√k) beyond k = 4096 (binomial windows), so k goes to LARGE_K = 1e9
     check = law_check(on_law, reason, k_min=2 if prev else 1, cap=None, large_k=LARGE_K)
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
     check.prev = prev  # type: ignore[attr-defined]

@@ -13,6 +13,12 @@ class of functions (a Rademacher average is then an exact sum over sign patterns
 * the worst ratio small/big is reported at ``dps`` digits, with the point where it occurs;
 * the verdict records ``attacked``: the ranges searched (τ, k, atoms, …), the k range included.
 
+Claims for every k (``law_check(large_k=…)``, up to ``K_MAX`` = 10⁹): two-atom laws beyond ``EXACT_K`` =
+4096 are summed over the binomial window of ``binomial_window`` (O(√k) compositions; Chernoff's bound
+e^{−k D(a‖p)} puts the neglected mass below 1e-30 in floats and 10^{−(dps+10)} in the confirmation), with
+Loader's binomial probabilities (``log_binomial_pmf``); the method and ``attacked`` state the k range and
+the truncation.
+
 ``law_check`` is the checker for expectations over finite laws (``Law``, ``expect``) that bias, prior and
 the paper's §3 / appendix-A modules share. One trial is one full enumeration, so its budget is capped at
 ``LAW_CAP`` laws per inequality (``IDENTITY_CAP`` per identity) unless the checker is built with
