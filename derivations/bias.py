@@ -50,7 +50,20 @@ import sympy as sp
 
 from .checks import check_identity, falsify
 from .checks.custom import falsifier_only, proof_result
-from .checks.laws import ARRAY, Law, compositions, fmax, fmin, law_check
+from .checks.laws import (
+    ARRAY,
+    EXACT_K,
+    K_MAX,
+    Law,
+    _means,
+    binomial_window,
+    compositions,
+    fmax,
+    fmin,
+    law_check,
+    log_binomial_pmf,
+    tail_of,
+)
 from .checks.sampling import symbolic_cover
 from .ledger import Derivation, Domain, Step, StepResult
 from .results import ClosedForm
@@ -285,6 +298,52 @@ def law_log_gap(values: Sequence[Any], probs: Sequence[Any], k_: int) -> mpmath.
     return tot - mpmath.log(Zv)
 
 
+def _weighted_compositions(L: Any, k_: int, probs: Sequence[Any]):
+    """(counts, probability) of k draws from ``probs`` (``L`` = math or mpmath): every composition, or, for two
+    atoms at k > ``EXACT_K``, those of the binomial window (``checks.laws.binomial_window``: neglected mass ≤
+    1e-30 in floats, ≤ 10^{−(dps+10)} at dps digits) with probabilities renormalised to sum to 1. Every
+    quantity of ``_law_summary`` is E f with |f| ≤ 3/τ + 1 (|log U| ≤ 2/τ, each softplus ≤ 2/τ + log 2), so
+    a windowed summary is within 2 × neglected mass × (3/τ + 1) ≤ 10^{−56} of the exact one at 50 digits."""
+    if len(probs) == 2 and k_ > EXACT_K:
+        p0 = probs[0] / (probs[0] + probs[1])
+        if L is mpmath:
+            dps = mpmath.mp.dps
+            lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, float(p0))), tail_of(dps))
+            if p0 in (0, 1):
+                yield (lo, k_ - lo), mpmath.mpf(1)
+                return
+            q0 = 1 - p0
+            with mpmath.workdps(dps + 15):  # log C(k, lo) ≈ 10^{10} at k = 10⁹: 11 more digits for its exp
+                pr = mpmath.exp(
+                    mpmath.loggamma(k_ + 1)
+                    - mpmath.loggamma(lo + 1)
+                    - mpmath.loggamma(k_ - lo + 1)
+                    + lo * mpmath.log(p0)
+                    + (k_ - lo) * mpmath.log(q0)
+                )
+            prs = []
+            for c in range(lo, hi + 1):
+                prs.append(pr)
+                pr = pr * (k_ - c) / (c + 1) * p0 / q0  # P(c + 1) from P(c)
+            mass = mpmath.fsum(prs)
+            for c, pr in zip(range(lo, hi + 1), prs):
+                yield (c, k_ - c), pr / mass
+            return
+        import numpy as np
+
+        lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, float(p0))))
+        lp = log_binomial_pmf(k_, np.arange(lo, hi + 1, dtype=float), float(p0))
+        w_ = np.exp(lp - lp.max())
+        for c, pr in zip(range(lo, hi + 1), (w_ / w_.sum()).tolist()):
+            if pr:
+                yield (c, k_ - c), pr
+        return
+    # log c! by log-gamma: a factorial per c costs O(k² log k) over the table at the large k the falsifier attacks
+    lgf = [L.loggamma(c + 1) if L is mpmath else math.lgamma(c + 1) for c in range(k_ + 1)]
+    for cnt in compositions(k_, len(probs)):
+        yield cnt, L.exp(lgf[k_] + sum(c * L.log(p_) - lgf[c] for c, p_ in zip(cnt, probs) if c))
+
+
 def _lse(L: Any, terms: Sequence[Any]) -> Any:
     mx = max(terms)
     return mx + L.log(sum(L.exp(t_ - mx) for t_ in terms))
@@ -312,12 +371,21 @@ def _law_summary(
     e_log_u = 0 * r[0]
     e_abs = 0 * r[0]
     off_hi = off_lo = 0 * r[0]
-    # log c! by log-gamma: a factorial per c costs O(k² log k) over the table at the large k the falsifier attacks
-    lgf = [L.loggamma(c + 1) if L is mpmath else math.lgamma(c + 1) for c in range(k_ + 1)]
-    for cnt in compositions(k_, len(sims)):
-        lp = lgf[k_] + sum(c * L.log(p_) - lgf[c] for c, p_ in zip(cnt, probs) if c)
+    if L is mpmath and len(probs) == 2 and k_ > EXACT_K:
+        # the full-precision pass at large k: W_i = e^{s_i/τ} (mpmath's exponent range holds e^{±1000}),
+        # S = k Z_k = c W_0 + (k − c) W_1, and softplus(±1/τ − log S) = log1p(e^{±1/τ}/S): 3 logs a composition
+        W0, W1 = mpmath.exp(lw[0]), mpmath.exp(lw[1])
+        e_hi, e_lo = mpmath.exp(1 / tau_v), mpmath.exp(-1 / tau_v)
+        base = lgk + logZ
+        for (c0, c1), pr in _weighted_compositions(L, k_, probs):
+            S = c0 * W0 + c1 * W1
+            log_u = mpmath.log(S) - base
+            e_log_u += pr * log_u
+            e_abs += pr * abs(log_u)
+            off_hi += pr * mpmath.log1p(e_hi / S)
+            off_lo += pr * mpmath.log1p(e_lo / S)
+    for cnt, pr in () if L is mpmath and len(probs) == 2 and k_ > EXACT_K else _weighted_compositions(L, k_, probs):
         log_u = _lse(L, [L.log(c) + l_ for c, l_ in zip(cnt, lw) if c]) - lgk - logZ
-        pr = L.exp(lp)
         e_log_u += pr * log_u
         e_abs += pr * abs(log_u)
         log_zk = log_u + logZ
@@ -339,8 +407,9 @@ def _law_summary(
     }
 
 
-#: largest k of the law falsifier's two-atom phase beyond k_cap (claims for every k ≥ 1)
-LARGE_K = 4096
+#: largest k of the law falsifier's two-atom phase beyond k_cap (claims for every k ≥ 1): exact sums up to
+#: ``EXACT_K`` = 4096, binomial windows beyond (``checks.laws.binomial_window``)
+LARGE_K = K_MAX
 #: from this many compositions on, the float law summary is cheaper in numpy (≈ 0.17 ms a law, flat) than
 #: in the Python loop (≈ 0.01 ms a composition); measured at k = 3 and k = 12 on 2 and 3 atoms
 NUMPY_COMPOSITIONS = 20
@@ -359,12 +428,73 @@ def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
     return C, logC, lgm
 
 
+def _softplus_block(x: Any) -> Any:
+    """log(1 + e^x) on a block of ``_window_sums`` (x monotone in c, so its range is read at the ends): e^x
+    where every x < −40 (log1p(e^x) = e^x (1 − e^x/2 + …): relative error < 3e-18), x where every x > 40
+    (error e^{−x} < 5e-18 relative), else the stable max(x, 0) + log1p(e^{−|x|})."""
+    import numpy as np
+
+    ends = (float(x[0]), float(x[-1]))
+    if max(ends) < -40:
+        return np.exp(x)
+    if min(ends) > 40:
+        return x
+    return np.maximum(x, 0) + np.log1p(np.exp(-np.abs(x)))
+
+
+#: compositions per block of ``_window_sums`` (its temporaries stay in cache: ~2× less CPU than whole windows)
+WINDOW_BLOCK = 8192
+
+
+def _window_sums(tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: float) -> tuple[float, ...]:
+    """(gap, abs_dev, offset_hi, offset_lo) of ``_law_summary`` for one two-atom law at k > ``EXACT_K``, in
+    floats: sums over the binomial window of c ~ Binomial(k, p₀) (``checks.laws.binomial_window``, neglected
+    mass ≤ 1e-30), probabilities by ``log_binomial_pmf`` and renormalised over the window, so each summary is
+    a weighted mean within 2e-30 × (3/τ + 1) of the exact sum. In blocks of ``WINDOW_BLOCK`` compositions.
+    log U = log1p((c − kp)(W₀ − W₁)/(kZ)), without the cancellation of log Z_k − log Z (see the comment)."""
+    import numpy as np
+
+    lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, p0)))
+    lgk = math.log(k_)
+    # U = Z_k/Z = 1 + (c − kp)(W₀ − W₁)/(kZ) exactly (Z = pW₀ + (1 − p)W₁ with this p): log U = log1p(x),
+    # x = (c − kp) δ. Summing log(Z_k) − log Z instead loses ~1e-15 absolute to the rounding of log Z_k ≈ s/τ,
+    # which at k = 10⁶ is 1e-3 of the gap E log U ≈ −Var U/2 (measured: a ratio 1.0008 on a true claim).
+    q0 = 1 - p0
+    logZp = max(lw) + math.log(p0 * math.exp(lw[0] - max(lw)) + q0 * math.exp(lw[1] - max(lw)))
+    # δ = (W₀ − W₁)/(kZ) in logs: |W₀ − W₁| = e^{max lw}(1 − e^{−|lw₀ − lw₁|}) (e^{2/τ} overflows at τ = 1e-3)
+    gap_w = abs(lw[0] - lw[1])
+    delta = 0.0
+    if gap_w > 0:
+        log_abs = max(lw) + math.log(-math.expm1(-gap_w)) - logZp - math.log(k_)
+        delta = math.copysign(math.exp(log_abs), lw[0] - lw[1])
+    Mp, _, rp, _ = _means(k_, p0)
+    m = max(lw[0], lw[1])
+    a0, a1 = math.exp(lw[0] - m), math.exp(lw[1] - m)
+    acc = np.zeros(5)  # Σ w, Σ w log U, Σ w |log U|, Σ w softplus(hi), Σ w softplus(lo)
+    for start in range(lo, hi + 1, WINDOW_BLOCK):
+        c = np.arange(start, min(hi, start + WINDOW_BLOCK - 1) + 1, dtype=float)
+        w_ = np.exp(log_binomial_pmf(k_, c, p0))
+        x = ((c - Mp) - rp) * delta
+        log_u = np.log1p(np.maximum(x, -0.5))
+        if min(float(x[0]), float(x[-1])) < -0.5:  # U far below 1 (W₀ ≪ W₁ or the reverse): no cancellation
+            with np.errstate(divide="ignore"):  # there, and 1 + x may round to 0: the log-sum-exp form
+                direct = np.log(c * a0 + (k_ - c) * a1) + (m - lgk - logZp)
+            log_u = np.where(x < -0.5, direct, log_u)
+        if c[0] == 0 or c[-1] == k_:  # an atom not drawn: Z_k = W of the other atom (exactly)
+            log_u = np.where(c == 0, lw[1] - logZp, np.where(c == k_, lw[0] - logZp, log_u))
+        log_zk = log_u + logZ
+        x_hi = 1 / tau_v - lgk - log_zk
+        x_lo = -1 / tau_v - lgk - log_zk
+        acc += [w_.sum(), w_ @ log_u, w_ @ np.abs(log_u), w_ @ _softplus_block(x_hi), w_ @ _softplus_block(x_lo)]
+    tot = acc[0]
+    return -acc[1] / tot, acc[2] / tot, acc[3] / tot, acc[4] / tot
+
+
 def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
     """``_law_summary`` in float64 with numpy over the compositions (the float pass of the law falsifier:
     numpy is used for the search only; every violation and the worst ratio are redone in mpmath)."""
     import numpy as np
 
-    C, logC, lgm = _composition_table(k_, len(sims))
     lw = np.asarray(sims, dtype=float) / tau_v
     p_ = np.asarray(probs, dtype=float)
     with np.errstate(divide="ignore"):
@@ -374,6 +504,22 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = max(float((p_ * r * r).sum()) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
+    log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
+    dv = math.exp(log_a) - 1
+    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+    g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the binomial window, O(√k) compositions
+        gap, abs_dev, off_hi, off_lo = _window_sums(tau_v, k_, lw.tolist(), probs[0] / (probs[0] + probs[1]), logZ)
+        return {
+            "gap": float(gap),
+            "abs_dev": float(abs_dev),
+            "var_rel": var_rel,
+            "g": g,
+            "logZ": float(logZ),
+            "offset_hi": float(off_hi),
+            "offset_lo": float(off_lo),
+        }
+    C, logC, lgm = _composition_table(k_, len(sims))
     with np.errstate(invalid="ignore"):
         lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
     T = logC + lw  # −inf where an atom is not drawn
@@ -385,10 +531,6 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
-    dv = math.exp(log_a) - 1
-    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
-    g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
     return {
         "gap": float(-(pr * log_u).sum()),
         "abs_dev": float((pr * np.abs(log_u)).sum()),
@@ -410,7 +552,6 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
         out = _law_summary_batch(tau_v, k_, sims, probs)
         out["gap_prev"] = _law_summary_batch(tau_v, k_ - 1, sims, probs)["gap"]
         return out
-    C, logC, lgm = _composition_table(k_, len(sims))
     tv = np.asarray(tau_v, dtype=float)[:, None]
     lw = np.stack(sims, axis=1) / tv  # (laws, atoms)
     p_ = np.stack(probs, axis=1)
@@ -421,6 +562,29 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     r = np.exp(lw - logZ)  # W_i / Z
     var_rel = np.maximum((p_ * r * r).sum(axis=1) - 1, 0.0)  # Var(W)/Z²
     lgk = math.log(k_)
+    log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
+    dv = np.exp(log_a) - 1
+    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+    near = np.abs(dv) <= 1e-6
+    g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
+    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: each law over its binomial window
+        pp = (p_[:, 0] / (p_[:, 0] + p_[:, 1])).tolist()
+        sums = np.array(
+            [
+                _window_sums(t_, k_, l_, q_, z_)
+                for t_, l_, q_, z_ in zip(tv[:, 0].tolist(), lw.tolist(), pp, logZ[:, 0].tolist())
+            ]
+        ).reshape(-1, 4)
+        return {
+            "gap": sums[:, 0],
+            "abs_dev": sums[:, 1],
+            "var_rel": var_rel,
+            "g": g,
+            "logZ": logZ[:, 0],
+            "offset_hi": sums[:, 2],
+            "offset_lo": sums[:, 3],
+        }
+    C, logC, lgm = _composition_table(k_, len(sims))
     lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
     T = logC + lw[:, None, :]  # −inf where an atom is not drawn
     mx = T.max(axis=2)
@@ -431,11 +595,6 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
-    dv = np.exp(log_a) - 1
-    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
-    near = np.abs(dv) <= 1e-6
-    g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
     return {
         "gap": -(pr * log_u).sum(axis=1),
         "abs_dev": (pr * np.abs(log_u)).sum(axis=1),
@@ -454,7 +613,8 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     is the shared law falsifier (``checks.laws.law_check``: 2 or 3 atoms, extremal laws half of the time,
     τ log-uniform in [1e-3, 1e2], k log-uniform in [k_min, k_cap], local search around the worst laws,
     50-digit confirmation), here with the full ``trials`` budget (no law cap: the bounds of this module
-    are the toolkit's own and each law is small, ≤ 91 compositions).
+    are the toolkit's own and each law is small, ≤ 91 compositions), then two-atom laws with k log-uniform
+    up to ``LARGE_K`` = 10⁹ (exact sums to k = 4096, binomial windows beyond: ``_window_sums``).
     """
 
     def on_law(L: Any, law: Law) -> tuple[Any, Any]:
@@ -462,7 +622,7 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
             return claim(L, law.tau, law.k, _law_summary_batch(law.tau, law.k, law.sims, law.probs, prev=prev))
         return claim(L, law.tau, law.k, _law_summary(L, law.tau, law.k, law.sims, law.probs, prev=prev))
 
-    # prev: the claim compares k with k − 1; the float summary is O(k) in numpy, so k is attacked up to LARGE_K
+    # the float summary of a two-atom law is O(√k) beyond k = 4096 (binomial windows), so k goes to LARGE_K = 1e9
     check = law_check(on_law, reason, k_min=2 if prev else 1, cap=None, large_k=LARGE_K)
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
     check.prev = prev  # type: ignore[attr-defined]
@@ -1093,8 +1253,9 @@ def _offset() -> Derivation:
 
 
 def _softplus(L: Any, v: Any) -> Any:
-    """log(1 + e^v) without overflow."""
-    return fmax(v, 0 * v) + L.log(1 + L.exp(-abs(v)))
+    """log(1 + e^v) without overflow, and without losing e^v ≪ 10^{−dps} for v ≪ 0 (log1p: the offset at
+    the lower end, e^{−2/τ}/k, is ~1e-78 at τ = 0.01, which log(1 + ·) rounds to 0 at 60 digits)."""
+    return fmax(v, 0 * v) + L.log1p(L.exp(-abs(v)))
 
 
 def _deviation() -> Derivation:

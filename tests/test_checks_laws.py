@@ -279,3 +279,156 @@ def test_every_catalogue_law_step_runs_on_batches_with_the_one_law_verdict():
         assert st.check._batch.off == "", (where, st.check._batch.off)
         if one.worst_ratio is not None and bat.worst_ratio is not None:
             assert abs(bat.worst_ratio - one.worst_ratio) <= 1e-6 * max(1.0, abs(one.worst_ratio)), where
+
+
+# ------------------------------------------------------------------------------- two-atom laws at large k
+
+
+def test_binomial_window_bound_holds_against_the_exact_tails():
+    """The Chernoff window leaves out at most 1e-30 of Binomial(k, p): the exact tails (50 digits) are below
+    the bound it reports, and the bound below 1e-30; the window is O(√k) wide."""
+    from infonce_bounds.derivations.checks.laws import TAIL, binomial_window
+
+    with mpmath.workdps(50):
+        for k_, p in [(5000, 0.5), (4097, 1e-3), (6000, 0.97), (20000, 0.3), (4100, 1e-11)]:
+            lo, hi, bound = binomial_window(k_, p)
+            pm = mpmath.mpf(p)
+
+            def pmf(c, k_=k_, pm=pm):
+                return mpmath.binomial(k_, c) * pm**c * (1 - pm) ** (k_ - c)
+
+            below = mpmath.fsum(pmf(c) for c in range(0, lo))
+            above = mpmath.fsum(pmf(c) for c in range(hi + 1, k_ + 1))
+            assert below + above <= bound <= TAIL, (k_, p, below, above, bound)
+            assert hi - lo + 1 <= 30 * math.sqrt(k_ * p * (1 - p)) + 10
+    lo, hi, bound = binomial_window(10**9, 0.5)
+    assert bound <= TAIL and 3e5 < hi - lo + 1 < 4e5  # ±~12 sd of 15811
+    # planted: a window of ±6 standard deviations (what a Gaussian rule of thumb gives) fails the same check
+    with mpmath.workdps(50):
+        k_, p = 5000, 0.5
+        sd = math.sqrt(k_ * p * (1 - p))
+        lo, hi = round(k_ * p - 6 * sd), round(k_ * p + 6 * sd)
+        tails = mpmath.fsum(
+            mpmath.binomial(k_, c) * mpmath.mpf(p) ** k_ for c in [*range(0, lo), *range(hi + 1, k_ + 1)]
+        )
+        assert tails > TAIL
+
+
+def _two_atom(k_, tv, sims, probs):
+    return Law(tv, k_, list(sims), list(probs))
+
+
+_TWO_ATOM = [
+    (4096, 0.5, (1.0, -0.3), (0.3, 0.7)),
+    (4000, 0.05, (0.2, -1.0), (1e-3, 1 - 1e-3)),
+    (3000, 2.0, (1.0, -1.0), (0.5, 0.5)),
+    (4096, 0.01, (0.7, 0.69), (0.9, 0.1)),
+]
+
+
+def _claim_fns(L, lw):
+    """Three expectations a claim is written in: E log μ̂, E (μ̂ − μ)², E |μ̂/μ − 1|."""
+    m_ = _laws.mu(L, lw)
+    return (
+        expect(L, lw, lambda cnt: L.log(_laws.mu_hat(L, lw, cnt))),
+        expect(L, lw, lambda cnt: (_laws.mu_hat(L, lw, cnt) - m_) ** 2),
+        expect(L, lw, lambda cnt: abs(_laws.mu_hat(L, lw, cnt) / m_ - 1)),
+    )
+
+
+def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
+    """The binomial-window sum against the exact O(k) sum at k ≤ 4096 (the window forced on by lowering
+    EXACT_K): in floats within 1e-13 relative of the 60-digit exact value (float precision; the exact float
+    sum overflows its coefficients at k = 4096), and at 50 digits to 1e-45; in the one-law path and in the
+    law-batch (numpy) path."""
+    import numpy as np
+
+    from infonce_bounds.derivations.checks import laws as laws_mod
+
+    for k_, tv, sims, probs in _TWO_ATOM:
+        lw = _two_atom(k_, tv, sims, probs)
+        with mpmath.workdps(60):
+            ref = _claim_fns(mpmath, lw.at(mpmath))
+        try:  # the exact float sum, where its coefficients fit a double (the checker's float pass else uses 30 digits)
+            flt_exact = _claim_fns(math, lw)
+        except OverflowError:
+            flt_exact = (None, None, None)
+        monkeypatch.setattr(laws_mod, "EXACT_K", 10)
+        flt_win = _claim_fns(math, lw)
+        batch = Law(np.array([tv]), k_, [np.array([s_]) for s_ in sims], [np.array([p_]) for p_ in probs])
+        arr_win = [float(v_[0]) for v_ in _claim_fns(laws_mod.ARRAY, batch)]
+        with mpmath.workdps(50):
+            mp_win = _claim_fns(mpmath, lw.at(mpmath))
+        monkeypatch.setattr(laws_mod, "EXACT_K", 4096)
+        for r_, fe, fw, aw, mw in zip(ref, flt_exact, flt_win, arr_win, mp_win):
+            scale = abs(r_)
+            err_exact = 0.0 if fe is None else abs(fe - r_) / scale
+            for got in (fw, aw):
+                # measured ≤ 8e-16 except E(μ̂ − μ)² at τ = 0.01, s ≈ 0.7 (1e-14: μ̂ − μ cancels in the claim itself)
+                assert abs(got - r_) / scale <= max(4 * err_exact, 1e-13), (k_, tv, got, fe, r_)
+            assert abs(mw - r_) / scale < 1e-45, (k_, tv, mw, r_)
+
+
+def test_bias_windowed_summary_matches_the_exact_one(monkeypatch):
+    """bias's law summary (float, batch and 50-digit passes) over the binomial window against the exact sum."""
+    import numpy as np
+
+    for k_, tv, sims, probs in [
+        *_TWO_ATOM,
+        (4096, 0.001, (1.0, -1.0), (0.3, 0.7)),
+        (4000, 0.002, (0.9, 1.0), (0.5, 0.5)),
+    ]:
+        with mpmath.workdps(60):
+            pm = [mpmath.mpf(p_) for p_ in probs]
+            pm = [p_ / sum(pm) for p_ in pm]
+            ref = bias._law_summary(mpmath, mpmath.mpf(tv), k_, [mpmath.mpf(s_) for s_ in sims], pm)
+        fe = bias._law_summary_float(tv, k_, sims, probs)
+        monkeypatch.setattr(bias, "EXACT_K", 10)
+        fw = bias._law_summary_float(tv, k_, sims, probs)
+        bw = bias._law_summary_batch(
+            np.array([tv]), k_, [np.array([s_]) for s_ in sims], [np.array([p_]) for p_ in probs]
+        )
+        with mpmath.workdps(50):
+            mw = bias._law_summary(mpmath, mpmath.mpf(tv), k_, [mpmath.mpf(s_) for s_ in sims], pm)
+        monkeypatch.setattr(bias, "EXACT_K", 4096)
+        for key in ("gap", "abs_dev", "offset_hi", "offset_lo"):
+            scale = abs(ref[key])
+            err_exact = abs(fe[key] - ref[key]) / scale
+            for got in (fw[key], float(bw[key][0])):
+                assert abs(got - ref[key]) / scale <= max(4 * err_exact, 1e-14), (key, k_, tv, got, ref[key])
+            assert abs(mw[key] - ref[key]) < 1e-45 * max(scale, 1), (key, k_, tv)  # gap: E log U cancels
+    # τ = 1e-3 at k = 10⁹: e^{2/τ} overflows a double; the float window sums stay finite (no 30-digit fallback)
+    big = bias._law_summary_float(0.001, 10**9, [1.0, -1.0], [0.4, 0.6])
+    assert all(math.isfinite(v_) for v_ in big.values()) and big["gap"] > 0
+
+
+def _count_claim(L, lw):
+    """planted: E c₀ ≤ 10⁶, i.e. k p₀ ≤ 10⁶: true for every k ≤ 10⁶, false beyond for laws with p₀ near 1."""
+    return expect(L, lw, lambda cnt: cnt[0] + 0 * lw.tau), 10**6 + 0 * lw.tau
+
+
+def test_large_k_attack_refutes_a_claim_false_only_beyond_a_million():
+    """The two-atom phase with binomial windows (k log-uniform up to 10⁹) refutes a claim false only for
+    k > 10⁶, with a 50-digit counterexample; the former phase (k ≤ 4096) passed it; the verdict states the range."""
+    from infonce_bounds.derivations.checks.laws import K_MAX
+
+    opts = {**OPTS, "trials": 1000}  # 100 laws in the two-atom phase
+    res = check_step(_law_step("planted: k p ≤ 1e6", law_check(_count_claim, "planted", large_k=K_MAX)), **opts)
+    assert res.verdict is Verdict.REFUTED, res.evidence
+    assert int(res.counterexample["k"]) > 10**6
+    assert mpmath.mpf(res.counterexample["lhs"]) > 10**6
+    # the former phase (exact sums, k ≤ 4096; 30 laws here: no k it reaches can violate k p ≤ 10⁶)
+    old = check_step(
+        _law_step("planted: k p ≤ 1e6", law_check(_count_claim, "planted", large_k=4096)), **{**opts, "trials": 300}
+    )
+    assert old.verdict is Verdict.VERIFIED and old.attacked["k"] == ("1", "4096")
+
+
+def test_large_k_verdict_states_the_k_range_and_the_truncation():
+    from infonce_bounds.derivations.checks.laws import K_MAX
+
+    good = bias._law_check(lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"] + 1e-12), "gap ≥ 0")
+    res = good(_law_step("gap ≥ 0", good), {**OPTS})
+    assert res.verdict is Verdict.VERIFIED
+    assert res.attacked["k"] == ("1", str(K_MAX)) and res.attacked["k_binomial_window"] == ("4097", str(K_MAX))
+    assert "truncated binomial sums" in res.method and "1e-30" in res.method and "Chernoff" in res.method
