@@ -11,6 +11,7 @@ import sympy as sp
 
 from ..ledger import Step, StepResult, Verdict, free_names
 from .falsifier import falsify
+from .identity import expand_then_simplify
 from .interval import certify_nonnegative
 from .sampling import _sides, symbolic_cover
 
@@ -38,7 +39,7 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     # (a) symbolic reduction
     if step.certificate is not None:
         cert = sp.sympify(step.certificate)
-        same = sp.simplify(gap - cert) == 0
+        same = expand_then_simplify(gap - cert) == 0
         sign_ok = cert.is_positive if strict else _obviously_nonnegative(cert)
         if same and sign_ok:
             symbolic = True
