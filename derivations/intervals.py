@@ -92,7 +92,7 @@ class Interval:
         return bool(self.lo <= v) and bool(v <= self.hi)
 
     def __add__(self, other: Any) -> Interval:
-        o = _as_interval(other)
+        o = other if type(other) is Interval else _as_interval(other)
         return Interval(_lower(self.lo + o.lo), _upper(self.hi + o.hi))
 
     __radd__ = __add__
@@ -114,10 +114,19 @@ class Interval:
         ys = (o.lo,) if o.lo == o.hi else (o.lo, o.hi)
         los, his = [], []
         for x in xs:
+            x_zero = x.is_zero()
             for y in ys:
-                lo_, hi_ = _mul_end(x, y)
-                los.append(lo_)
-                his.append(hi_)
+                if x_zero or y.is_zero():  # _mul_end inlined (the hottest loop of branch and bound)
+                    los.append(_ZERO)
+                    his.append(_ZERO)
+                    continue
+                p = x * y
+                if p.is_nan():
+                    los.append(_NEG)
+                    his.append(_POS)
+                else:
+                    los.append(p.lower())
+                    his.append(p.upper())
         return Interval(min(los), max(his))
 
     __rmul__ = __mul__
@@ -198,12 +207,9 @@ def _monotone(fn, x: Interval, at_neg: arb, at_pos: arb, increasing: bool = True
     """``fn`` increasing (or decreasing) on ``x``: Arb at each exact endpoint; ``at_neg``/``at_pos``
     are the limits of ``fn`` at −∞/+∞ for an unbounded endpoint."""
 
-    def at(e: arb) -> arb:
-        if not e.is_finite():
-            return at_pos if e > 0 else at_neg
-        return fn(e)
-
-    f_lo, f_hi = at(x.lo), at(x.hi)
+    lo, hi = x.lo, x.hi
+    f_lo = fn(lo) if lo.is_finite() else (at_pos if lo > 0 else at_neg)
+    f_hi = fn(hi) if hi.is_finite() else (at_pos if hi > 0 else at_neg)
     if increasing:
         return Interval(_lower(f_lo), _upper(f_hi))
     return Interval(_lower(f_hi), _upper(f_lo))
