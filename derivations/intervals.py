@@ -92,7 +92,7 @@ class Interval:
         return bool(self.lo <= v) and bool(v <= self.hi)
 
     def __add__(self, other: Any) -> Interval:
-        o = _as_interval(other)
+        o = other if type(other) is Interval else _as_interval(other)
         return Interval(_lower(self.lo + o.lo), _upper(self.hi + o.hi))
 
     __radd__ = __add__
@@ -107,13 +107,26 @@ class Interval:
         return _as_interval(other) + (-self)
 
     def __mul__(self, other: Any) -> Interval:
-        o = _as_interval(other)
+        o = other if type(other) is Interval else _as_interval(other)
+        # a point factor (an exact constant) gives each endpoint product twice: computing it once
+        # leaves min and max, hence the enclosure, exactly as with all four products
+        xs = (self.lo,) if self.lo == self.hi else (self.lo, self.hi)
+        ys = (o.lo,) if o.lo == o.hi else (o.lo, o.hi)
         los, his = [], []
-        for x in (self.lo, self.hi):
-            for y in (o.lo, o.hi):
-                lo_, hi_ = _mul_end(x, y)
-                los.append(lo_)
-                his.append(hi_)
+        for x in xs:
+            x_zero = x.is_zero()
+            for y in ys:
+                if x_zero or y.is_zero():  # _mul_end inlined (the hottest loop of branch and bound)
+                    los.append(_ZERO)
+                    his.append(_ZERO)
+                    continue
+                p = x * y
+                if p.is_nan():
+                    los.append(_NEG)
+                    his.append(_POS)
+                else:
+                    los.append(p.lower())
+                    his.append(p.upper())
         return Interval(min(los), max(his))
 
     __rmul__ = __mul__
@@ -194,12 +207,9 @@ def _monotone(fn, x: Interval, at_neg: arb, at_pos: arb, increasing: bool = True
     """``fn`` increasing (or decreasing) on ``x``: Arb at each exact endpoint; ``at_neg``/``at_pos``
     are the limits of ``fn`` at −∞/+∞ for an unbounded endpoint."""
 
-    def at(e: arb) -> arb:
-        if not e.is_finite():
-            return at_pos if e > 0 else at_neg
-        return fn(e)
-
-    f_lo, f_hi = at(x.lo), at(x.hi)
+    lo, hi = x.lo, x.hi
+    f_lo = fn(lo) if lo.is_finite() else (at_pos if lo > 0 else at_neg)
+    f_hi = fn(hi) if hi.is_finite() else (at_pos if hi > 0 else at_neg)
     if increasing:
         return Interval(_lower(f_lo), _upper(f_hi))
     return Interval(_lower(f_hi), _upper(f_lo))
@@ -272,7 +282,11 @@ def _pow(base: Interval, expo: sp.Expr, box: Mapping) -> Interval:
         return sqrt(base)
     if expo == sp.Rational(-1, 2):
         return sqrt(base).reciprocal()
-    ex = _eval(expo, box)
+    return _pow_ex(base, _eval(expo, box), expo)
+
+
+def _pow_ex(base: Interval, ex: Interval, expo: sp.Expr) -> Interval:
+    """``base^ex`` for a non-integer exponent enclosed by ``ex`` (``expo`` only names it in errors)."""
     if base.lo < 0:
         raise NotEnclosable(f"power with possibly negative base {base} and non-integer exponent {expo}")
     if base.lo.is_zero():
@@ -308,7 +322,128 @@ def _min(args: list[Interval]) -> Interval:
 def interval_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]) -> Interval:
     """Enclosure of ``expr`` over ``box`` (symbol → ``Interval`` or ``(lo, hi)``)."""
     ibox = {s: (v if isinstance(v, Interval) else to_interval(*v)) for s, v in box.items()}
-    return _eval(sp.sympify(expr), ibox)
+    return compiled(sp.sympify(expr))(ibox)
+
+
+#: compiled enclosures, per expression (SymPy ``==`` tells 2.0 from 2, so equal keys compile alike)
+_COMPILED: dict[sp.Expr, Any] = {}
+
+
+def compiled(expr: sp.Expr):
+    """``f(box) -> Interval``, the same enclosure as ``_eval(expr, box)`` operation for operation.
+
+    Branch and bound encloses one expression on thousands of boxes; walking the SymPy tree each time
+    (type dispatch, constants re-converted to Arb, error messages printed for nodes that cannot be
+    enclosed) costs far more than the Arb arithmetic. The tree is walked once here into closures.
+    Errors are raised when the closure is *called*, in ``_eval``'s order, so a caller sees the same
+    exception (``ZeroDivisionError`` before a later ``NotEnclosable``) on the same box.
+    """
+    fn = _COMPILED.get(expr)
+    if fn is None:
+        if len(_COMPILED) > 20_000:  # a bound on memory: long sessions compile many expressions
+            _COMPILED.clear()
+        fn = _COMPILED[expr] = _compile(expr)
+    return fn
+
+
+def _raiser(exc_type: type, msg: Any):
+    def f(box: Mapping) -> Interval:
+        raise exc_type(msg() if callable(msg) else msg)
+
+    return f
+
+
+def _compile_const(e: sp.Expr):
+    """A constant atom: ``_const`` per working precision (π or a rational rounds at ``ctx.prec``)."""
+    by_prec: dict[int, Any] = {}
+
+    def f(box: Mapping) -> Interval:
+        p = ctx.prec
+        if p not in by_prec:
+            by_prec[p] = _const(e)
+        return by_prec[p]
+
+    return f
+
+
+def _compile(e: sp.Expr):  # noqa: C901 - one branch per node type, mirroring _eval
+    if e.is_number and e.is_Atom:
+        if _const(e) is not None:  # a known constant (whether it is does not depend on the precision)
+            return _compile_const(e)
+    if isinstance(e, (sp.Symbol, sp.Indexed)):
+        kind = "indexed" if isinstance(e, sp.Indexed) else "symbol"
+
+        def sym(box: Mapping, e=e) -> Interval:
+            try:
+                return box[e]
+            except KeyError:
+                raise NotEnclosable(f"{kind} {e} has no range") from None
+
+        return sym
+    if isinstance(e, (sp.Add, sp.Mul)):
+        fs = [_compile(a) for a in e.args]
+        first, rest = fs[0], fs[1:]
+        if isinstance(e, sp.Add):
+
+            def add(box: Mapping) -> Interval:
+                out = first(box)
+                for g in rest:
+                    out = out + g(box)
+                return out
+
+            return add
+
+        def mul(box: Mapping) -> Interval:
+            out = first(box)
+            for g in rest:
+                out = out * g(box)
+            return out
+
+        return mul
+    if isinstance(e, sp.Pow):
+        base, expo = e.args
+        if base is sp.E:
+            fx = _compile(expo)
+            return lambda box: exp(fx(box))
+        fb = _compile(base)
+        if expo.is_Integer:
+            n = int(expo)
+            return lambda box: fb(box) ** n
+        if expo == sp.Rational(1, 2):
+            return lambda box: sqrt(fb(box))
+        if expo == sp.Rational(-1, 2):
+            return lambda box: sqrt(fb(box)).reciprocal()
+        fx = _compile(expo)
+
+        def pw(box: Mapping) -> Interval:
+            return _pow_ex(fb(box), fx(box), expo)
+
+        return pw
+    unary = {sp.exp: exp, sp.sinh: _sinh, sp.cosh: _cosh, sp.tanh: _tanh, sp.Abs: abs}
+    for cls, op in unary.items():
+        if isinstance(e, cls):
+            fa = _compile(e.args[0])
+            return lambda box, op=op: op(fa(box))
+    if isinstance(e, sp.log):
+        if len(e.args) != 1:
+            return _raiser(NotEnclosable, "log with a base")
+        fa = _compile(e.args[0])
+        return lambda box: log(fa(box))
+    if isinstance(e, (sp.Max, sp.Min)):
+        fs = [_compile(a) for a in e.args]
+        op = _max if isinstance(e, sp.Max) else _min
+        return lambda box: op([g(box) for g in fs])
+    if isinstance(e, (sp.Sum, sp.Product)):
+        done = e.doit()
+        if done.has(sp.Sum, sp.Product):
+            return _raiser(NotEnclosable, lambda: f"{type(e).__name__} with symbolic limits: {e}")
+        return _compile(done)
+    if e.is_number:
+        expanded = sp.expand_func(e)
+        if e != expanded:
+            return _compile(expanded)
+        return _raiser(NotEnclosable, lambda: f"no interval rule for the constant {e}")
+    return _raiser(NotEnclosable, lambda: f"cannot enclose {type(e).__name__}: {e}")
 
 
 def _eval(e: sp.Expr, box: Mapping) -> Interval:

@@ -67,6 +67,44 @@ def test_interval_proof_near_the_1181_point_is_not_false():
     assert check_step(st, trials=200).verdict is not Verdict.PROVED
 
 
+@pytest.mark.parametrize(
+    "expr",
+    [
+        (sp.exp(2 / tau) - 1) ** 2 / 8
+        - (sp.exp(2 / tau) - 1) * sp.Min(sp.Rational(2163, 10000), (1 + 1 / (3 * tau)) / (4 * tau)),
+        sp.sqrt(sp.log(1 + 2**3 * x)) / 8 + sp.pi * x ** sp.Rational(3, 2) - sp.cosh(x) / 3 + sp.Abs(x - 1),
+        sp.Max(x, tau) * sp.tanh(1 / tau) - sp.sinh(x) ** 3 + tau**x,
+    ],
+)
+def test_compiled_enclosure_is_the_tree_walk_enclosure(expr):
+    """``intervals.compiled`` (what branch and bound uses) gives exactly ``_eval``'s endpoints, and the
+    same exception, on every box: compiling changes the cost, never an enclosure."""
+    import random
+
+    rng = random.Random(0)
+    for prec in (53, 80):
+        with intervals.iv_prec(prec):
+            for _ in range(40):
+                lo_x, hi_x = sorted(sp.Rational(rng.randint(-300, 3000), 1000) for _ in range(2))
+                lo_t, hi_t = sorted(sp.Rational(rng.randint(1, 3000), 1000) for _ in range(2))
+                box = {x: intervals.to_iv(lo_x, hi_x), tau: intervals.to_iv(lo_t, hi_t)}
+                try:
+                    want = intervals._eval(expr, box)
+                except (intervals.NotEnclosable, ZeroDivisionError, ValueError) as exc:
+                    with pytest.raises(type(exc)):
+                        intervals.compiled(expr)(box)
+                    continue
+                got = intervals.compiled(expr)(box)
+                assert (got.a, got.b) == (want.a, want.b)
+
+
+def test_compiled_enclosure_check_can_fail():
+    """Planted wrong: a different expression's compiled enclosure is told apart on the same box."""
+    box = {x: intervals.to_iv(1, 2)}
+    a, b = intervals.compiled(sp.exp(x))(box), intervals._eval(sp.exp(x) + sp.Rational(1, 10**12), box)
+    assert (a.a, a.b) != (b.a, b.b)
+
+
 def test_wide_box_enclosure_is_endpoint_tight():
     """A wide box is not wrapped into one ball: exp over [0, 100] has lower end 1, not a negative number."""
     enc = intervals.interval_eval(sp.exp(x), {x: (0, 100)})

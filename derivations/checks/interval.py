@@ -133,8 +133,16 @@ def certify_nonnegative(
     def ok(val: Any) -> bool:
         return val.lo > 0 or (val.lo >= 0 and not strict)
 
+    ends: dict[tuple, intervals.Interval] = {}  # endpoint pair → interval (boxes share most endpoints)
+
+    def to_iv(lo: sp.Expr, hi: sp.Expr) -> intervals.Interval:
+        if (lo, hi) not in ends:
+            ends[lo, hi] = intervals.to_iv(lo, hi)
+        return ends[lo, hi]
+
     def enclose(e: sp.Expr, box: Mapping) -> Any:
-        return intervals.interval_eval(e, {x_: intervals.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+        # compiled once per expression: the box loop re-encloses the same few expressions
+        return intervals.compiled(e)({x_: to_iv(lo, hi) for x_, (lo, hi) in box.items()})
 
     with intervals.iv_prec(80):
         while stack:

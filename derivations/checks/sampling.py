@@ -208,7 +208,7 @@ class Evaluator:
             key = ("partial",) + tuple(sorted((str(s_), v_) for s_, v_ in structural_values.items()))
         if key in self._cache:
             return self._cache[key]
-        concrete = [expand_sums(e.subs(structural_values)) for e in self.exprs]
+        concrete = [_concrete(e, structural_values) for e in self.exprs]
         atoms = sorted(set().union(*(c.atoms(sp.Indexed) for c in concrete)), key=str)
         dummies = [sp.Symbol(f"_entry{n}", real=True) for n in range(len(atoms))]
         rep = dict(zip(atoms, dummies))
@@ -251,6 +251,22 @@ class Evaluator:
             if atom not in pt:
                 pt[atom] = sampler.scalar(label, 0.5)
         return pt
+
+
+#: written-out instances per (expression, structural values): the same side of a claim is instantiated
+#: by every checker that looks at it (identity spot-check, falsifier, a chain re-using a cited step)
+_CONCRETE: dict[tuple, sp.Expr] = {}
+
+
+def _concrete(e: sp.Expr, structural_values: Mapping[sp.Symbol, int]) -> sp.Expr:
+    """``expand_sums(e.subs(structural_values))``, memoised per expression (a pure function of both)."""
+    key = (e, tuple(sorted(((str(s_), s_, int(v_)) for s_, v_ in structural_values.items()), key=lambda t: t[0])))
+    hit = _CONCRETE.get(key)
+    if hit is None:
+        if len(_CONCRETE) > 4096:  # bounded: an instance at k = 12 can be a long expression
+            _CONCRETE.clear()
+        hit = _CONCRETE[key] = expand_sums(e.subs(structural_values))
+    return hit
 
 
 def _mp(x: Any) -> Any:
