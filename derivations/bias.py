@@ -879,6 +879,15 @@ def _asymptotic_constant() -> Derivation:
     )
 
 
+def _split_logs_positive(e: sp.Expr) -> sp.Expr:
+    """Simplify with e^{2/τ} = 1 + w, w > 0 (true for τ > 0), so that expand_log splits the logs under
+    SymPy's own assumptions (force=True would split them whatever their arguments' signs), then put
+    e^{2/τ} back: each rewrite is an equality on the step's domain."""
+    w = sp.Dummy("w", positive=True)
+    e = e.rewrite(sp.exp).subs(sp.exp(-2 / tau), 1 / (1 + w)).subs(sp.exp(2 / tau), 1 + w)
+    return sp.simplify(sp.simplify(sp.expand_log(e)).subs(w, sp.exp(2 / tau) - 1))
+
+
 def _bound() -> Derivation:
     g_u = (u - 1 - sp.log(u)) / (u - 1) ** 2
     g_a = g_u.subs(u, a)
@@ -1094,7 +1103,7 @@ def _bound() -> Derivation:
             _V - 1 - sp.log(_V),
             kind="identity",
             domain=TAU_RANGE | Domain({u: (1, 10**6)}),
-            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            simplifier=_split_logs_positive,
             note="v = z L/(e^L − 1); the maximum of φ is at v = 1",
         ),
         Step(

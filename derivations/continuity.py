@@ -303,7 +303,7 @@ def power_mean(expr_j: sp.Expr, q_: Any, k_: Any = k) -> sp.Expr:
 
 def _powsimp(e: sp.Expr) -> sp.Expr:
     """Combine powers of positive bases (every base in the steps using it is > 0)."""
-    return sp.simplify(sp.powsimp(sp.expand(e), force=True))
+    return sp.simplify(sp.powsimp(sp.expand(e)))
 
 
 def factored_check(

@@ -448,7 +448,7 @@ def derivations() -> list[Derivation]:
                 kind="identity",
                 domain=dom_chi_all,
                 provenance="ours",
-                simplifier=lambda e: sp.simplify(sp.expand_log(e.doit(), force=True)),
+                simplifier=lambda e: sp.simplify(sp.expand_log(e.doit())),
             ),
             Step(
                 f"Jensen (weights 2^{{−l}}, √ concave): Σ_{{l≤{JENSEN_LEVELS}}} 2^{{−l}} √(log(1 + 2^l χ)) ≤ √(log(4(1 + χ)))",

@@ -416,7 +416,7 @@ def derivations() -> list[Derivation]:
             y - s_pos,
             domain=_RANGE_DOMAIN,
             provenance="ours",
-            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(e)),
         ),
         Step(
             "DCL loss upper end: τ ℓ̃ ≤ 2",
@@ -469,7 +469,7 @@ def derivations() -> list[Derivation]:
             loss_range("infonce"),
             domain=_TK,
             provenance="ours",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e))),
         ),
         Step(
             "InfoNCE range ≤ 4/τ for every k: 1 + k e^{2/τ} ≤ e^{4/τ}(1 + k e^{−2/τ})",
@@ -694,7 +694,7 @@ def _trivial_steps() -> list[Step]:
             domain=_TK,
             provenance="ours",
             reference="standard loss lower end (above) and ℓ = ℓ_std − log k (loss); Lemma 5's a",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e))),
         ),
         Step(
             TRIVIAL_NAMES["gap"],

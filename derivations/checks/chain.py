@@ -54,7 +54,9 @@ def _quick(expr: sp.Expr) -> sp.Expr:
     e = sp.expand(expr)
     if e == 0:
         return e
-    e = sp.expand(sp.expand_log(e, force=True))
+    # expand_log only where SymPy's assumptions allow it: force=True splits log(ab) for any a, b, and a join
+    # reduced to 0 that way could be called proved where its logs' arguments are negative
+    e = sp.expand(sp.expand_log(e))
     return e if e == 0 else sp.simplify(e)
 
 

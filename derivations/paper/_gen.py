@@ -85,7 +85,7 @@ def log_ratio_parts(name: str, gap: sp.Expr, num: sp.Expr, den: sp.Expr, domain:
             domain=domain,
             provenance="ours",
             reference=reference,
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e))),
         ),
         Step(f"{name}: N ≥ 0", num, 0, kind="inequality", relation=">=", domain=domain, reference=reference),
         Step(f"{name}: D > 0", den, 0, kind="inequality", relation=">", domain=domain, reference=reference),

@@ -148,7 +148,7 @@ def derivations() -> list[Derivation]:
             domain=Dv,
             provenance="paper",
             reference="(15) and the sentence after it",
-            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(e)),
         ),
         Step(
             "(16) ℓ^log is 1-Lipschitz for ‖·‖_∞: its gradient has ℓ1 norm Σ_j e^{−v_j}/(1 + Σ_l e^{−v_l}) ≤ 1",

@@ -110,7 +110,7 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_K,
             provenance="paper",
             reference="Lemma 5, proof, second display, first line",
-            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(e)),
         ),
         Step(
             "= log(e^{2/τ} (1 + k e^{2/τ})/(e^{2/τ} + k))",
@@ -119,7 +119,7 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_K,
             provenance="paper",
             reference="Lemma 5, proof, second display, second line",
-            simplifier=lambda e: sp.simplify(sp.expand_log(e, force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(e)),
         ),
         Step(
             "≤ log(e^{2/τ} (e^{2/τ} + k e^{2/τ})/(1 + k)), using e^{2/τ} ≥ 1",
@@ -150,7 +150,7 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_K,
             provenance="paper",
             reference="Lemma 5, proof, second display, last equality",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.factor(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.factor(e))),
         ),
         Step(
             "ours: b − a = 2/τ + log(k + e^{−2/τ}) − log(1 + k e^{−2/τ}) (float-stable form)",
@@ -158,7 +158,7 @@ def derivations() -> list[Derivation]:
             _gen.loss_range(),
             domain=_gen.TAU_K,
             provenance="ours",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e))),
         ),
         Step(
             "ours: the range at k = 1/ε: 2/τ + log(1 + ε e^{−2/τ}) − log(ε + e^{−2/τ})",
@@ -166,7 +166,7 @@ def derivations() -> list[Derivation]:
             _gen.loss_range_eps(),
             domain=_gen.TAU_EPS,
             provenance="ours",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.together(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.together(e))),
         ),
         Step(
             "ours: b − a ≤ 4/τ (in ε = 1/k; tight only as ε → 0)",
@@ -195,7 +195,7 @@ def derivations() -> list[Derivation]:
             _gen.loss_range(),
             domain=_gen.TAU_K,
             provenance="ours",
-            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e), force=True)),
+            simplifier=lambda e: sp.simplify(sp.expand_log(sp.expand(e))),
         ),
         tight_step(_gen.loss_range()),
         Step(

@@ -127,12 +127,12 @@ def lemma6_sum_identity(d: int = 2) -> tuple[sp.Expr, sp.Expr]:
 
 def _fast(e: sp.Expr) -> sp.Expr:
     """Combine exponentials before simplifying (5× faster than ``simplify`` alone on these forms)."""
-    return sp.simplify(sp.powsimp(sp.expand(sp.together(e)), force=True))
+    return sp.simplify(sp.powsimp(sp.expand(sp.together(e))))
 
 
 def _log_split(e: sp.Expr) -> sp.Expr:
     """Pull e^{−⟨f(x), f(y)⟩/τ} out of the log (every weight is positive, so the log splits)."""
-    return sp.simplify(sp.expand_log(sp.logcombine(sp.expand(e), force=True), force=True))
+    return sp.simplify(sp.expand_log(sp.logcombine(sp.expand(e))))
 
 
 # ----------------------------------------------------------------------------- vector checks (proof steps)

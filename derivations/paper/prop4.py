@@ -167,7 +167,7 @@ def derivative_of_loss(fa, fp, fn, ea, ep, en) -> sp.Expr:
 
 
 def _fast(e: sp.Expr) -> sp.Expr:
-    return sp.simplify(sp.powsimp(sp.expand(sp.together(e)), force=True))
+    return sp.simplify(sp.powsimp(sp.expand(sp.together(e))))
 
 
 # ----------------------------------------------------------------------------- vector checks
@@ -1010,7 +1010,7 @@ def _kernel_formulas():
         KernelFormula(
             "prop4_log_negatives_paper",
             ("beta", "tau"),
-            lambda: sp.expand_log(sp.log(paper_coefficients()[2]), force=True),
+            lambda: sp.expand_log(sp.log(paper_coefficients()[2])),
             f"log {src}.paper_coefficients()[2]",
             "prop4 / as printed",
             "log((3/τ) e^{2/(βτ)}): the negatives' coefficient of Prop. 4 as printed, in logs (e^{2/(βτ)} overflows "
@@ -1035,7 +1035,7 @@ def _kernel_formulas():
         KernelFormula(
             "prop4_log_negatives_ours",
             ("beta", "tau", "k"),
-            lambda: sp.expand_log(sp.log(_without_e2(N_k())), force=True) / beta - sp.log(tau),
+            lambda: sp.expand_log(sp.log(_without_e2(N_k()))) / beta - sp.log(tau),
             f"log {src}.our_coefficients()[2] = (1/β) log N_k − log τ",
             "prop4 / ours",
             "log(N_k^{1/β}/τ), N_k = k e^{2/τ}/(e^{2/τ} + k): our negatives' coefficient, in logs, without e^{2/τ}.",
