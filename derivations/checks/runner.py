@@ -389,11 +389,20 @@ def verify_derivations(
     tasks = [(name, i, options) for _, name, i in todo]
     _REGISTRY.clear()
     _REGISTRY.update({d.name: d for d in ders})
+    # chains last, once every step they could cite is stored: a chain reads its citations' verdicts from
+    # the cache, and one started earlier checked a cited step a second time
+    by_name = {d.name: d for d in ders}
+    phases = [
+        [t for t in tasks if not by_name[t[0]].steps[t[1]].links],
+        [t for t in tasks if by_name[t[0]].steps[t[1]].links],
+    ]
+    tasks = phases[0] + phases[1]
     if workers > 1 and len(tasks) > 1:
         try:
             with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-                for result in pool.map(_check_one, tasks, chunksize=1):
-                    done(*result)
+                for phase in phases:
+                    for result in pool.map(_check_one, phase, chunksize=1):
+                        done(*result)
         except BrokenProcessPool:
             left = [t for t in tasks if out[t[0]][t[1]] is None]
             print(
