@@ -99,11 +99,15 @@ def _checkout(rev: str, tmp: str) -> str:
     return os.path.dirname(shim)
 
 
-def _cold_cli(argv, env, cache):
-    """(wall s, CPU s, CPU s per derivation) of a cold ``verify --no-cache --json`` in a fresh process."""
+def _cold_cli(argv, env, cache, save=None):
+    """(wall s, CPU s, CPU s per derivation) of a cold ``verify --no-cache --json`` in a fresh process;
+    ``save``: a path for its JSON (the verdicts, to compare the two revisions step by step)."""
     import json
 
     wall, cpu, out = _cli([*argv, "--no-cache", "--json"], {**env, "XDG_CACHE_HOME": cache})
+    if save:
+        with open(save, "w") as fh:
+            fh.write(out)
     return wall, cpu, json.loads(out)["cache"]["cpu"]
 
 
@@ -123,6 +127,7 @@ def main() -> int:
     ap.add_argument(
         "--baseline", metavar="REV", help="also time a cold CLI verify of git revision REV, then of this code"
     )
+    ap.add_argument("--save-json", metavar="DIR", help="with --baseline: write both verify JSONs into DIR")
     ap.add_argument("--no-report", action="store_true", help="do not time `infonce-bounds report`")
     ap.add_argument("--report-cold", action="store_true", help="also time `report` with an empty verify cache")
     args = ap.parse_args()
@@ -142,12 +147,19 @@ def main() -> int:
         path = _checkout(args.baseline, tmp)
         argv_v = ["verify", *args.results, "--trials", str(args.trials)]
         try:
-            base = _cold_cli(argv_v, {**env, "PYTHONPATH": path}, os.path.join(tmp, "cache-base"))
+            base = _cold_cli(
+                argv_v,
+                {**env, "PYTHONPATH": path},
+                os.path.join(tmp, "cache-base"),
+                args.save_json and os.path.join(args.save_json, "baseline.json"),
+            )
         finally:
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             wt = os.path.join(tmp, "baseline-src")
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt], check=False)
-        now = _cold_cli(argv_v, env, os.path.join(tmp, "cache-now"))
+        now = _cold_cli(
+            argv_v, env, os.path.join(tmp, "cache-now"), args.save_json and os.path.join(args.save_json, "now.json")
+        )
     old = None if args.skip_old else _run(args.results, args.trials, 1, False, False)
     new = _run(args.results, args.trials, 2, True, False)  # fills the step cache
     argv = ["verify", *args.results, "--trials", str(args.trials), "--json"]
