@@ -62,6 +62,7 @@ from .checks.laws import (
     fmin,
     law_check,
     log_binomial_pmf,
+    mp_binomial_pmf,
     tail_of,
 )
 from .checks.sampling import symbolic_cover
@@ -313,14 +314,7 @@ def _weighted_compositions(L: Any, k_: int, probs: Sequence[Any]):
                 yield (lo, k_ - lo), mpmath.mpf(1)
                 return
             q0 = 1 - p0
-            with mpmath.workdps(dps + 15):  # log C(k, lo) ≈ 10^{10} at k = 10⁹: 11 more digits for its exp
-                pr = mpmath.exp(
-                    mpmath.loggamma(k_ + 1)
-                    - mpmath.loggamma(lo + 1)
-                    - mpmath.loggamma(k_ - lo + 1)
-                    + lo * mpmath.log(p0)
-                    + (k_ - lo) * mpmath.log(q0)
-                )
+            pr = mp_binomial_pmf(k_, lo, p0, dps)
             prs = []
             for c in range(lo, hi + 1):
                 prs.append(pr)

@@ -471,6 +471,19 @@ def _means(k_: int, p: float) -> tuple[float, float, float, float]:
     return Mp, Mq, float(ex_p - Fraction(Mp)), float(ex_q - Fraction(Mq))
 
 
+def mp_binomial_pmf(k_: int, c: int, p: Any, dps: int) -> Any:
+    """P(X = c) for X ~ Binomial(k, p) in mpmath, good to ``dps`` digits at any k ≤ 10⁹ (log C(k, c) ≈ 10^{10}
+    there: the exponent is formed with 15 more digits than the result keeps)."""
+    with mpmath.workdps(dps + 15):
+        return mpmath.exp(
+            mpmath.loggamma(k_ + 1)
+            - mpmath.loggamma(c + 1)
+            - mpmath.loggamma(k_ - c + 1)
+            + c * mpmath.log(p)
+            + (k_ - c) * mpmath.log(1 - p)
+        )
+
+
 def log_binomial_pmf(k_: int, c: Any, p: Any) -> Any:
     """log P(X = c) for X ~ Binomial(k, p), elementwise in c (and p), accurate to a few ulps of the pmf at
     every k (Loader 2000: −bd0(c, kp) − bd0(k − c, kq) + stirlerr terms; lgamma(k + 1) ≈ 2·10^{10} at k = 10⁹
@@ -640,14 +653,7 @@ def _expect_window(L: Any, law: Law, fn: Callable[[tuple], Any]) -> Any:
             return fn((lo, law.k - lo))
         q = 1 - p
         k_ = law.k
-        with mpmath.workdps(dps + 15):  # log C(k, lo) ≈ 10^{10} at k = 10⁹: 11 more digits for its exponential
-            pr = mpmath.exp(
-                mpmath.loggamma(k_ + 1)
-                - mpmath.loggamma(lo + 1)
-                - mpmath.loggamma(k_ - lo + 1)
-                + lo * mpmath.log(p)
-                + (k_ - lo) * mpmath.log(q)
-            )
+        pr = mp_binomial_pmf(k_, lo, p, dps)
         ratio = p / q
         total = mpmath.mpf(0)
         mass = mpmath.mpf(0)
