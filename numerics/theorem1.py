@@ -77,8 +77,9 @@ def float_up(x: Any) -> float:
 
 
 def active_of(bound: Any, trivial: Any) -> str:
-    """Which of two certified values attains their minimum: ``"bound"`` when the bound's upper end is at most the
-    cap's lower end, ``"trivial"`` in the opposite case, else ``"tie"`` (same rule as ``constants.active_term``)."""
+    """Which of two certified values (anything with ``lo``, ``hi``) attains their minimum: ``"bound"`` when the
+    bound's upper end is at most the cap's lower end, ``"trivial"`` in the opposite case, else ``"tie"``. The one
+    rule: ``constants --paper`` uses it on the same intervals and ``constants.active_term`` on its printed ends."""
     if bound.hi <= trivial.lo:
         return "bound"
     if trivial.hi <= bound.lo:

@@ -311,16 +311,16 @@ def active_term(bound: dict, trivial: dict) -> str:
     bound's upper end is at most the cap's lower end, ``"trivial"`` in the opposite case, else ``"tie"``
     (the intervals overlap: the two agree to the digits certified)."""
     from decimal import Decimal
+    from types import SimpleNamespace
+
+    from ..theorem1 import active_of
 
     try:
-        (blo, bhi), (tlo, thi) = (tuple(Decimal(x) for x in r["interval"]) for r in (bound, trivial))
+        ends = [tuple(Decimal(x) for x in r["interval"]) for r in (bound, trivial)]
+        b_, t_ = (SimpleNamespace(lo=lo, hi=hi) for lo, hi in ends)
     except (TypeError, KeyError, ArithmeticError, ValueError):
         return "unknown"
-    if bhi <= tlo:
-        return "bound"
-    if thi <= blo:
-        return "trivial"
-    return "tie"
+    return active_of(b_, t_)  # the one rule, on the printed (outward-rounded) ends
 
 
 def theorem1_summary(rows: list[dict]) -> dict | None:

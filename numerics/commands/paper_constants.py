@@ -146,12 +146,12 @@ def theorem1_rows(args, values: dict, extras: dict, digits: int = 6) -> dict:
     """Theorem 1's right side minus R̂_n, the paper's version (192, 12, 4E w²) and ours (``derivations.paper.theorem1``,
     dev = √(log(2/δ)/(2n)) substituted), each capped by the trivial bound on CE − R̂_n for ℓ (14),
     2/τ − log(1/k + e^{−2/τ}) (``derivations.theorem.trivial_bound``), with the term attaining the minimum
-    (``constants.active_term`` on the certified intervals). Needs ``--set a_cov=`` and ``--set E_w2=``."""
+    (``theorem1.active_of`` on the certified intervals). Needs ``--set a_cov=`` and ``--set E_w2=``."""
     from infonce_bounds.derivations import theorem
     from infonce_bounds.derivations.paper import prop3, theorem1
     from infonce_bounds.derivations.symbols import dev
 
-    from .constants import active_term
+    from ..theorem1 import active_of
 
     vals, missing = _theorem1_values(args, values, extras)
     out: dict = {
@@ -180,7 +180,7 @@ def theorem1_rows(args, values: dict, extras: dict, digits: int = 6) -> dict:
             )
         }
         bound = cert(theorem1.complexity(v) + theorem1.variability(v) + theorem1.bias(v), f"theorem1_{v}")
-        active = active_term(bound, trivial)
+        active = active_of(bound["_c"], trivial["_c"])
         capped = min(bound["_c"].hi, trivial["_c"].hi)
         versions.append(
             {
