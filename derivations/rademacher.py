@@ -228,21 +228,10 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             sign_arrays[m_] = np.asarray(signs(m_))
         return sign_arrays[m_]
 
-    def evaluate_float(pt: tuple) -> tuple:
-        """The search's float pass: F by a stable log-mean-exp, both sign sums as matrix products (numpy)."""
-        import numpy as np
-
-        n_, K_, tau_, cls = pt
-        A = np.asarray(cls, dtype=float)  # (functions, n, K)
-        mx = A.max(axis=2, keepdims=True)
-        vals = mx[..., 0] / tau_ + np.log(np.exp((A - mx) / tau_).mean(axis=2))  # F(f(x_i)): (functions, n)
-        lhs = (sign_matrix(n_) @ vals.T).max(axis=1).mean()
-        rv = (sign_matrix(n_ * K_) @ A.reshape(len(cls), n_ * K_).T).max(axis=1).mean()
-        return float(lhs), float(const()) * float(rv) / tau_
-
     def evaluate(pt: tuple, exact: bool) -> tuple:
-        if not exact:
-            return evaluate_float(pt)
+        if not exact:  # the float pass: the batch of one (F by a stable log-mean-exp, sign sums as products)
+            sm, bg = evaluate_batch([pt])
+            return float(sm[0]), float(bg[0])
         n_, K_, tau_, cls = pt
         t_ = mpmath.mpf(tau_)
 
@@ -259,7 +248,8 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
 
     def evaluate_batch(pts: list) -> tuple:
-        """``evaluate_float`` on many classes: one numpy pass per shape (n, K, functions)."""
+        """The float pass on many classes: F by a stable log-mean-exp, both sign sums as matrix products, one numpy
+        pass per shape (n, K, functions)."""
         import numpy as np
 
         sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
