@@ -384,7 +384,8 @@ class _Vectorised:
         if ratio[i] > state["worst"]:
             state["worst"], state["worst_pt"] = float(ratio[i]), point(i)
         pos = np.flatnonzero(finite & (bv > 0))
-        if pos.size:
+        # most batches hold nothing above the 24th best ratio so far: then the list stays as it is
+        if pos.size and (len(state["top"]) < 24 or ratio[pos].max() > state["top_r"][-1]):
             best = pos[np.argsort(-ratio[pos], kind="stable")[:24]]
             for j in best:
                 r_ = float(ratio[j])
@@ -501,7 +502,6 @@ class _Vectorised:
         with nothing to move costs one trial; a confirmed violation stops every search. What differs
         from one at a time is only when a restart is drawn: the same fresh points, in the same order,
         but a restart near the end of the budget may get fewer trials."""
-        np = self.np
         runs: list[dict] = []
         queue = list(starts)
 
@@ -534,43 +534,74 @@ class _Vectorised:
 
         launch()
         while runs and self.state["cx"] is None:
-            batches: dict[int, list] = {}  # id(inst) → [(run, candidate rows, their scales)]
+            groups: dict[int, list] = {}  # the runs on one instance share its columns: one batch
             for run in runs:
-                rows, scales = self._sweep(run)
-                if rows is not None:
-                    batches.setdefault(id(run["inst"]), []).append((run, rows, scales))
-            for group in batches.values():
-                inst = group[0][0]["inst"]
-                mat = np.concatenate([rows for _, rows, _ in group])
-                owner = np.concatenate([np.full(len(rows), i_) for i_, (_, rows, _) in enumerate(group)])
-                offset = np.concatenate([np.arange(len(rows)) for _, rows, _ in group])
-
-                def point(j, group=group, owner=owner, offset=offset):
-                    run, rows, _ = group[int(owner[j])]
-                    return self._as_point(run, rows[int(offset[j])])
-
-                args = list(np.ascontiguousarray(mat.T))
-                vals = self._values(inst, args, len(mat))
-                if vals is None:
-                    vals = self._scalar_values([point(j) for j in range(len(mat))])
-                sv, bv = self._fix_overflow(inst, args, *vals, point)
-                sc = self.absorb(sv, bv, point)
-                lo_ = 0
-                for run, rows, scales in group:
-                    seg = sc[lo_ : lo_ + len(rows)]
-                    lo_ += len(rows)
-                    j = int(np.argmax(seg))
-                    if seg[j] > run["best_sc"]:
-                        run["best"], run["best_sc"] = rows[j].copy(), float(seg[j])
-                        for c_ in range(len(run["steps"])):
-                            run["steps"][c_] *= 0.5 ** scales[j]
-                        run["moved"] = True
+                groups.setdefault(id(run["inst"]), []).append(run)
+            for group in groups.values():
+                if self.state["cx"] is None:
+                    self._sweep_group(group)
             for run in runs:
-                if not run.pop("moved", False) and run.get("swept", False):
+                if not run.pop("moved", False) and run.pop("swept", False):
                     self._shrink(run)
-                run.pop("swept", None)
             runs[:] = [r_ for r_ in runs if not r_["done"] and r_["used"] < r_["budget"]]
             launch()
+
+    def _sweep_group(self, group: list[dict]) -> None:
+        """One sweep of every run in ``group`` (runs on one instance) as one batch: each run's
+        coordinates moved by ± its step at every scale, in the one-start order (scale, coordinate,
+        sign) and with its float operations (so the same candidates), at most its budget; each run
+        then takes its best improving move, whose scale becomes its step."""
+        np = self.np
+        inst = group[0]["inst"]
+        ns = [min(len(r_["template"]["col"]), r_["budget"] - r_["used"]) for r_ in group]
+        for r_, n_ in zip(group, ns):
+            r_["used"] += n_
+            r_["swept"] = True
+        t = {f_: np.concatenate([r_["template"][f_][:n_] for r_, n_ in zip(group, ns)]) for f_ in _MOVE_FIELDS}
+        owner = np.repeat(np.arange(len(group)), ns)
+        best = np.stack([r_["best"] for r_ in group])
+        step = np.stack([r_["steps"] for r_ in group])[owner, t["key"]] * t["fac"]
+        base = best[owner, t["col"]]
+        vals = base + t["sgn"] * step
+        if t["mult"].any():  # multiplicative moves on wide positive ranges, with math.exp as the loop
+            m_ = np.flatnonzero(t["mult"])
+            vals[m_] = [
+                float(b_) * math.exp(float(g_) * min(float(s_), 2.0))
+                for b_, g_, s_ in zip(base[m_], t["sgn"][m_], step[m_])
+            ]
+        vals = np.minimum(np.maximum(vals, t["lo"]), t["hi"])
+        vals = np.where(t["int"], np.rint(vals), vals)
+        rows = best[owner]
+        rows[np.arange(len(rows)), t["col"]] = vals
+        scale = t["scale"]
+        if self.cons:
+            keep = np.array(
+                [_satisfies(self.step.domain, self._as_point(group[o_], r_)) for o_, r_ in zip(owner, rows)], dtype=bool
+            ).reshape(-1)
+            self.state["n"] += int(len(rows) - np.count_nonzero(keep))
+            rows, owner, scale = rows[keep], owner[keep], scale[keep]
+        if not len(rows):
+            return
+
+        def point(j: int) -> dict:
+            return self._as_point(group[int(owner[j])], rows[j])
+
+        args = list(np.ascontiguousarray(rows.T))
+        vals = self._values(inst, args, len(rows))
+        if vals is None:
+            vals = self._scalar_values([point(j) for j in range(len(rows))])
+        sv, bv = self._fix_overflow(inst, args, *vals, point)
+        sc = self.absorb(sv, bv, point)
+        bounds = np.searchsorted(owner, np.arange(len(group) + 1))
+        for i_, run in enumerate(group):
+            lo_, hi_ = bounds[i_], bounds[i_ + 1]
+            if hi_ == lo_:
+                continue
+            j = lo_ + int(np.argmax(sc[lo_:hi_]))
+            if sc[j] > run["best_sc"]:
+                run["best"], run["best_sc"] = rows[j].copy(), float(sc[j])
+                run["steps"] *= 0.5 ** int(scale[j])
+                run["moved"] = True
 
     def _new_run(self, pt0: dict, sc0: float, budget: int) -> dict | None:
         ev, sampler = self.ev, self.sampler
@@ -591,7 +622,8 @@ class _Vectorised:
             "order": order,
             "info": info,
             "ints": {c_ for c_, _, _, integer, _ in info if integer},
-            "steps": [(hi - lo) / 4 if hi > lo else 0.0 for _, lo, hi, _, _ in info],
+            "steps": self.np.array([(hi - lo) / 4 if hi > lo else 0.0 for _, lo, hi, _, _ in info], dtype=float),
+            "template": self._template(info, max(1, -(-self.MOVES // (2 * len(keys))))),
             "best": self.np.array([pt0[s_] for s_ in order], dtype=float),
             "best_sc": sc0,
             "budget": budget,
@@ -599,6 +631,18 @@ class _Vectorised:
             "done": False,
             "scales": max(1, -(-self.MOVES // (2 * len(keys)))),
         }
+
+    def _template(self, info: list, scales: int) -> dict:
+        """A sweep's moves in the one-start order (scale, coordinate, sign), as arrays (``_MOVE_FIELDS``)."""
+        np = self.np
+        moves = [
+            (c_, k_, sign, 0.5**sc_i, lo, hi, integer, mult, sc_i)
+            for sc_i in range(scales)
+            for k_, (c_, lo, hi, integer, mult) in enumerate(info)
+            for sign in (1.0, -1.0)
+        ]
+        types = (np.intp, np.intp, float, float, float, float, bool, bool, np.intp)
+        return {f_: np.array(v_, dtype=t_) for f_, v_, t_ in zip(_MOVE_FIELDS, zip(*moves), types)}
 
     def _as_point(self, run: dict, row: Any) -> dict:
         """A candidate row as the point dict the one-start search builds (ints stay ints)."""
@@ -612,46 +656,9 @@ class _Vectorised:
                 pt[s_] = float(v_)
         return pt
 
-    def _sweep(self, run: dict) -> tuple[Any, list[int]]:
-        """The candidate rows of ``run``'s next sweep (None if every one was inadmissible)."""
-        np = self.np
-        best = run["best"]
-        cols, vals, cand_scale = [], [], []
-        for sc_i in range(run["scales"]):
-            f_ = 0.5**sc_i
-            for (c_, lo, hi, integer, mult), step in zip(run["info"], run["steps"]):
-                b_ = float(best[c_])
-                for sign in (1, -1):
-                    if mult:
-                        val = b_ * math.exp(sign * min(step * f_, 2.0))
-                    else:
-                        val = b_ + sign * step * f_
-                    val = min(max(val, lo), hi)
-                    if integer:
-                        val = int(round(val))
-                    cols.append(c_)
-                    vals.append(val)
-                    cand_scale.append(sc_i)
-        n_ = min(len(vals), run["budget"] - run["used"])
-        cols, vals, cand_scale = cols[:n_], vals[:n_], cand_scale[:n_]
-        run["used"] += n_
-        run["swept"] = True
-        rows = np.repeat(best[None, :], n_, axis=0)
-        rows[np.arange(n_), cols] = vals
-        if self.cons:
-            keep = [i_ for i_ in range(n_) if _satisfies(self.step.domain, self._as_point(run, rows[i_]))]
-            self.state["n"] += n_ - len(keep)
-            rows, cand_scale = rows[keep], [cand_scale[i_] for i_ in keep]
-        if not len(rows):
-            return None, []
-        return rows, cand_scale
-
     def _shrink(self, run: dict) -> None:
-        small = True
-        for c_ in range(len(run["steps"])):
-            run["steps"][c_] *= 0.5 ** run["scales"]
-            small &= run["steps"][c_] < 1e-12
-        if small:
+        run["steps"] *= 0.5 ** run["scales"]
+        if (run["steps"] < 1e-12).all():
             run["done"] = True
 
     # ---- phase 3: pattern search, every coordinate move of one sweep evaluated as one batch
@@ -734,6 +741,10 @@ def _groups(np: Any, keys: Any, rows: Any) -> list[tuple[tuple, Any]]:
     bounds = np.cumsum(np.bincount(inv, minlength=len(uniq)))[:-1]
     members = np.split(rows[order], bounds)
     return [(tuple(int(v) for v in uniq[g]), members[g]) for g in np.argsort(first, kind="stable")]
+
+
+#: the arrays of a pattern-search sweep's moves (``_Vectorised._template``)
+_MOVE_FIELDS = ("col", "key", "sgn", "fac", "lo", "hi", "int", "mult", "scale")
 
 
 def _py(v: Any) -> Any:
