@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -52,7 +53,7 @@ class Config:
 
 
 def dot(u: Vec, v: Vec) -> Any:
-    return sum(a * b for a, b in zip(u, v))
+    return sum(map(operator.mul, u, v))
 
 
 def add(u: Vec, v: Vec, s: Any = 1.0) -> Vec:
@@ -86,12 +87,55 @@ def lse(xs: Sequence[Any], lib: Any = math) -> Any:
     return m + lib.log(sum(lib.exp(x - m) for x in xs))
 
 
+# ----------------------------------------------------------------------------- the float pass in numpy
+#
+# The float pass (``lib=math``, float τ and c) on many negatives does its k·d products in numpy, with the same
+# floating-point operations in the same order as the list code, so the same doubles: elementwise a + s·b and
+# (1 − c)x + cy are single correctly rounded operations either way; a dot product over the d coordinates is
+# summed left to right column by column (``_dots``, as ``sum`` does); a sum over the k negatives is a running
+# sum (``np.add.accumulate``, never numpy's pairwise ``sum``); exp and log stay with ``math`` (numpy's loops may
+# differ in the last bit) and sqrt is correctly rounded in both.
+
+_NP_K = 8  #: from this many negatives the numpy route is the cheaper one
+
+
+def _is_float(*xs: Any) -> bool:
+    return all(type(x) is float for x in xs)
+
+
+def _dots(a: Sequence[float], m: np.ndarray) -> np.ndarray:
+    """``[dot(a, row) for row in m]``: the products summed left to right (0 + x₀ + x₁ + …)."""
+    acc = a[0] * m[:, 0]
+    for i in range(1, m.shape[1]):
+        acc = acc + a[i] * m[:, i]
+    return acc
+
+
+def _sims(a: Vec, p: Vec | None, negs: Sequence[Vec]) -> np.ndarray:
+    """``[dot(a, add(n, p, -1.0)) for n in negs]`` (or ``[dot(a, n) …]`` for p None) as an array."""
+    m = np.asarray(negs, dtype=float)
+    if p is not None:
+        m = m + -1.0 * np.asarray(p, dtype=float)
+    return _dots(list(a), m)
+
+
+def _negs(cfg: Config, which: int) -> np.ndarray:
+    """The negatives of ``cfg.phi`` (0) or ``cfg.psi`` (1) as a (k, d) array, made once per configuration."""
+    cache = cfg.__dict__.setdefault("_np", {})
+    if which not in cache:
+        cache[which] = np.asarray((cfg.phi, cfg.psi)[which][2], dtype=float)
+    return cache[which]
+
+
 # ----------------------------------------------------------------------------- the loss and its pieces
 
 
 def loss(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
     """ℓ = log(1/k + (1/k) Σ_j e^{⟨a, n_j − p⟩/τ}) = LSE(0, s_1, …, s_k) − log k."""
-    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        s = (_sims(a, p, negs) / tau).tolist()
+    else:
+        s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
     return lse([0.0 * tau] + s, lib) - lib.log(len(negs))
 
 
@@ -104,6 +148,9 @@ def softmax(xs: Sequence[Any], lib: Any = math) -> list:
 
 def tilted_mean(tau: Any, a: Vec, negs: Sequence[Vec], vals: Sequence[Vec], lib: Any = math) -> Vec:
     """G_τ(f, g, π̂, z^a) = Σ_j p_j g(z_j), p_j ∝ e^{⟨f(z^a), f(z_j)⟩/τ} (36) for the empirical π̂."""
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        p = softmax((_sims(a, None, negs) / tau).tolist(), lib)
+        return np.add.accumulate(np.asarray(p)[:, None] * np.asarray(vals, dtype=float), axis=0)[-1].tolist()
     p = softmax([dot(a, n_) / tau for n_ in negs], lib)
     d = len(a)
     return [sum(p[j] * vals[j][i] for j in range(len(negs))) for i in range(d)]
@@ -111,7 +158,10 @@ def tilted_mean(tau: Any, a: Vec, negs: Sequence[Vec], vals: Sequence[Vec], lib:
 
 def weight_h(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
     """e^{H}/(1/k + e^{H}) = Σ s_j/(1 + Σ s_j), s_j = e^{⟨a, n_j − p⟩/τ} (a logistic of LSE(s))."""
-    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        s = (_sims(a, p, negs) / tau).tolist()
+    else:
+        s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
     big = lse(s, lib)
     return 1 / (1 + lib.exp(-big)) if big > -700 else lib.exp(big)
 
@@ -120,13 +170,25 @@ def segment(cfg: Config, c: Any) -> tuple:
     """ξ = (1 − c)φ + cφ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
     mix = lambda u, v: [(1 - c) * x + c * y for x, y in zip(u, v)]  # noqa: E731
+    if cfg.k >= _NP_K and _is_float(c):
+        return mix(a, a2), mix(p, p2), ((1 - c) * _negs(cfg, 0) + c * _negs(cfg, 1)).tolist()
     return mix(a, a2), mix(p, p2), [mix(u, v) for u, v in zip(n_, n2)]
 
 
 def direction(cfg: Config) -> tuple:
     """η = φ − φ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
+    if cfg.k >= _NP_K and _is_float(cfg.tau):
+        return add(a, a2, -1.0), add(p, p2, -1.0), _moves(cfg).tolist()
     return add(a, a2, -1.0), add(p, p2, -1.0), [add(u, v, -1.0) for u, v in zip(n_, n2)]
+
+
+def _moves(cfg: Config) -> np.ndarray:
+    """φ − φ' at the negatives as a (k, d) array (``add(u, v, -1.0)`` row by row), made once per configuration."""
+    cache = cfg.__dict__.setdefault("_np", {})
+    if "moves" not in cache:
+        cache["moves"] = _negs(cfg, 0) + -1.0 * _negs(cfg, 1)
+    return cache["moves"]
 
 
 def bracket(tau: Any, xi: tuple, eta: tuple, lib: Any = math) -> Any:
@@ -146,6 +208,9 @@ def derivative(cfg: Config, c: Any, lib: Any = math) -> Any:
 
 def distances(cfg: Config, lib: Any = math) -> tuple:
     """(‖Δ(z^a)‖, ‖Δ(z^+)‖, [‖Δ(z_j^-)‖]) with Δ = φ − φ'."""
+    if lib is math and cfg.k >= _NP_K and _is_float(cfg.tau):
+        (a, p, _), (a2, p2, _) = cfg.phi, cfg.psi
+        return norm(add(a, a2, -1.0)), norm(add(p, p2, -1.0)), _norms(_moves(cfg)).tolist()
     ea, ep, en = direction(cfg)
     return norm(ea, lib), norm(ep, lib), [norm(e, lib) for e in en]
 
@@ -372,10 +437,15 @@ def to_mp(cfg: Config) -> Config:
     """The configuration at mpmath precision, every embedding renormalised to unit norm there (float unit vectors
     are unit only to ~1e-16, which would fake violations of claims tight on the sphere)."""
 
+    done: dict[tuple, list] = {}  # the adversarial kinds repeat one vector k times: renormalised once
+
     def m(u):
-        x = [mpmath.mpf(c_) for c_ in u]
-        n_ = mpmath.sqrt(mpmath.fsum(c_**2 for c_ in x))
-        return [c_ / n_ for c_ in x] if n_ > 0 else x
+        key = tuple(u)
+        if key not in done:
+            x = [mpmath.mpf(c_) for c_ in u]
+            n_ = mpmath.sqrt(mpmath.fsum(c_**2 for c_ in x))
+            done[key] = [c_ / n_ for c_ in x] if n_ > 0 else x
+        return list(done[key])
 
     conv = lambda t: (m(t[0]), m(t[1]), [m(u) for u in t[2]])  # noqa: E731
     return replace(
