@@ -57,6 +57,8 @@ def dot(u: Vec, v: Vec) -> Any:
 
 
 def add(u: Vec, v: Vec, s: Any = 1.0) -> Vec:
+    if type(s) is float and s == -1.0:  # a + (−1.0)·b is a − b exactly (floats and mpf), without the float → mpf
+        return list(map(operator.sub, u, v))  # conversion of −1.0 per coordinate at high precision
     return [a + s * b for a, b in zip(u, v)]
 
 
@@ -119,6 +121,28 @@ def _sims(a: Vec, p: Vec | None, negs: Sequence[Vec]) -> np.ndarray:
     return _dots(list(a), m)
 
 
+def np_pass(cfg: Config, lib: Any) -> bool:
+    """Whether a claim at ``cfg`` takes the numpy route: the float pass with at least ``_NP_K`` negatives."""
+    return lib is math and cfg.k >= _NP_K and _is_float(cfg.tau, cfg.c)
+
+
+def row_norms(rows: Sequence[Vec]) -> list:
+    """``[norm(u) for u in rows]`` (floats), summed left to right as ``norm`` does."""
+    return _norms(np.asarray(rows, dtype=float)).tolist()
+
+
+def running_sums(weights: Sequence[float], rows: Sequence[Vec]) -> list:
+    """``[sum(w_j · rows[j][i] for j) for i]`` (floats): the products summed over j left to right."""
+    return np.add.accumulate(np.asarray(weights)[:, None] * np.asarray(rows, dtype=float), axis=0)[-1].tolist()
+
+
+def tilt(tau: Any, a: Vec, negs: Sequence[Vec], lib: Any = math) -> list:
+    """p_j ∝ e^{⟨a, n_j⟩/τ}: the softmax weights of ``tilted_mean``."""
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        return softmax((_sims(a, None, negs) / tau).tolist(), lib)
+    return softmax([dot(a, n_) / tau for n_ in negs], lib)
+
+
 def _negs(cfg: Config, which: int) -> np.ndarray:
     """The negatives of ``cfg.phi`` (0) or ``cfg.psi`` (1) as a (k, d) array, made once per configuration."""
     cache = cfg.__dict__.setdefault("_np", {})
@@ -148,10 +172,9 @@ def softmax(xs: Sequence[Any], lib: Any = math) -> list:
 
 def tilted_mean(tau: Any, a: Vec, negs: Sequence[Vec], vals: Sequence[Vec], lib: Any = math) -> Vec:
     """G_τ(f, g, π̂, z^a) = Σ_j p_j g(z_j), p_j ∝ e^{⟨f(z^a), f(z_j)⟩/τ} (36) for the empirical π̂."""
+    p = tilt(tau, a, negs, lib)
     if lib is math and len(negs) >= _NP_K and _is_float(tau):
-        p = softmax((_sims(a, None, negs) / tau).tolist(), lib)
-        return np.add.accumulate(np.asarray(p)[:, None] * np.asarray(vals, dtype=float), axis=0)[-1].tolist()
-    p = softmax([dot(a, n_) / tau for n_ in negs], lib)
+        return running_sums(p, vals)
     d = len(a)
     return [sum(p[j] * vals[j][i] for j in range(len(negs))) for i in range(d)]
 

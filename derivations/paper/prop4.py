@@ -25,6 +25,7 @@ import math
 import random
 
 import mpmath
+import numpy as np
 import sympy as sp
 
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
@@ -68,9 +69,12 @@ from ._embed import (
     dot,
     loss,
     norm,
+    np_pass,
     power_mean,
+    row_norms,
+    running_sums,
     segment,
-    softmax,
+    tilt,
     tilted_mean,
     to_mp,
     vector_check,
@@ -301,6 +305,11 @@ def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
 def _eq48(cfg: Config, lib=math):
     xi = segment(cfg, cfg.c)
     eta = direction(cfg)
+    if np_pass(cfg, lib):  # the same doubles as below, the k·d work in numpy
+        diff_n = (np.asarray(xi[2]) + -1.0 * np.asarray(eta[2])).tolist()
+        g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
+        ends = [norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2], eta[0:2])]
+        return norm(g, lib), max(ends + row_norms(diff_n))
     diff_n = [add(u, e, -1.0) for u, e in zip(xi[2], eta[2])]
     g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
     sup = max(norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2] + tuple(xi[2]), eta[0:2] + tuple(eta[2])))
@@ -321,8 +330,12 @@ def _anchor_ours(cfg: Config, lib=math):
     """‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ 2W, q_j = s_j/(1 + Σ s_l), W = Σ q_j."""
     xa, xp, xn = segment(cfg, cfg.c)
     wt = weight_h(cfg.tau, xa, xp, xn, lib)
-    p = softmax([dot(xa, u) / cfg.tau for u in xn], lib)
-    v = [wt * sum(p[jj] * xn[jj][i] for jj in range(len(xn))) - wt * xp[i] for i in range(len(xa))]
+    p = tilt(cfg.tau, xa, xn, lib)
+    if np_pass(cfg, lib):
+        sums = running_sums(p, xn)
+        v = [wt * sums[i] - wt * xp[i] for i in range(len(xa))]
+    else:
+        v = [wt * sum(p[jj] * xn[jj][i] for jj in range(len(xn))) - wt * xp[i] for i in range(len(xa))]
     return norm(v, lib), 2 * wt
 
 
