@@ -1,5 +1,6 @@
 """Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (lists of floats; the
-Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``).
+Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``; the float pass's k·d
+products in numpy from k ≥ 8, bit for bit those of the list code, see "the float pass in numpy" below).
 
 A configuration is a tuple z = (z^a, z^+, z_1^-, …, z_k^-) realised by its embeddings under φ and φ'
 (unit vectors of R^d), with τ and the paper's β. ``vector_check`` turns a claim ``lhs ≤ rhs`` over
