@@ -97,7 +97,8 @@ def lse(xs: Sequence[Any], lib: Any = math) -> Any:
 # (1 − c)x + cy are single correctly rounded operations either way; a dot product over the d coordinates is
 # summed left to right column by column (``_dots``, as ``sum`` does); a sum over the k negatives is a running
 # sum (``np.add.accumulate``, never numpy's pairwise ``sum``); exp and log stay with ``math`` (numpy's loops may
-# differ in the last bit) and sqrt is correctly rounded in both.
+# differ in the last bit) and sqrt is correctly rounded in both. There ``segment`` and ``direction`` give the
+# negatives as a (k, d) array, which every helper here takes as it takes a list of rows.
 
 _NP_K = 8  #: from this many negatives the numpy route is the cheaper one
 
@@ -148,7 +149,8 @@ def _negs(cfg: Config, which: int) -> np.ndarray:
     """The negatives of ``cfg.phi`` (0) or ``cfg.psi`` (1) as a (k, d) array, made once per configuration."""
     cache = cfg.__dict__.setdefault("_np", {})
     if which not in cache:
-        cache[which] = np.asarray((cfg.phi, cfg.psi)[which][2], dtype=float)
+        cache[which] = np.array((cfg.phi, cfg.psi)[which][2], dtype=float)
+        cache[which].flags.writeable = False
     return cache[which]
 
 
@@ -194,16 +196,16 @@ def segment(cfg: Config, c: Any) -> tuple:
     """ξ = (1 − c)φ + cφ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
     mix = lambda u, v: [(1 - c) * x + c * y for x, y in zip(u, v)]  # noqa: E731
-    if cfg.k >= _NP_K and _is_float(c):
-        return mix(a, a2), mix(p, p2), ((1 - c) * _negs(cfg, 0) + c * _negs(cfg, 1)).tolist()
+    if cfg.k >= _NP_K and _is_float(c):  # the negatives as a (k, d) array (see "the float pass in numpy")
+        return mix(a, a2), mix(p, p2), (1 - c) * _negs(cfg, 0) + c * _negs(cfg, 1)
     return mix(a, a2), mix(p, p2), [mix(u, v) for u, v in zip(n_, n2)]
 
 
 def direction(cfg: Config) -> tuple:
     """η = φ − φ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
-    if cfg.k >= _NP_K and _is_float(cfg.tau):
-        return add(a, a2, -1.0), add(p, p2, -1.0), _moves(cfg).tolist()
+    if cfg.k >= _NP_K and _is_float(cfg.tau):  # the negatives as a read-only (k, d) array
+        return add(a, a2, -1.0), add(p, p2, -1.0), _moves(cfg)
     return add(a, a2, -1.0), add(p, p2, -1.0), [add(u, v, -1.0) for u, v in zip(n_, n2)]
 
 
@@ -212,6 +214,7 @@ def _moves(cfg: Config) -> np.ndarray:
     cache = cfg.__dict__.setdefault("_np", {})
     if "moves" not in cache:
         cache["moves"] = _negs(cfg, 0) + -1.0 * _negs(cfg, 1)
+        cache["moves"].flags.writeable = False
     return cache["moves"]
 
 

@@ -16,6 +16,7 @@ import math
 import operator
 import random
 
+import numpy as np
 import sympy as sp
 
 from ..continuity import weight_bound
@@ -48,7 +49,11 @@ def _f_of(cfg: Config) -> tuple:
     if cfg.c == 0:
         rng = random.Random(f"{cfg.tau}:{cfg.beta}")
         r_ = rng.random()
-        xa, xn = [r_ * v for v in xa], [[rng.random() * v for v in u] for u in xn]
+        xa = [r_ * v for v in xa]
+        if isinstance(xn, np.ndarray):  # the float pass at k ≥ 8: the same draws, row by row, the same products
+            xn = np.array([rng.random() for _ in range(xn.size)]).reshape(xn.shape) * xn
+        else:
+            xn = [[rng.random() * v for v in u] for u in xn]
     return xa, xp, xn
 
 

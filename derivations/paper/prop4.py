@@ -25,7 +25,6 @@ import math
 import random
 
 import mpmath
-import numpy as np
 import sympy as sp
 
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
@@ -188,6 +187,8 @@ def _numeric_derivative(cfg: Config, c_, lib=mpmath):
     h_ = 1e-5 * cfg.tau
 
     def at(t_):
+        if np_pass(cfg, lib):  # (k, d) arrays: the same a + t·b per coordinate
+            return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), xn + t_ * en, lib)
         return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), [add(u, e, t_) for u, e in zip(xn, en)], lib)
 
     return (at(h_) - at(-h_)) / (2 * h_)
@@ -306,7 +307,7 @@ def _eq48(cfg: Config, lib=math):
     xi = segment(cfg, cfg.c)
     eta = direction(cfg)
     if np_pass(cfg, lib):  # the same doubles as below, the k·d work in numpy
-        diff_n = (np.asarray(xi[2]) + -1.0 * np.asarray(eta[2])).tolist()
+        diff_n = xi[2] + -1.0 * eta[2]
         g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
         ends = [norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2], eta[0:2])]
         return norm(g, lib), max(ends + row_norms(diff_n))
