@@ -335,10 +335,11 @@ def _perturbed(rng: random.Random, u: np.ndarray, sigma: float) -> np.ndarray:
     return np.where(ok[:, None], g / np.where(ok, n_, 1.0)[:, None], u)
 
 
-def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+def _with_k(rng: random.Random, d: int, k_: int, kind: str, keep: list | None = None) -> tuple[tuple, tuple]:
     """The configuration of ``kind`` with k negatives in R^d: the same floats as ``_with_k_reference`` (which
     draws one ``rng.gauss`` at a time, ~1 s per 1200 configurations), the Gaussian blocks drawn by
-    ``gauss_block``; the random stream ends where the reference leaves it."""
+    ``gauss_block``; the random stream ends where the reference leaves it. ``keep``: a list that receives the
+    (k, d) arrays the negatives' lists were made from (φ's, then φ''s), where there are such arrays."""
     saved = rng.getstate()
     if kind.startswith("adv_") and kind != "adv_all":  # the first draws are discarded: advance the stream only
         g = gauss_block(rng, (2 + k_) * d, values=False)
@@ -350,7 +351,12 @@ def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tupl
     if first is None:  # a rejected draw (probability ~0): the reference consumes the stream differently
         rng.setstate(saved)
         return _with_k_reference(rng, d, k_, kind)
-    rows = lambda x: x.tolist()  # noqa: E731
+
+    def rows(x: np.ndarray) -> list:
+        if keep is not None:
+            keep.append(x)
+        return x.tolist()
+
     a, p, negs = first[0].tolist(), first[1].tolist(), first[2:]
     if kind == "independent":
         second = _units(rng, 2 + k_, d)
@@ -455,8 +461,13 @@ def configs(seed: Any, n_: int, ks: Sequence[int] = K_LIST, dims: Sequence[int] 
         d = rng.choice(dims)
         tau = rng.choice(TAUS) if it % 3 else math.exp(rng.uniform(math.log(0.02), math.log(50.0)))
         beta = rng.choice(BETAS) if it % 2 else 1 + math.exp(rng.uniform(math.log(1e-3), math.log(200.0)))
-        phi, psi = _with_k(rng, d, k_, kind)
+        keep: list = []
+        phi, psi = _with_k(rng, d, k_, kind, keep)
         out.append(Config(tau, beta, phi, psi, rng.choice((0.0, 1.0, rng.random()))))
+        if len(keep) == 2:  # the negatives as arrays already: ``_negs`` need not convert the lists back
+            for arr in keep:
+                arr.flags.writeable = False
+            out[-1].__dict__["_np"] = {0: keep[0], 1: keep[1]}
     return out
 
 
