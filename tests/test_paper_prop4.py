@@ -345,3 +345,60 @@ def test_lemma6_mean_value_checker_refutes_a_slightly_wrong_derivative():
     wrong = lambda t_, fx, fz, ex, ez, lib=math: (1 + 1e-6) * lemma6._dgamma(t_, fx, fz, ex, ez, lib)  # noqa: E731
     bad = Step(st.name, st.lhs, st.rhs, domain=st.domain, check=lemma6.mvt_checker(wrong))
     assert check_step(bad, trials=100_000).verdict is Verdict.REFUTED
+
+
+def test_prop4_mean_value_checker_refutes_a_wrong_loss_difference(monkeypatch):
+    """The 40-digit pass with the batched line derivative (``_numeric_derivatives``): a loss difference off by
+    10⁻⁴ relative is outside the derivative's range on some configuration (the double pass flags them)."""
+    right = prop4.loss
+    monkeypatch.setattr(prop4, "loss", lambda *a, **kw: (1 + 1e-4) * right(*a, **kw))
+    st = Step("(43) with (1 + 1e-4)(ℓ(φ) − ℓ(φ'))", 0, 0, check=prop4.mvt_checker())
+    assert check_step(st, trials=100_000).verdict is Verdict.REFUTED
+
+
+def test_line_derivatives_are_the_central_differences_along_the_segment():
+    """``_numeric_derivatives`` (ℓ from the quadratic coefficients along φ + uη) is the central difference of ℓ at
+    ξ_c ± hη computed point by point, to far below the 40-digit pass's slack (10⁻²⁰)."""
+
+    def central(m, c_, h_):
+        xa, xp, xn = _embed.segment(m, c_)
+        ea, ep, en = _embed.direction(m)
+        at = lambda t_: _embed.loss(  # noqa: E731
+            m.tau,
+            _embed.add(xa, ea, t_),
+            _embed.add(xp, ep, t_),
+            [_embed.add(u, e, t_) for u, e in zip(xn, en)],
+            mpmath,
+        )
+        return (at(h_) - at(-h_)) / (2 * h_)
+
+    for cfg in _embed.configs("line-derivative", 22, ks=(1, 3, 64)):
+        with mpmath.workdps(40):
+            m = _embed.to_mp(cfg)
+            cs = [mpmath.mpf(i_) / 8 for i_ in range(9)]
+            ref = [central(m, c_, mpmath.mpf(10) ** -15) for c_ in cs]
+            got = prop4._numeric_derivatives(m, cs)
+            assert all(abs(g - r) <= mpmath.mpf(10) ** -22 * max(1, abs(r)) for g, r in zip(got, ref))
+
+
+def test_float_pass_in_numpy_is_the_list_code_bit_for_bit(monkeypatch):
+    """From k ≥ ``_NP_K`` the float pass does its k·d products in numpy: the same doubles as the list code."""
+    from infonce_bounds.derivations.paper import eq16_18, lemma8
+
+    claims = [prop4._eq48, prop4._eq49, prop4._anchor_ours, prop4._prop4_paper, prop4._prop4_ours]
+    claims += [lemma8._lemma8(lemma8._paper_c), lemma8._lemma8(lemma8._ours_c), lemma8._triangle]
+    claims += [lemma8._similarity_range, eq16_18._eq16, eq16_18._eq17, eq16_18._eq18, eq16_18._map_split]
+    cfgs = _embed.configs("numpy-float-pass", 11 * 4, ks=(8, 64, 1000, 2))
+
+    def values():
+        out = []
+        for cfg in cfgs:
+            cfg.__dict__.pop("_np", None)
+            out.append([repr(tuple(float(x) for x in cl(cfg, math))) for cl in claims])
+            out[-1].append(repr(prop4._numeric_derivative(cfg, 0.3, math)))
+        return out
+
+    fast = values()
+    monkeypatch.setattr(_embed, "_NP_K", 10**9)
+    monkeypatch.setattr(eq16_18, "_NP_K", 10**9)
+    assert values() == fast

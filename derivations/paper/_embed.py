@@ -1,5 +1,6 @@
 """Finite embedding configurations for the vector claims of Prop. 4 and Lemmas 6–8 (lists of floats; the
-Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``).
+Gaussian draws in numpy blocks, ``gauss_block``, bit for bit those of ``random.gauss``; the float pass's k·d
+products in numpy from k ≥ 8, bit for bit those of the list code, see "the float pass in numpy" below).
 
 A configuration is a tuple z = (z^a, z^+, z_1^-, …, z_k^-) realised by its embeddings under φ and φ'
 (unit vectors of R^d), with τ and the paper's β. ``vector_check`` turns a claim ``lhs ≤ rhs`` over
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
@@ -52,10 +54,12 @@ class Config:
 
 
 def dot(u: Vec, v: Vec) -> Any:
-    return sum(a * b for a, b in zip(u, v))
+    return sum(map(operator.mul, u, v))
 
 
 def add(u: Vec, v: Vec, s: Any = 1.0) -> Vec:
+    if type(s) is float and s == -1.0:  # a + (−1.0)·b is a − b exactly (floats and mpf), without the float → mpf
+        return list(map(operator.sub, u, v))  # conversion of −1.0 per coordinate at high precision
     return [a + s * b for a, b in zip(u, v)]
 
 
@@ -86,12 +90,79 @@ def lse(xs: Sequence[Any], lib: Any = math) -> Any:
     return m + lib.log(sum(lib.exp(x - m) for x in xs))
 
 
+# ----------------------------------------------------------------------------- the float pass in numpy
+#
+# The float pass (``lib=math``, float τ and c) on many negatives does its k·d products in numpy, with the same
+# floating-point operations in the same order as the list code, so the same doubles: elementwise a + s·b and
+# (1 − c)x + cy are single correctly rounded operations either way; a dot product over the d coordinates is
+# summed left to right column by column (``_dots``, as ``sum`` does); a sum over the k negatives is a running
+# sum (``np.add.accumulate``, never numpy's pairwise ``sum``); exp and log stay with ``math`` (numpy's loops may
+# differ in the last bit) and sqrt is correctly rounded in both. There ``segment`` and ``direction`` give the
+# negatives as a (k, d) array, which every helper here takes as it takes a list of rows.
+
+_NP_K = 8  #: from this many negatives the numpy route is the cheaper one
+
+
+def _is_float(*xs: Any) -> bool:
+    return all(type(x) is float for x in xs)
+
+
+def _dots(a: Sequence[float], m: np.ndarray) -> np.ndarray:
+    """``[dot(a, row) for row in m]``: the products summed left to right (0 + x₀ + x₁ + …)."""
+    acc = a[0] * m[:, 0]
+    for i in range(1, m.shape[1]):
+        acc = acc + a[i] * m[:, i]
+    return acc
+
+
+def _sims(a: Vec, p: Vec | None, negs: Sequence[Vec]) -> np.ndarray:
+    """``[dot(a, add(n, p, -1.0)) for n in negs]`` (or ``[dot(a, n) …]`` for p None) as an array."""
+    m = np.asarray(negs, dtype=float)
+    if p is not None:
+        m = m + -1.0 * np.asarray(p, dtype=float)
+    return _dots(list(a), m)
+
+
+def np_pass(cfg: Config, lib: Any) -> bool:
+    """Whether a claim at ``cfg`` takes the numpy route: the float pass with at least ``_NP_K`` negatives."""
+    return lib is math and cfg.k >= _NP_K and _is_float(cfg.tau, cfg.c)
+
+
+def row_norms(rows: Sequence[Vec]) -> list:
+    """``[norm(u) for u in rows]`` (floats), summed left to right as ``norm`` does."""
+    return _norms(np.asarray(rows, dtype=float)).tolist()
+
+
+def running_sums(weights: Sequence[float], rows: Sequence[Vec]) -> list:
+    """``[sum(w_j · rows[j][i] for j) for i]`` (floats): the products summed over j left to right."""
+    return np.add.accumulate(np.asarray(weights)[:, None] * np.asarray(rows, dtype=float), axis=0)[-1].tolist()
+
+
+def tilt(tau: Any, a: Vec, negs: Sequence[Vec], lib: Any = math) -> list:
+    """p_j ∝ e^{⟨a, n_j⟩/τ}: the softmax weights of ``tilted_mean``."""
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        return softmax((_sims(a, None, negs) / tau).tolist(), lib)
+    return softmax([dot(a, n_) / tau for n_ in negs], lib)
+
+
+def _negs(cfg: Config, which: int) -> np.ndarray:
+    """The negatives of ``cfg.phi`` (0) or ``cfg.psi`` (1) as a (k, d) array, made once per configuration."""
+    cache = cfg.__dict__.setdefault("_np", {})
+    if which not in cache:
+        cache[which] = np.array((cfg.phi, cfg.psi)[which][2], dtype=float)
+        cache[which].flags.writeable = False
+    return cache[which]
+
+
 # ----------------------------------------------------------------------------- the loss and its pieces
 
 
 def loss(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
     """ℓ = log(1/k + (1/k) Σ_j e^{⟨a, n_j − p⟩/τ}) = LSE(0, s_1, …, s_k) − log k."""
-    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        s = (_sims(a, p, negs) / tau).tolist()
+    else:
+        s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
     return lse([0.0 * tau] + s, lib) - lib.log(len(negs))
 
 
@@ -104,14 +175,19 @@ def softmax(xs: Sequence[Any], lib: Any = math) -> list:
 
 def tilted_mean(tau: Any, a: Vec, negs: Sequence[Vec], vals: Sequence[Vec], lib: Any = math) -> Vec:
     """G_τ(f, g, π̂, z^a) = Σ_j p_j g(z_j), p_j ∝ e^{⟨f(z^a), f(z_j)⟩/τ} (36) for the empirical π̂."""
-    p = softmax([dot(a, n_) / tau for n_ in negs], lib)
+    p = tilt(tau, a, negs, lib)
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        return running_sums(p, vals)
     d = len(a)
     return [sum(p[j] * vals[j][i] for j in range(len(negs))) for i in range(d)]
 
 
 def weight_h(tau: Any, a: Vec, p: Vec, negs: Sequence[Vec], lib: Any = math) -> Any:
     """e^{H}/(1/k + e^{H}) = Σ s_j/(1 + Σ s_j), s_j = e^{⟨a, n_j − p⟩/τ} (a logistic of LSE(s))."""
-    s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
+    if lib is math and len(negs) >= _NP_K and _is_float(tau):
+        s = (_sims(a, p, negs) / tau).tolist()
+    else:
+        s = [dot(a, add(n_, p, -1.0)) / tau for n_ in negs]
     big = lse(s, lib)
     return 1 / (1 + lib.exp(-big)) if big > -700 else lib.exp(big)
 
@@ -120,13 +196,26 @@ def segment(cfg: Config, c: Any) -> tuple:
     """ξ = (1 − c)φ + cφ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
     mix = lambda u, v: [(1 - c) * x + c * y for x, y in zip(u, v)]  # noqa: E731
+    if cfg.k >= _NP_K and _is_float(c):  # the negatives as a (k, d) array (see "the float pass in numpy")
+        return mix(a, a2), mix(p, p2), (1 - c) * _negs(cfg, 0) + c * _negs(cfg, 1)
     return mix(a, a2), mix(p, p2), [mix(u, v) for u, v in zip(n_, n2)]
 
 
 def direction(cfg: Config) -> tuple:
     """η = φ − φ' at every point of the tuple."""
     (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
+    if cfg.k >= _NP_K and _is_float(cfg.tau):  # the negatives as a read-only (k, d) array
+        return add(a, a2, -1.0), add(p, p2, -1.0), _moves(cfg)
     return add(a, a2, -1.0), add(p, p2, -1.0), [add(u, v, -1.0) for u, v in zip(n_, n2)]
+
+
+def _moves(cfg: Config) -> np.ndarray:
+    """φ − φ' at the negatives as a (k, d) array (``add(u, v, -1.0)`` row by row), made once per configuration."""
+    cache = cfg.__dict__.setdefault("_np", {})
+    if "moves" not in cache:
+        cache["moves"] = _negs(cfg, 0) + -1.0 * _negs(cfg, 1)
+        cache["moves"].flags.writeable = False
+    return cache["moves"]
 
 
 def bracket(tau: Any, xi: tuple, eta: tuple, lib: Any = math) -> Any:
@@ -146,6 +235,9 @@ def derivative(cfg: Config, c: Any, lib: Any = math) -> Any:
 
 def distances(cfg: Config, lib: Any = math) -> tuple:
     """(‖Δ(z^a)‖, ‖Δ(z^+)‖, [‖Δ(z_j^-)‖]) with Δ = φ − φ'."""
+    if lib is math and cfg.k >= _NP_K and _is_float(cfg.tau):
+        (a, p, _), (a2, p2, _) = cfg.phi, cfg.psi
+        return norm(add(a, a2, -1.0)), norm(add(p, p2, -1.0)), _norms(_moves(cfg)).tolist()
     ea, ep, en = direction(cfg)
     return norm(ea, lib), norm(ep, lib), [norm(e, lib) for e in en]
 
@@ -243,10 +335,11 @@ def _perturbed(rng: random.Random, u: np.ndarray, sigma: float) -> np.ndarray:
     return np.where(ok[:, None], g / np.where(ok, n_, 1.0)[:, None], u)
 
 
-def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tuple]:
+def _with_k(rng: random.Random, d: int, k_: int, kind: str, keep: list | None = None) -> tuple[tuple, tuple]:
     """The configuration of ``kind`` with k negatives in R^d: the same floats as ``_with_k_reference`` (which
     draws one ``rng.gauss`` at a time, ~1 s per 1200 configurations), the Gaussian blocks drawn by
-    ``gauss_block``; the random stream ends where the reference leaves it."""
+    ``gauss_block``; the random stream ends where the reference leaves it. ``keep``: a list that receives the
+    (k, d) arrays the negatives' lists were made from (φ's, then φ''s), where there are such arrays."""
     saved = rng.getstate()
     if kind.startswith("adv_") and kind != "adv_all":  # the first draws are discarded: advance the stream only
         g = gauss_block(rng, (2 + k_) * d, values=False)
@@ -258,7 +351,12 @@ def _with_k(rng: random.Random, d: int, k_: int, kind: str) -> tuple[tuple, tupl
     if first is None:  # a rejected draw (probability ~0): the reference consumes the stream differently
         rng.setstate(saved)
         return _with_k_reference(rng, d, k_, kind)
-    rows = lambda x: x.tolist()  # noqa: E731
+
+    def rows(x: np.ndarray) -> list:
+        if keep is not None:
+            keep.append(x)
+        return x.tolist()
+
     a, p, negs = first[0].tolist(), first[1].tolist(), first[2:]
     if kind == "independent":
         second = _units(rng, 2 + k_, d)
@@ -363,8 +461,13 @@ def configs(seed: Any, n_: int, ks: Sequence[int] = K_LIST, dims: Sequence[int] 
         d = rng.choice(dims)
         tau = rng.choice(TAUS) if it % 3 else math.exp(rng.uniform(math.log(0.02), math.log(50.0)))
         beta = rng.choice(BETAS) if it % 2 else 1 + math.exp(rng.uniform(math.log(1e-3), math.log(200.0)))
-        phi, psi = _with_k(rng, d, k_, kind)
+        keep: list = []
+        phi, psi = _with_k(rng, d, k_, kind, keep)
         out.append(Config(tau, beta, phi, psi, rng.choice((0.0, 1.0, rng.random()))))
+        if len(keep) == 2:  # the negatives as arrays already: ``_negs`` need not convert the lists back
+            for arr in keep:
+                arr.flags.writeable = False
+            out[-1].__dict__["_np"] = {0: keep[0], 1: keep[1]}
     return out
 
 
@@ -372,10 +475,15 @@ def to_mp(cfg: Config) -> Config:
     """The configuration at mpmath precision, every embedding renormalised to unit norm there (float unit vectors
     are unit only to ~1e-16, which would fake violations of claims tight on the sphere)."""
 
+    done: dict[tuple, list] = {}  # the adversarial kinds repeat one vector k times: renormalised once
+
     def m(u):
-        x = [mpmath.mpf(c_) for c_ in u]
-        n_ = mpmath.sqrt(mpmath.fsum(c_**2 for c_ in x))
-        return [c_ / n_ for c_ in x] if n_ > 0 else x
+        key = tuple(u)
+        if key not in done:
+            x = [mpmath.mpf(c_) for c_ in u]
+            n_ = mpmath.sqrt(mpmath.fsum(c_**2 for c_ in x))
+            done[key] = [c_ / n_ for c_ in x] if n_ > 0 else x
+        return list(done[key])
 
     conv = lambda t: (m(t[0]), m(t[1]), [m(u) for u in t[2]])  # noqa: E731
     return replace(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
@@ -39,13 +40,15 @@ from ..symbols import (
     z,
 )
 from . import Erratum
-from ._embed import Config, add, direction, distances, dot, lse, norm, unit, vector_check
+from ._embed import _NP_K, Config, _dots, _is_float, add, direction, distances, dot, lse, norm, unit, vector_check
 
 POSITION = (4, 1, 5)
 
 
 def _sim(u):
     a, p, n_ = u
+    if len(n_) >= _NP_K and _is_float(*a):  # the float pass: the same doubles, the k·d products in numpy
+        return _dots(a, np.asarray(p) + -1.0 * np.asarray(n_)).tolist()
     return [dot(a, add(p, m, -1.0)) for m in n_]
 
 

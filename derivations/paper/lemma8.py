@@ -13,15 +13,31 @@ ball), at k up to 1000.
 from __future__ import annotations
 
 import math
+import operator
 import random
 
+import numpy as np
 import sympy as sp
 
 from ..continuity import weight_bound
 from ..ledger import Derivation, Domain, Step
 from ..symbols import beta, dir_n, emb_a, emb_n, emb_p, tau
 from . import lemma7
-from ._embed import Config, direction, distances, dot, norm, power_mean, segment, softmax, tilted_mean, vector_check
+from ._embed import (
+    Config,
+    _sims,
+    direction,
+    distances,
+    norm,
+    np_pass,
+    power_mean,
+    row_norms,
+    running_sums,
+    segment,
+    tilt,
+    tilted_mean,
+    vector_check,
+)
 from .lemma6 import G_finite
 
 POSITION = (4, 1, 3, 8)
@@ -33,7 +49,11 @@ def _f_of(cfg: Config) -> tuple:
     if cfg.c == 0:
         rng = random.Random(f"{cfg.tau}:{cfg.beta}")
         r_ = rng.random()
-        xa, xn = [r_ * v for v in xa], [[rng.random() * v for v in u] for u in xn]
+        xa = [r_ * v for v in xa]
+        if isinstance(xn, np.ndarray):  # the float pass at k ≥ 8: the same draws, row by row, the same products
+            xn = np.array([rng.random() for _ in range(xn.size)]).reshape(xn.shape) * xn
+        else:
+            xn = [[rng.random() * v for v in u] for u in xn]
     return xa, xp, xn
 
 
@@ -59,7 +79,9 @@ def _ours_c(cfg, lib):
 def _triangle(cfg: Config, lib=math):
     xa, _, xn = _f_of(cfg)
     en = direction(cfg)[2]
-    p = softmax([dot(xa, u) / cfg.tau for u in xn], lib)
+    p = tilt(cfg.tau, xa, xn, lib)
+    if np_pass(cfg, lib):  # the same doubles as below, the k·d work in numpy
+        return norm(running_sums(p, en), lib), sum(map(operator.mul, p, row_norms(en)))
     g = [sum(p[jj] * en[jj][i] for jj in range(len(en))) for i in range(len(xa))]
     return norm(g, lib), sum(pj * norm(e, lib) for pj, e in zip(p, en))
 
@@ -67,6 +89,8 @@ def _triangle(cfg: Config, lib=math):
 def _similarity_range(cfg: Config, lib=math):
     """|⟨f(z^a), f(z_j^-)⟩| ≤ 1 for ‖f‖_{2,∞} ≤ 1: the worst j."""
     xa, _, xn = _f_of(cfg)
+    if np_pass(cfg, lib):
+        return max(map(abs, (_sims(xa, None, xn)).tolist())), 1.0
     return max(abs(sum(a * b for a, b in zip(xa, u))) for u in xn), 1.0
 
 

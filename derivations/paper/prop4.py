@@ -68,9 +68,12 @@ from ._embed import (
     dot,
     loss,
     norm,
+    np_pass,
     power_mean,
+    row_norms,
+    running_sums,
     segment,
-    softmax,
+    tilt,
     tilted_mean,
     to_mp,
     vector_check,
@@ -177,14 +180,42 @@ def _numeric_derivative(cfg: Config, c_, lib=mpmath):
     """δℓ(ξ_c)[φ − φ'] by a central difference (independent of Lemma 6's formula): at the working precision
     (40 digits) with h = 10⁻¹⁵ for ``lib=mpmath``; in doubles with h = 10⁻⁵τ for ``lib=math`` (truncation and
     rounding then both ≲ 10⁻⁷ of ℓ's scale 1/τ at τ ≥ 0.02: the screening pass only)."""
+    if lib is mpmath:
+        return _numeric_derivatives(cfg, [c_])[0]
     xa, xp, xn = segment(cfg, c_)
     ea, ep, en = direction(cfg)
-    h_ = mpmath.mpf(10) ** -15 if lib is mpmath else 1e-5 * cfg.tau
+    h_ = 1e-5 * cfg.tau
 
     def at(t_):
+        if np_pass(cfg, lib):  # (k, d) arrays: the same a + t·b per coordinate
+            return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), xn + t_ * en, lib)
         return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), [add(u, e, t_) for u, e in zip(xn, en)], lib)
 
     return (at(h_) - at(-h_)) / (2 * h_)
+
+
+def _numeric_derivatives(cfg: Config, cs) -> list:
+    """``_numeric_derivative(cfg, c, mpmath)`` at every c of ``cs`` (the same central differences, h = 10⁻¹⁵, at
+    the working precision), ℓ evaluated along the line: ξ_c + tη = φ + (t − c)η exactly, so at u = t − c every
+    exponent is τ s_j(u) = ⟨φ_a + uη_a, (φ_j − φ_+) + u(η_j − η_+)⟩ = A_j + u B_j + u² C_j, the k·d products
+    made once per configuration instead of twice per point (each ℓ then costs O(k), not O(k·d))."""
+    (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
+    ea = [x - y for x, y in zip(a, a2)]
+    ep = [x - y for x, y in zip(p, p2)]
+    rows = []
+    for u, u2 in zip(n_, n2):
+        dn = [x - y for x, y in zip(u, p)]  # φ_j − φ_+
+        de = [(x - x2) - e for x, x2, e in zip(u, u2, ep)]  # η_j − η_+
+        rows.append((mpmath.fdot(a, dn), mpmath.fdot(ea, dn) + mpmath.fdot(a, de), mpmath.fdot(ea, de)))
+    h_ = mpmath.mpf(10) ** -15
+    log_k = mpmath.log(len(n_))
+
+    def ell(u):
+        s = [(a_ + u * (b_ + u * c2)) / cfg.tau for a_, b_, c2 in rows]
+        m = max(s + [0])
+        return m + mpmath.log(mpmath.exp(-m) + mpmath.fsum(mpmath.exp(x - m) for x in s)) - log_k
+
+    return [(ell(h_ - c_) - ell(-h_ - c_)) / (2 * h_) for c_ in cs]
 
 
 def mvt_checker(derivative=None):
@@ -240,7 +271,12 @@ def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
         with mpmath.workdps(40):
             m = to_mp(cfg)
             gap = loss(m.tau, *m.phi, mpmath) - loss(m.tau, *m.psi, mpmath)
-            grid = [derivative(m, mpmath.mpf(i_) / 40, mpmath) for i_ in range(41)]
+            cs = [mpmath.mpf(i_) / 40 for i_ in range(41)]
+            grid = (
+                _numeric_derivatives(m, cs)
+                if derivative is _numeric_derivative
+                else [derivative(m, c_, mpmath) for c_ in cs]
+            )
             lo, hi = min(grid), max(grid)
             slack = mpmath.mpf(10) ** -20 * max(1, abs(gap))
             if not (lo - slack <= gap <= hi + slack):
@@ -270,6 +306,11 @@ def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
 def _eq48(cfg: Config, lib=math):
     xi = segment(cfg, cfg.c)
     eta = direction(cfg)
+    if np_pass(cfg, lib):  # the same doubles as below, the k·d work in numpy
+        diff_n = xi[2] + -1.0 * eta[2]
+        g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
+        ends = [norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2], eta[0:2])]
+        return norm(g, lib), max(ends + row_norms(diff_n))
     diff_n = [add(u, e, -1.0) for u, e in zip(xi[2], eta[2])]
     g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
     sup = max(norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2] + tuple(xi[2]), eta[0:2] + tuple(eta[2])))
@@ -290,8 +331,12 @@ def _anchor_ours(cfg: Config, lib=math):
     """‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ 2W, q_j = s_j/(1 + Σ s_l), W = Σ q_j."""
     xa, xp, xn = segment(cfg, cfg.c)
     wt = weight_h(cfg.tau, xa, xp, xn, lib)
-    p = softmax([dot(xa, u) / cfg.tau for u in xn], lib)
-    v = [wt * sum(p[jj] * xn[jj][i] for jj in range(len(xn))) - wt * xp[i] for i in range(len(xa))]
+    p = tilt(cfg.tau, xa, xn, lib)
+    if np_pass(cfg, lib):
+        sums = running_sums(p, xn)
+        v = [wt * sums[i] - wt * xp[i] for i in range(len(xa))]
+    else:
+        v = [wt * sum(p[jj] * xn[jj][i] for jj in range(len(xn))) - wt * xp[i] for i in range(len(xa))]
     return norm(v, lib), 2 * wt
 
 
