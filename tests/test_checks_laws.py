@@ -432,3 +432,21 @@ def test_large_k_verdict_states_the_k_range_and_the_truncation():
     assert res.verdict is Verdict.VERIFIED
     assert res.attacked["k"] == ("1", str(K_MAX)) and res.attacked["k_binomial_window"] == ("4097", str(K_MAX))
     assert "truncated binomial sums" in res.method and "1e-30" in res.method and "Chernoff" in res.method
+
+
+def test_law_draws_are_those_of_the_random_module():
+    """``law_check``'s sample/perturb write out random.Random's calls (choice, randrange, uniform,
+    expovariate(1.0)) as its own code has them: the same numbers in the same order, so the laws searched are
+    those of the calls themselves."""
+    import random
+
+    a_, b_ = random.Random("laws"), random.Random("laws")
+    for _ in range(2000):
+        assert a_.choice((2, 2, 3)) == (2, 2, 3)[b_._randbelow(3)]
+        assert a_.choice((-1, 0, 0, 1)) == (-1, 0, 0, 1)[b_._randbelow(4)]
+        assert a_.randrange(3) == b_._randbelow(3)
+        assert a_.uniform(-1, 1) == -1 + 2 * b_.random()
+        lo, hi = math.log(1e-3), math.log(100.0)
+        assert a_.uniform(lo, hi) == lo + (hi - lo) * b_.random()
+        assert a_.expovariate(1.0) == -math.log(1.0 - b_.random())
+        assert a_.gauss(0, 0.1) == b_.gauss(0, 0.1)

@@ -59,6 +59,8 @@ ZERO = 1e-12
 #: usually refuted within it), later ones double up to ``BATCH`` (numpy's per-call cost is then negligible)
 BATCH_START = 64
 BATCH = 4096
+#: the snapped similarities of ``law_check``'s extremal laws
+SNAPS = (-1.0, 1.0, 0.0)
 
 
 # ------------------------------------------------------------------------------------- the search loop
@@ -734,19 +736,20 @@ def _groups(laws: list[Law]) -> list[tuple[list[int], Law]]:
     for (k_, na, no_dens, names), ii in idx.items():
         grp = [laws[i] for i in ii]
 
-        def col(get: Callable[[Law], Any], grp: list[Law] = grp) -> Any:
-            return np.array([get(lw) for lw in grp], dtype=float)
+        def cols(rows: list, na: int = na) -> list:
+            # one array over the laws per atom: the (laws × atoms) table in one call, as contiguous rows
+            return list(np.array(rows, dtype=float).reshape(-1, na).T.copy())
 
         out.append(
             (
                 ii,
                 Law(
-                    col(lambda lw: lw.tau),
+                    np.array([lw.tau for lw in grp], dtype=float),
                     k_,
-                    [col(lambda lw, j=j: lw.sims[j]) for j in range(na)],
-                    [col(lambda lw, j=j: lw.probs[j]) for j in range(na)],
-                    None if no_dens else [col(lambda lw, j=j: lw.dens[j]) for j in range(na)],
-                    {key: col(lambda lw, key=key: lw.extra[key]) for key in names},
+                    cols([lw.sims for lw in grp]),
+                    cols([lw.probs for lw in grp]),
+                    None if no_dens else cols([lw.dens for lw in grp]),
+                    {key: np.array([lw.extra[key] for lw in grp], dtype=float) for key in names},
                 ),
             )
         )
@@ -950,43 +953,51 @@ def law_check(
 
         log_t = (math.log(lo_t), math.log(hi_t))
         log_k = (math.log(k_min), math.log(max(kc, k_min)))
+        d_t, d_k, n_land = log_t[1] - log_t[0], log_k[1] - log_k[0], len(landmarks)
 
         def sample(rng: random.Random) -> Law:
-            # (the generator's calls and their order are fixed: a change of them is a change of the laws searched)
-            na = rng.choice((2, 2, 3))
-            sims = [rng.choice((-1.0, 1.0, 0.0)) if rng.random() < 0.5 else rng.uniform(-1, 1) for _ in range(na)]
-            w_ = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
+            # (the generator's calls and their order are fixed: a change of them is a change of the laws searched).
+            # The calls of ``random.Random`` are written out as its own code has them: rng.choice(seq) is
+            # seq[rng._randbelow(len(seq))], rng.randrange(n) is rng._randbelow(n), rng.uniform(a, b) is
+            # a + (b − a)·rng.random(), rng.expovariate(1.0) is −log(1 − rng.random()) (the same numbers in the
+            # same order, without their call layers: ``test_law_draws_are_those_of_the_random_module``)
+            below, rand = rng._randbelow, rng.random
+            na = (2, 2, 3)[below(3)]
+            sims = [SNAPS[below(3)] if rand() < 0.5 else -1 + 2 * rand() for _ in range(na)]
+            w_ = [(-math.log(1.0 - rand())) ** 3 + 1e-12 for _ in range(na)]
             tot = sum(w_)
             probs = [v_ / tot for v_ in w_]
-            tv = math.exp(rng.uniform(*log_t))
-            if rng.random() < 0.2:
-                tv = rng.choice(landmarks)
-            kv = max(k_min, round(math.exp(rng.uniform(*log_k))))
+            tv = math.exp(log_t[0] + d_t * rand())
+            if rand() < 0.2:
+                tv = landmarks[below(n_land)]
+            kv = max(k_min, round(math.exp(log_k[0] + d_k * rand())))
             dens = None
             if with_density:
-                nu = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
-                if zero_density and rng.random() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
-                    nu[rng.randrange(na)] = 0.0
-                nu = [v_ / sum(nu) for v_ in nu]
+                nu = [(-math.log(1.0 - rand())) ** 3 + 1e-12 for _ in range(na)]
+                if zero_density and rand() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
+                    nu[below(na)] = 0.0
+                tot_nu = sum(nu)
+                nu = [v_ / tot_nu for v_ in nu]
                 dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
             return Law(tv, kv, sims, probs, dens, extra(rng, tv) if extra else {})
 
         def perturb(rng: random.Random, lw: Law) -> Law:
-            sc = rng.choice((0.3, 0.1, 0.01))
-            sims = [min(1.0, max(-1.0, s_ + rng.gauss(0, sc))) for s_ in lw.sims]
-            probs = [max(1e-12, p_ * math.exp(rng.gauss(0, sc))) for p_ in lw.probs]
-            probs = [p_ / sum(probs) for p_ in probs]
+            # rng.choice written out as in ``sample``; rng.gauss(0, sc) is 0 + z·sc with z from rng.gauss
+            below, gauss, exp = rng._randbelow, rng.gauss, math.exp
+            sc = (0.3, 0.1, 0.01)[below(3)]
+            sims = [min(1.0, max(-1.0, s_ + gauss(0, sc))) for s_ in lw.sims]
+            probs = [max(1e-12, p_ * exp(gauss(0, sc))) for p_ in lw.probs]
+            tot = sum(probs)
+            probs = [p_ / tot for p_ in probs]
             dens = None
             if lw.dens is not None:
-                nu = [
-                    0.0 if w_ == 0 else max(1e-12, w_ * p_ * math.exp(rng.gauss(0, sc)))
-                    for w_, p_ in zip(lw.dens, probs)
-                ]
-                nu = [v_ / sum(nu) for v_ in nu]
+                nu = [0.0 if w_ == 0 else max(1e-12, w_ * p_ * exp(gauss(0, sc))) for w_, p_ in zip(lw.dens, probs)]
+                tot_nu = sum(nu)
+                nu = [v_ / tot_nu for v_ in nu]
                 dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
-            tv = min(hi_t, max(lo_t, lw.tau * math.exp(rng.gauss(0, sc))))
-            kv = min(kc, max(k_min, lw.k + rng.choice((-1, 0, 0, 1))))
-            ex = {key: v_ * math.exp(rng.gauss(0, sc)) for key, v_ in lw.extra.items()}
+            tv = min(hi_t, max(lo_t, lw.tau * exp(gauss(0, sc))))
+            kv = min(kc, max(k_min, lw.k + (-1, 0, 0, 1)[below(4)]))
+            ex = {key: v_ * exp(gauss(0, sc)) for key, v_ in lw.extra.items()}
             return Law(tv, kv, sims, probs, dens, ex)
 
         def evaluate(law: Law, exact: bool) -> tuple[Any, Any]:
