@@ -92,6 +92,8 @@ def search(
     noise_cap: int = NOISE_CAP,
     evaluate_batch: Callable[[list], tuple[Any, Any]] | None = None,
     exact_cheap: Callable[[Any], bool] | None = None,
+    sample_block: Callable[[Any, random.Random, int], list] | None = None,
+    perturb_block: Callable[[Any, random.Random, list], list] | None = None,
 ) -> SearchOutcome:
     """Search for a point with ``small > big``: ``evaluate(p, exact)`` gives (small, big), in floats when
     ``exact`` is false and in mpmath at the current precision when true. See the module docstring.
@@ -108,8 +110,23 @@ def search(
     ``exact_cheap(p)`` false (a two-atom law whose binomial window is too wide for ``dps`` digits): a
     float violation within float rounding there is counted as float noise without its full-precision
     re-evaluation (as beyond ``noise_cap``), and a worst point there is reported with its float ratio (the
-    evidence says so). A larger float violation is always re-evaluated at ``dps`` digits, whatever it costs."""
+    evidence says so). A larger float violation is always re-evaluated at ``dps`` digits, whatever it costs.
+
+    ``sample_block(gen, rng, n)`` / ``perturb_block(gen, rng, starts)``: the points drawn a block at a time
+    (``gen`` a numpy Generator seeded from the same seed and step name, ``rng`` the ``random.Random`` of
+    ``sample``), in place of ``sample`` / ``perturb``; ``perturb_block`` gets one start per point to draw (the
+    same round robin over the worst points). Blocks have the batch sizes (``BATCH_START`` doubling to
+    ``BATCH``) with or without ``evaluate_batch``, so both loops search the same points."""
     rng = random.Random(f"{opts['seed']}:{step.name}")
+    gen = None
+    if sample_block is not None or perturb_block is not None:
+        import hashlib
+
+        import numpy as np
+
+        gen = np.random.default_rng(
+            int.from_bytes(hashlib.sha256(f"{opts['seed']}:{step.name}".encode()).digest()[:8], "big")
+        )
     dps = int(opts["dps"])
     worst: list[tuple[float, Any]] = []
     st = {"n": 0, "cx": None, "min_margin": math.inf, "noise": 0, "wide": 0}
@@ -148,11 +165,11 @@ def search(
             worst.sort(key=lambda w_: -w_[0])
             del worst[16:]
 
-    def run(draw: Callable[[int], Any], until: int) -> None:
-        """Score points ``draw(i)`` (i = 0, 1, …) until ``until`` trials or a counterexample, in batches
-        when ``evaluate_batch`` is given (the draws of a batch are made before any of them is scored: the
-        same draws, since a draw never reads a score)."""
-        if evaluate_batch is None:
+    def run(draw: Callable[[int], Any], until: int, block: Callable[[int, int], list] | None = None) -> None:
+        """Score points ``draw(i)`` (i = 0, 1, …), or the blocks ``block(i, n)`` of n points from the i-th on,
+        until ``until`` trials or a counterexample, in batches when ``evaluate_batch`` is given (the draws of a
+        batch are made before any of them is scored: the same draws, since a draw never reads a score)."""
+        if evaluate_batch is None and block is None:
             i = 0
             while st["n"] < until and st["cx"] is None:
                 score(draw(i))
@@ -160,9 +177,16 @@ def search(
             return
         i, size = 0, BATCH_START
         while st["n"] < until and st["cx"] is None:
-            pts = [draw(i + j) for j in range(min(size, until - st["n"]))]
+            m = min(size, until - st["n"])
+            pts = block(i, m) if block is not None else [draw(i + j) for j in range(m)]
             i += len(pts)
             size = min(2 * size, BATCH)  # a refuted claim stops in the first small batch
+            if evaluate_batch is None:
+                for pt in pts:
+                    score(pt)
+                    if st["cx"] is not None:
+                        break
+                continue
             sm, bg = evaluate_batch(pts)
             for pt, a_, b_ in zip(pts, sm.tolist(), bg.tolist()):
                 score(pt, (a_, b_))
@@ -172,13 +196,19 @@ def search(
     for pt in seeds:
         if st["cx"] is None and st["n"] < budget:
             score(pt)
-    run(lambda i: sample(rng), int(0.7 * budget))
+    fresh = None if sample_block is None else (lambda i, n: sample_block(gen, rng, n))
+    run(lambda i: sample(rng), int(0.7 * budget), fresh)
     worst.sort(key=lambda w_: -w_[0])
     starts = [pt for _, pt in worst[:16]]
     if starts:  # round robin over the starts, as many rounds as the budget allows
-        run(lambda i: perturb(rng, starts[i % len(starts)]) if perturb is not None else sample(rng), budget)
+        near = None
+        if perturb_block is not None:
+            near = lambda i, n: perturb_block(gen, rng, [starts[(i + j) % len(starts)] for j in range(n)])  # noqa: E731
+        elif perturb is None:
+            near = fresh
+        run(lambda i: perturb(rng, starts[i % len(starts)]) if perturb is not None else sample(rng), budget, near)
     else:
-        run(lambda i: sample(rng), budget)
+        run(lambda i: sample(rng), budget, fresh)
     worst.sort(key=lambda w_: -w_[0])
     best = None
     in_floats = False
@@ -1000,6 +1030,100 @@ def law_check(
             ex = {key: v_ * exp(gauss(0, sc)) for key, v_ in lw.extra.items()}
             return Law(tv, kv, sims, probs, dens, ex)
 
+        def sample_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+            """``n`` laws of ``sample``'s kind, drawn with numpy: 2 atoms with probability 2/3 (else 3), each
+            similarity snapped to −1, 1 or 0 half of the time (else uniform on [−1, 1]), weights e³ + 1e-12 for
+            e ~ Exp(1), τ log-uniform (a fifth of the time a landmark), k log-uniform rounded, densities as in
+            ``sample``; ``extra`` still draws from ``rng``."""
+            import numpy as np
+
+            na = np.array((2, 2, 3))[gen.integers(0, 3, n)]
+            on = np.arange(3)[None, :] < na[:, None]  # (laws, 3): the atoms of each law
+            sims = np.where(
+                gen.random((n, 3)) < 0.5, np.array(SNAPS)[gen.integers(0, 3, (n, 3))], gen.uniform(-1, 1, (n, 3))
+            )
+            w_ = np.where(on, gen.exponential(1.0, (n, 3)) ** 3 + 1e-12, 0.0)
+            probs = w_ / w_.sum(axis=1, keepdims=True)
+            tv = np.exp(gen.uniform(log_t[0], log_t[1], n))
+            tv = np.where(gen.random(n) < 0.2, np.array(landmarks, dtype=float)[gen.integers(0, n_land, n)], tv)
+            kv = np.maximum(k_min, np.rint(np.exp(gen.uniform(log_k[0], log_k[1], n)))).astype(np.int64)
+            dens = None
+            if with_density:
+                nu = np.where(on, gen.exponential(1.0, (n, 3)) ** 3 + 1e-12, 0.0)
+                if zero_density:  # ν ≪ π with dν/dπ = 0 on an atom of π, for half of the laws
+                    hit = (gen.random(n) < 0.5)[:, None] & (np.arange(3)[None, :] == gen.integers(0, na)[:, None])
+                    nu = np.where(hit, 0.0, nu)
+                nu = nu / nu.sum(axis=1, keepdims=True)
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
+            sims_l, probs_l, tv_l = sims.tolist(), probs.tolist(), tv.tolist()
+            out = []
+            for i, (m, t_, k_) in enumerate(zip(na.tolist(), tv_l, kv.tolist())):
+                out.append(
+                    Law(
+                        t_,
+                        k_,
+                        sims_l[i][:m],
+                        probs_l[i][:m],
+                        None if dens is None else dens[i][:m],
+                        extra(rng, t_) if extra else {},
+                    )
+                )
+            return out
+
+        def perturb_block(gen: Any, rng: random.Random, starts: list[Law]) -> list[Law]:
+            """``perturb`` of each law of ``starts``, drawn with numpy: one scale per law from (0.3, 0.1, 0.01),
+            Gaussian steps of that scale on s (clipped to [−1, 1]), log π, log ν (a zero density stays zero),
+            log τ (clipped to the τ range) and log of each extra; k moved by −1, 0, 0 or +1 (within its range)."""
+            import numpy as np
+
+            n = len(starts)
+            na = [len(lw.probs) for lw in starts]
+            wid = max(na)
+            on = np.arange(wid)[None, :] < np.array(na)[:, None]
+
+            def table(rows: list) -> Any:
+                return np.array([list(r_) + [0.0] * (wid - len(r_)) for r_ in rows], dtype=float)
+
+            sc = np.array((0.3, 0.1, 0.01))[gen.integers(0, 3, n)][:, None]
+            sims = np.clip(table([lw.sims for lw in starts]) + sc * gen.standard_normal((n, wid)), -1.0, 1.0)
+            probs = np.where(
+                on,
+                np.maximum(1e-12, table([lw.probs for lw in starts]) * np.exp(sc * gen.standard_normal((n, wid)))),
+                0.0,
+            )
+            probs = probs / probs.sum(axis=1, keepdims=True)
+            dens = None
+            has_d = [lw.dens is not None for lw in starts]
+            if any(has_d):
+                w0 = table([lw.dens if lw.dens is not None else [1.0] * len(lw.probs) for lw in starts])
+                nu = np.where(
+                    on & (w0 != 0), np.maximum(1e-12, w0 * probs * np.exp(sc * gen.standard_normal((n, wid)))), 0.0
+                )
+                nu = nu / nu.sum(axis=1, keepdims=True)
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
+            tau0 = np.array([lw.tau for lw in starts], dtype=float)
+            tv = np.clip(tau0 * np.exp(sc[:, 0] * gen.standard_normal(n)), lo_t, hi_t)
+            k0 = np.array([lw.k for lw in starts], dtype=np.int64)
+            kv = np.clip(k0 + np.array((-1, 0, 0, 1))[gen.integers(0, 4, n)], k_min, max(kc, k_min))
+            n_ex = max(len(lw.extra) for lw in starts)
+            z_ex = np.exp(sc * gen.standard_normal((n, n_ex))).tolist() if n_ex else None
+            sims_l, probs_l, tv_l, kv_l = sims.tolist(), probs.tolist(), tv.tolist(), kv.tolist()
+            out = []
+            for i, lw in enumerate(starts):
+                m = na[i]
+                ex = {key: float(v_) * z_ex[i][j] for j, (key, v_) in enumerate(lw.extra.items())}
+                out.append(
+                    Law(
+                        tv_l[i],
+                        kv_l[i],
+                        sims_l[i][:m],
+                        probs_l[i][:m],
+                        dens[i][:m] if has_d[i] else None,
+                        ex,
+                    )
+                )
+            return out
+
         def evaluate(law: Law, exact: bool) -> tuple[Any, Any]:
             if exact:
                 return claim(mpmath, law.at(mpmath))
@@ -1037,6 +1161,8 @@ def law_check(
             perturb=perturb,
             seeds=seeds,
             evaluate_batch=batch,
+            sample_block=sample_block,
+            perturb_block=perturb_block,
         )
         method = (
             f"exact finite laws (multinomial enumeration): {out.trials} laws"
@@ -1063,6 +1189,28 @@ def law_check(
                     lw.extra,
                 )
 
+            def sample_large_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+                """``sample_large`` a block at a time: ``sample_block``'s laws cut to two atoms, k log-uniform in
+                (k_cap, large_k]."""
+                import numpy as np
+
+                kv = np.rint(np.exp(gen.uniform(math.log(kc + 1), math.log(large_k), n)))
+                kv = np.maximum(kc + 1, np.minimum(large_k, kv)).astype(np.int64).tolist()
+                out = []
+                for lw, k_ in zip(sample_block(gen, rng, n), kv):
+                    tot = sum(lw.probs[:2])
+                    out.append(
+                        Law(
+                            lw.tau,
+                            k_,
+                            lw.sims[:2],
+                            [p_ / tot for p_ in lw.probs[:2]],
+                            None if lw.dens is None else lw.dens[:2],
+                            lw.extra,
+                        )
+                    )
+                return out
+
             big = search(
                 step,
                 {**opts, "seed": f"{opts['seed']}:large-k"},
@@ -1076,6 +1224,7 @@ def law_check(
                 zero_ratio=0.0,
                 evaluate_batch=batch,
                 exact_cheap=lambda lw: window_size(lw, int(opts["dps"])) <= EXACT_WINDOW,
+                sample_block=sample_large_block,
             )
             method += f"; then {big.trials} two-atom laws with k log-uniform in [{kc + 1}, {large_k}]"
             if large_k > EXACT_K:
