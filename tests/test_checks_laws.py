@@ -450,3 +450,30 @@ def test_law_draws_are_those_of_the_random_module():
         assert a_.uniform(lo, hi) == lo + (hi - lo) * b_.random()
         assert a_.expovariate(1.0) == -math.log(1.0 - b_.random())
         assert a_.gauss(0, 0.1) == b_.gauss(0, 0.1)
+
+
+def test_law_blocks_draw_the_same_kind_of_laws():
+    """The block draws of ``law_check`` (numpy) attack the laws ``sample`` describes: 2 atoms about 2/3 of the
+    time, else 3; snapped similarities about half of the time; weights summing to 1; τ and k within their
+    ranges; zero densities where asked; the perturbed laws stay within the ranges too."""
+    seen = []
+
+    def record(L, lw):
+        if L is math:
+            seen.append(lw)
+        return 0 * lw.tau, 1 + 0 * lw.tau
+
+    chk = law_check(record, "records", with_density=True, zero_density=True, k_cap=9, tau_range=(0.01, 5.0))
+    res = chk(_law_step("records", chk), {**OPTS, "vectorise": False, "trials": 3000})
+    assert res.verdict is Verdict.VERIFIED and len(seen) == 3000
+    two = sum(len(lw.probs) == 2 for lw in seen) / len(seen)
+    assert 0.6 < two < 0.73 and all(len(lw.probs) in (2, 3) for lw in seen)
+    sims = [s_ for lw in seen[:2100] for s_ in lw.sims]
+    snapped = sum(s_ in (-1.0, 0.0, 1.0) for s_ in sims) / len(sims)
+    assert 0.45 < snapped < 0.56 and all(-1 <= s_ <= 1 for lw in seen for s_ in lw.sims)
+    assert all(abs(sum(lw.probs) - 1) < 1e-12 and len(lw.dens) == len(lw.probs) for lw in seen)
+    assert all(0.01 <= lw.tau <= 5.0 and 1 <= lw.k <= 9 and isinstance(lw.k, int) for lw in seen)
+    assert {lw.k for lw in seen} == set(range(1, 10))
+    assert any(0.0 in lw.dens for lw in seen[:2100]) and any(0.0 in lw.dens for lw in seen[2100:])
+    for lw in seen:  # E_π w = 1
+        assert abs(sum(p_ * w_ for p_, w_ in zip(lw.probs, lw.dens)) - 1) < 1e-9

@@ -6,7 +6,8 @@ class of functions (a Rademacher average is then an exact sum over sign patterns
 (``falsifier.falsify``) cannot sample such points; this module is its counterpart, with the same rules:
 
 * points: the checker's own seeds first (known near-extremal laws), then ``sample(rng)`` until 70 % of
-  the budget, then local search (``perturb(rng, p)``) from the 16 worst points;
+  the budget, then local search (``perturb(rng, p)``) from the 16 worst points; a checker may draw them a
+  block at a time instead (``sample_block`` / ``perturb_block``, a numpy Generator: ``law_check`` does);
 * each point is evaluated in floats; a float-found violation is re-evaluated at ``opts["dps"]`` digits
   and the step is refuted only if it holds there (beyond 10^{10−dps} relative); after ``NOISE_CAP``
   float-only violations within float rounding, further ones that small are counted, not re-evaluated;
@@ -26,8 +27,9 @@ the paper's §3 / appendix-A modules share. One trial is one full enumeration, s
 
 Batches (``search(evaluate_batch=…)``, ``batch_evaluator``; off with ``opts["vectorise"] = False``): the
 float pass runs the claim once per batch of laws with one k and atom count (``L = ARRAY``: numpy), about
-3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn,
-the order they are scored in, the confirmations and the stopping point are those of the one-law loop;
+3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn
+(blocks of the batch sizes either way), the order they are scored in, the confirmations and the stopping
+point are those of the one-law loop;
 a guard compares batch and one-law values and falls back to the loop on a mismatch.
 """
 
