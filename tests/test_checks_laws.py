@@ -477,3 +477,25 @@ def test_law_blocks_draw_the_same_kind_of_laws():
     assert any(0.0 in lw.dens for lw in seen[:2100]) and any(0.0 in lw.dens for lw in seen[2100:])
     for lw in seen:  # E_π w = 1
         assert abs(sum(p_ * w_ for p_, w_ in zip(lw.probs, lw.dens)) - 1) < 1e-9
+
+
+def test_bias_window_sums_are_the_same_floats_whichever_are_read():
+    """bias's two-atom summary at large k sums only the window sums a claim reads (``_WindowSummary``); each
+    is the same float as in the pass computing all four, and a read of the gap alone sums nothing else."""
+    import numpy as np
+
+    for k_, tv, sims, probs in [(10**6, 0.5, (1.0, -0.3), (0.2, 0.8)), (5000, 0.01, (0.9, -1.0), (0.999, 0.001))]:
+        args = (np.array([tv]), k_, [np.array([s_]) for s_ in sims], [np.array([p_]) for p_ in probs])
+        every = bias._law_summary_batch(*args)
+        full = {key: float(every[key][0]) for key in bias.WINDOW_KEYS}  # read one by one: four passes
+        want: set = set(bias.WINDOW_KEYS)
+        together = bias._law_summary_batch(*args, want=want)
+        assert {key: float(together[key][0]) for key in bias.WINDOW_KEYS} == full
+        lw = [s_ / tv for s_ in sims]
+        p0, z_ = probs[0] / sum(probs), float(every["logZ"][0])
+        assert bias._window_sums(tv, k_, lw, p0, z_) == tuple(full[key] for key in bias.WINDOW_KEYS)
+        for key in bias.WINDOW_KEYS:
+            assert bias._window_sums(tv, k_, lw, p0, z_, (key,)) == (full[key],)
+        alone: set = set()
+        gap_only = bias._law_summary_batch(*args, want=alone)
+        assert float(gap_only["gap"][0]) == full["gap"] and alone == {"gap"} and "offset_hi" not in gap_only
