@@ -440,12 +440,21 @@ def _softplus_block(x: Any) -> Any:
 WINDOW_BLOCK = 8192
 
 
-def _window_sums(tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: float) -> tuple[float, ...]:
+#: the summaries ``_window_sums`` computes (all of them by default)
+WINDOW_KEYS = ("gap", "abs_dev", "offset_hi", "offset_lo")
+
+
+def _window_sums(
+    tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: float, want: Sequence[str] = WINDOW_KEYS
+) -> tuple[float, ...]:
     """(gap, abs_dev, offset_hi, offset_lo) of ``_law_summary`` for one two-atom law at k > ``EXACT_K``, in
     floats: sums over the binomial window of c ~ Binomial(k, p₀) (``checks.laws.binomial_window``, neglected
     mass ≤ 1e-30), probabilities by ``log_binomial_pmf`` and renormalised over the window, so each summary is
     a weighted mean within 2e-30 × (3/τ + 1) of the exact sum. In blocks of ``WINDOW_BLOCK`` compositions.
-    log U = log1p((c − kp)(W₀ − W₁)/(kZ)), without the cancellation of log Z_k − log Z (see the comment)."""
+    log U = log1p((c − kp)(W₀ − W₁)/(kZ)), without the cancellation of log Z_k − log Z (see the comment).
+
+    ``want``: the summaries to compute, in that order (a claim of the gap alone skips the |log U| and the two
+    softplus passes); each is the same float whichever others are computed with it."""
     import numpy as np
 
     lo, hi, _ = binomial_window(k_, min(1.0, max(0.0, p0)))
@@ -465,6 +474,7 @@ def _window_sums(tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: fl
     m = max(lw[0], lw[1])
     a0, a1 = math.exp(lw[0] - m), math.exp(lw[1] - m)
     acc = np.zeros(5)  # Σ w, Σ w log U, Σ w |log U|, Σ w softplus(hi), Σ w softplus(lo)
+    on = [True] + [key in want for key in WINDOW_KEYS]
     for start in range(lo, hi + 1, WINDOW_BLOCK):
         c = np.arange(start, min(hi, start + WINDOW_BLOCK - 1) + 1, dtype=float)
         w_ = np.exp(log_binomial_pmf(k_, c, p0))
@@ -476,12 +486,23 @@ def _window_sums(tau_v: float, k_: int, lw: Sequence[float], p0: float, logZ: fl
             log_u = np.where(x < -0.5, direct, log_u)
         if c[0] == 0 or c[-1] == k_:  # an atom not drawn: Z_k = W of the other atom (exactly)
             log_u = np.where(c == 0, lw[1] - logZp, np.where(c == k_, lw[0] - logZp, log_u))
-        log_zk = log_u + logZ
-        x_hi = 1 / tau_v - lgk - log_zk
-        x_lo = -1 / tau_v - lgk - log_zk
-        acc += [w_.sum(), w_ @ log_u, w_ @ np.abs(log_u), w_ @ _softplus_block(x_hi), w_ @ _softplus_block(x_lo)]
+        if on == [True] * 5:
+            log_zk = log_u + logZ
+            x_hi = 1 / tau_v - lgk - log_zk
+            x_lo = -1 / tau_v - lgk - log_zk
+            acc += [w_.sum(), w_ @ log_u, w_ @ np.abs(log_u), w_ @ _softplus_block(x_hi), w_ @ _softplus_block(x_lo)]
+            continue
+        log_zk = log_u + logZ if on[3] or on[4] else None
+        acc += [
+            w_.sum(),
+            w_ @ log_u if on[1] else 0.0,
+            w_ @ np.abs(log_u) if on[2] else 0.0,
+            w_ @ _softplus_block(1 / tau_v - lgk - log_zk) if on[3] else 0.0,
+            w_ @ _softplus_block(-1 / tau_v - lgk - log_zk) if on[4] else 0.0,
+        ]
     tot = acc[0]
-    return -acc[1] / tot, acc[2] / tot, acc[3] / tot, acc[4] / tot
+    sums = {"gap": -acc[1] / tot, "abs_dev": acc[2] / tot, "offset_hi": acc[3] / tot, "offset_lo": acc[4] / tot}
+    return tuple(sums[key] for key in want)
 
 
 def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
@@ -536,15 +557,36 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     }
 
 
-def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any], prev: bool = False) -> dict:
+class _WindowSummary(dict):
+    """The summary of a law batch at k > ``EXACT_K`` (two atoms): the window sums (``WINDOW_KEYS``) are summed
+    when a claim first reads one of them, together with those its earlier batches read (``want``, which the
+    read adds to): a claim of the gap alone pays for no |log U| or softplus pass. The values are those of
+    one pass computing all four (``_window_sums``: each sum is the same float whichever others come with it)."""
+
+    def __init__(self, base: dict, window: Callable[[tuple], dict], want: set | None) -> None:
+        super().__init__(base)
+        self._window, self._want = window, set() if want is None else want
+
+    def __missing__(self, key: str) -> Any:
+        if key not in WINDOW_KEYS:
+            raise KeyError(key)
+        self._want.add(key)
+        self.update(self._window(tuple(k_ for k_ in WINDOW_KEYS if k_ in self._want and k_ not in self)))
+        return self[key]
+
+
+def _law_summary_batch(
+    tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any], prev: bool = False, want: set | None = None
+) -> dict:
     """``_law_summary_float`` for a batch of laws with one k and one number of atoms: ``tau_v`` and each
     entry of ``sims``/``probs`` are arrays over the laws (the float pass of the law falsifier on a batch;
-    every violation and the worst ratio are redone in mpmath). Returns arrays over the laws."""
+    every violation and the worst ratio are redone in mpmath). Returns arrays over the laws; at k > ``EXACT_K``
+    (two atoms) the window sums on first read (``_WindowSummary``; ``want``: the window sums to sum with it)."""
     import numpy as np
 
     if prev:
-        out = _law_summary_batch(tau_v, k_, sims, probs)
-        out["gap_prev"] = _law_summary_batch(tau_v, k_ - 1, sims, probs)["gap"]
+        out = _law_summary_batch(tau_v, k_, sims, probs, want=want)
+        out["gap_prev"] = _law_summary_batch(tau_v, k_ - 1, sims, probs, want={"gap"})["gap"]
         return out
     tv = np.asarray(tau_v, dtype=float)[:, None]
     lw = np.stack(sims, axis=1) / tv  # (laws, atoms)
@@ -563,21 +605,13 @@ def _law_summary_batch(tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence
     g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
     if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: each law over its binomial window
         pp = (p_[:, 0] / (p_[:, 0] + p_[:, 1])).tolist()
-        sums = np.array(
-            [
-                _window_sums(t_, k_, l_, q_, z_)
-                for t_, l_, q_, z_ in zip(tv[:, 0].tolist(), lw.tolist(), pp, logZ[:, 0].tolist())
-            ]
-        ).reshape(-1, 4)
-        return {
-            "gap": sums[:, 0],
-            "abs_dev": sums[:, 1],
-            "var_rel": var_rel,
-            "g": g,
-            "logZ": logZ[:, 0],
-            "offset_hi": sums[:, 2],
-            "offset_lo": sums[:, 3],
-        }
+        rows = list(zip(tv[:, 0].tolist(), lw.tolist(), pp, logZ[:, 0].tolist()))
+
+        def window(keys: tuple) -> dict:
+            sums = np.array([_window_sums(t_, k_, l_, q_, z_, keys) for t_, l_, q_, z_ in rows]).reshape(-1, len(keys))
+            return {key: sums[:, j] for j, key in enumerate(keys)}
+
+        return _WindowSummary({"var_rel": var_rel, "g": g, "logZ": logZ[:, 0]}, window, want)
     C, logC, lgm = _composition_table(k_, len(sims))
     lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
     T = logC + lw[:, None, :]  # −inf where an atom is not drawn
@@ -611,9 +645,12 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     up to ``LARGE_K`` = 10⁹ (exact sums to k = 4096, binomial windows beyond: ``_window_sums``).
     """
 
+    want: set = set()  # the window sums this claim reads (``_WindowSummary``)
+
     def on_law(L: Any, law: Law) -> tuple[Any, Any]:
         if L is ARRAY:  # a batch of laws (one k, one number of atoms): every summary at once
-            return claim(L, law.tau, law.k, _law_summary_batch(law.tau, law.k, law.sims, law.probs, prev=prev))
+            sm = _law_summary_batch(law.tau, law.k, law.sims, law.probs, prev=prev, want=want)
+            return claim(L, law.tau, law.k, sm)
         return claim(L, law.tau, law.k, _law_summary(L, law.tau, law.k, law.sims, law.probs, prev=prev))
 
     # the float summary of a two-atom law is O(√k) beyond k = 4096 (binomial windows), so k goes to LARGE_K = 1e9

@@ -432,3 +432,70 @@ def test_large_k_verdict_states_the_k_range_and_the_truncation():
     assert res.verdict is Verdict.VERIFIED
     assert res.attacked["k"] == ("1", str(K_MAX)) and res.attacked["k_binomial_window"] == ("4097", str(K_MAX))
     assert "truncated binomial sums" in res.method and "1e-30" in res.method and "Chernoff" in res.method
+
+
+def test_law_draws_are_those_of_the_random_module():
+    """``law_check``'s sample/perturb write out random.Random's calls (choice, randrange, uniform,
+    expovariate(1.0)) as its own code has them: the same numbers in the same order, so the laws searched are
+    those of the calls themselves."""
+    import random
+
+    a_, b_ = random.Random("laws"), random.Random("laws")
+    for _ in range(2000):
+        assert a_.choice((2, 2, 3)) == (2, 2, 3)[b_._randbelow(3)]
+        assert a_.choice((-1, 0, 0, 1)) == (-1, 0, 0, 1)[b_._randbelow(4)]
+        assert a_.randrange(3) == b_._randbelow(3)
+        assert a_.uniform(-1, 1) == -1 + 2 * b_.random()
+        lo, hi = math.log(1e-3), math.log(100.0)
+        assert a_.uniform(lo, hi) == lo + (hi - lo) * b_.random()
+        assert a_.expovariate(1.0) == -math.log(1.0 - b_.random())
+        assert a_.gauss(0, 0.1) == b_.gauss(0, 0.1)
+
+
+def test_law_blocks_draw_the_same_kind_of_laws():
+    """The block draws of ``law_check`` (numpy) attack the laws ``sample`` describes: 2 atoms about 2/3 of the
+    time, else 3; snapped similarities about half of the time; weights summing to 1; τ and k within their
+    ranges; zero densities where asked; the perturbed laws stay within the ranges too."""
+    seen = []
+
+    def record(L, lw):
+        if L is math:
+            seen.append(lw)
+        return 0 * lw.tau, 1 + 0 * lw.tau
+
+    chk = law_check(record, "records", with_density=True, zero_density=True, k_cap=9, tau_range=(0.01, 5.0))
+    res = chk(_law_step("records", chk), {**OPTS, "vectorise": False, "trials": 3000})
+    assert res.verdict is Verdict.VERIFIED and len(seen) == 3000
+    two = sum(len(lw.probs) == 2 for lw in seen) / len(seen)
+    assert 0.6 < two < 0.73 and all(len(lw.probs) in (2, 3) for lw in seen)
+    sims = [s_ for lw in seen[:2100] for s_ in lw.sims]
+    snapped = sum(s_ in (-1.0, 0.0, 1.0) for s_ in sims) / len(sims)
+    assert 0.45 < snapped < 0.56 and all(-1 <= s_ <= 1 for lw in seen for s_ in lw.sims)
+    assert all(abs(sum(lw.probs) - 1) < 1e-12 and len(lw.dens) == len(lw.probs) for lw in seen)
+    assert all(0.01 <= lw.tau <= 5.0 and 1 <= lw.k <= 9 and isinstance(lw.k, int) for lw in seen)
+    assert {lw.k for lw in seen} == set(range(1, 10))
+    assert any(0.0 in lw.dens for lw in seen[:2100]) and any(0.0 in lw.dens for lw in seen[2100:])
+    for lw in seen:  # E_π w = 1
+        assert abs(sum(p_ * w_ for p_, w_ in zip(lw.probs, lw.dens)) - 1) < 1e-9
+
+
+def test_bias_window_sums_are_the_same_floats_whichever_are_read():
+    """bias's two-atom summary at large k sums only the window sums a claim reads (``_WindowSummary``); each
+    is the same float as in the pass computing all four, and a read of the gap alone sums nothing else."""
+    import numpy as np
+
+    for k_, tv, sims, probs in [(10**6, 0.5, (1.0, -0.3), (0.2, 0.8)), (5000, 0.01, (0.9, -1.0), (0.999, 0.001))]:
+        args = (np.array([tv]), k_, [np.array([s_]) for s_ in sims], [np.array([p_]) for p_ in probs])
+        every = bias._law_summary_batch(*args)
+        full = {key: float(every[key][0]) for key in bias.WINDOW_KEYS}  # read one by one: four passes
+        want: set = set(bias.WINDOW_KEYS)
+        together = bias._law_summary_batch(*args, want=want)
+        assert {key: float(together[key][0]) for key in bias.WINDOW_KEYS} == full
+        lw = [s_ / tv for s_ in sims]
+        p0, z_ = probs[0] / sum(probs), float(every["logZ"][0])
+        assert bias._window_sums(tv, k_, lw, p0, z_) == tuple(full[key] for key in bias.WINDOW_KEYS)
+        for key in bias.WINDOW_KEYS:
+            assert bias._window_sums(tv, k_, lw, p0, z_, (key,)) == (full[key],)
+        alone: set = set()
+        gap_only = bias._law_summary_batch(*args, want=alone)
+        assert float(gap_only["gap"][0]) == full["gap"] and alone == {"gap"} and "offset_hi" not in gap_only

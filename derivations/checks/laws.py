@@ -6,7 +6,8 @@ class of functions (a Rademacher average is then an exact sum over sign patterns
 (``falsifier.falsify``) cannot sample such points; this module is its counterpart, with the same rules:
 
 * points: the checker's own seeds first (known near-extremal laws), then ``sample(rng)`` until 70 % of
-  the budget, then local search (``perturb(rng, p)``) from the 16 worst points;
+  the budget, then local search (``perturb(rng, p)``) from the 16 worst points; a checker may draw them a
+  block at a time instead (``sample_block`` / ``perturb_block``, a numpy Generator: ``law_check`` does);
 * each point is evaluated in floats; a float-found violation is re-evaluated at ``opts["dps"]`` digits
   and the step is refuted only if it holds there (beyond 10^{10−dps} relative); after ``NOISE_CAP``
   float-only violations within float rounding, further ones that small are counted, not re-evaluated;
@@ -26,8 +27,9 @@ the paper's §3 / appendix-A modules share. One trial is one full enumeration, s
 
 Batches (``search(evaluate_batch=…)``, ``batch_evaluator``; off with ``opts["vectorise"] = False``): the
 float pass runs the claim once per batch of laws with one k and atom count (``L = ARRAY``: numpy), about
-3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn,
-the order they are scored in, the confirmations and the stopping point are those of the one-law loop;
+3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn
+(blocks of the batch sizes either way), the order they are scored in, the confirmations and the stopping
+point are those of the one-law loop;
 a guard compares batch and one-law values and falls back to the loop on a mismatch.
 """
 
@@ -59,6 +61,8 @@ ZERO = 1e-12
 #: usually refuted within it), later ones double up to ``BATCH`` (numpy's per-call cost is then negligible)
 BATCH_START = 64
 BATCH = 4096
+#: the snapped similarities of ``law_check``'s extremal laws
+SNAPS = (-1.0, 1.0, 0.0)
 
 
 # ------------------------------------------------------------------------------------- the search loop
@@ -90,6 +94,8 @@ def search(
     noise_cap: int = NOISE_CAP,
     evaluate_batch: Callable[[list], tuple[Any, Any]] | None = None,
     exact_cheap: Callable[[Any], bool] | None = None,
+    sample_block: Callable[[Any, random.Random, int], list] | None = None,
+    perturb_block: Callable[[Any, random.Random, list], list] | None = None,
 ) -> SearchOutcome:
     """Search for a point with ``small > big``: ``evaluate(p, exact)`` gives (small, big), in floats when
     ``exact`` is false and in mpmath at the current precision when true. See the module docstring.
@@ -106,8 +112,23 @@ def search(
     ``exact_cheap(p)`` false (a two-atom law whose binomial window is too wide for ``dps`` digits): a
     float violation within float rounding there is counted as float noise without its full-precision
     re-evaluation (as beyond ``noise_cap``), and a worst point there is reported with its float ratio (the
-    evidence says so). A larger float violation is always re-evaluated at ``dps`` digits, whatever it costs."""
+    evidence says so). A larger float violation is always re-evaluated at ``dps`` digits, whatever it costs.
+
+    ``sample_block(gen, rng, n)`` / ``perturb_block(gen, rng, starts)``: the points drawn a block at a time
+    (``gen`` a numpy Generator seeded from the same seed and step name, ``rng`` the ``random.Random`` of
+    ``sample``), in place of ``sample`` / ``perturb``; ``perturb_block`` gets one start per point to draw (the
+    same round robin over the worst points). Blocks have the batch sizes (``BATCH_START`` doubling to
+    ``BATCH``) with or without ``evaluate_batch``, so both loops search the same points."""
     rng = random.Random(f"{opts['seed']}:{step.name}")
+    gen = None
+    if sample_block is not None or perturb_block is not None:
+        import hashlib
+
+        import numpy as np
+
+        gen = np.random.default_rng(
+            int.from_bytes(hashlib.sha256(f"{opts['seed']}:{step.name}".encode()).digest()[:8], "big")
+        )
     dps = int(opts["dps"])
     worst: list[tuple[float, Any]] = []
     st = {"n": 0, "cx": None, "min_margin": math.inf, "noise": 0, "wide": 0}
@@ -146,11 +167,11 @@ def search(
             worst.sort(key=lambda w_: -w_[0])
             del worst[16:]
 
-    def run(draw: Callable[[int], Any], until: int) -> None:
-        """Score points ``draw(i)`` (i = 0, 1, …) until ``until`` trials or a counterexample, in batches
-        when ``evaluate_batch`` is given (the draws of a batch are made before any of them is scored: the
-        same draws, since a draw never reads a score)."""
-        if evaluate_batch is None:
+    def run(draw: Callable[[int], Any], until: int, block: Callable[[int, int], list] | None = None) -> None:
+        """Score points ``draw(i)`` (i = 0, 1, …), or the blocks ``block(i, n)`` of n points from the i-th on,
+        until ``until`` trials or a counterexample, in batches when ``evaluate_batch`` is given (the draws of a
+        batch are made before any of them is scored: the same draws, since a draw never reads a score)."""
+        if evaluate_batch is None and block is None:
             i = 0
             while st["n"] < until and st["cx"] is None:
                 score(draw(i))
@@ -158,9 +179,16 @@ def search(
             return
         i, size = 0, BATCH_START
         while st["n"] < until and st["cx"] is None:
-            pts = [draw(i + j) for j in range(min(size, until - st["n"]))]
+            m = min(size, until - st["n"])
+            pts = block(i, m) if block is not None else [draw(i + j) for j in range(m)]
             i += len(pts)
             size = min(2 * size, BATCH)  # a refuted claim stops in the first small batch
+            if evaluate_batch is None:
+                for pt in pts:
+                    score(pt)
+                    if st["cx"] is not None:
+                        break
+                continue
             sm, bg = evaluate_batch(pts)
             for pt, a_, b_ in zip(pts, sm.tolist(), bg.tolist()):
                 score(pt, (a_, b_))
@@ -170,13 +198,19 @@ def search(
     for pt in seeds:
         if st["cx"] is None and st["n"] < budget:
             score(pt)
-    run(lambda i: sample(rng), int(0.7 * budget))
+    fresh = None if sample_block is None else (lambda i, n: sample_block(gen, rng, n))
+    run(lambda i: sample(rng), int(0.7 * budget), fresh)
     worst.sort(key=lambda w_: -w_[0])
     starts = [pt for _, pt in worst[:16]]
     if starts:  # round robin over the starts, as many rounds as the budget allows
-        run(lambda i: perturb(rng, starts[i % len(starts)]) if perturb is not None else sample(rng), budget)
+        near = None
+        if perturb_block is not None:
+            near = lambda i, n: perturb_block(gen, rng, [starts[(i + j) % len(starts)] for j in range(n)])  # noqa: E731
+        elif perturb is None:
+            near = fresh
+        run(lambda i: perturb(rng, starts[i % len(starts)]) if perturb is not None else sample(rng), budget, near)
     else:
-        run(lambda i: sample(rng), budget)
+        run(lambda i: sample(rng), budget, fresh)
     worst.sort(key=lambda w_: -w_[0])
     best = None
     in_floats = False
@@ -734,19 +768,20 @@ def _groups(laws: list[Law]) -> list[tuple[list[int], Law]]:
     for (k_, na, no_dens, names), ii in idx.items():
         grp = [laws[i] for i in ii]
 
-        def col(get: Callable[[Law], Any], grp: list[Law] = grp) -> Any:
-            return np.array([get(lw) for lw in grp], dtype=float)
+        def cols(rows: list, na: int = na) -> list:
+            # one array over the laws per atom: the (laws × atoms) table in one call, as contiguous rows
+            return list(np.array(rows, dtype=float).reshape(-1, na).T.copy())
 
         out.append(
             (
                 ii,
                 Law(
-                    col(lambda lw: lw.tau),
+                    np.array([lw.tau for lw in grp], dtype=float),
                     k_,
-                    [col(lambda lw, j=j: lw.sims[j]) for j in range(na)],
-                    [col(lambda lw, j=j: lw.probs[j]) for j in range(na)],
-                    None if no_dens else [col(lambda lw, j=j: lw.dens[j]) for j in range(na)],
-                    {key: col(lambda lw, key=key: lw.extra[key]) for key in names},
+                    cols([lw.sims for lw in grp]),
+                    cols([lw.probs for lw in grp]),
+                    None if no_dens else cols([lw.dens for lw in grp]),
+                    {key: np.array([lw.extra[key] for lw in grp], dtype=float) for key in names},
                 ),
             )
         )
@@ -950,44 +985,146 @@ def law_check(
 
         log_t = (math.log(lo_t), math.log(hi_t))
         log_k = (math.log(k_min), math.log(max(kc, k_min)))
+        d_t, d_k, n_land = log_t[1] - log_t[0], log_k[1] - log_k[0], len(landmarks)
 
         def sample(rng: random.Random) -> Law:
-            # (the generator's calls and their order are fixed: a change of them is a change of the laws searched)
-            na = rng.choice((2, 2, 3))
-            sims = [rng.choice((-1.0, 1.0, 0.0)) if rng.random() < 0.5 else rng.uniform(-1, 1) for _ in range(na)]
-            w_ = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
+            # (the generator's calls and their order are fixed: a change of them is a change of the laws searched).
+            # The calls of ``random.Random`` are written out as its own code has them: rng.choice(seq) is
+            # seq[rng._randbelow(len(seq))], rng.randrange(n) is rng._randbelow(n), rng.uniform(a, b) is
+            # a + (b − a)·rng.random(), rng.expovariate(1.0) is −log(1 − rng.random()) (the same numbers in the
+            # same order, without their call layers: ``test_law_draws_are_those_of_the_random_module``)
+            below, rand = rng._randbelow, rng.random
+            na = (2, 2, 3)[below(3)]
+            sims = [SNAPS[below(3)] if rand() < 0.5 else -1 + 2 * rand() for _ in range(na)]
+            w_ = [(-math.log(1.0 - rand())) ** 3 + 1e-12 for _ in range(na)]
             tot = sum(w_)
             probs = [v_ / tot for v_ in w_]
-            tv = math.exp(rng.uniform(*log_t))
-            if rng.random() < 0.2:
-                tv = rng.choice(landmarks)
-            kv = max(k_min, round(math.exp(rng.uniform(*log_k))))
+            tv = math.exp(log_t[0] + d_t * rand())
+            if rand() < 0.2:
+                tv = landmarks[below(n_land)]
+            kv = max(k_min, round(math.exp(log_k[0] + d_k * rand())))
             dens = None
             if with_density:
-                nu = [rng.expovariate(1.0) ** 3 + 1e-12 for _ in range(na)]
-                if zero_density and rng.random() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
-                    nu[rng.randrange(na)] = 0.0
-                nu = [v_ / sum(nu) for v_ in nu]
+                nu = [(-math.log(1.0 - rand())) ** 3 + 1e-12 for _ in range(na)]
+                if zero_density and rand() < 0.5:  # ν ≪ π with dν/dπ = 0 on an atom of π
+                    nu[below(na)] = 0.0
+                tot_nu = sum(nu)
+                nu = [v_ / tot_nu for v_ in nu]
                 dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
             return Law(tv, kv, sims, probs, dens, extra(rng, tv) if extra else {})
 
         def perturb(rng: random.Random, lw: Law) -> Law:
-            sc = rng.choice((0.3, 0.1, 0.01))
-            sims = [min(1.0, max(-1.0, s_ + rng.gauss(0, sc))) for s_ in lw.sims]
-            probs = [max(1e-12, p_ * math.exp(rng.gauss(0, sc))) for p_ in lw.probs]
-            probs = [p_ / sum(probs) for p_ in probs]
+            # rng.choice written out as in ``sample``; rng.gauss(0, sc) is 0 + z·sc with z from rng.gauss
+            below, gauss, exp = rng._randbelow, rng.gauss, math.exp
+            sc = (0.3, 0.1, 0.01)[below(3)]
+            sims = [min(1.0, max(-1.0, s_ + gauss(0, sc))) for s_ in lw.sims]
+            probs = [max(1e-12, p_ * exp(gauss(0, sc))) for p_ in lw.probs]
+            tot = sum(probs)
+            probs = [p_ / tot for p_ in probs]
             dens = None
             if lw.dens is not None:
-                nu = [
-                    0.0 if w_ == 0 else max(1e-12, w_ * p_ * math.exp(rng.gauss(0, sc)))
-                    for w_, p_ in zip(lw.dens, probs)
-                ]
-                nu = [v_ / sum(nu) for v_ in nu]
+                nu = [0.0 if w_ == 0 else max(1e-12, w_ * p_ * exp(gauss(0, sc))) for w_, p_ in zip(lw.dens, probs)]
+                tot_nu = sum(nu)
+                nu = [v_ / tot_nu for v_ in nu]
                 dens = [n_ / p_ for n_, p_ in zip(nu, probs)]
-            tv = min(hi_t, max(lo_t, lw.tau * math.exp(rng.gauss(0, sc))))
-            kv = min(kc, max(k_min, lw.k + rng.choice((-1, 0, 0, 1))))
-            ex = {key: v_ * math.exp(rng.gauss(0, sc)) for key, v_ in lw.extra.items()}
+            tv = min(hi_t, max(lo_t, lw.tau * exp(gauss(0, sc))))
+            kv = min(kc, max(k_min, lw.k + (-1, 0, 0, 1)[below(4)]))
+            ex = {key: v_ * exp(gauss(0, sc)) for key, v_ in lw.extra.items()}
             return Law(tv, kv, sims, probs, dens, ex)
+
+        def sample_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+            """``n`` laws of ``sample``'s kind, drawn with numpy: 2 atoms with probability 2/3 (else 3), each
+            similarity snapped to −1, 1 or 0 half of the time (else uniform on [−1, 1]), weights e³ + 1e-12 for
+            e ~ Exp(1), τ log-uniform (a fifth of the time a landmark), k log-uniform rounded, densities as in
+            ``sample``; ``extra`` still draws from ``rng``."""
+            import numpy as np
+
+            na = np.array((2, 2, 3))[gen.integers(0, 3, n)]
+            on = np.arange(3)[None, :] < na[:, None]  # (laws, 3): the atoms of each law
+            sims = np.where(
+                gen.random((n, 3)) < 0.5, np.array(SNAPS)[gen.integers(0, 3, (n, 3))], gen.uniform(-1, 1, (n, 3))
+            )
+            w_ = np.where(on, gen.exponential(1.0, (n, 3)) ** 3 + 1e-12, 0.0)
+            probs = w_ / w_.sum(axis=1, keepdims=True)
+            tv = np.exp(gen.uniform(log_t[0], log_t[1], n))
+            tv = np.where(gen.random(n) < 0.2, np.array(landmarks, dtype=float)[gen.integers(0, n_land, n)], tv)
+            kv = np.maximum(k_min, np.rint(np.exp(gen.uniform(log_k[0], log_k[1], n)))).astype(np.int64)
+            dens = None
+            if with_density:
+                nu = np.where(on, gen.exponential(1.0, (n, 3)) ** 3 + 1e-12, 0.0)
+                if zero_density:  # ν ≪ π with dν/dπ = 0 on an atom of π, for half of the laws
+                    hit = (gen.random(n) < 0.5)[:, None] & (np.arange(3)[None, :] == gen.integers(0, na)[:, None])
+                    nu = np.where(hit, 0.0, nu)
+                nu = nu / nu.sum(axis=1, keepdims=True)
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
+            sims_l, probs_l, tv_l = sims.tolist(), probs.tolist(), tv.tolist()
+            out = []
+            for i, (m, t_, k_) in enumerate(zip(na.tolist(), tv_l, kv.tolist())):
+                out.append(
+                    Law(
+                        t_,
+                        k_,
+                        sims_l[i][:m],
+                        probs_l[i][:m],
+                        None if dens is None else dens[i][:m],
+                        extra(rng, t_) if extra else {},
+                    )
+                )
+            return out
+
+        def perturb_block(gen: Any, rng: random.Random, starts: list[Law]) -> list[Law]:
+            """``perturb`` of each law of ``starts``, drawn with numpy: one scale per law from (0.3, 0.1, 0.01),
+            Gaussian steps of that scale on s (clipped to [−1, 1]), log π, log ν (a zero density stays zero),
+            log τ (clipped to the τ range) and log of each extra; k moved by −1, 0, 0 or +1 (within its range)."""
+            import numpy as np
+
+            n = len(starts)
+            na = [len(lw.probs) for lw in starts]
+            wid = max(na)
+            on = np.arange(wid)[None, :] < np.array(na)[:, None]
+
+            def table(rows: list) -> Any:
+                return np.array([list(r_) + [0.0] * (wid - len(r_)) for r_ in rows], dtype=float)
+
+            sc = np.array((0.3, 0.1, 0.01))[gen.integers(0, 3, n)][:, None]
+            sims = np.clip(table([lw.sims for lw in starts]) + sc * gen.standard_normal((n, wid)), -1.0, 1.0)
+            probs = np.where(
+                on,
+                np.maximum(1e-12, table([lw.probs for lw in starts]) * np.exp(sc * gen.standard_normal((n, wid)))),
+                0.0,
+            )
+            probs = probs / probs.sum(axis=1, keepdims=True)
+            dens = None
+            has_d = [lw.dens is not None for lw in starts]
+            if any(has_d):
+                w0 = table([lw.dens if lw.dens is not None else [1.0] * len(lw.probs) for lw in starts])
+                nu = np.where(
+                    on & (w0 != 0), np.maximum(1e-12, w0 * probs * np.exp(sc * gen.standard_normal((n, wid)))), 0.0
+                )
+                nu = nu / nu.sum(axis=1, keepdims=True)
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
+            tau0 = np.array([lw.tau for lw in starts], dtype=float)
+            tv = np.clip(tau0 * np.exp(sc[:, 0] * gen.standard_normal(n)), lo_t, hi_t)
+            k0 = np.array([lw.k for lw in starts], dtype=np.int64)
+            kv = np.clip(k0 + np.array((-1, 0, 0, 1))[gen.integers(0, 4, n)], k_min, max(kc, k_min))
+            n_ex = max(len(lw.extra) for lw in starts)
+            z_ex = np.exp(sc * gen.standard_normal((n, n_ex))).tolist() if n_ex else None
+            sims_l, probs_l, tv_l, kv_l = sims.tolist(), probs.tolist(), tv.tolist(), kv.tolist()
+            out = []
+            for i, lw in enumerate(starts):
+                m = na[i]
+                ex = {key: float(v_) * z_ex[i][j] for j, (key, v_) in enumerate(lw.extra.items())}
+                out.append(
+                    Law(
+                        tv_l[i],
+                        kv_l[i],
+                        sims_l[i][:m],
+                        probs_l[i][:m],
+                        dens[i][:m] if has_d[i] else None,
+                        ex,
+                    )
+                )
+            return out
 
         def evaluate(law: Law, exact: bool) -> tuple[Any, Any]:
             if exact:
@@ -1026,6 +1163,8 @@ def law_check(
             perturb=perturb,
             seeds=seeds,
             evaluate_batch=batch,
+            sample_block=sample_block,
+            perturb_block=perturb_block,
         )
         method = (
             f"exact finite laws (multinomial enumeration): {out.trials} laws"
@@ -1052,6 +1191,28 @@ def law_check(
                     lw.extra,
                 )
 
+            def sample_large_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+                """``sample_large`` a block at a time: ``sample_block``'s laws cut to two atoms, k log-uniform in
+                (k_cap, large_k]."""
+                import numpy as np
+
+                kv = np.rint(np.exp(gen.uniform(math.log(kc + 1), math.log(large_k), n)))
+                kv = np.maximum(kc + 1, np.minimum(large_k, kv)).astype(np.int64).tolist()
+                out = []
+                for lw, k_ in zip(sample_block(gen, rng, n), kv):
+                    tot = sum(lw.probs[:2])
+                    out.append(
+                        Law(
+                            lw.tau,
+                            k_,
+                            lw.sims[:2],
+                            [p_ / tot for p_ in lw.probs[:2]],
+                            None if lw.dens is None else lw.dens[:2],
+                            lw.extra,
+                        )
+                    )
+                return out
+
             big = search(
                 step,
                 {**opts, "seed": f"{opts['seed']}:large-k"},
@@ -1065,6 +1226,7 @@ def law_check(
                 zero_ratio=0.0,
                 evaluate_batch=batch,
                 exact_cheap=lambda lw: window_size(lw, int(opts["dps"])) <= EXACT_WINDOW,
+                sample_block=sample_large_block,
             )
             method += f"; then {big.trials} two-atom laws with k log-uniform in [{kc + 1}, {large_k}]"
             if large_k > EXACT_K:
