@@ -57,12 +57,19 @@ def _library_versions() -> str:
     return ";".join(out)
 
 
+def engine_files() -> list[Path]:
+    """The engine's source files, relative to the ``derivations`` package directory."""
+    files = [_DERIVATIONS / "ledger.py", _DERIVATIONS / "intervals.py", *sorted(_CHECKS.glob("*.py"))]
+    return [f.relative_to(_DERIVATIONS) for f in files]
+
+
 @lru_cache(maxsize=1)
 def engine_version() -> str:
     """Hash of the engine's source, the libraries' versions and the Python version."""
     h = hashlib.sha256()
-    for f in [_DERIVATIONS / "ledger.py", _DERIVATIONS / "intervals.py", *sorted(_CHECKS.glob("*.py"))]:
-        h.update(f.relative_to(_DERIVATIONS).as_posix().encode())
+    for rel in engine_files():
+        f = _DERIVATIONS / rel
+        h.update(rel.as_posix().encode())
         h.update(file_hash(f).encode())
     h.update(_library_versions().encode())
     h.update(f"python{sys.version_info[0]}.{sys.version_info[1]}".encode())

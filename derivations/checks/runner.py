@@ -66,7 +66,7 @@ def _canon(obj: Any, depth: int = 0) -> str:
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
         return repr(obj)
     if isinstance(obj, sp.Basic):
-        return sp.srepr(obj)
+        return _tree(obj)
     if isinstance(obj, Mapping):
         items = sorted((_canon(k, depth + 1), _canon(v, depth + 1)) for k, v in obj.items())
         return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
@@ -107,6 +107,42 @@ def _canon(obj: Any, depth: int = 0) -> str:
     return f"{type(obj).__module__}.{type(obj).__qualname__}:{obj!r}"
 
 
+#: id → (node, text) of the SymPy nodes printed during one key computation (steps share subtrees)
+_TREE_MEMO: dict[int, tuple[Any, str]] = {}
+
+
+@lru_cache(maxsize=None)
+def _plain(cls: type) -> bool:
+    """A SymPy class whose instances are equal exactly when their class and ``args`` are (``Basic``'s own
+    ``_hashable_content``): such a node is printed from its children; any other (atoms, ``Lambda``,
+    applied undefined functions, indexed objects with assumptions, …) by ``srepr``."""
+    return getattr(cls, "_hashable_content", None) in _ARGS_ONLY
+
+
+#: the ``_hashable_content`` methods that return ``self._args`` and nothing else
+_ARGS_ONLY = (sp.Basic._hashable_content, sp.Expr._hashable_content)
+
+
+def _tree(e: sp.Basic) -> str:
+    """``srepr``'s information at a fraction of its cost: ``Class(child, …)`` over the stored ``args``.
+
+    ``args`` are stored in SymPy's canonical order (``Basic.compare``, which does not depend on the
+    string hash seed), so the text is the same in every process; a node whose equality rests on more
+    than its class and args is printed by ``srepr`` itself. Memoised by identity within one key
+    computation: the catalogue's steps share large subtrees.
+    """
+    hit = _TREE_MEMO.get(id(e))
+    if hit is not None and hit[0] is e:
+        return hit[1]
+    cls = type(e)
+    if e.args and _plain(cls):
+        text = f"{cls.__name__}({','.join(_tree(a) for a in e.args)})"
+    else:
+        text = sp.srepr(e)
+    _TREE_MEMO[id(e)] = (e, text)
+    return text
+
+
 @lru_cache(maxsize=1)
 def _external_roots() -> frozenset[str]:
     """Top-level module names of the standard library and of installed distributions other than ours."""
@@ -125,9 +161,19 @@ def _ours(module: str | None) -> bool:
     return module.split(".", 1)[0] not in _external_roots()
 
 
+#: path → source hash, within one key computation (a class's module is named by many steps)
+_FILE_MEMO: dict[str, str] = {}
+
+
+def _source_hash(path: str) -> str:
+    if path not in _FILE_MEMO:
+        _FILE_MEMO[path] = file_hash(path)
+    return _FILE_MEMO[path]
+
+
 def _module_ref(mod: types.ModuleType) -> str:
     if _ours(mod.__name__):
-        return f"module({mod.__name__},{file_hash(getattr(mod, '__file__', None) or '')})"
+        return f"module({mod.__name__},{_source_hash(getattr(mod, '__file__', None) or '')})"
     return f"module({mod.__name__})"
 
 
@@ -135,7 +181,7 @@ def _class_ref(cls: type) -> str:
     name = f"{cls.__module__}.{cls.__qualname__}"
     mod = sys.modules.get(cls.__module__)
     if _ours(cls.__module__) and mod is not None:
-        return f"class({name},{file_hash(getattr(mod, '__file__', None) or '')})"
+        return f"class({name},{_source_hash(getattr(mod, '__file__', None) or '')})"
     return f"class({name})"
 
 
@@ -173,6 +219,9 @@ def _function(fn: types.FunctionType, depth: int) -> str:
     bytecode is part of it); an unrelated edit elsewhere in the same file does not. A function of a
     library is named, not followed: the library's version is in the engine version.
     """
+    engine = _engine_function(fn)
+    if engine is not None:
+        return engine
     memo = _FN_MEMO.get(id(fn))
     if memo is not None and memo[0] is fn:
         if memo[1] is not None:
@@ -204,6 +253,39 @@ def _function(fn: types.FunctionType, depth: int) -> str:
     return text
 
 
+@lru_cache(maxsize=1)
+def _engine_modules() -> frozenset[str]:
+    """Module names of the files the engine version hashes (``_checkcache.engine_files``)."""
+    from .. import _checkcache
+
+    root = __name__.rsplit(".", 2)[0]  # infonce_bounds.derivations
+    parts = [p.with_suffix("").parts for p in _checkcache.engine_files()]
+    return frozenset(".".join((root, *(q[:-1] if q[-1] == "__init__" else q))) for q in parts)
+
+
+def _engine_function(fn: types.FunctionType) -> str | None:
+    """A module-level function of the engine, by name: its source is in the engine version already.
+
+    A nested function (``law_check``'s ``check``, say) carries the data of its closure and is followed.
+    """
+    mod = fn.__module__
+    if mod not in _engine_modules():
+        return None
+    if "<locals>" in fn.__qualname__:
+        return None
+    obj: Any = sys.modules.get(mod)
+    for part in fn.__qualname__.split("."):
+        obj = getattr(obj, part, None)
+    return f"engine({mod}.{fn.__qualname__})" if obj is fn else None
+
+
+def _clear_memos() -> None:
+    """Forget what one key computation memoised (code, trees and files may change between two)."""
+    _FN_MEMO.clear()
+    _TREE_MEMO.clear()
+    _FILE_MEMO.clear()
+
+
 def _cell_ok(c: Any) -> bool:
     try:
         c.cell_contents  # noqa: B018 - an empty cell raises
@@ -224,20 +306,20 @@ def _renumber_dummies(text: str) -> str:
 
 def step_key(step: Step, options: Mapping[str, Any], upstream: str = "") -> str:
     """The content hash of ``step`` checked with ``options`` (see the module docstring)."""
-    _FN_MEMO.clear()  # code may have been redefined since the last call (a notebook, a test)
+    _clear_memos()  # code may have been redefined since the last call (a notebook, a test)
     try:
         return _step_key(step, options, upstream)
     finally:
-        _FN_MEMO.clear()
+        _clear_memos()
 
 
 def step_fingerprint(step: Step, options: Mapping[str, Any], upstream: str = "") -> str:
     """The text ``step_key`` hashes: engine version, upstream, options and every non-prose field."""
-    _FN_MEMO.clear()
+    _clear_memos()
     try:
         return _fingerprint(step, options, upstream)
     finally:
-        _FN_MEMO.clear()
+        _clear_memos()
 
 
 def _fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
@@ -333,11 +415,11 @@ def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> 
             memo[name] = [key_of(name, st.name) for st in table[name].steps]
         return memo[name]
 
-    _FN_MEMO.clear()  # shared by the steps of this one computation: a helper is fingerprinted once
+    _clear_memos()  # shared by the steps of this one computation: a helper is fingerprinted once
     try:
         return {d.name: keys(d.name) for d in ders}
     finally:
-        _FN_MEMO.clear()
+        _clear_memos()
 
 
 def verify_derivations(
