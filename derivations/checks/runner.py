@@ -111,7 +111,7 @@ def _canon(obj: Any, depth: int = 0) -> str:
 _TREE_MEMO: dict[int, tuple[Any, str]] = {}
 
 
-@lru_cache(maxsize=None)
+@functools.cache
 def _plain(cls: type) -> bool:
     """A SymPy class whose instances are equal exactly when their class and ``args`` are (``Basic``'s own
     ``_hashable_content``): such a node is printed from its children; any other (atoms, ``Lambda``,
