@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from collections.abc import Iterator
 from functools import lru_cache
 from types import ModuleType
 
@@ -62,25 +63,63 @@ def __getattr__(name: str):  # the registry used to be a tuple to edit; it is no
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-@lru_cache(maxsize=1)
-def _build() -> dict[str, Derivation]:
-    out: dict[str, Derivation] = {}
-    for mod in modules():
+class _Registry:
+    """What discovery has built so far: modules are built in order, each once, as they are asked for."""
+
+    def __init__(self) -> None:
+        self.table: dict[str, Derivation] = {}
+        self.pending: list[ModuleType] | None = None  # modules not built yet (None: not discovered yet)
+
+    def build_next(self) -> bool:
+        """Build the next result module's derivations; False when every module is built."""
+        if self.pending is None:
+            self.pending = modules()
+        if not self.pending:
+            return False
+        mod = self.pending[0]
         mod_name = mod.__name__.rsplit(".", 1)[-1]
+        built = {}
         for der in mod.derivations():
-            if der.name in out:
+            if der.name in self.table or der.name in built:
                 raise DerivationError(f"two derivations named {der.name!r} ({mod_name})")
             for dep in der.depends_on:
-                if dep not in out:
+                if dep not in self.table and dep not in built:
                     raise DerivationError(f"{der.name!r} depends on {dep!r}, which is not registered before it")
-            out[der.name] = der
-    return out
+            built[der.name] = der
+        self.table.update(built)  # a module that fails leaves nothing half-registered
+        self.pending.pop(0)
+        return True
+
+
+_REG = _Registry()
+
+
+def _build() -> dict[str, Derivation]:
+    while _REG.build_next():
+        pass
+    return _REG.table
+
+
+def iter_derivations() -> Iterator[Derivation]:
+    """Every derivation in registration order, each result module built only when the iteration reaches it.
+
+    ``verify`` starts checking the first derivations while the later ones are still being built; what has
+    been built stays built (``all_derivations`` afterwards builds nothing twice).
+    """
+    i = 0
+    while True:
+        items = list(_REG.table.values())
+        yield from items[i:]
+        i = len(items)
+        if not _REG.build_next():
+            return
 
 
 def refresh() -> None:
     """Forget what discovery found (a module was added or removed while the process runs)."""
+    global _REG
     _toolkit_modules.cache_clear()
-    _build.cache_clear()
+    _REG = _Registry()
 
 
 def names() -> list[str]:
@@ -90,7 +129,9 @@ def names() -> list[str]:
 
 def get(name: str) -> Derivation:
     """The derivation called ``name``; ``UnknownResult`` lists the known names otherwise."""
-    table = _build()
+    while name not in _REG.table and _REG.build_next():  # build only as far as the module that defines it
+        pass
+    table = _REG.table
     if name not in table:
         raise UnknownResult(f"unknown result {name!r}; known results: {', '.join(table)}")
     return table[name]

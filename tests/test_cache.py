@@ -198,6 +198,7 @@ def test_unchanged_catalogue_is_answered_without_sympy_or_numba(tmp_path, monkey
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     small = [catalogue.get("loss")]
     monkeypatch.setattr(catalogue, "all_derivations", lambda: small)
+    monkeypatch.setattr(catalogue, "iter_derivations", lambda: iter(small))  # what verify builds lazily
     first = verify_all([], 200, None, progress=False, workers=1)
     assert first["cache"]["catalogue_hit"] is False and first["cache"]["checked"] == len(small[0].steps)
     env = {**os.environ, "XDG_CACHE_HOME": str(tmp_path)}

@@ -107,7 +107,9 @@ def _keys_of(der: Any, opts: Mapping[str, Any]) -> list[str]:
     memo_key = (der.name, opts.get("trials"), opts.get("seed"))
     hit = _KEYS.get(memo_key)
     if hit is None or hit[0] is not der:
-        keys = runner._derivation_keys([der], {"trials": opts["trials"], "seed": opts["seed"]})[der.name]
+        key_opts = {"trials": opts["trials"], "seed": opts["seed"]}
+        # the running verify computed them before this worker forked: the same keys, without the cost
+        keys = runner.run_keys(der, key_opts) or runner._derivation_keys([der], key_opts)[der.name]
         hit = _KEYS[memo_key] = (der, keys)
     return hit[1]
 
@@ -117,6 +119,7 @@ def _prefetch_keys(step: Step, opts: Mapping[str, Any]) -> None:
     from .. import catalogue
     from . import runner
 
+    key_opts = {"trials": opts["trials"], "seed": opts["seed"]}
     try:
         ders = {}
         for link in step.links:
@@ -125,9 +128,9 @@ def _prefetch_keys(step: Step, opts: Mapping[str, Any]) -> None:
                     ders[link.cited[0]] = catalogue.get(link.cited[0])
                 except DerivationError:  # the link is refuted as a missing citation later
                     continue
-        if not ders:
-            return
-        keys = runner._derivation_keys(list(ders.values()), {"trials": opts["trials"], "seed": opts["seed"]})
+        known = {name: runner.run_keys(der, key_opts) for name, der in ders.items()}
+        missing = [der for name, der in ders.items() if known[name] is None]
+        keys = {**known, **(runner._derivation_keys(missing, key_opts) if missing else {})}
     except Exception:  # noqa: BLE001 - the cache is an optimisation: each link then computes its own keys
         return
     for name, der in ders.items():

@@ -29,16 +29,13 @@ import sys
 import time
 import types
 from collections.abc import Callable, Iterable, Mapping
-from concurrent.futures import ProcessPoolExecutor
-from concurrent.futures.process import BrokenProcessPool
 from functools import lru_cache
-from multiprocessing import get_context
 from typing import Any
 
 import sympy as sp
 
 from .._checkcache import cache_dir, canonical_options, catalogue_key, engine_version, file_hash, load, store
-from ..ledger import Derivation, Step, StepResult, Verdict
+from ..ledger import Derivation, DerivationError, Step, StepResult, Verdict
 
 __all__ = [
     "cache_dir",
@@ -360,8 +357,19 @@ def result_from_dict(d: Mapping[str, Any]) -> StepResult:
 # ----------------------------------------------------------------------------- running
 
 
-#: the derivations being checked, set before the worker processes fork (they inherit it: no pickling)
+#: the derivations being checked, added by the parent as they are built; a worker inherits them when it forks
 _REGISTRY: dict[str, Derivation] = {}
+#: the run's step keys by derivation, ``name → (derivation, options, keys)``; a worker inherits them, and the
+#: chain checker reads its citations' keys here instead of computing them again
+_RUN_KEYS: dict[str, tuple[Derivation, str, list[str]]] = {}
+
+
+def run_keys(der: Derivation, options: Mapping[str, Any]) -> list[str] | None:
+    """The keys the running ``verify`` computed for ``der`` with ``options``; ``None`` if it computed none."""
+    hit = _RUN_KEYS.get(der.name)
+    if hit is None or hit[0] is not der or hit[1] != canonical_options(options):
+        return None
+    return hit[2]
 
 
 def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, float]:
@@ -380,50 +388,105 @@ def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, floa
     return name, index, res.as_dict(), res.seconds, time.process_time() - c0
 
 
+class _KeyBook:
+    """Step keys, derivation by derivation; a derivation's upstream is the hash of the keys it depends on.
+
+    A dependency is looked up among the derivations given, then in the catalogue (built only as far as it
+    must be). The fingerprint memos (``_clear_memos``) are shared by every key the book computes: one
+    ``verify`` run, or one ``_derivation_keys`` call.
+    """
+
+    def __init__(self, given: Mapping[str, Derivation], options: Mapping[str, Any]) -> None:
+        self.given = dict(given)
+        self.options = dict(options)
+        self.memo: dict[str, list[str]] = {}
+        self.ups: dict[str, str] = {}
+        self.step_memo: dict[tuple[str, str], str] = {}
+
+    def add(self, der: Derivation) -> None:
+        self.given[der.name] = der
+
+    def derivation(self, name: str) -> Derivation:
+        if name in self.given:
+            return self.given[name]
+        from .. import catalogue
+
+        return catalogue.get(name)
+
+    def upstream(self, name: str) -> str:
+        if name not in self.ups:
+            deps = self.derivation(name).depends_on
+            self.ups[name] = hashlib.sha256("".join("".join(self.keys(dep)) for dep in deps).encode()).hexdigest()
+        return self.ups[name]
+
+    def key_of(self, name: str, step_name: str) -> str:
+        if (name, step_name) not in self.step_memo:
+            st = self.derivation(name).step(step_name)
+            up = self.upstream(name)
+            if st.links:  # a chain rests on the verdicts of the steps it cites, in its own derivation too
+                cited = [
+                    self.key_of(*link.cited) if self._exists(*link.cited) else link.cite
+                    for link in st.links
+                    if link.cite
+                ]
+                up = hashlib.sha256((up + "".join(cited)).encode()).hexdigest()
+            self.step_memo[(name, step_name)] = _step_key(st, self.options, up)
+        return self.step_memo[(name, step_name)]
+
+    def _exists(self, name: str, step_name: str) -> bool:  # a citation of nothing is refuted by the chain checker
+        try:
+            der = self.derivation(name)
+        except DerivationError:
+            return False
+        return step_name in {x.name for x in der.steps}
+
+    def keys(self, name: str) -> list[str]:
+        if name not in self.memo:
+            self.memo[name] = [self.key_of(name, st.name) for st in self.derivation(name).steps]
+        return self.memo[name]
+
+
 def _derivation_keys(ders: Iterable[Derivation], options: Mapping[str, Any]) -> dict[str, list[str]]:
     """Step keys per derivation; a derivation's upstream is the hash of the keys it depends on."""
-    from .. import catalogue
-
     ders = list(ders)
-    table = {**{d.name: d for d in catalogue.all_derivations()}, **{d.name: d for d in ders}}
-    memo: dict[str, list[str]] = {}
-
-    ups: dict[str, str] = {}
-    step_memo: dict[tuple[str, str], str] = {}
-
-    def upstream(name: str) -> str:
-        if name not in ups:
-            deps = table[name].depends_on
-            ups[name] = hashlib.sha256("".join("".join(keys(dep)) for dep in deps).encode()).hexdigest()
-        return ups[name]
-
-    def key_of(name: str, step_name: str) -> str:
-        if (name, step_name) not in step_memo:
-            st = table[name].step(step_name)
-            up = upstream(name)
-            if st.links:  # a chain rests on the verdicts of the steps it cites, in its own derivation too
-                cited = [key_of(*link.cited) if _exists(*link.cited) else link.cite for link in st.links if link.cite]
-                up = hashlib.sha256((up + "".join(cited)).encode()).hexdigest()
-            step_memo[(name, step_name)] = _step_key(st, options, up)
-        return step_memo[(name, step_name)]
-
-    def _exists(name: str, step_name: str) -> bool:  # a citation of nothing is refuted by the chain checker
-        return name in table and step_name in {x.name for x in table[name].steps}
-
-    def keys(name: str) -> list[str]:
-        if name not in memo:
-            memo[name] = [key_of(name, st.name) for st in table[name].steps]
-        return memo[name]
-
+    book = _KeyBook({d.name: d for d in ders}, options)
     _clear_memos()  # shared by the steps of this one computation: a helper is fingerprinted once
     try:
-        return {d.name: keys(d.name) for d in ders}
+        return {d.name: book.keys(d.name) for d in ders}
     finally:
         _clear_memos()
 
 
+def _estimate(step: Step, options: Mapping[str, Any]) -> float:
+    """A rough CPU estimate (s) of ``step``'s check, from what its checker will do; only the order matters.
+
+    Used when no earlier run's time is cached, so that a cold run still starts the long checks first:
+    the falsifier's trials dominate an inequality (a vector claim, a custom law checker several times
+    more), a definition costs nothing, an identity is cheap unless it holds a sum or an integral.
+    """
+    budget = max(float(options.get("trials", 100_000)) / 100_000, 0.05)
+    heavy = any(
+        isinstance(e, sp.Basic) and e.has(sp.Sum, sp.Product, sp.Integral, sp.Derivative) for e in (step.lhs, step.rhs)
+    )
+    if step.kind == "definition":
+        return 0.0
+    if step.kind == "chain":
+        return 1.0 + 0.3 * len(step.links)
+    if step.kind == "inequality":
+        return budget * (0.6 if step.check is not None else 0.7 if heavy else 0.15)
+    if step.kind == "identity":
+        return 0.5 if step.check is not None or heavy else 0.07
+    return 0.05
+
+
+#: a slot is forked while the catalogue is still being built once this much work (estimated s) is ready
+_EARLY_WORK = 1.0
+#: tasks sent ahead to a slot, so that it never waits for the parent (which may be building a module)
+_AHEAD = 2
+
+
 def verify_derivations(
-    ders: list[Derivation],
+    ders: Iterable[Derivation],
     options: Mapping[str, Any],
     workers: int = 2,
     use_cache: bool = True,
@@ -431,70 +494,173 @@ def verify_derivations(
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
-    ``stats``: ``{"cached": n, "checked": n, "workers": w, "cpu": {derivation: CPU seconds checked
-    now}}``. Results keep each step's own check time (``seconds``), also when they come from the cache.
-    A worker that dies (killed, out of memory) costs no result: the steps it had not returned are
-    checked in this process.
+    ``ders`` may be a lazy iterable (``catalogue.iter_derivations()``): the first worker is forked as soon
+    as there is work for it, and checks the first derivations while this process builds the others.
+    Steps go longest first (an earlier run's time from the cache, else ``_estimate``); a chain goes as
+    soon as every step of this run that it cites is stored, so it reads their verdicts from the cache.
+
+    ``stats``: ``{"cached": n, "checked": n, "workers": w, "cpu": {derivation: CPU seconds checked now},
+    "overhead": {...}}`` (``overhead``: this process's CPU seconds building derivations and computing keys,
+    and the wall seconds until the first check started). Results keep each step's own check time
+    (``seconds``), also when they come from the cache. A worker that dies (killed, out of memory) costs
+    no result: the steps not returned yet are checked in this process.
     """
+    from .pool import Slot, SlotDied, ready
+
     options = dict(options)
-    keys = _derivation_keys(ders, options)
-    out: dict[str, list[StepResult | None]] = {d.name: [None] * len(d.steps) for d in ders}
-    todo: list[tuple[float, str, int]] = []
-    cached = 0
-    for der in ders:
-        for i, key in enumerate(keys[der.name]):
+    t_start, c_start = time.perf_counter(), time.process_time()
+    given = list(ders) if isinstance(ders, (list, tuple)) else None
+    source = iter(given if given is not None else ders)
+    book = _KeyBook({d.name: d for d in given} if given is not None else {}, options)
+    opts_text = canonical_options(options)
+    order: list[str] = []
+    out: dict[str, list[StepResult | None]] = {}
+    index_of: dict[tuple[str, str], int] = {}
+    pending: dict[tuple[str, int], float] = {}  # task → estimated seconds
+    waits: dict[tuple[str, int], set[tuple[str, int]]] = {}  # chain → the steps of this run it cites
+    finished: set[tuple[str, int]] = set()
+    cpu: dict[str, float] = {}
+    over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
+    counts = {"cached": 0, "checked": 0}
+    state = {"built": False, "serial": workers <= 1}
+    slots: list[Slot] = []
+    for der in given or ():  # a chain may cite a step of a derivation given later in the list
+        for i, st in enumerate(der.steps):
+            index_of[(der.name, st.name)] = i
+
+    def register(der: Derivation) -> None:
+        c0 = time.process_time()
+        book.add(der)
+        keys = book.keys(der.name)
+        over["keys_cpu"] += time.process_time() - c0
+        order.append(der.name)
+        _REGISTRY[der.name] = der
+        _RUN_KEYS[der.name] = (der, opts_text, keys)
+        out[der.name] = [None] * len(der.steps)
+        for i, st in enumerate(der.steps):
+            index_of[(der.name, st.name)] = i
+        for i, (st, key) in enumerate(zip(der.steps, keys)):
             hit = load(key) if use_cache else None
             if hit is not None:
                 res = result_from_dict(hit)
                 out[der.name][i] = res
-                cached += 1
+                counts["cached"] += 1
+                finished.add((der.name, i))
                 if on_result:
                     on_result(der.name, res, True)
-            else:
-                prev = load(key + "-t")  # the time a previous run took: longest first
-                todo.append((float(prev or 1.0) if isinstance(prev, (int, float)) else 1.0, der.name, i))
-    todo.sort(key=lambda t: -t[0])
+                continue
+            prev = load(key + "-t")  # the time a previous run took: longest first
+            pending[(der.name, i)] = float(prev) if isinstance(prev, (int, float)) else _estimate(st, options)
+            counts["checked"] += 1
+            if st.links:
+                cited = {(link.cited[0], index_of.get(link.cited)) for link in st.links if link.cite}
+                waits[(der.name, i)] = {c for c in cited if c[1] is not None}
 
-    cpu: dict[str, float] = {}
+    def build_one() -> bool:
+        c0 = time.process_time()
+        try:
+            der = next(source)
+        except StopIteration:
+            state["built"] = True
+            return False
+        finally:
+            over["build_cpu"] += time.process_time() - c0
+        register(der)
+        return True
+
+    def runnable(task: tuple[str, int]) -> bool:
+        return waits.get(task, set()) <= finished
+
+    def pick(knows: frozenset[str] | None, force: bool = False) -> tuple[str, int] | None:
+        best = None
+        for task, est in pending.items():
+            if (knows is None or task[0] in knows) and (force or runnable(task)):
+                if best is None or est > pending[best]:
+                    best = task
+        if best is not None:
+            del pending[best]
+            if over["first_check_wall"] is None:
+                over["first_check_wall"] = time.perf_counter() - t_start
+        return best
 
     def done(name: str, index: int, payload: dict, seconds: float, cpu_seconds: float) -> None:
         cpu[name] = cpu.get(name, 0.0) + cpu_seconds
         res = result_from_dict(payload)
         res.seconds = seconds
         out[name][index] = res
-        key = keys[name][index]
-        store(key, res.as_dict())
+        key = _RUN_KEYS[name][2][index]
+        store(key, res.as_dict())  # before the chains citing it are sent: they read it from the cache
         store(key + "-t", seconds)
+        finished.add((name, index))
         if on_result:
             on_result(name, res, False)
 
-    tasks = [(name, i, options) for _, name, i in todo]
+    def stuck() -> bool:  # nothing runnable, nothing running: a citation cycle; check them anyway
+        return bool(pending) and not any(s.inflight for s in slots) and not any(map(runnable, pending))
+
+    _clear_memos()
     _REGISTRY.clear()
-    _REGISTRY.update({d.name: d for d in ders})
-    # chains last, once every step they could cite is stored: a chain reads its citations' verdicts from
-    # the cache, and one started earlier checked a cited step a second time
-    by_name = {d.name: d for d in ders}
-    phases = [
-        [t for t in tasks if not by_name[t[0]].steps[t[1]].links],
-        [t for t in tasks if by_name[t[0]].steps[t[1]].links],
-    ]
-    tasks = phases[0] + phases[1]
-    if workers > 1 and len(tasks) > 1:
-        try:
-            with ProcessPoolExecutor(max_workers=workers, mp_context=get_context("fork")) as pool:
-                for phase in phases:
-                    for result in pool.map(_check_one, phase, chunksize=1):
-                        done(*result)
-        except BrokenProcessPool:
-            left = [t for t in tasks if out[t[0]][t[1]] is None]
-            print(
-                f"verify: a worker process died; checking the {len(left)} remaining step(s) in this process",
-                file=sys.stderr,
-            )
-            for t in left:
-                done(*_check_one(t))
-    else:
-        for t in tasks:
-            done(*_check_one(t))
-    stats = {"cached": cached, "checked": len(tasks), "workers": workers if len(tasks) > 1 else 1, "cpu": cpu}
-    return {k: list(v) for k, v in out.items()}, stats  # type: ignore[arg-type]
+    _RUN_KEYS.clear()
+    try:
+        while not state["serial"]:
+            for slot in ready(slots, 0):
+                task, result = slot.receive()
+                done(*result)
+            if state["built"] and not slots and counts["checked"] <= 1:
+                state["serial"] = True  # one step (or none) to check: no process to fork
+                break
+            work = sum(est for task, est in pending.items() if runnable(task))
+            if len(slots) < workers and (state["built"] or (not slots and work >= _EARLY_WORK)):
+                if pending:
+                    slots.append(Slot(_check_one, order))
+            for i, slot in enumerate(slots):
+                if state["built"] and not slot.inflight and len(slot.knows) < len(order) and pending:
+                    slot.close()  # forked before the catalogue was complete: fork it again, knowing all
+                    slots[i] = slot = Slot(_check_one, order)
+                force = stuck()
+                while len(slot.inflight) < _AHEAD:
+                    task = pick(slot.knows, force)
+                    if task is None:
+                        break
+                    slot.send((*task, options))
+            if not state["built"]:
+                build_one()
+                continue
+            if not pending and not any(s.inflight for s in slots):
+                break
+            for slot in ready(slots, None):
+                task, result = slot.receive()
+                done(*result)
+    except SlotDied:
+        for slot in slots:
+            for task in slot.inflight:
+                pending[task[:2]] = 0.0
+            slot.inflight.clear()
+            slot.close()
+        slots = []
+        while build_one():
+            pass
+        print(
+            f"verify: a worker process died; checking the {len(pending)} remaining step(s) in this process",
+            file=sys.stderr,
+        )
+        state["serial"] = True
+    finally:
+        for slot in slots:
+            slot.close()
+    if state["serial"]:
+        while build_one():
+            pass
+        while pending:
+            task = pick(None) or pick(None, force=True)
+            done(*_check_one((*task, options)))  # type: ignore[misc]
+    _clear_memos()
+    over["parent_cpu"] = time.process_time() - c_start
+    stats = {
+        "cached": counts["cached"],
+        "checked": counts["checked"],
+        "workers": workers if counts["checked"] > 1 else 1,
+        "cpu": cpu,
+        "overhead": over,
+    }
+    return {name: list(out[name]) for name in order}, stats  # type: ignore[arg-type]

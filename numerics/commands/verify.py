@@ -78,9 +78,16 @@ def verify_all(
             alts = [value, None] if value == DEFAULTS[name] else [value]
             forms = [{**f, name: a} for f in forms for a in alts]
         wholes = [_checkcache.catalogue_key(form) for form in forms]
-    ders = [catalogue.get(n) for n in names] if names else catalogue.all_derivations()
-    n_steps = sum(len(d.steps) for d in ders)
-    bar = Progress(n_steps, "verify", enabled=progress)
+    bar = Progress(1, "verify", enabled=progress)
+    seen: list = []
+
+    def counted(it):  # the whole catalogue is built lazily, while the first workers check: count as it comes
+        for der in it:
+            seen.append(der)
+            bar.total = sum(len(d.steps) for d in seen)
+            yield der
+
+    ders = counted([catalogue.get(n) for n in names] if names else catalogue.iter_derivations())
 
     def tick(name, res, _cached):
         bar.update(1, f"{name}: {res.step}")
@@ -88,7 +95,7 @@ def verify_all(
     by_der, stats = runner.verify_derivations(ders, options, workers=workers, use_cache=use_cache, on_result=tick)
     bar.close()
     rows = []
-    for der in ders:
+    for der in seen:
         for res in by_der[der.name]:
             rows.append({"result": der.name, "source": der.source, **res.as_dict()})
     counts: dict[str, int] = {}

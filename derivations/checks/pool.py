@@ -1,0 +1,94 @@
+"""Worker slots for ``verify``: one forked process each, fed one task at a time over a pipe.
+
+A slot is forked from the parent *when it is needed*, and inherits what the parent holds at that moment
+(the derivations built so far, the step keys, SymPy's and the lambdify caches, the imported modules):
+nothing is pickled but the task ``(derivation, index, options)`` and the result dict. So the first slot
+can start checking the first derivations while the parent is still building the later ones, and is
+forked again (``Slot.knows`` says what it can check) once the whole catalogue is built.
+
+A slot that dies (killed, out of memory) is reported by ``Slot.receive`` raising ``SlotDied``; the tasks
+it held are handed back (``Slot.inflight``).
+"""
+
+from __future__ import annotations
+
+import traceback
+from collections.abc import Callable, Iterable
+from multiprocessing import get_context
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+
+class SlotDied(RuntimeError):
+    """The slot's process ended without answering (killed, out of memory, ``os._exit``)."""
+
+
+class TaskFailed(RuntimeError):
+    """A check raised in the worker: the parent re-raises it with the worker's traceback."""
+
+
+def _serve(conn: Connection, work: Callable[[Any], Any]) -> None:
+    """The child's loop: a task in, its result out, until the parent sends ``None`` or goes away."""
+    while True:
+        try:
+            task = conn.recv()
+        except (EOFError, OSError):
+            return
+        if task is None:
+            return
+        try:
+            out = ("ok", work(task))
+        except BaseException:  # noqa: BLE001 - a failing check is reported to the parent, not swallowed
+            out = ("error", traceback.format_exc())
+        conn.send(out)
+
+
+class Slot:
+    """One worker process; ``knows``: the names of the derivations it inherited when it was forked."""
+
+    def __init__(self, work: Callable[[Any], Any], knows: Iterable[str]) -> None:
+        ctx = get_context("fork")
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=_serve, args=(child, work), daemon=True)
+        self.proc.start()
+        child.close()  # the parent keeps one end: the child's exit then shows as EOF here
+        self.knows = frozenset(knows)
+        self.inflight: list[Any] = []  # tasks sent, in order (answers come back in that order)
+
+    def send(self, task: Any) -> None:
+        try:
+            self.conn.send(task)
+        except (BrokenPipeError, OSError) as exc:
+            raise SlotDied(str(exc)) from exc
+        self.inflight.append(task)
+
+    def receive(self) -> tuple[Any, Any]:
+        """(task, its result); ``SlotDied`` if the process ended instead."""
+        try:
+            status, payload = self.conn.recv()
+        except (EOFError, OSError) as exc:
+            raise SlotDied(str(exc)) from exc
+        task = self.inflight.pop(0)
+        if status == "error":
+            raise TaskFailed(f"checking {task[:2]} failed in a worker:\n{payload}")
+        return task, payload
+
+    def close(self) -> None:
+        """Ask the process to stop and reap it (a busy one is terminated)."""
+        try:
+            self.conn.send(None)
+        except (BrokenPipeError, OSError):
+            pass
+        self.proc.join(timeout=5 if not self.inflight else 0)
+        if self.proc.is_alive():
+            self.proc.terminate()
+            self.proc.join()
+        self.conn.close()
+
+
+def ready(slots: Iterable[Slot], timeout: float | None) -> list[Slot]:
+    """The slots with an answer (or an EOF) waiting, after at most ``timeout`` seconds."""
+    by_conn = {s.conn: s for s in slots if s.inflight}
+    if not by_conn:
+        return []
+    return [by_conn[c] for c in wait(list(by_conn), timeout)]
