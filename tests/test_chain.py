@@ -123,3 +123,29 @@ def test_malformed_chains_are_rejected():
         Link(1, 2, "<=", cite="no separator")
     with pytest.raises(DerivationError):  # a cited derivation must be a dependency (the cache follows it)
         Derivation("d", "d", [chain(good_links())], result="test chain", depends_on=())
+
+
+def test_negative_constant_factor_is_refuted():
+    # the instance holds with factor −1 (the cited gap, negated): the exact comparison of a constant
+    # factor must refute it, as the inequality check of a symbolic one does
+    links = [Link(-(y - s_pos), sp.Integer(-2), "<=", cite=UPPER, factor=-1)]
+    res = check_step(chain(links, lhs=-(y - s_pos), rhs=sp.Integer(-2)), **OPTS)
+    assert res.verdict == Verdict.REFUTED and "factor" in res.evidence
+
+
+def test_negated_instance_of_an_inequality_is_refuted():
+    # the link's gap is exactly minus the cited gap: the same tree up to sign is an instance of an
+    # identity (either orientation), never of an inequality
+    links = [Link(2 / tau + 3, (y - s_pos) / tau + 3, "<=", cite=UPPER, factor=1 / tau)]
+    res = check_step(chain(links, lhs=2 / tau + 3, rhs=(y - s_pos) / tau + 3), **OPTS)
+    assert res.verdict == Verdict.REFUTED and "instance" in res.evidence
+
+
+def test_only_the_same_tree_skips_the_instance_check():
+    from infonce_bounds.derivations.checks.chain import _same_tree
+
+    e = (y - s_pos) / tau
+    assert _same_tree(e, (y - s_pos) / tau, either_sign=False) is not None
+    assert _same_tree(e, -e, either_sign=False) is None  # a negated inequality is no instance
+    assert _same_tree(e, -e, either_sign=True) is not None  # an identity may be used either way
+    assert _same_tree(e, y / tau - s_pos / tau, either_sign=True) is None  # equal in value only: the checker decides

@@ -60,6 +60,27 @@ def _quick(expr: sp.Expr) -> sp.Expr:
     return e if e == 0 else sp.simplify(e)
 
 
+def _exact_sign(c: sp.Expr) -> bool | None:
+    """``c ≥ 0`` for a constant, decided exactly by SymPy; ``None`` when it cannot decide."""
+    try:
+        return bool(sp.Ge(c, 0))
+    except TypeError:
+        return None
+
+
+def _same_tree(a: sp.Expr, b: sp.Expr, either_sign: bool) -> str | None:
+    """Why ``a ≡ b`` needs no check: the two are the same SymPy tree (so equal wherever either is defined).
+
+    A link that is its cited claim with the substitution applied is that, and a spot-check would only
+    evaluate one expression twice. ``None`` when the trees differ: then the identity checker decides.
+    """
+    if a == b:
+        return "the link's gap is the cited gap with the substitution applied (the same expression)"
+    if either_sign and a == -b:
+        return "the link's gap is minus the cited gap with the substitution applied (the same expression)"
+    return None
+
+
 def _identity(name: str, lhs: Any, rhs: Any, domain: Domain, opts: Mapping[str, Any]) -> StepResult:
     from .identity import check_identity
 
@@ -228,7 +249,10 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
     link_gap = _gap(link.lhs, link.rhs, link.relation if link.relation != "=" else ">=")
     inst = sp.sympify(cited_gap).subs(link.subs, simultaneous=True)
     try:
-        if cited_rel == "=":  # an identity may be used in either orientation
+        same = _same_tree(link_gap, link.factor * inst, either_sign=cited_rel == "=")
+        if same is not None:
+            r = StepResult(f"{label}: instance", "identity", Verdict.PROVED, same, symbolic=True)
+        elif cited_rel == "=":  # an identity may be used in either orientation
             r1 = _identity(f"{label}: instance", link_gap, link.factor * inst, use, opts)
             r = (
                 r1
@@ -244,9 +268,14 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
     parts.append(r)
     if link.factor != 1 and link.relation != "=":
         try:
-            parts.append(
-                check_step(Step(f"{label}: factor ≥ 0", link.factor, 0, "inequality", use, relation=">="), **opts)
-            )
+            exact = _exact_sign(link.factor) if link.factor.is_number else None
+            if exact is not None:  # a constant: compared exactly, as a substituted number is
+                verdict = Verdict.PROVED if exact else Verdict.REFUTED
+                parts.append(StepResult(f"{label}: factor ≥ 0", "inequality", verdict, "exact comparison"))
+            else:
+                parts.append(
+                    check_step(Step(f"{label}: factor ≥ 0", link.factor, 0, "inequality", use, relation=">="), **opts)
+                )
         except DerivationError as exc:
             parts.append(StepResult(label, "chain", Verdict.REFUTED, "factor has symbols without range", str(exc)))
     # domain: the cited claim is used at the substituted values, which must lie in its domain
