@@ -20,6 +20,7 @@ weakest verdict, naming the weakest link. A link with ``cite=""`` is pure algebr
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
@@ -174,8 +175,6 @@ def _resolve(link: Link) -> tuple[str, Step] | str:
 
 def _in_range(e: sp.Expr, sym: sp.Symbol, cited: Domain, use: Domain, opts, label: str) -> list[StepResult]:
     """Parts showing that the value ``e`` substituted for ``sym`` stays in ``cited``'s range of ``sym``."""
-    from . import check_step
-
     lo, hi = cited.ranges[sym]
     name = f"{label}: {sym} ↦ {e} within [{lo}, {hi}]"
     if e.is_number:
@@ -187,14 +186,60 @@ def _in_range(e: sp.Expr, sym: sp.Symbol, cited: Domain, use: Domain, opts, labe
         verdict = Verdict.PROVED if ok else Verdict.REFUTED
         return [StepResult(name, "inequality", verdict, f"range of {e} on the chain: {use.ranges[e]}")]
     parts = []
+    what = f"{sym} ↦ {e} within [{lo}, {hi}]"
     try:
         if lo.is_finite:
-            parts.append(check_step(Step(f"{name} (lower)", e, lo, "inequality", use, relation=">="), **opts))
+            parts.append(_part(label, f"{what} (lower)", e, lo, ">=", use, opts))
         if hi.is_finite:
-            parts.append(check_step(Step(f"{name} (upper)", e, hi, "inequality", use, relation="<="), **opts))
+            parts.append(_part(label, f"{what} (upper)", e, hi, "<=", use, opts))
     except DerivationError as exc:
         parts.append(StepResult(name, "inequality", Verdict.REFUTED, "uncovered symbol", str(exc)))
     return parts
+
+
+#: the parts of chains checked in this process (content key → result): theorem's three chains, say,
+#: use the same substituted values on the same ranges
+_PARTS: dict[str, StepResult] = {}
+
+
+def _part(label: str, what: str, lhs: Any, rhs: Any, relation: str, use: Domain, opts: Mapping[str, Any]) -> StepResult:
+    """The inequality ``lhs (relation) rhs`` on the chain's domain, checked as a step of its own.
+
+    Named and drawn by its content (``what``, without the link's label), on the part of ``use`` that
+    it involves: the same claim gets the same check wherever a chain makes it, so it is checked once
+    per process, and once per ``verify`` run across its workers (``runner.run_memo``: a directory that
+    lives as long as the run; never reused by another run). The result carries ``label: what``.
+    """
+    from . import check_step, runner
+
+    step = Step(what, lhs, rhs, "inequality", _restrict(use, [lhs, rhs]), relation=relation)
+    key = runner.step_key(step, opts)
+    res = _PARTS.get(key)
+    if res is None:
+        hit = runner.run_memo_load(key)
+        res = runner.result_from_dict(hit) if hit is not None else check_step(step, **opts)
+        if hit is None:
+            runner.run_memo_store(key, res.as_dict())
+        _PARTS[key] = res
+    return dataclasses.replace(res, step=f"{label}: {what}")
+
+
+def _restrict(domain: Domain, exprs: list[Any]) -> Domain:
+    """``domain`` on the symbols of ``exprs`` and those tied to them by a constraint (the rest cannot
+    change the claim); a symbol without a range stays without one, so ``Step`` still rejects it."""
+    names = set().union(*(free_names(e) for e in exprs))
+    constraints = list(domain.constraints)
+    keep: list = []
+    grew = True
+    while grew:
+        grew = False
+        for c in constraints:
+            if c not in keep and free_names(c) & names:
+                keep.append(c)
+                names |= free_names(c)
+                grew = True
+    ranges = {sym: rng for sym, rng in domain.ranges.items() if sym in names}
+    return Domain(ranges, tuple(c for c in domain.constraints if c in keep), name=domain.name)
 
 
 def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tuple[list[StepResult], str]:
@@ -273,9 +318,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
                 verdict = Verdict.PROVED if exact else Verdict.REFUTED
                 parts.append(StepResult(f"{label}: factor ≥ 0", "inequality", verdict, "exact comparison"))
             else:
-                parts.append(
-                    check_step(Step(f"{label}: factor ≥ 0", link.factor, 0, "inequality", use, relation=">="), **opts)
-                )
+                parts.append(_part(label, "factor ≥ 0", link.factor, sp.Integer(0), ">=", use, opts))
         except DerivationError as exc:
             parts.append(StepResult(label, "chain", Verdict.REFUTED, "factor has symbols without range", str(exc)))
     # domain: the cited claim is used at the substituted values, which must lie in its domain
@@ -296,9 +339,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
             parts.append(StepResult(label, "chain", Verdict.REFUTED, "domain", f"constraint {c} fails"))
             continue
         rel = {sp.GreaterThan: ">=", sp.StrictGreaterThan: ">", sp.LessThan: "<=", sp.StrictLessThan: "<"}[type(cc)]
-        parts.append(
-            check_step(Step(f"{label}: constraint {c}", cc.lhs, cc.rhs, "inequality", use, relation=rel), **opts)
-        )
+        parts.append(_part(label, f"constraint {c}", cc.lhs, cc.rhs, rel, use, opts))
     worst = min(parts, key=lambda p: _ORDER[p.verdict])
     return (
         parts,

@@ -24,12 +24,17 @@ from __future__ import annotations
 import dataclasses
 import functools
 import hashlib
+import json
+import os
 import re
+import shutil
 import sys
+import tempfile
 import time
 import types
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 import sympy as sp
@@ -364,6 +369,33 @@ _REGISTRY: dict[str, Derivation] = {}
 _RUN_KEYS: dict[str, tuple[Derivation, str, list[str]]] = {}
 
 
+#: a directory for what one ``verify`` run memoises across its workers (chains' parts); None outside a run
+_RUN_DIR: list[str | None] = [None]
+
+
+def run_memo_load(key: str) -> Any:
+    """What this run stored under ``key`` (``run_memo_store``), or ``None`` (also outside a run)."""
+    if _RUN_DIR[0] is None:
+        return None
+    try:
+        return json.loads(Path(_RUN_DIR[0], key + ".json").read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def run_memo_store(key: str, payload: Any) -> None:
+    """Keep ``payload`` for the rest of this run (its workers too); removed when the run ends."""
+    if _RUN_DIR[0] is None:
+        return
+    path = Path(_RUN_DIR[0], key + ".json")
+    try:
+        tmp = path.with_suffix(f".tmp{os.getpid()}")
+        tmp.write_text(json.dumps(payload))
+        tmp.replace(path)  # atomic: the other worker reads the whole entry or none
+    except OSError:
+        pass
+
+
 def run_keys(der: Derivation, options: Mapping[str, Any]) -> list[str] | None:
     """The keys the running ``verify`` computed for ``der`` with ``options``; ``None`` if it computed none."""
     hit = _RUN_KEYS.get(der.name)
@@ -601,59 +633,64 @@ def verify_derivations(
     _clear_memos()
     _REGISTRY.clear()
     _RUN_KEYS.clear()
+    _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
-        while not state["serial"]:
-            for slot in ready(slots, 0):
-                task, result = slot.receive()
-                done(*result)
-            if state["built"] and not slots and counts["checked"] <= 1:
-                state["serial"] = True  # one step (or none) to check: no process to fork
-                break
-            work = sum(est for task, est in pending.items() if runnable(task))
-            if len(slots) < workers and (state["built"] or (not slots and work >= _EARLY_WORK)):
-                if pending:
-                    slots.append(Slot(_check_one, order))
-            for i, slot in enumerate(slots):
-                if state["built"] and not slot.inflight and len(slot.knows) < len(order) and pending:
-                    slot.close()  # forked before the catalogue was complete: fork it again, knowing all
-                    slots[i] = slot = Slot(_check_one, order)
-                force = stuck()
-                while len(slot.inflight) < _AHEAD:
-                    task = pick(slot.knows, force)
-                    if task is None:
-                        break
-                    slot.send((*task, options))
-            if not state["built"]:
-                build_one()
-                continue
-            if not pending and not any(s.inflight for s in slots):
-                break
-            for slot in ready(slots, None):
-                task, result = slot.receive()
-                done(*result)
-    except SlotDied:
-        for slot in slots:
-            for task in slot.inflight:
-                pending[task[:2]] = 0.0
-            slot.inflight.clear()
-            slot.close()
-        slots = []
-        while build_one():
-            pass
-        print(
-            f"verify: a worker process died; checking the {len(pending)} remaining step(s) in this process",
-            file=sys.stderr,
-        )
-        state["serial"] = True
+        try:
+            while not state["serial"]:
+                for slot in ready(slots, 0):
+                    task, result = slot.receive()
+                    done(*result)
+                if state["built"] and not slots and counts["checked"] <= 1:
+                    state["serial"] = True  # one step (or none) to check: no process to fork
+                    break
+                work = sum(est for task, est in pending.items() if runnable(task))
+                if len(slots) < workers and (state["built"] or (not slots and work >= _EARLY_WORK)):
+                    if pending:
+                        slots.append(Slot(_check_one, order))
+                for i, slot in enumerate(slots):
+                    if state["built"] and not slot.inflight and len(slot.knows) < len(order) and pending:
+                        slot.close()  # forked before the catalogue was complete: fork it again, knowing all
+                        slots[i] = slot = Slot(_check_one, order)
+                    force = stuck()
+                    while len(slot.inflight) < _AHEAD:
+                        task = pick(slot.knows, force)
+                        if task is None:
+                            break
+                        slot.send((*task, options))
+                if not state["built"]:
+                    build_one()
+                    continue
+                if not pending and not any(s.inflight for s in slots):
+                    break
+                for slot in ready(slots, None):
+                    task, result = slot.receive()
+                    done(*result)
+        except SlotDied:
+            for slot in slots:
+                for task in slot.inflight:
+                    pending[task[:2]] = 0.0
+                slot.inflight.clear()
+                slot.close()
+            slots = []
+            while build_one():
+                pass
+            print(
+                f"verify: a worker process died; checking the {len(pending)} remaining step(s) in this process",
+                file=sys.stderr,
+            )
+            state["serial"] = True
+        finally:
+            for slot in slots:
+                slot.close()
+        if state["serial"]:
+            while build_one():
+                pass
+            while pending:
+                task = pick(None) or pick(None, force=True)
+                done(*_check_one((*task, options)))  # type: ignore[misc]
     finally:
-        for slot in slots:
-            slot.close()
-    if state["serial"]:
-        while build_one():
-            pass
-        while pending:
-            task = pick(None) or pick(None, force=True)
-            done(*_check_one((*task, options)))  # type: ignore[misc]
+        shutil.rmtree(_RUN_DIR[0], ignore_errors=True)
+        _RUN_DIR[0] = None
     _clear_memos()
     over["parent_cpu"] = time.process_time() - c_start
     stats = {
