@@ -100,15 +100,55 @@ def _checkout(rev: str, tmp: str) -> str:
 
 
 def _cold_cli(argv, env, cache, save=None):
-    """(wall s, CPU s, CPU s per derivation) of a cold ``verify --no-cache --json`` in a fresh process;
-    ``save``: a path for its JSON (the verdicts, to compare the two revisions step by step)."""
+    """(wall s, CPU s, CPU s per derivation, summary) of a cold ``verify --no-cache --json`` in a fresh
+    process; ``save``: a path for its JSON (the verdicts, to compare the two revisions step by step)."""
     import json
 
     wall, cpu, out = _cli([*argv, "--no-cache", "--json"], {**env, "XDG_CACHE_HOME": cache})
     if save:
         with open(save, "w") as fh:
             fh.write(out)
-    return wall, cpu, json.loads(out)["cache"]["cpu"]
+    summary = json.loads(out)
+    return wall, cpu, summary["cache"]["cpu"], summary
+
+
+#: the parent's serial work before any check can start, timed the same way for any revision
+_SERIAL_PROBE = r"""
+import json, time
+c0 = time.process_time()
+from infonce_bounds.derivations import catalogue
+from infonce_bounds.derivations.checks import runner
+c1 = time.process_time()
+ders = catalogue.all_derivations()
+c2 = time.process_time()
+runner._derivation_keys(ders, {"trials": 100000, "seed": 0})
+c3 = time.process_time()
+print(json.dumps({"import": c1 - c0, "build": c2 - c1, "keys": c3 - c2}))
+"""
+
+
+def _serial(env) -> dict:
+    """CPU s of importing the engine, building the whole catalogue and computing every step key."""
+    import json
+
+    proc = subprocess.run([sys.executable, "-c", _SERIAL_PROBE], env=env, capture_output=True, text=True, check=True)
+    return json.loads(proc.stdout)
+
+
+def _idle(wall: float, cpu: float, cores: int = 2) -> float:
+    """The fraction of ``cores`` × ``wall`` that no process of the run used."""
+    return max(0.0, 1.0 - cpu / (cores * wall)) if wall > 0 else float("nan")
+
+
+def _verdict_changes(base: dict, now: dict) -> list[str]:
+    """Steps whose verdict or ``as_expected`` differ between two ``verify --json`` summaries."""
+    old = {(r["result"], r["step"]): r for r in base["results"]}
+    out = []
+    for r in now["results"]:
+        o = old.get((r["result"], r["step"]))
+        if o is None or (o["verdict"], o["as_expected"]) != (r["verdict"], r["as_expected"]):
+            out.append(f"{r['result']}: {r['step'][:60]} ({o and o['verdict']} -> {r['verdict']})")
+    return out
 
 
 def _sections(report_md: str) -> list[tuple[str, float]]:
@@ -117,6 +157,43 @@ def _sections(report_md: str) -> list[tuple[str, float]]:
         (m.group(1), float(m.group(2)))
         for m in re.finditer(r"^## (.+?)\n.*?_\(section built in ([0-9.]+) s\)_", report_md, re.M | re.S)
     ]
+
+
+def _print_baseline(args, base, now, serial_base, serial_now, loads) -> None:
+    """The before/after table of a cold CLI verify: per derivation, totals, idle, serial work, verdicts."""
+    load_base, load_now, load_after = loads
+    print(f"\n{'derivation':28s} {args.baseline[:10]:>10s} {'now':>10s} {'ratio':>8s}   (CLI verify --no-cache, CPU s)")
+    for name in sorted(now[2], key=lambda n: -base[2].get(n, 0.0)):
+        b_, n_ = base[2].get(name, float("nan")), now[2][name]
+        print(f"{name:28s} {b_:10.2f} {n_:10.2f} {b_ / n_ if n_ else float('nan'):8.2f}")
+    print(
+        f"{'total':28s} {sum(base[2].values()):10.2f} {sum(now[2].values()):10.2f} "
+        f"{sum(base[2].values()) / sum(now[2].values()):8.2f}"
+    )
+    print(
+        f"cold CLI verify (whole command): {args.baseline} {base[0]:.1f} s wall, {base[1]:.1f} s CPU; "
+        f"now {now[0]:.1f} s wall, {now[1]:.1f} s CPU; ratio wall {base[0] / now[0]:.2f}, CPU {base[1] / now[1]:.2f}"
+    )
+    print(
+        f"idle fraction of the 2 cores (1 − CPU / (2 × wall)): {args.baseline} {_idle(base[0], base[1]):.2f}, "
+        f"now {_idle(now[0], now[1]):.2f}; load average before {args.baseline}: {load_base}, "
+        f"before now: {load_now}, after: {load_after}"
+    )
+    for label, probe in ((args.baseline, serial_base), ("now", serial_now)):
+        print(
+            f"serial work of the parent, CPU s ({label}): import {probe['import']:.2f}, "
+            f"catalogue build {probe['build']:.2f}, all step keys {probe['keys']:.2f}"
+        )
+    ov = now[3]["cache"].get("overhead") or {}
+    if ov:  # this code builds the catalogue while the first worker checks: what is still serial
+        print(
+            f"now, in the run: first check started {ov['first_check_wall']:.2f} s after verify began "
+            f"(the parent then built the catalogue in {ov['build_cpu']:.2f} s CPU and computed the keys in "
+            f"{ov['keys_cpu']:.2f} s CPU beside the first worker)"
+        )
+    changes = _verdict_changes(base[3], now[3])
+    print(f"verdict changes ({args.baseline} → now): {len(changes)}" + "".join(f"\n    {c}" for c in changes))
+    print()
 
 
 def main() -> int:
@@ -129,6 +206,9 @@ def main() -> int:
     )
     ap.add_argument("--save-json", metavar="DIR", help="with --baseline: write both verify JSONs into DIR")
     ap.add_argument("--no-report", action="store_true", help="do not time `infonce-bounds report`")
+    ap.add_argument(
+        "--only-baseline", action="store_true", help="with --baseline: time only the two cold CLI runs (and the probes)"
+    )
     ap.add_argument("--report-cold", action="store_true", help="also time `report` with an empty verify cache")
     args = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="bench-verify-")
@@ -142,11 +222,13 @@ def main() -> int:
     catalogue.all_derivations()
     build = (time.perf_counter() - t0, time.process_time() - c0)
 
-    base = now = None
+    base = now = serial_base = serial_now = None
     if args.baseline:
         path = _checkout(args.baseline, tmp)
         argv_v = ["verify", *args.results, "--trials", str(args.trials)]
+        load_base = _load()
         try:
+            serial_base = _serial({**env, "PYTHONPATH": path, "XDG_CACHE_HOME": os.path.join(tmp, "cache-probe")})
             base = _cold_cli(
                 argv_v,
                 {**env, "PYTHONPATH": path},
@@ -157,9 +239,17 @@ def main() -> int:
             root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
             wt = os.path.join(tmp, "baseline-src")
             subprocess.run(["git", "-C", root, "worktree", "remove", "--force", wt], check=False)
+        load_now = _load()
+        serial_now = _serial({**env, "XDG_CACHE_HOME": os.path.join(tmp, "cache-probe")})
         now = _cold_cli(
             argv_v, env, os.path.join(tmp, "cache-now"), args.save_json and os.path.join(args.save_json, "now.json")
         )
+        load_after = _load()
+        loads = (load_base, load_now, load_after)
+    if args.only_baseline and base is not None:
+        _print_baseline(args, base, now, serial_base, serial_now, loads)
+        print(f"load average at end: {_load()}")
+        return 0
     old = None if args.skip_old else _run(args.results, args.trials, 1, False, False)
     new = _run(args.results, args.trials, 2, True, False)  # fills the step cache
     argv = ["verify", *args.results, "--trials", str(args.trials), "--json"]
@@ -187,20 +277,7 @@ def main() -> int:
         print(f"{name:28s} {o:10.2f} {n_:10.2f} {o / n_ if n_ else float('nan'):8.2f}")
     print("(per derivation: CPU seconds of its steps, each measured in the process that checked it)")
     if base is not None:
-        print(
-            f"\n{'derivation':28s} {args.baseline[:10]:>10s} {'now':>10s} {'ratio':>8s}   (CLI verify --no-cache, CPU s)"
-        )
-        for name in sorted(now[2], key=lambda n: -base[2].get(n, 0.0)):
-            b_, n_ = base[2].get(name, float("nan")), now[2][name]
-            print(f"{name:28s} {b_:10.2f} {n_:10.2f} {b_ / n_ if n_ else float('nan'):8.2f}")
-        print(
-            f"{'total':28s} {sum(base[2].values()):10.2f} {sum(now[2].values()):10.2f} "
-            f"{sum(base[2].values()) / sum(now[2].values()):8.2f}"
-        )
-        print(
-            f"cold CLI verify (whole command): {args.baseline} {base[0]:.1f} s wall, {base[1]:.1f} s CPU; "
-            f"now {now[0]:.1f} s wall, {now[1]:.1f} s CPU; ratio wall {base[0] / now[0]:.2f}, CPU {base[1] / now[1]:.2f}\n"
-        )
+        _print_baseline(args, base, now, serial_base, serial_now, loads)
     if old:
         print(f"old (1 process, scalar falsifier, no cache): {old[0]:.1f} s wall, {old[1]:.1f} s CPU")
     print(f"new (2 workers, numpy falsifier, --no-cache): {new[0]:.1f} s wall, {new[1]:.1f} s CPU")
