@@ -1,7 +1,7 @@
 """``infonce-bounds experiment NAME [options] [--out DIR] [--seed S] [--quick]``: measure the paper's claims.
 
-Experiments (one module each in ``numerics/experiments/``): ``rate`` (R_k − CE against k, slope),
-``search`` (H_k − log k against R_k), ``generalisation`` (trained embeddings on the digits data),
+Experiments (one module each in ``numerics/experiments/``): ``rate`` (R̃ − CE against k, slope; R̃ the DCL risk),
+``search`` (H_k − log k against R̃), ``generalisation`` (trained embeddings on the digits data),
 ``temperature`` (constants and measured gap over τ). Each writes ``NAME.json`` (every number, the
 parameters, the seed, the versions) and ``NAME.png`` into ``--out``; finished points are kept in
 ``NAME.points/`` so an interrupted sweep resumes. Sweeps run on all local cores by default

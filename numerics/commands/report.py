@@ -105,7 +105,9 @@ def _experiment_findings(out: pathlib.Path) -> list[str]:
     if rate.exists():
         con = json.loads(rate.read_text())["conclusion"]
         slopes = ", ".join(f"{m} {v:.3f}" for m, v in con["slopes"].items())
-        lines.append(f"**Rate (quick form):** log-log slope of R_k − CE: {slopes} (the paper: −1; earlier work: −1/2).")
+        lines.append(
+            f"**Rate (quick form):** log-log slope of R̃ − CE (the DCL risk R̃ with k negatives): {slopes} (the paper: −1; earlier work: −1/2)."
+        )
     gen = out / "experiments" / "generalisation.json"
     if gen.exists():
         note = json.loads(gen.read_text())["note"]

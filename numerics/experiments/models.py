@@ -3,8 +3,8 @@
 Notation (brief): anchor x ~ π, positive x⁺ ~ M(x, ·), negatives y_1 … y_k ~ π i.i.d.,
 W = e^{s(x, Y)/τ}, Z(x) = E W, Z_k = (1/k) Σ_j W_j, U = Z_k/Z.
 
-* finite-k bias  R_k − CE = E_x[E log Z_k(x) − log Z(x)] = E_x E[log U]     (≤ 0 by Jensen)
-* search offset  D_k = H_k − log k − R_k = (1/τ)(E_M s(x, ·) − E Σ_j P̂_k(x, j) s(x, y_j)),
+* finite-k bias  R̃ − CE = E_x[E log Z_k(x) − log Z(x)] = E_x E[log U]     (≤ 0 by Jensen)
+* search offset  D_k = H_k − log k − R̃ = (1/τ)(E_M s(x, ·) − E Σ_j P̂_k(x, j) s(x, y_j)),
   P̂_k(x, j) = m(x, y_j)/Σ_i m(x, y_i), m = dM(x, ·)/dπ  (the idealised search's weights).
 
 Two kinds of model:
@@ -24,7 +24,7 @@ Two kinds of model:
 
 Monte Carlo estimators use exact control variates with known mean zero, which keeps them unbiased
 and makes their standard error O(1/k) like the quantity itself:
-    log U − (U − 1)                                   for R_k − CE   (E U = 1)
+    log U − (U − 1)                                   for R̃ − CE    (E U = 1)
     A/B − μ_A − [(A − μ_A) − μ_A (B − 1)]              for E[A/B] − μ_A (E A = μ_A, E B = 1)
 with A = (1/k) Σ m_j s_j, B = (1/k) Σ m_j, μ_A = E_π[m s] = E_M s.
 """
@@ -111,7 +111,7 @@ class FiniteModel:
         return float(self.pi @ (-pos / self.tau + np.log(self.Zs())))
 
     def leading(self) -> tuple[float, float]:
-        """(a₁, a₂) with R_k − CE = −a₁/k + a₂/k² + O(k⁻³): a₁ = E_x κ₂/(2Z²), a₂ = E_x[κ₃/(3Z³) − 3κ₂²/(4Z⁴)]."""
+        """(a₁, a₂) with R̃ − CE = −a₁/k + a₂/k² + O(k⁻³): a₁ = E_x κ₂/(2Z²), a₂ = E_x[κ₃/(3Z³) − 3κ₂²/(4Z⁴)]."""
         W, Z = self.Ws(), self.Zs()  # scale-free ratios
         c = W - Z[:, None]
         k2 = (c**2) @ self.pi
@@ -230,7 +230,7 @@ def exact_possible(model: FiniteModel, k: int) -> bool:
 
 
 def finite_exact(model: FiniteModel, k: int) -> dict:
-    """Exact (enumerated) R_k − CE and D_k for a finite model: float64 sums over the compositions."""
+    """Exact (enumerated) R̃ − CE and D_k for a finite model: float64 sums over the compositions."""
     if not exact_possible(model, k):
         raise ValueError(f"k = {k} needs {n_compositions(k, model.N)} compositions (> {EXACT_LIMIT}); use Monte Carlo")
     C = compositions(k, model.N).astype(float)
@@ -250,7 +250,7 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
 
 
 def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chunk: int = 200_000) -> dict:
-    """Monte Carlo R_k − CE and D_k (n samples per anchor state, stratified over x, control variates)."""
+    """Monte Carlo R̃ − CE and D_k (n samples per anchor state, stratified over x, control variates)."""
     Z, S, m = model.Zs(), model.S, model.m  # U = Z_k/Z is scale-free
     logW = (S - model.shift[:, None]) / model.tau
     gap = gvar = d = dvar = 0.0
@@ -370,7 +370,7 @@ def sphere_moment(d: int, b, j: int = 0, shift=0):
 
 
 def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chunk_values: int = 2_000_000) -> dict:
-    """Monte Carlo R_k − CE and D_k on the sphere model (n samples of k negatives; control variates)."""
+    """Monte Carlo R̃ − CE and D_k on the sphere model (n samples of k negatives; control variates)."""
     Z = model.Zs()  # with e^{(T − 1)/τ} below: U = Z_k/Z is scale-free
     Mk = model.moment(model.kappa)
     muA = model.moment(model.kappa, 1) / Mk
