@@ -186,16 +186,25 @@ def _log(U: np.ndarray) -> np.ndarray:
         return np.where(np.abs(U - 1) < 0.5, np.log1p(U - 1), np.log(U))
 
 
-def _log_U(C: np.ndarray, log_w: np.ndarray, log_norm: float) -> tuple[np.ndarray, np.ndarray]:
+def _log_U(
+    C: np.ndarray, log_w: np.ndarray, log_norm: float, log_C: np.ndarray | None = None
+) -> tuple[np.ndarray, np.ndarray]:
     """(log U, U) for U = Σ_y C_y e^{log_w_y} / e^{log_norm}, row by row of the counts C, max-shifted.
 
     Why: at τ = 1e-3 the scaled weights e^{(s − m)/τ} of far states underflow to 0, and a draw of only far
     states made U = 0 and log U = −inf; here log U stays finite (≈ −2000) and near U = 1 it is
-    log1p(U − 1), with no cancellation.
+    log1p(U − 1), with no cancellation. ``log_C`` = log C when the caller has it (the same counts for every
+    anchor state). The row maximum is taken column by column: the same value as ``A.max(axis=1)`` (a
+    maximum is exact in any order), three times faster on these short rows.
     """
-    with np.errstate(divide="ignore"):
-        A = np.log(C) + log_w[None, :]  # −inf where C_y = 0
-    mx = A.max(axis=1, keepdims=True)
+    if log_C is None:
+        with np.errstate(divide="ignore"):
+            log_C = np.log(C)  # −inf where C_y = 0
+    A = log_C + log_w[None, :]
+    mx = A[:, 0].copy()
+    for j in range(1, A.shape[1]):
+        np.maximum(mx, A[:, j], out=mx)
+    mx = mx[:, None]
     log_u = mx[:, 0] + np.log(np.exp(A - mx).sum(axis=1)) - log_norm
     U = np.exp(log_u)
     with np.errstate(invalid="ignore"):
@@ -239,8 +248,10 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
     gap = 0.0
     snis = 0.0
     logW = (S - model.shift[:, None]) / model.tau
+    with np.errstate(divide="ignore"):
+        log_C = np.log(C)  # once for every anchor state
     for x in range(model.N):
-        log_u, U = _log_U(C, logW[x], math.log(k * Z[x]))
+        log_u, U = _log_U(C, logW[x], math.log(k * Z[x]), log_C)
         gap += model.pi[x] * float(P @ (log_u - (U - 1)))  # E(U − 1) = 0 exactly
         A = (C @ (m[x] * S[x])) / k
         B = (C @ m[x]) / k
