@@ -196,7 +196,7 @@ class QuickLane:
     (a point's seed comes from its key, never from the worker).
     """
 
-    def __init__(self, out_dir, names=SECOND_LANE):
+    def __init__(self, out_dir=None, names=SECOND_LANE):
         import concurrent.futures as cf
         import multiprocessing
         import os
@@ -208,8 +208,17 @@ class QuickLane:
             initializer=_lane_init,
             initargs=(os.getpid(),),
         )
-        # one queue, run in this order; a result is collected when the report reaches it
-        self.futures = {n: self.pool.submit(run_quick, n, str(out_dir), 1) for n in self.names}
+        self.futures: dict = {}
+        # the process starts now and imports what the experiments need (numpy, numba, matplotlib, the digits
+        # data), so that a report whose verify pass checks steps has the lane ready when the pass ends
+        self.pool.submit(_warm_up, self.names)
+        if out_dir is not None:
+            self.start(out_dir)
+
+    def start(self, out_dir) -> None:
+        """Queue the experiments (once), run in ``names`` order; a result is collected when the report reaches it."""
+        if not self.futures:
+            self.futures = {n: self.pool.submit(run_quick, n, str(out_dir), 1) for n in self.names}
 
     def __contains__(self, name: str) -> bool:
         return name in self.futures
@@ -225,12 +234,41 @@ class QuickLane:
             self.pool.shutdown()
 
 
+def _lane_wanted() -> bool:
+    return common.usable_cores() >= 2 and any(n in EXPERIMENTS for n in SECOND_LANE)
+
+
+def prepare_quick_lane(args) -> QuickLane | None:
+    """Start the report's second process (``args.quick_lane``) without its experiments: it imports while the
+    verify pass runs (about 1.5 s of CPU, beside a pass that mostly waits on its workers or on the cache)."""
+    if getattr(args, "quick_lane", None) is None and _lane_wanted():
+        args.quick_lane = QuickLane()
+    return getattr(args, "quick_lane", None)
+
+
 def start_quick_lane(out_dir, args) -> QuickLane | None:
-    """Start the report's second lane (``args.quick_lane``) when this process may use two or more cores."""
+    """Queue the second lane's experiments (``args.quick_lane``, started here if ``prepare_quick_lane`` did not)
+    when this process may use two or more cores."""
     lane = getattr(args, "quick_lane", None)
-    if lane is None and common.usable_cores() >= 2 and any(n in EXPERIMENTS for n in SECOND_LANE):
-        lane = args.quick_lane = QuickLane(out_dir)
+    if lane is None and _lane_wanted():
+        lane = args.quick_lane = QuickLane()
+    if lane is not None:
+        lane.start(out_dir)
     return lane
+
+
+def _warm_up(names) -> None:
+    """Import what the experiments ``names`` use; a failure here is left to the experiment itself to report."""
+    try:
+        for n in names:
+            importlib.import_module(f"infonce_bounds.numerics.experiments.{EXPERIMENTS[n]}")
+        from ..experiments import digits
+
+        common.matplotlib_agg()
+        digits.load_images()  # ValueError without scikit-learn
+        import numba  # noqa: F401
+    except Exception:  # noqa: BLE001 - the run that follows reports it, with its own message
+        pass
 
 
 def _part(r: dict) -> str:

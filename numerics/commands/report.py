@@ -136,6 +136,9 @@ def run(args) -> int:
     args.quick_lane = None  # the second process of quick experiments (commands.experiment.QuickLane), once started
     parts = []
     try:
+        from .experiment import prepare_quick_lane, start_quick_lane
+
+        prepare_quick_lane(args)
         for title, target in SECTIONS.items():
             mod_name, fn_name = target.split(":")
             fn = getattr(importlib.import_module(mod_name), fn_name)
@@ -145,8 +148,6 @@ def run(args) -> int:
             if target == SECTIONS["Verified derivations"]:
                 # after the verify pass (which keeps both cores busy when it checks), not before: the second
                 # lane of quick experiments then runs beside the sections that follow
-                from .experiment import start_quick_lane
-
                 start_quick_lane(out, args)
     except BaseException:
         lane = getattr(args, "quick_lane", None)
