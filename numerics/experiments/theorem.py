@@ -40,7 +40,7 @@ import numpy as np
 from numba import prange
 
 from .._jit import helper, kernel
-from ..logsumexp import dot, exp_terms, logsumexp, row_max
+from ..logsumexp import dot, exp_terms
 from . import common
 
 NAME = "theorem"
@@ -159,11 +159,18 @@ def default_model() -> KnownTruthModel:
 def _lse(row, poly, bits):
     """log Σ_j e^{row_j}, max-shifted: ``logsumexp`` of ``numerics.logsumexp`` with caller-owned scratch
     (``poly`` float64, ``bits`` int64, each as long as ``row``), so the inner loops do not allocate."""
-    m = row_max(row)
+    m = np.max(row)  # exact, as ``row_max``; compiled for float64 only (``row_max`` also compiles its float32 branch)
     if m == -math.inf:
         return m
     exp_terms(row, m, 1.0, poly, bits)
     return m + math.log(dot(poly, bits.view(np.float64)))
+
+
+def _logsumexp(row: np.ndarray) -> float:
+    """log Σ_j e^{row_j} of a float64 vector from Python, through ``_lse`` (already compiled for the truth's
+    kernels: the same operations as ``numerics.logsumexp.logsumexp`` on a row without +inf, no second compile)."""
+    row = np.ascontiguousarray(row, dtype=np.float64)
+    return float(_lse(row, np.empty(len(row)), np.empty(len(row), dtype=np.int64)))
 
 
 @helper
@@ -420,7 +427,7 @@ def cross_entropy_limit(model: KnownTruthModel, theta, tau: float) -> float:
     out = 0.0
     for x in range(model.N):
         row = np.log(model.pi) + s[x] / tau
-        out += model.pi[x] * (-(model.M[x] @ s[x]) / tau + float(logsumexp(np.ascontiguousarray(row))))
+        out += model.pi[x] * (-(model.M[x] @ s[x]) / tau + _logsumexp(row))
     return out
 
 
@@ -436,7 +443,7 @@ def monte_carlo_lhs(model: KnownTruthModel, theta, k: int, tau: float, samples: 
         sv = s[x, xi[i]]
         wv = w[x, xi[i]]
         row = np.ascontiguousarray(sv / tau)
-        vals[i] = -(wv @ sv) / wv.sum() / tau + float(logsumexp(row)) - math.log(k)
+        vals[i] = -(wv @ sv) / wv.sum() / tau + _logsumexp(row) - math.log(k)
     return float(vals.mean()), float(vals.std(ddof=1) / math.sqrt(samples))
 
 
@@ -550,7 +557,7 @@ def b_tau(model: KnownTruthModel, anchors, positives, negatives, n: int, k: int,
     neg = np.asarray(negatives, float)
     keep = neg > 0
     row = np.ascontiguousarray(np.log(neg[keep]) + q * np.log(r[keep]))
-    log_mean = float(logsumexp(row)) - math.log(n * k)
+    log_mean = _logsumexp(row) - math.log(n * k)
     return (
         math.sqrt(float(np.asarray(anchors) @ r**2) / n)
         + math.sqrt(float(np.asarray(positives) @ r**2) / n)
