@@ -240,7 +240,7 @@ def _lane_wanted() -> bool:
 
 def prepare_quick_lane(args) -> QuickLane | None:
     """Start the report's second process (``args.quick_lane``) without its experiments: it imports while the
-    verify pass runs (about 1.5 s of CPU, beside a pass that mostly waits on its workers or on the cache)."""
+    verify pass runs (about 1.5 s of CPU once, against waiting for those imports after the pass)."""
     if getattr(args, "quick_lane", None) is None and _lane_wanted():
         args.quick_lane = QuickLane()
     return getattr(args, "quick_lane", None)
