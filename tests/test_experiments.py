@@ -29,7 +29,7 @@ from infonce_bounds.numerics.experiments.models import (
 
 
 def _brute_force(model, k):
-    """R_k − CE and D_k by summing over all N^k ordered k-tuples in 40-digit mpmath (independent route)."""
+    """R̃ − CE and D_k by summing over all N^k ordered k-tuples in 40-digit mpmath (independent route)."""
     with mpmath.workdps(40):
         pi = [mpmath.mpf(float(v)) for v in model.pi]
         S = [[mpmath.mpf(float(v)) for v in row] for row in model.S]
@@ -124,7 +124,7 @@ def test_sphere_mc_at_k1_has_closed_form(rng):
 
 
 def test_leading_term_matches_exact_rate_at_large_k():
-    """k·(CE − R_k) → a₁ = E Var(W)/(2Z²), with a₂/k the next correction (cumulant expansion)."""
+    """k·(CE − R̃) → a₁ = E Var(W)/(2Z²), with a₂/k the next correction (cumulant expansion)."""
     model = next(m for m in finite_models(0.5) if m.name == "binary")
     a1, a2 = model.leading()
     k = 2048
