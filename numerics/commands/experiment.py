@@ -138,8 +138,8 @@ def run(args) -> int:
 
 #: the experiments the report runs in a second process, beside its other sections, when two cores are free:
 #: the three that train on the digits data, which share the compiled pooled-gradient and B_τ kernels, so no
-#: kernel is compiled in both processes (the other three and the sections need none of them). Measured cold
-#: (empty numba cache), one process: these three 14.6 s of CPU, the rest of the report 17 s.
+#: kernel is compiled in both processes (the other three and the sections need none of them). Measured by the
+#: CLI, cold numba cache, warm verify cache: this lane 15.6 s of CPU with its start-up, the report's process 14.6 s.
 SECOND_LANE = ("generalisation", "temperature", "prop4")
 
 
