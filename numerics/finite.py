@@ -1,4 +1,4 @@
-"""Exact finite-state models: Z(x), CE, R_k, R_std,k and H_k by enumerating the k i.i.d. negatives.
+"""Exact finite-state models: Z(x), CE, the DCL risk R̃ (key ``R_k``), R_std,k and H_k by enumerating the k i.i.d. negatives.
 
 A model is ``π`` on ``N`` states, a row-stochastic positive-pair kernel ``M`` (N × N), unit
 embeddings ``φ`` (N × d) and a temperature ``τ``. With ``s(x, y) = ⟨φ(x), φ(y)⟩`` and
@@ -6,7 +6,7 @@ embeddings ``φ`` (N × d) and a temperature ``τ``. With ``s(x, y) = ⟨φ(x), 
 
 * ``Z(x) = Σ_y π(y) W_x(y)``;  ``CE = Σ_x π(x) Σ_y M(x, y) [−s(x, y)/τ + log Z(x)]``
   (cross-entropy of ``M(x, ·)`` against ``Q^φ_τ(x, ·)``, densities with respect to ``π``);
-* ``R_k = E[−s⁺/τ + log Z_k(x)]``, the paper's DCL risk R̃ (§3.4), ``Z_k = (1/k) Σ_j W_x(y_j)``;
+* ``R̃ = E[−s⁺/τ + log Z_k(x)]``, the paper's DCL risk (§3.4; key ``R_k``), ``Z_k = (1/k) Σ_j W_x(y_j)``;
 * ``R_std,k = E[log(1 + Σ_j W_x(y_j)/W_x(x⁺))]`` (standard CPC/SimCLR loss); the paper's InfoNCE risk
   R (2) is R_std,k − log k;
 * ``H_k = E[−Σ_j P̂_k(x, j) log Q̂_k(x, j)]`` (similarity-search interpretation, brief item 2):
@@ -109,7 +109,7 @@ def _tuples(n_states: int, k_: int) -> int:
 
 
 def guard_digits(tau: Fraction) -> int:
-    """Guard digits for a model at τ: 10, plus |log10 τ| for the 1/τ-size terms that cancel in R_k − CE at
+    """Guard digits for a model at τ: 10, plus |log10 τ| for the 1/τ-size terms that cancel in R̃ − CE at
     small τ, plus 2 log10 τ for the gap's τ⁻² size at large τ (the relative accuracy of the printed gap)."""
     lg = abs(math.log10(tau.numerator) - math.log10(tau.denominator))
     return GUARD_DIGITS + math.ceil(2 * lg if tau > 1 else lg)
@@ -147,7 +147,7 @@ class FiniteModel:
     name, description : labels.
 
     Build one with ``FiniteModel.from_json(path)`` or ``FiniteModel.example()``; ``evaluate(ks)``
-    gives the exact Z, CE, R_k and search cross-entropies by enumerating multinomial compositions.
+    gives the exact Z, CE, R̃ and search cross-entropies by enumerating multinomial compositions.
     """
 
     tau: Fraction
@@ -374,7 +374,7 @@ class FiniteModel:
         return out
 
     def exact_at(self, k_: int, with_search: bool = True, with_std: bool = True) -> dict[str, mpmath.mpf | None]:
-        """R_k, R_std,k (unless ``with_std`` is False) and (when defined) H_k for one k, exactly.
+        """R̃ (key ``R_k``), R_std,k (unless ``with_std`` is False) and (when defined) H_k for one k, exactly.
 
         Evaluated at the current mpmath precision; skipped quantities are ``None``.
         """
@@ -437,9 +437,9 @@ class FiniteModel:
 
         Returns ``{"CE", "Z", "by_k": [{"k", "R_k", "R_std_k", "H_k", "gap", "lead1", "lead2",
         "bound", "bound_simple", "bound_sqrt", "offset_std", "R_tilde", "R"}, …], "h_k_note", "interrupted"}``,
-        where ``R_tilde = R_k`` is the paper's DCL risk R̃ and ``R = R_std,k − log k`` its InfoNCE risk (2),
-        ``gap = R_k − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound_sharp``),
-        ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R_k``.
+        where ``"R_tilde"`` (= ``"R_k"``) is the paper's DCL risk R̃ and ``R = R_std,k − log k`` its InfoNCE risk (2),
+        ``gap = R̃ − CE``, ``bound = min(C(τ)/k, D(τ))`` (``derivations.bias.bias_bound_sharp``),
+        ``bound_simple = e^{2/τ}/(4k)``, ``bound_sqrt = (e^{2/τ} − 1)/(2√k)`` and ``offset_std = R_std,k − log k − R̃``.
 
         Every k is checked before any is computed: a ``ValueError`` names the first k beyond
         ``MAX_COMPOSITIONS`` and refuses a list whose estimated ``work`` exceeds ``budget`` (None: no limit).
@@ -506,7 +506,7 @@ class FiniteModel:
             "bound_simple": bnd["simple"](tv, k_),
             "bound_sqrt": bnd["sqrt"](tv, k_),
             "offset_std": ex["R_std_k"] - mpmath.log(k_) - ex["R_k"],
-            # the paper's names: R̃ (§3.4, the DCL risk) = R_k, R (2) = R_std,k − log k
+            # the paper's names: R̃ (§3.4, the DCL risk; key "R_k"), R (2) = R_std,k − log k
             "R_tilde": ex["R_k"],
             "R": ex["R_std_k"] - mpmath.log(k_),
         }

@@ -110,6 +110,30 @@ def test_exact_truth_against_monte_carlo(rng):
     assert se < 0.01
 
 
+def test_serial_and_prange_kernels_return_the_same_bits(rng):
+    """The quick form's serial kernels (below ``SERIAL_BELOW``) and the ``prange`` ones of the full form sum the
+    same helper's values in the same order: equal to the last bit, on the truth and on the grid sums."""
+    m = T.default_model()
+    args = (np.log(m.pi), np.ascontiguousarray(m.density()))
+    for k, tau, with_risk in ((1, 0.5, True), (16, 0.05, True), (40, 2.0, False)):
+        a = np.ascontiguousarray(m.sims(m.theta0 + np.array([0.1, -0.2])) / tau)
+        lgam = np.array([math.lgamma(i + 1) for i in range(k + 1)])
+        assert T._truth_work(m.N, k, with_risk) < T.SERIAL_BELOW  # the quick form's sizes take the serial one
+        ser = T._exact_truth_serial(*args, a, k, lgam, with_risk)
+        par = T._exact_truth_parallel(*args, a, k, lgam, with_risk)
+        assert ser == par
+    k = 16
+    h = T.reduce_stretch(m, k, 20_000, rng)
+    xs, ys, cs = (np.ascontiguousarray(v) for v in T._decode(h["keys"], m.N, k))
+    a = T.grid_similarities(m, m.grid(), 0.5)
+    ser = T._grid_loss_sums_serial(xs, ys, cs, h["counts"], a, math.log(k))
+    par = T._grid_loss_sums_parallel(xs, ys, cs, h["counts"], a, math.log(k))
+    assert ser.tobytes() == par.tobytes()
+    # and the dispatch: the large sizes take the prange form
+    assert T._truth_work(m.N, 256, True) >= T.SERIAL_BELOW
+    assert T._grid_work(np.empty(10**5), a) >= T.SERIAL_BELOW
+
+
 def test_truth_is_finite_at_the_ends_of_the_tau_range():
     m = T.default_model()
     for tau in (0.001, 100.0):

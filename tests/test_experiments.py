@@ -29,7 +29,7 @@ from infonce_bounds.numerics.experiments.models import (
 
 
 def _brute_force(model, k):
-    """R_k − CE and D_k by summing over all N^k ordered k-tuples in 40-digit mpmath (independent route)."""
+    """R̃ − CE and D_k by summing over all N^k ordered k-tuples in 40-digit mpmath (independent route)."""
     with mpmath.workdps(40):
         pi = [mpmath.mpf(float(v)) for v in model.pi]
         S = [[mpmath.mpf(float(v)) for v in row] for row in model.S]
@@ -124,7 +124,7 @@ def test_sphere_mc_at_k1_has_closed_form(rng):
 
 
 def test_leading_term_matches_exact_rate_at_large_k():
-    """k·(CE − R_k) → a₁ = E Var(W)/(2Z²), with a₂/k the next correction (cumulant expansion)."""
+    """k·(CE − R̃) → a₁ = E Var(W)/(2Z²), with a₂/k the next correction (cumulant expansion)."""
     model = next(m for m in finite_models(0.5) if m.name == "binary")
     a1, a2 = model.leading()
     k = 2048
@@ -427,3 +427,36 @@ def test_report_section_embeds_plots(tmp_path, monkeypatch):
     md = experiment.report_section(tmp_path, argparse.Namespace(quick=True))
     assert "![search](experiments/search.png)" in md and "δ1 =" in md
     assert (tmp_path / "experiments" / "search.png").exists() and (tmp_path / "experiments" / "search.json").exists()
+
+
+def test_quick_lane_gives_the_numbers_of_a_run_here(tmp_path):
+    """The report's second process runs an experiment's quick form to the same record, headline and plot name
+    as a run in this process (a point's seed comes from its key, never from the process that draws it)."""
+    from infonce_bounds.numerics.commands import experiment
+
+    lane = experiment.QuickLane(tmp_path / "lane", names=("search",))
+    try:
+        there = lane.result("search")
+    finally:
+        lane.close()
+    here = experiment.run_quick("search", tmp_path / "here", workers=1)
+    assert there["lines"] == here["lines"] and there["png"] == here["png"] == "search.png"
+    drop = ("run", "versions")
+    rec = {p: json.loads((tmp_path / p / "experiments" / "search.json").read_text()) for p in ("lane", "here")}
+    assert {k: v for k, v in rec["lane"].items() if k not in drop} == {
+        k: v for k, v in rec["here"].items() if k not in drop
+    }
+    assert "search" in lane and "rate" not in lane
+
+
+def test_quick_lane_failure_reaches_the_report(tmp_path):
+    """An experiment that fails in the second process fails the report section with its error (planted: an
+    unwritable output directory), and the lane is ended."""
+    from infonce_bounds.numerics.commands import experiment
+
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    lane = experiment.QuickLane(blocker, names=("search",))
+    with pytest.raises(ValueError, match="cannot be written"):
+        lane.result("search")
+    lane.close(failed=True)

@@ -126,7 +126,7 @@ def test_cli_json_matches_brute_force(capsys):
 def test_cli_table_runs(capsys):
     assert main(["exact", str(DATA / "own_M_zero_entry_tau1.json"), "--k", "1,3"]) == 0
     cap = capsys.readouterr()
-    assert "R_k − CE" in cap.out and "H_k not computed" in cap.err
+    assert "R̃ − CE" in cap.out and "H_k not computed" in cap.err
 
 
 def test_k_one_is_a_rational_identity():

@@ -109,9 +109,15 @@ def table(values: dict, ks: list[int], gamma_mode: str, loss: str, digits: int =
     return rows
 
 
-def closing_note(values: dict, gamma_mode: str, loss: str) -> tuple[str, dict]:
-    """The averaged vs max-type complexity penalties at k = 1, 64, 4096 (certified upper ends)."""
-    rows = table(values, list(NOTE_K), gamma_mode, loss)
+def closing_note(values: dict, gamma_mode: str, loss: str, rows: list[dict] | None = None) -> tuple[str, dict]:
+    """The averaged vs max-type complexity penalties at k = 1, 64, 4096 (certified upper ends).
+
+    ``rows``: rows of ``table`` at the same values, γ mode, loss and the default 4 digits, whose k in ``NOTE_K``
+    are used as they are (the default k grid has all three) instead of being certified a second time."""
+    have = {r["k"]: r for r in rows or ()}
+    if not all(kv in have for kv in NOTE_K):
+        have.update({r["k"]: r for r in table(values, [kv for kv in NOTE_K if kv not in have], gamma_mode, loss)})
+    rows = [have[kv] for kv in NOTE_K]
     got = {r["k"]: (r["complexity_avg"], r["complexity_max"]) for r in rows}
     if any(a is None or m is None for a, m in got.values()):
         return "complexity terms unavailable (derivations.rademacher missing)", {}
@@ -210,8 +216,10 @@ def compute(args) -> dict:
     elif str(args.gamma).strip().lower() != "auto":  # pragma: no cover - validate_params handles it
         values[gamma] = _number("gamma", args.gamma, "γ ≥ 1/τ")
     loss = loss_name(args)
-    rows = table(values, ks, gamma_mode, loss, digits=min(args.digits, 6))
-    note, quoted = closing_note(values, gamma_mode, loss)
+    digits = min(args.digits, 6)
+    rows = table(values, ks, gamma_mode, loss, digits=digits)
+    # the note quotes 4 digits: the table's rows serve it when they have 4 digits too
+    note, quoted = closing_note(values, gamma_mode, loss, rows if digits == 4 else None)
     return {
         "ks": ks,
         "values": values,

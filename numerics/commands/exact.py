@@ -1,7 +1,8 @@
 """``infonce-bounds exact MODEL.json --k 1-8 [--digits 30] [--json]``: exact finite-model values.
 
 Enumerates the multinomial compositions of the k i.i.d. negatives (``numerics.finite``) and prints
-CE, Z(x), R_k, R_std,k, H_k (when defined), the finite-k gap R_k − CE against the expansion terms
+CE, Z(x), the DCL risk R̃ (§3.4; column ``R̃``, JSON key ``R_k``), R_std,k, H_k (when defined), the finite-k gap
+R̃ − CE against the expansion terms
 and the rigorous bound min(C(τ)/k, D(τ)) of ``derivations.bias.bias_bound_sharp``.
 """
 
@@ -16,7 +17,7 @@ import mpmath
 from ..finite import WORK_BUDGET, FiniteModel, to_json
 from ..klist import SYNTAX, parse_k_list
 
-HELP = "exact R_k, R_std,k, H_k and the finite-k bias of a finite-state model (enumeration, mpmath)"
+HELP = "exact R̃ (DCL risk), R_std,k, H_k and the finite-k bias of a finite-state model (enumeration, mpmath)"
 
 
 def add_arguments(p) -> None:
@@ -73,7 +74,7 @@ def run(args) -> int:
     print(f"CE = {mpmath.nstr(res['CE'], args.digits)}")
     for i, z_ in enumerate(res["Z"]):
         print(f"Z({i}) = {mpmath.nstr(z_, args.digits)}")
-    head = ("k", "R_k", "R_std_k", "H_k", "R_k − CE", "lead1", "lead2", "−min(C(τ)/k, D(τ))")
+    head = ("k", "R̃", "R_std_k", "H_k", "R̃ − CE", "lead1", "lead2", "−min(C(τ)/k, D(τ))")
     rows = [
         (
             str(r["k"]),
@@ -124,7 +125,7 @@ def _bias_table(model: FiniteModel, ks) -> str:
     tq = sp.Rational(model.tau.numerator, model.tau.denominator)
     lines = [
         (
-            "| k | exact R_k − CE | leading term −E κ₂/(2kZ²) | gap / leading | with k⁻² term | "
+            "| k | exact R̃ − CE | leading term −E κ₂/(2kZ²) | gap / leading | with k⁻² term | "
             "rigorous −min(C(τ)/k, D(τ)) | gap / bound | asymptotic −sinh²(1/τ)/(2k) | O(k^{-1/2}) route |"
         ),
         "|---|---|---|---|---|---|---|---|---|",
@@ -145,7 +146,7 @@ def _bias_table(model: FiniteModel, ks) -> str:
 
 
 def section_finite_bias(out, args) -> str:
-    """Report section: exact R_k − CE on the example model vs the leading term and the rigorous bound."""
+    """Report section: exact R̃ − CE (the DCL risk R̃) on the example model vs the leading term and the rigorous bound."""
     import sympy as sp
 
     from infonce_bounds.derivations import bias, intervals
@@ -201,7 +202,7 @@ def section_finite_bias(out, args) -> str:
         "\n".join(rows),
         "",
         (
-            "sinh²(1/τ)/2 bounds only the limit of k(CE − R_k); two-point laws exceed sinh²(1/τ)/(2k) at "
+            "sinh²(1/τ)/2 bounds only the limit of k(CE − R̃); two-point laws exceed sinh²(1/τ)/(2k) at "
             "finite k (tests/test_bias.py finds one by exact computation)."
         ),
     ]

@@ -80,7 +80,7 @@ def prior_values(tau: float, k: int, n: int, L: float, p: int, R: float) -> dict
 
 
 def bias_constant(tau: float) -> dict:
-    """C(τ) of ``derivations.bias`` (0 ≤ CE − R_k ≤ C(τ)/k) and its simple constant e^{2/τ}/4."""
+    """C(τ) of ``derivations.bias`` (0 ≤ CE − R̃ ≤ C(τ)/k) and its simple constant e^{2/τ}/4."""
     from infonce_bounds.derivations import bias
 
     return {

@@ -18,7 +18,7 @@ W ↦ φ_W(x) is 2‖x − x̄‖/(ρ‖x − x̄‖) = (2/ρ)-Lipschitz (Froben
 
 Training: empirical risk of the DCL loss (paper §3.4) with k negatives on n fixed tuples (x, x⁺, x_1 … x_k),
 x uniform on the training pool, x⁺ ~ M(x, ·), x_j uniform on the training pool:
-  R̂_k(W) = (1/n) Σ_i [ −s(x_i, x_i⁺)/τ + log (1/k) Σ_j e^{s(x_i, x_ij)/τ} ],
+  R̂_n(W) = (1/n) Σ_i [ −s(x_i, x_i⁺)/τ + log (1/k) Σ_j e^{s(x_i, x_ij)/τ} ],
 minimised by full-batch Adam with projection onto the ball ‖W‖_F ≤ R. The embedding-level gradient comes
 from the numba kernel ``numerics.infonce_gradient_pooled`` (numpy fallback, used as a check in the tests).
 """
@@ -137,7 +137,7 @@ def _back(g, e, nz, U):
 
 
 def risk_and_grad(W: np.ndarray, T: Tuples, tau: float, grad: bool = True, backend: str = "kernel"):
-    """R̂_k(W) on the tuples and its gradient in W.
+    """R̂_n(W) on the tuples and its gradient in W.
 
     ``backend="kernel"``: the embedding-level gradient from ``numerics.infonce_gradient_pooled`` (numba),
     then the chain rule through the normalisation and the linear map; ``"numpy"``: everything in numpy.
@@ -179,7 +179,7 @@ def project(W: np.ndarray, radius: float) -> np.ndarray:
 def train(
     T: Tuples, tau: float, d: int, steps: int, rng: np.random.Generator, radius: float = 10.0, lr: float = 0.05
 ) -> tuple[np.ndarray, list[float]]:
-    """Full-batch Adam on R̂_k with projection onto ‖W‖_F ≤ radius; returns W and the risk trace."""
+    """Full-batch Adam on R̂_n with projection onto ‖W‖_F ≤ radius; returns W and the risk trace."""
     W = project(rng.normal(size=(d, T.pool_u.shape[1])) * (3.0 / math.sqrt(d * T.pool_u.shape[1])), radius)
     m = np.zeros_like(W)
     v = np.zeros_like(W)
@@ -195,7 +195,7 @@ def train(
 
 
 def population_risk(W, pool_img, mean_img, k: int, tau: float, n: int, rng: np.random.Generator) -> float:
-    """Monte Carlo R_k on a pool (fresh anchors, positives and negatives from that pool)."""
+    """Monte Carlo R̃ (the DCL risk with k negatives) on a pool (fresh anchors, positives and negatives from that pool)."""
     T = make_tuples(pool_img, mean_img, n, k, rng)
     return risk_and_grad(W, T, tau, grad=False)[0]
 

@@ -4,11 +4,11 @@ Paper (abstract, §5 after Theorem 1): the generalisation error stabilises as k 
 CE − R̂_n (expected cross-entropy of the similarity search on unseen data minus the empirical risk)
 by sample variability + complexity + finite-k bias. Setting (``digits`` module): scikit-learn's
 digits, augmentation kernel M (shift, occlusion, noise), embedding φ_W(x) = W(x − x̄)/‖W(x − x̄)‖ with
-‖W‖_F ≤ R, n fixed training tuples, full-batch Adam on the empirical DCL risk (paper §3.4) R̂_k.
+‖W‖_F ≤ R, n fixed training tuples, full-batch Adam on the empirical DCL risk (paper §3.4) R̂_n.
 
 Measured per (k, seed), then mean and 95 % Student-t interval over seeds:
-  ``empirical_risk``   R̂_k at the trained W (the training objective);
-  ``test_risk_k``      R_k on held-out images (fresh anchors, positives, k negatives; Monte Carlo);
+  ``empirical_risk``   R̂_n at the trained W (the training objective);
+  ``test_risk_k``      R̃ (DCL risk, k negatives) on held-out images (fresh anchors, positives, k negatives; Monte Carlo);
   ``test_ce``          held-out similarity-search cross-entropy CE(M, Q^φ_τ): −s(x, x⁺)/τ + log of the
                        mean of e^{s(x, y)/τ} over the whole held-out pool (y ≠ x), averaged over anchors
                        and augmentations (the k → ∞ risk; the left side of Theorem 1);
@@ -201,7 +201,7 @@ def closing_note(per_k: dict, ks: list[int], stab: dict) -> str:
         else ""
     )
     return (
-        "Measured gap CE(held-out) − R̂_k, mean over seeds [95 % CI]: "
+        "Measured gap CE(held-out) − R̂_n, mean over seeds [95 % CI]: "
         + "; ".join(parts)
         + f". Verdict: {verdict} as k grows{extra}."
     )
@@ -236,15 +236,15 @@ def plot(per_k: dict, ks: list[int], tau: float, n: int):
         ax.fill_between(kk, lo, hi, alpha=0.2, color=line.get_color())
         return m
 
-    band(axes[0], "empirical_risk", r"empirical risk $\hat R_k$ (train)", marker="o")
-    band(axes[0], "test_risk_k", r"held-out $R_k$", marker="s")
+    band(axes[0], "empirical_risk", r"empirical risk $\hat R_n$ (train)", marker="o")
+    band(axes[0], "test_risk_k", r"held-out $\tilde R$", marker="s")
     band(axes[0], "test_ce", "held-out search cross-entropy CE", marker="^")
     band(axes[0], "train_ce", "training-pool CE", marker="v", linestyle="-.")
     axes[0].set(
         xscale="log", xlabel=r"number of negatives $k$", ylabel="nats", title=rf"digits, $\tau$ = {tau}, $n$ = {n}"
     )
-    gap = band(axes[1], "gap", r"gap CE(held-out) $- \hat R_k$", marker="o")
-    band(axes[1], "gap_same_k", r"gap at fixed $k$: $R_k$(held-out) $- \hat R_k$", marker="s")
+    gap = band(axes[1], "gap", r"gap CE(held-out) $- \hat R_n$", marker="o")
+    band(axes[1], "gap_same_k", r"gap at fixed $k$: $\tilde R$(held-out) $- \hat R_n$", marker="s")
     axes[1].axhline(0, color="grey", lw=0.5)
     axes[1].set(
         xscale="log",

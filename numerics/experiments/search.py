@@ -1,13 +1,13 @@
-"""Experiment ``search``: H_k − log k against R_k, and their difference D_k = O(1/k).
+"""Experiment ``search``: H_k − log k against the DCL risk R̃, and their difference D_k = O(1/k).
 
 Paper (Prop. 2 and (12), §3.3–3.4): the population risk is O(1/k) close to the cross-entropy H_k between the
 softmax search over k unseen points with the learned similarity, Q̂_k(x, j) ∝ e^{s(x, y_j)/τ}, and
 the idealised search P̂_k(x, j) ∝ m(x, y_j) (m = dM(x, ·)/dπ). Because Σ_j P̂_k(x, j) = 1 the
 log-partition terms cancel exactly and
-    D_k = H_k − log k − R_k = (1/τ)(E_M s(x, ·) − E Σ_j P̂_k(x, j) s(x, y_j)),
+    D_k = H_k − log k − R̃ = (1/τ)(E_M s(x, ·) − E Σ_j P̂_k(x, j) s(x, y_j)),
 the bias of a self-normalised importance-sampling estimate, δ₁/k + O(k⁻²) with
 δ₁ = (1/τ) E_x[Cov_π(m, m s) − E_π(m s) Var_π(m)] (its sign depends on the model).
-We measure R_k and H_k − log k on the same models as ``rate`` (exactly, or by Monte Carlo with
+We measure R̃ and H_k − log k on the same models as ``rate`` (exactly, or by Monte Carlo with
 control variates), fit the slope of log|D_k| for k ≥ 64 and compare k·D_k at the largest k with δ₁.
 """
 
@@ -23,7 +23,7 @@ from .models import SphereModel, finite_models
 from .rate import point as _rate_point
 
 NAME = "search"
-HELP = "similarity-search interpretation: H_k − log k vs R_k; D_k = O(1/k) and its coefficient δ₁"
+HELP = "similarity-search interpretation: H_k − log k vs R̃; D_k = O(1/k) and its coefficient δ₁"
 FULL = {"k": [2**i for i in range(13)], "samples": 200_000, "sphere_samples": 20_000}
 QUICK = {"k": [1, 4, 16, 64, 128, 256, 512, 1024], "samples": 20_000, "sphere_samples": 2_000}
 OPTIONS = ("k", "samples", "tau", "dim")
@@ -125,7 +125,7 @@ def run(opts: dict, out, seed: int, workers=None, scheduler=None) -> dict:
 
 
 def plot(per_model: dict, tau: float):
-    """Left: R_k and H_k − log k against k with CE (thin); right: k·D_k → δ₁. Style from ``plotstyle``."""
+    """Left: R̃ and H_k − log k against k with CE (thin); right: k·D_k → δ₁. Style from ``plotstyle``."""
     from .. import plotstyle
 
     plt = plotstyle.pyplot()
@@ -133,7 +133,7 @@ def plot(per_model: dict, tau: float):
     colors = plt.rcParams["axes.prop_cycle"].by_key()["color"]
     for c, (name, m) in zip(colors, per_model.items()):
         ks = np.array([p["k"] for p in m["points"]], float)
-        ax1.plot(ks, [p["R_k"] for p in m["points"]], color=c, marker="o", label=f"{name} model: $R_k$")
+        ax1.plot(ks, [p["R_k"] for p in m["points"]], color=c, marker="o", label=f"{name} model: $\\tilde R$")
         ax1.plot(
             ks,
             [p["H_k_minus_log_k"] for p in m["points"]],
@@ -160,12 +160,12 @@ def plot(per_model: dict, tau: float):
         xscale="log",
         xlabel=r"number of negatives $k$",
         ylabel="nats",
-        title=rf"$R_k$ and $H_k - \log k$ tend to CE, $\tau$ = {tau}",
+        title=rf"$\tilde R$ and $H_k - \log k$ tend to CE, $\tau$ = {tau}",
     )
     ax2.set(
         xscale="log",
         xlabel=r"number of negatives $k$",
-        ylabel=r"$k\,D_k = k\,(H_k - \log k - R_k)$ (nats)",
+        ylabel=r"$k\,D_k = k\,(H_k - \log k - \tilde R)$ (nats)",
         title=r"$k\,D_k \to \delta_1$",
     )
     plotstyle.legend(ax1)

@@ -4,13 +4,13 @@ Paper (§4.2, after Prop. 5): as τ → 0 the bound becomes more and more sensit
 embeddings; low temperature can mean a larger generalisation error, higher τ regularises.
 For each τ on the grid we record
   * the finite-k bias constant: C(τ) of ``derivations.bias`` (when importable), the brief's simple
-    e^{2/τ}/4, and the *measured* k·(CE − R_k) at k = 16 and 256 on the finite models of ``models``
+    e^{2/τ}/4, and the *measured* k·(CE − R̃) at k = 16 and 256 on the finite models of ``models``
     (exact or Monte Carlo) with their asymptotic a₁(τ) = E Var(W)/(2Z²);
   * the continuity factor of ``derivations.continuity`` at k (max form β = 1/τ, β = 2/τ, and the
     k-free average form β → ∞);
   * the Theorem-1 components at the same (n, k, τ, δ, L, p, R) as the trained maps (``bounds``);
   * trained on the digits data (as ``generalisation``, fixed k): the measured gap
-    CE(held-out) − R̂_k and the fixed-k gap, and the *data-dependent* continuity factor
+    CE(held-out) − R̂_n and the fixed-k gap, and the *data-dependent* continuity factor
     exp(Λ(β; z)/(βτ) − Λ(1/τ; z)) at β = 2/τ on held-out similarity vectors z (k negatives),
     averaged over anchors (max also kept): how much the softmax weights of the negatives concentrate.
 """
@@ -190,7 +190,7 @@ def note(per_tau: dict, taus: list[float]) -> str:
         f"data factor {lo['data_factor_mean']['mean']:.3g}; τ = {taus[-1]}: gap {hi['gap']['mean']:.3f} "
         f"(τ·gap {hi['tau_times_gap']['mean']:.3f}), "
         f"fixed-k gap {hi['gap_same_k']['mean']:.3f}, data factor {hi['data_factor_mean']['mean']:.3g}. "
-        f"Measured max k·(CE − R_k) on the finite models: {lo['bias_constant']['measured_max_k_times_gap']:.3g} "
+        f"Measured max k·(CE − R̃) on the finite models: {lo['bias_constant']['measured_max_k_times_gap']:.3g} "
         f"at τ = {taus[0]} vs {hi['bias_constant']['measured_max_k_times_gap']:.3g} at τ = {taus[-1]}."
     )
 
@@ -205,8 +205,8 @@ def plot(per_tau: dict, taus: list[float], k: int):
     rows = [per_tau[repr(x)] for x in taus]
     ax = axes[0]
     for key, lab in (
-        ("gap", r"gap CE(held-out) $- \hat R_k$"),
-        ("gap_same_k", r"fixed-$k$ gap $R_k$(held-out) $- \hat R_k$"),
+        ("gap", r"gap CE(held-out) $- \hat R_n$"),
+        ("gap_same_k", r"fixed-$k$ gap $\tilde R$(held-out) $- \hat R_n$"),
     ):
         m = np.array([r[key]["mean"] for r in rows], float)
         lo = np.array([r[key]["ci"][0] if r[key]["ci"][0] is not None else np.nan for r in rows], float)
