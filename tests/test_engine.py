@@ -121,6 +121,77 @@ def test_half_infinite_box_and_division_by_an_interval_at_zero():
         intervals.interval_eval(sp.log(x), {x: (-2, -1)})
 
 
+def test_mean_value_form_certifies_a_small_margin_on_few_boxes():
+    """f(box) ⊆ f(c) + f'(box)(box − c): log(1 + x) ≥ 2x/(2 + x) − 10⁻⁶ on [0, 100] (tight as x → 0,
+    where bisection with plain enclosures leaves boxes after 1500 evaluations) is proved on a few hundred."""
+    out = certify_nonnegative(sp.log(1 + x) - 2 * x / (2 + x) + sp.Rational(1, 10**6), Domain({x: (0, 100)}))
+    assert out.status == "proved" and out.boxes < 400
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        (x - sp.Rational(3, 10)) ** 2 - sp.Rational(1, 10**12),  # fails only within 10⁻⁶ of 3/10, off every centre
+        sp.Abs(x - sp.Rational(1, 3)) - sp.Rational(1, 10**6),  # not C¹: its slope sign(x − 1/3) is not enclosed
+        sp.Max(x, 1 - x) - sp.Rational(1, 2) - sp.Rational(1, 10**9),  # not C¹ at its minimum 1/2
+    ],
+)
+def test_mean_value_form_does_not_certify_a_false_claim(expr):
+    """Planted wrong: claims false on a sliver of [0, 1] are not proved with the mean-value form on."""
+    out = certify_nonnegative(expr, Domain({x: (0, 1)}))
+    assert out.status != "proved"
+
+
+def test_assumption_witness_finds_a_failure_outside_the_domain_only_where_there_is_one():
+    """x ≤ 1 holds on [0, 1] but not for every real x (a witness); e^x ≥ 1 + x holds for every real x
+    (none); an integral is not pre-screened (none)."""
+    from infonce_bounds.derivations.checks.prescreen import assumption_witness
+
+    dom = Domain({x: (0, 1)})
+    wit = assumption_witness([x, sp.Integer(1)], "<=", "x ≤ 1", dom)
+    assert wit is not None and float(wit["x"]) > 1
+    assert assumption_witness([1 + x, sp.exp(x)], "<=", "1 + x ≤ e^x", dom) is None
+    assert assumption_witness([x, x + 1], "==", "x = x + 1", dom) is not None
+    cancels = [sp.cosh(200 * x) ** 2 - sp.sinh(200 * x) ** 2, sp.Integer(1)]  # 1 for every x, 10¹⁷³ − 10¹⁷³ at x = 1
+    assert assumption_witness(cancels, "==", "cosh² − sinh² = 1", Domain({x: (1, 2)}), points=40) is None
+    assert assumption_witness([x**2 - 1, (x - 1) * (x + 1)], "==", "difference of squares", dom) is None
+    t_ = sp.Symbol("t_", real=True)
+    assert assumption_witness([sp.Integral(t_, (t_, 0, x)), x], "<=", "∫ t dt ≤ x", dom) is None
+
+
+def test_prescreened_claims_keep_their_proofs():
+    """The pre-screen spares only attempts that must fail: a claim true for all real x that needs
+    simplify to show its sign stays a symbolic proof; one true only on its box gets its interval proof."""
+    # simplify reduces the gap to x²; at x = 200, 50 digits of cosh² − sinh² are all cancellation
+    gap = x**2 + sp.cosh(x) ** 2 - sp.sinh(x) ** 2 - 1
+    sq = Step("x² + cosh² x − sinh² x − 1 ≥ 0", gap, 0, kind="inequality", relation=">=", domain=Domain({x: (-5, 5)}))
+    res = check_step(sq, trials=2000)
+    assert res.verdict is Verdict.PROVED and res.symbolic
+    box = Step("x ≤ 1 on [0, 1]", x, 1, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
+    res = check_step(box, trials=2000)
+    assert res.verdict is Verdict.PROVED and res.certified and not res.symbolic
+    assert "allowed by the assumptions" in res.evidence
+
+
+def test_cheap_rewrites_prove_only_true_identities():
+    """expand/cancel (after rewrite(exp) for hyperbolic functions) reach 0 on true identities and not on a
+    planted wrong one; a step's own simplifier still decides what they leave."""
+    from infonce_bounds.derivations.checks.identity import cheap_zero
+
+    assert cheap_zero(sp.sinh(1 / tau) ** 2 - (sp.cosh(2 / tau) - 1) / 2)
+    assert cheap_zero((sp.exp(2 / tau) - 1) / (sp.exp(1 / tau) - 1) - sp.exp(1 / tau) - 1)
+    assert not cheap_zero(sp.sinh(1 / tau) ** 2 - (sp.cosh(2 / tau) + 1) / 2)
+    wrong = Step(
+        "planted: d/dx x³ = 3x² + 10⁻²⁰",
+        sp.Derivative(x**3, x),
+        3 * x**2 + sp.Rational(1, 10**20),
+        domain=Domain({x: (1, 2)}),
+        simplifier=lambda e: sp.Integer(0),
+    )  # a 'buggy' simplifier: the derivative spot-check (50 digits, evaluated once per claim) refutes
+    res = check_step(wrong)
+    assert res.verdict is Verdict.REFUTED and "simplification bug" in res.method
+
+
 @pytest.mark.parametrize("tv", ["0.001", "0.1", "1", "100"])
 def test_interval_ops_enclose_50_digit_values(tv):
     e = sp.log(1 + sp.exp(2 / tau)) * sp.sinh(1 / tau) ** 2 / sp.sqrt(tau) - sp.tanh(tau) + sp.cosh(1 / tau) ** -1

@@ -13,6 +13,7 @@ from ..ledger import Step, StepResult, Verdict, free_names
 from .falsifier import falsify
 from .identity import expand_then_simplify
 from .interval import certify_nonnegative
+from .prescreen import assumption_witness
 from .sampling import _sides, symbolic_cover
 
 
@@ -27,6 +28,12 @@ def _obviously_nonnegative(e: sp.Expr) -> bool:
     if isinstance(e, (sp.Mul, sp.Add)):
         return all(_obviously_nonnegative(a) for a in e.args)
     return False
+
+
+def _fmt(point: dict[str, str]) -> str:
+    """A short form of a point (at most four coordinates, 12 characters each)."""
+    items = [f"{k_} = {v_[:12]}" for k_, v_ in point.items()]
+    return ", ".join(items[:4]) + (", …" if len(items) > 4 else "")
 
 
 def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
@@ -52,8 +59,14 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             # factored certificate is): then simplify (often the most expensive call here) is spared
             sign = gap.is_positive if strict else gap.is_nonnegative
             if not sign:
-                g = sp.simplify(gap)
-                sign = g.is_positive if strict else g.is_nonnegative
+                # where the claim fails at a point the symbols' assumptions allow (outside the stated
+                # domain), SymPy's sign deduction cannot succeed: simplify is spared (prescreen.py)
+                witness = assumption_witness([small, big], "<" if strict else "<=", step.name, step.domain)
+                if witness is None:
+                    g = sp.simplify(gap)
+                    sign = g.is_positive if strict else g.is_nonnegative
+                else:
+                    evidence.append(f"no symbolic sign: the claim fails at {_fmt(witness)}, allowed by the assumptions")
         except Exception:
             sign = None
         if sign:

@@ -9,7 +9,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Step, StepResult, Verdict
-from .identity import _spot_check
+from .identity import _spot_check, expand_then_simplify
 from .sampling import symbolic_cover
 
 
@@ -32,7 +32,7 @@ def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
     mismatches = []
     unsure = []
     for n_, (g, w_) in enumerate(zip(got, want)):
-        d_ = sp.simplify(g - w_)
+        d_ = expand_then_simplify(g - w_)
         if d_ == 0:
             continue
         # SymPy could not reduce: a numeric check at domain points decides between refuted and unsure
@@ -79,7 +79,7 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy limit failed", evidence=str(exc))
     if isinstance(got, sp.Limit) or got.has(sp.Limit):
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
-    same = got == step.rhs or (got.is_infinite is not True and sp.simplify(got - step.rhs) == 0)
+    same = got == step.rhs or (got.is_infinite is not True and expand_then_simplify(got - step.rhs) == 0)
     if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
         return StepResult(
             step.name,
