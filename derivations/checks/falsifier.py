@@ -88,10 +88,20 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             state["float_noise"] += 1
         return ratio if bv > 0 else (1e300 if violated else -1e300)
 
+    unconfirmed: dict[tuple, bool] = {}  # points whose 50-digit values were not a violation (True: not evaluable)
+
     def confirm(pt: dict) -> None:
+        # the pattern search proposes the same point again and again near a float-only violation: its
+        # 50-digit verdict is a function of the point, so it is computed once and counted every time
+        key = tuple((s_, type(v_), v_) for s_, v_ in pt.items())
+        seen = unconfirmed.get(key)
+        if seen is not None:
+            state["float_noise"] += not seen
+            return
         try:
             sv, bv = ev.evaluate(pt, exact=True, dps=dps)
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            unconfirmed[key] = True
             return
         m = bv - sv
         tol = mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(sv), abs(bv))
@@ -103,6 +113,7 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             }
         else:
             state["float_noise"] += 1
+            unconfirmed[key] = False
 
     def admissible(pt: dict) -> bool:
         return _satisfies(step.domain, pt)
@@ -117,7 +128,8 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         vec = None
     if vec is not None:
         seeds = [pt for pt in seeds[:budget] if admissible(pt)]
-        scored.extend(zip(vec.score_points(seeds), seeds))
+        with vec.np.errstate(all="ignore"):  # the batches' overflows and 0/0 are handled as values
+            scored.extend(zip(vec.score_points(seeds), seeds))
         scored = [(float(sc_), pt_) for sc_, pt_ in scored]
     else:
         for pt in seeds:
@@ -128,7 +140,8 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     # 2. random and boundary-snapped samples
     n_random = max(0, int(0.6 * budget) - state["n"])
     if vec is not None:
-        scored = vec.random_phase(n_random, scored)
+        with vec.np.errstate(all="ignore"):
+            scored = vec.random_phase(n_random, scored)
         n_random = 0
     for it in range(n_random):
         pt = ev.random_point(sampler, snap=0.3 if it % 2 else 0.0)
@@ -146,15 +159,8 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     starts = sorted(scored, key=lambda x: -x[0])[:16]
     per_start = max(1, (budget - state["n"]) // max(1, len(starts)))
     if vec is not None:
-
-        def fresh() -> tuple[float, dict] | None:  # a restart: a fresh boundary-snapped point
-            pt0 = ev.random_point(sampler, snap=0.3)
-            if not admissible(pt0):
-                state["n"] += 1
-                return None
-            return score(pt0), pt0
-
-        vec.pattern_search_many(starts, per_start, budget, fresh)
+        with vec.np.errstate(all="ignore"):
+            vec.pattern_search_many(starts, per_start, budget)
         starts = []
     while state["cx"] is None and state["n"] < budget:
         if starts:
@@ -168,7 +174,8 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         n0 = state["n"]
         moving = [s_ for s_ in pt0 if s_ not in ev.structural]
         if vec is not None and 2 * len(moving) >= _Vectorised.MIN_BATCH:
-            vec.pattern_search(pt0, sc0, min(per_start, budget - state["n"]))
+            with vec.np.errstate(all="ignore"):
+                vec.pattern_search(pt0, sc0, min(per_start, budget - state["n"]))
         else:
             _pattern_search(pt0, sc0, per_start, sampler, ev, score, admissible, rng, lambda: state["cx"] is not None)
         if state["n"] == n0:
@@ -315,6 +322,8 @@ class _Vectorised:
         self.ev, self.sampler, self.step, self.rng, self.state = ev, sampler, step, rng, state
         self.confirm, self.strict = confirm, strict
         self.gen = np.random.default_rng(rng.getrandbits(64))
+        self.struct = sorted(ev.structural, key=str)
+        self._memo: dict = {}
         scal = set(ev.scalars)
         self.cons = []
         for c in step.domain.constraints:
@@ -330,11 +339,20 @@ class _Vectorised:
 
     # ---- evaluation and bookkeeping
     def _values(self, inst, cols, n, dtype=float):
+        """Both sides at ``n`` points (columns ``cols``) as arrays of ``dtype``, or None where numpy
+        cannot evaluate the claim. Called under ``np.errstate(all="ignore")`` (the public entries)."""
         np = self.np
         try:
-            with np.errstate(all="ignore"):
-                out = inst.fn_np(*cols)
-            sv, bv = (np.broadcast_to(np.asarray(o), (n,)) for o in out)
+            sv, bv = inst.fn_np(*cols)
+            if (
+                type(sv) is np.ndarray
+                and type(bv) is np.ndarray
+                and sv.dtype == dtype
+                and bv.dtype == dtype
+                and sv.shape == bv.shape == (n,)
+            ):
+                return sv, bv  # the common case: no broadcasting, no conversion
+            sv, bv = (np.broadcast_to(np.asarray(o), (n,)) for o in (sv, bv))
             if sv.dtype.kind not in "fiu" or bv.dtype.kind not in "fiu":
                 raise TypeError("non-real values")
             return sv.astype(dtype), bv.astype(dtype)
@@ -342,13 +360,22 @@ class _Vectorised:
             return None
 
     def _scalar_values(self, pts):
+        """The scalar evaluator point by point (rows numpy could not evaluate, or overflowed in long
+        double), memoised per point: a boundary snap repeats the same point thousands of times."""
         np = self.np
         sv, bv = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
+        memo = self._memo
         for i, pt in enumerate(pts):
-            try:
-                sv[i], bv[i] = self.ev.evaluate(pt)
-            except (ZeroDivisionError, ValueError, TypeError, OverflowError):
-                pass
+            key = tuple((s_, type(v_), v_) for s_, v_ in pt.items())
+            hit = memo.get(key)
+            if hit is None:
+                try:
+                    hit = tuple(self.ev.evaluate(pt))
+                except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+                    hit = (math.nan, math.nan)
+                if len(memo) < 100_000:
+                    memo[key] = hit
+            sv[i], bv[i] = hit
         return sv, bv
 
     def _fix_overflow(self, inst, args, sv, bv, point):
@@ -369,47 +396,79 @@ class _Vectorised:
         return sv, bv
 
     def absorb(self, sv, bv, point) -> Any:
-        """Record a batch (``point(i)`` builds row ``i``'s point dict); returns the scores."""
+        """Record a batch (``point(i)`` builds row ``i``'s point dict); returns the scores: the ratio
+        where big > 0, else ±1e300 (violated or not), −inf where a side is undefined. Called under
+        ``np.errstate(all="ignore")``."""
         np, state = self.np, self.state
         n = len(sv)
         state["n"] += n
+        if n == 0:
+            return np.full(0, -np.inf)
+        margin = bv - sv
+        pos = bv > 0
+        if pos.all():  # the common batch: every ratio defined, one pass for each record
+            ratio = sv / bv
+            i = int(ratio.argmax())  # argmax stops at a NaN: then the general path below
+            if ratio[i] == ratio[i]:
+                if ratio[i] > state["worst"]:
+                    state["worst"], state["worst_pt"] = float(ratio[i]), point(i)
+                # most batches hold nothing above the 24th best ratio so far: then the list stays as it is
+                if len(state["top"]) < 24 or ratio[i] > state["top_r"][-1]:
+                    self._top(ratio, np.arange(n), point)
+                mm = float(margin.min())
+                state["min_margin"] = min(state["min_margin"], mm)
+                if mm < 0 or (self.strict and mm <= 0):
+                    self._violations(sv, bv, margin, (margin < 0) | (self.strict & (margin <= 0)), point)
+                return ratio.astype(float, copy=False)
         finite = ~(np.isnan(sv) | np.isnan(bv))
-        with np.errstate(all="ignore"):
-            margin = bv - sv
-            ratio = np.where(bv > 0, sv / np.where(bv > 0, bv, 1.0), np.where(sv > bv, np.inf, -np.inf))
+        ratio = np.where(pos, sv / np.where(pos, bv, 1.0), np.where(sv > bv, np.inf, -np.inf))
         ratio = np.where(finite, ratio, -np.inf)
-        if n == 0 or not finite.any():
+        if not finite.any():
             return np.full(n, -np.inf)
         i = int(np.argmax(ratio))
         if ratio[i] > state["worst"]:
             state["worst"], state["worst_pt"] = float(ratio[i]), point(i)
-        pos = np.flatnonzero(finite & (bv > 0))
-        # most batches hold nothing above the 24th best ratio so far: then the list stays as it is
-        if pos.size and (len(state["top"]) < 24 or ratio[pos].max() > state["top_r"][-1]):
-            best = pos[np.argsort(-ratio[pos], kind="stable")[:24]]
-            for j in best:
-                r_ = float(ratio[j])
-                if len(state["top"]) < 24 or r_ > state["top_r"][-1]:
-                    state["top"].append(point(int(j)))
-                    state["top_r"].append(r_)
-            order = sorted(range(len(state["top"])), key=lambda i_: -state["top_r"][i_])[:24]
-            state["top"] = [state["top"][i_] for i_ in order]
-            state["top_r"] = [state["top_r"][i_] for i_ in order]
+        pos_i = np.flatnonzero(finite & pos)
+        if pos_i.size and (len(state["top"]) < 24 or ratio[pos_i].max() > state["top_r"][-1]):
+            self._top(ratio[pos_i], pos_i, point)
         state["min_margin"] = min(state["min_margin"], float(np.min(margin[finite])))
         violated = finite & ((margin < 0) | (self.strict & (margin <= 0)))
         if violated.any():
-            scale = np.maximum(1.0, np.maximum(np.abs(sv), np.abs(bv)))
-            tiny = np.abs(margin) <= 1e-9 * scale
-            for j in np.flatnonzero(violated):
-                if state["cx"] is not None:
-                    break
-                if not tiny[j] or state["float_noise"] < 50:
-                    self.confirm(point(int(j)))
-                else:  # the rest of the rounding-level violations are only counted
-                    state["float_noise"] += int(np.count_nonzero(violated[j:] & tiny[j:]))
-                    break
-        with np.errstate(all="ignore"):  # long-double ratios beyond the float range become ±inf scores
-            return np.where(finite, np.where(bv > 0, ratio, np.where(violated, 1e300, -1e300)), -np.inf).astype(float)
+            self._violations(sv, bv, margin, violated, point)
+        # long-double ratios beyond the float range become ±inf scores
+        return np.where(finite, np.where(pos, ratio, np.where(violated, 1e300, -1e300)), -np.inf).astype(float)
+
+    def _top(self, r: Any, rows: Any, point) -> None:
+        """Merge the best 24 of ratios ``r`` (of batch rows ``rows``) into the top-24 list."""
+        np, state = self.np, self.state
+        if len(r) > 24:
+            part = np.argpartition(-r, 23)[:24]
+        else:
+            part = np.arange(len(r))
+        part = part[np.lexsort((part, -r[part]))]  # descending, ties in row order (a stable sort)
+        for j in part:
+            r_ = float(r[j])
+            if len(state["top"]) < 24 or r_ > state["top_r"][-1]:
+                state["top"].append(point(int(rows[j])))
+                state["top_r"].append(r_)
+        order = sorted(range(len(state["top"])), key=lambda i_: -state["top_r"][i_])[:24]
+        state["top"] = [state["top"][i_] for i_ in order]
+        state["top_r"] = [state["top_r"][i_] for i_ in order]
+
+    def _violations(self, sv, bv, margin, violated, point) -> None:
+        """Confirm a batch's float violations at full precision, in row order, until one is confirmed;
+        past the first 50 rounding-level ones (|margin| ≤ 1e-9 × scale), those are only counted."""
+        np, state = self.np, self.state
+        scale = np.maximum(1.0, np.maximum(np.abs(sv), np.abs(bv)))
+        tiny = np.abs(margin) <= 1e-9 * scale
+        for j in np.flatnonzero(violated):
+            if state["cx"] is not None:
+                break
+            if not tiny[j] or state["float_noise"] < 50:
+                self.confirm(point(int(j)))
+            else:  # the rest of the rounding-level violations are only counted
+                state["float_noise"] += int(np.count_nonzero(violated[j:] & tiny[j:]))
+                break
 
     def score_points(self, pts: list[dict]) -> Any:
         """Scores of arbitrary points (grouped by their structural integers, one batch per group)."""
@@ -490,176 +549,227 @@ class _Vectorised:
         return scored
 
     # ---- phase 3: pattern search, side by side from every start
-    def pattern_search_many(self, starts: list[tuple[float, dict]], per_start: int, budget: int, fresh) -> None:
-        """The pattern search from every start, then from fresh points (``fresh()``: a scored point, or
-        None for an inadmissible draw) until the falsifier's ``budget`` is spent, up to ``POOL`` searches
-        side by side: one sweep of every search still running is one numpy call per instance, where
-        searching one start at a time made a call per sweep per start (a call of 16 points per sweep;
-        their overhead was most of the falsifier's time).
+    def pattern_search_many(self, starts: list[tuple[float, dict]], per_start: int, budget: int) -> None:
+        """The pattern search from every start, then from fresh boundary-snapped points until the
+        falsifier's ``budget`` is spent, up to ``POOL`` searches side by side. The searches on one
+        instance are rows of one ``_Lane`` (arrays of their best points, step sizes and budgets), so a
+        sweep of all of them is a few array operations and one numpy call of the claim per instance,
+        and one round of every instance is recorded by one ``absorb``.
 
         Each search moves exactly as it would alone (its moves depend on its own scores only) and gets
-        ``min(per_start, what the budget has left)`` trials when it starts, as one at a time; a start
-        with nothing to move costs one trial; a confirmed violation stops every search. What differs
-        from one at a time is only when a restart is drawn: the same fresh points, in the same order,
-        but a restart near the end of the budget may get fewer trials."""
-        runs: list[dict] = []
+        ``min(per_start, what the budget has left)`` trials when it starts; a start with nothing to move
+        costs one trial; a confirmed violation stops every search. A fresh restart costs its own trial
+        when it is drawn and is scored in the next round's batch, beside its first sweep (whose moves do
+        not depend on that score); the restarts are drawn with numpy, 64 at a time."""
+        state = self.state
+        self._lanes: dict[int, _Lane] = {}
+        self._reserved = 0  #: trials promised to the running searches and not yet spent
+        self._unscored = 0  #: restarts drawn (their trial promised) and not yet scored
+        self._running = 0
+        self._fresh_buf: list = []
         queue = list(starts)
 
         def launch() -> None:
-            while len(runs) < self.POOL and self.state["cx"] is None:
-                left = budget - self.state["n"] - sum(r_["budget"] - r_["used"] for r_ in runs)
+            while self._running < self.POOL and state["cx"] is None:
+                left = budget - state["n"] - self._reserved - self._unscored
                 if left <= 0:
                     return
                 if queue:
                     sc0, pt0 = queue.pop(0)
-                else:
-                    got = fresh()
-                    if got is None:
-                        continue
-                    sc0, pt0 = got
-                    left = budget - self.state["n"] - sum(r_["budget"] - r_["used"] for r_ in runs)
-                    if left <= 0:  # scoring the fresh point spent the last trial
-                        return
-                try:
-                    run = self._new_run(pt0, sc0, min(per_start, left))
-                except KeyError:  # a coordinate the instance does not evaluate: searched alone
-                    n0 = self.state["n"]
-                    self.pattern_search(pt0, sc0, min(per_start, left))
-                    self.state["n"] += self.state["n"] == n0
+                    self._start(pt0, sc0, min(per_start, left))
                     continue
-                if run is None:
-                    self.state["n"] += 1
-                else:
-                    runs.append(run)
+                if not self._fresh_buf:
+                    self._fresh_buf = self._fresh(64)[::-1]
+                pt0, ok = self._fresh_buf.pop()
+                if not ok:  # an inadmissible draw still costs a trial
+                    state["n"] += 1
+                    continue
+                left -= 1
+                self._unscored += 1
+                self._start(pt0, None, min(per_start, left) if left > 0 else 0)
 
         launch()
-        while runs and self.state["cx"] is None:
-            groups: dict[int, list] = {}  # the runs on one instance share its columns: one batch
-            for run in runs:
-                groups.setdefault(id(run["inst"]), []).append(run)
-            for group in groups.values():
-                if self.state["cx"] is None:
-                    self._sweep_group(group)
-            for run in runs:
-                if not run.pop("moved", False) and run.pop("swept", False):
-                    self._shrink(run)
-            runs[:] = [r_ for r_ in runs if not r_["done"] and r_["used"] < r_["budget"]]
+        while state["cx"] is None and any(ln_.active.any() or ln_.orphans for ln_ in self._lanes.values()):
+            self._round()
             launch()
+        for lane in self._lanes.values():  # a stop by a confirmed violation leaves promised trials unspent
+            lane.active[:] = False
 
-    def _sweep_group(self, group: list[dict]) -> None:
-        """One sweep of every run in ``group`` (runs on one instance) as one batch: each run's
-        coordinates moved by ± its step at every scale, in the one-start order (scale, coordinate,
-        sign) and with its float operations (so the same candidates), at most its budget; each run
-        then takes its best improving move, whose scale becomes its step."""
-        np = self.np
-        inst = group[0]["inst"]
-        ns = [min(len(r_["template"]["col"]), r_["budget"] - r_["used"]) for r_ in group]
-        for r_, n_ in zip(group, ns):
-            r_["used"] += n_
-            r_["swept"] = True
-        t = {f_: np.concatenate([r_["template"][f_][:n_] for r_, n_ in zip(group, ns)]) for f_ in _MOVE_FIELDS}
-        owner = np.repeat(np.arange(len(group)), ns)
-        best = np.stack([r_["best"] for r_ in group])
-        step = np.stack([r_["steps"] for r_ in group])[owner, t["key"]] * t["fac"]
-        base = best[owner, t["col"]]
-        vals = base + t["sgn"] * step
-        if t["mult"].any():  # multiplicative moves on wide positive ranges, with math.exp as the loop
-            m_ = np.flatnonzero(t["mult"])
-            vals[m_] = [
-                float(b_) * math.exp(float(g_) * min(float(s_), 2.0))
-                for b_, g_, s_ in zip(base[m_], t["sgn"][m_], step[m_])
-            ]
-        vals = np.minimum(np.maximum(vals, t["lo"]), t["hi"])
-        vals = np.where(t["int"], np.rint(vals), vals)
-        rows = best[owner]
-        rows[np.arange(len(rows)), t["col"]] = vals
-        scale = t["scale"]
-        if self.cons:
-            keep = np.array(
-                [_satisfies(self.step.domain, self._as_point(group[o_], r_)) for o_, r_ in zip(owner, rows)], dtype=bool
-            ).reshape(-1)
-            self.state["n"] += int(len(rows) - np.count_nonzero(keep))
-            rows, owner, scale = rows[keep], owner[keep], scale[keep]
-        if not len(rows):
+    def _lane(self, inst) -> _Lane:
+        lane = self._lanes.get(id(inst))
+        if lane is None:
+            order = list(inst.scalars) + [a for a, _ in inst.entries]
+            info = []
+            for s_ in order:
+                label = s_.base.label if isinstance(s_, sp.Indexed) else s_
+                lo, hi = self.sampler.ranges[label]
+                info.append((lo, hi, bool(label.is_integer), lo > 0 and hi / lo > 50))
+            lane = self._lanes[id(inst)] = _Lane(self.np, inst, order, info, self.MOVES)
+        return lane
+
+    def _start(self, pt0: dict, sc0: float | None, cap: int) -> None:
+        """A search from ``pt0`` with ``cap`` trials (``sc0`` None: a restart scored in the next round)."""
+        state, ev = self.state, self.ev
+        inst = ev.instance({s_: int(pt0[s_]) for s_ in ev.structural})
+        lane = self._lane(inst)
+        keys = [s_ for s_ in pt0 if s_ not in ev.structural]
+        if cap <= 0 or not keys:  # scored, nothing searched (no budget left, or nothing to move)
+            if sc0 is None and cap <= 0:
+                lane.orphans.append(pt0)
+                return
+            if sc0 is None:
+                self._unscored -= 1
+                self.score_points([pt0])
+            state["n"] += 1  # a start with nothing to move still costs a trial
             return
+        if len(keys) != len(lane.order) or not set(keys) <= lane.columns:
+            # a coordinate the instance does not evaluate: searched alone
+            if sc0 is None:
+                self._unscored -= 1
+                sc0 = float(self.score_points([pt0])[0])
+            n0 = state["n"]
+            self.pattern_search(pt0, sc0, cap)
+            state["n"] += state["n"] == n0
+            return
+        lane.add(pt0, sc0, cap)
+        self._reserved += cap
+        self._running += 1
+
+    def _fresh(self, m: int) -> list[tuple[dict, bool]]:
+        """``m`` fresh boundary-snapped points (snap 0.3, as ``Evaluator.random_point``) and whether each
+        is admissible, drawn as arrays."""
+        np, ev, sampler = self.np, self.ev, self.sampler
+        cols = {s_: sampler.array(s_, m, self.gen, 0.3, s_ in ev.structural) for s_ in ev.scalars}
+        struct = self.struct
+        keys = np.stack([cols[s_] for s_ in struct], axis=1) if struct else np.zeros((m, 0), dtype=np.int64)
+        scal = {s_: [_py(v_) for v_ in cols[s_]] for s_ in ev.scalars}
+        pts: list = [None] * m
+        for key, idx in _groups(np, keys, np.arange(m)):
+            inst = ev.instance(dict(zip(struct, key)))
+            ents = [(a, sampler.array(label, idx.size, self.gen, 0.3).tolist()) for a, label in inst.entries]
+            for jj, i in enumerate(idx.tolist()):
+                pt = {s_: scal[s_][i] for s_ in ev.scalars}
+                for a, vs in ents:
+                    pt[a] = vs[jj]
+                pts[i] = pt
+        return [(pt, not self.cons or _satisfies(self.step.domain, pt)) for pt in pts]
+
+    def _round(self) -> None:
+        """One sweep of every running search, the pending restarts scored in the same batches."""
+        np = self.np
+        parts = []
+        for lane in self._lanes.values():
+            if not (lane.active.any() or lane.orphans):
+                continue
+            part = self._lane_batch(lane)
+            if part is not None:
+                parts.append(part)
+        if not parts:
+            return
+        if len(parts) == 1:
+            sv, bv = parts[0]["sv"], parts[0]["bv"]
+        else:
+            dt = np.result_type(*[p_["sv"].dtype for p_ in parts], *[p_["bv"].dtype for p_ in parts])
+            sv = np.concatenate([p_["sv"].astype(dt, copy=False) for p_ in parts])
+            bv = np.concatenate([p_["bv"].astype(dt, copy=False) for p_ in parts])
+        bounds = np.cumsum([0] + [len(p_["sv"]) for p_ in parts])
 
         def point(j: int) -> dict:
-            return self._as_point(group[int(owner[j])], rows[j])
+            i_ = int(np.searchsorted(bounds, j, side="right")) - 1
+            return parts[i_]["point"](j - int(bounds[i_]))
 
-        args = list(np.ascontiguousarray(rows.T))
-        vals = self._values(inst, args, len(rows))
-        if vals is None:
-            vals = self._scalar_values([point(j) for j in range(len(rows))])
-        sv, bv = self._fix_overflow(inst, args, *vals, point)
+        self._unscored -= sum(p_["n_new"] for p_ in parts)
         sc = self.absorb(sv, bv, point)
-        bounds = np.searchsorted(owner, np.arange(len(group) + 1))
-        for i_, run in enumerate(group):
-            lo_, hi_ = bounds[i_], bounds[i_ + 1]
-            if hi_ == lo_:
-                continue
-            j = lo_ + int(np.argmax(sc[lo_:hi_]))
-            if sc[j] > run["best_sc"]:
-                run["best"], run["best_sc"] = rows[j].copy(), float(sc[j])
-                run["steps"] *= 0.5 ** int(scale[j])
-                run["moved"] = True
+        for p_, lo_ in zip(parts, bounds[:-1]):
+            self._lane_update(p_, sc[lo_ : lo_ + len(p_["sv"])])
 
-    def _new_run(self, pt0: dict, sc0: float, budget: int) -> dict | None:
-        ev, sampler = self.ev, self.sampler
-        keys = [s_ for s_ in pt0 if s_ not in ev.structural]
-        if not keys or budget <= 0:
-            return None
-        inst = ev.instance({s_: int(pt0[s_]) for s_ in ev.structural})
-        order = list(inst.scalars) + [a for a, _ in inst.entries]
-        col = {s_: i_ for i_, s_ in enumerate(order)}
-        info = []
-        for key in keys:
-            label = key.base.label if isinstance(key, sp.Indexed) else key
-            lo, hi = sampler.ranges[label]
-            info.append((col[key], lo, hi, bool(label.is_integer), lo > 0 and hi / lo > 50))
-        return {
-            "inst": inst,
-            "pt0": pt0,
-            "order": order,
-            "info": info,
-            "ints": {c_ for c_, _, _, integer, _ in info if integer},
-            "steps": self.np.array([(hi - lo) / 4 if hi > lo else 0.0 for _, lo, hi, _, _ in info], dtype=float),
-            "template": self._template(info, max(1, -(-self.MOVES // (2 * len(keys))))),
-            "best": self.np.array([pt0[s_] for s_ in order], dtype=float),
-            "best_sc": sc0,
-            "budget": budget,
-            "used": 0,
-            "done": False,
-            "scales": max(1, -(-self.MOVES // (2 * len(keys)))),
-        }
+    def _lane_batch(self, lane: _Lane) -> dict | None:
+        """The rows one round evaluates on ``lane``: the pending restarts (and restarts scored without a
+        search), then every running search's sweep: each coordinate moved by ± its step at every scale,
+        in the one-start order (scale, coordinate, sign), at most the search's remaining budget."""
+        np, state, t = self.np, self.state, lane.t
+        A = np.flatnonzero(lane.active)
+        P = A[lane.pending[A]]
+        M = t["M"]
+        best = lane.best[A]
+        ns = np.minimum(M, lane.budget[A] - lane.used[A])
+        lane.used[A] += ns
+        self._reserved -= int(ns.sum())
+        stepv = lane.steps[A][:, t["col"]] * t["fac"]
+        base = best[:, t["col"]]
+        vals = base + t["sgn"] * stepv
+        if t["any_mult"]:  # multiplicative moves on wide positive ranges
+            mm = t["mult"]
+            vals[:, mm] = base[:, mm] * np.exp(t["sgn"][mm] * np.minimum(stepv[:, mm], 2.0))
+        vals = np.minimum(np.maximum(vals, t["lo"]), t["hi"])
+        if t["any_int"]:
+            vals = np.where(t["int"], np.rint(vals), vals)
+        rows = np.repeat(best[:, None, :], M, axis=1)
+        rows[:, t["arange"], t["col"]] = vals
+        live = t["arange"][None, :] < ns[:, None]  # (searches, moves): the moves within each budget
+        if self.cons:  # exact admissibility, as the one-point loop (only constrained claims pay for it)
+            for r_, m_ in zip(*np.nonzero(live)):
+                if not _satisfies(self.step.domain, lane.as_point(int(A[r_]), rows[r_, m_])):
+                    live[r_, m_] = False
+                    state["n"] += 1
+        cand = rows[live]
+        orph = lane.orphans
+        lane.orphans = []
+        head = [lane.best[P]] + ([np.array([[float(pt[s_]) for s_ in lane.order] for pt in orph])] if orph else [])
+        X = np.concatenate(head + [cand]) if len(P) or orph else cand
+        n_head = len(P) + len(orph)
+        owner = np.nonzero(live)[0]
 
-    def _template(self, info: list, scales: int) -> dict:
-        """A sweep's moves in the one-start order (scale, coordinate, sign), as arrays (``_MOVE_FIELDS``)."""
-        np = self.np
-        moves = [
-            (c_, k_, sign, 0.5**sc_i, lo, hi, integer, mult, sc_i)
-            for sc_i in range(scales)
-            for k_, (c_, lo, hi, integer, mult) in enumerate(info)
-            for sign in (1.0, -1.0)
-        ]
-        types = (np.intp, np.intp, float, float, float, float, bool, bool, np.intp)
-        return {f_: np.array(v_, dtype=t_) for f_, v_, t_ in zip(_MOVE_FIELDS, zip(*moves), types)}
+        def point(j: int) -> dict:
+            if j < len(P):
+                return lane.as_point(int(P[j]), X[j])
+            if j < n_head:
+                return orph[j - len(P)]
+            return lane.as_point(int(A[owner[j - n_head]]), X[j])
 
-    def _as_point(self, run: dict, row: Any) -> dict:
-        """A candidate row as the point dict the one-start search builds (ints stay ints)."""
-        pt = dict(run["pt0"])
-        ints = run["ints"]
-        for i_, s_ in enumerate(run["order"]):
-            v_ = row[i_]
-            if i_ in ints:
-                pt[s_] = int(v_)
-            elif not (isinstance(pt[s_], int) and v_ == pt[s_]):  # an unmoved int stays as given
-                pt[s_] = float(v_)
-        return pt
+        part = {"lane": lane, "A": A, "P": P, "live": live, "rows": rows, "n_head": n_head, "n_new": n_head}
+        part["point"] = point
+        if not len(X):
+            part["sv"] = part["bv"] = np.zeros(0)
+            return part
+        args = list(np.ascontiguousarray(X.T))
+        vals_ = self._values(lane.inst, args, len(X))
+        if vals_ is None:
+            vals_ = self._scalar_values([point(j) for j in range(len(X))])
+        part["sv"], part["bv"] = self._fix_overflow(lane.inst, args, *vals_, point)
+        return part
 
-    def _shrink(self, run: dict) -> None:
-        run["steps"] *= 0.5 ** run["scales"]
-        if (run["steps"] < 1e-12).all():
-            run["done"] = True
+    def _lane_update(self, part: dict, sc: Any) -> None:
+        """Each search takes its best improving move (whose scale becomes its step) or, with none,
+        shrinks its steps past the smallest tried; it ends when they are all below 1e-12 or its budget
+        is spent."""
+        np, lane = self.np, part["lane"]
+        A, P, live, n_head = part["A"], part["P"], part["live"], part["n_head"]
+        if len(P):
+            lane.best_sc[P] = sc[: len(P)]
+            lane.pending[P] = False
+        if not len(A):
+            return
+        S = np.full(live.shape, -np.inf)
+        S[live] = sc[n_head:]
+        jb = np.argmax(S, axis=1)
+        r_ = np.arange(len(A))
+        sb = S[r_, jb]
+        imp = sb > lane.best_sc[A]
+        if imp.any():
+            w = A[imp]
+            lane.best[w] = part["rows"][r_[imp], jb[imp]]
+            lane.best_sc[w] = sb[imp]
+            lane.steps[w] *= (0.5 ** lane.t["scale"][jb[imp]])[:, None]
+        if not imp.all():
+            w = A[~imp]
+            lane.steps[w] *= 0.5**lane.scales
+            lane.done[w] = (lane.steps[w] < 1e-12).all(axis=1)
+        end = A[lane.done[A] | (lane.used[A] >= lane.budget[A])]
+        if len(end):
+            self._reserved -= int((lane.budget[end] - lane.used[end]).sum())
+            self._running -= len(end)
+            lane.active[end] = False
 
     # ---- phase 3: pattern search, every coordinate move of one sweep evaluated as one batch
     def pattern_search(self, pt0: dict, sc0: float, budget: int) -> None:
@@ -743,8 +853,83 @@ def _groups(np: Any, keys: Any, rows: Any) -> list[tuple[tuple, Any]]:
     return [(tuple(int(v) for v in uniq[g]), members[g]) for g in np.argsort(first, kind="stable")]
 
 
-#: the arrays of a pattern-search sweep's moves (``_Vectorised._template``)
-_MOVE_FIELDS = ("col", "key", "sgn", "fac", "lo", "hi", "int", "mult", "scale")
+class _Lane:
+    """The pattern searches running on one instance: a slot (a row of each array) per search, holding
+    its best point, score, step per coordinate, budget and trials used; ``t`` is a sweep's moves in the
+    one-start order (scale, coordinate, sign) as arrays, shared by every search on the instance."""
+
+    def __init__(self, np: Any, inst: Any, order: list, info: list, moves: int):
+        self.np, self.inst, self.order = np, inst, order
+        self.columns = set(order)
+        d = len(order)
+        self.ints = [i_ for i_, (_, _, integer, _) in enumerate(info) if integer]
+        self.steps0 = np.array([(hi - lo) / 4 if hi > lo else 0.0 for lo, hi, _, _ in info], dtype=float)
+        # a sweep tries every coordinate move at `scales` step sizes (step, step/2, …) in one batch, so a
+        # claim of few variables still fills a batch of MOVES; the best move wins and its scale becomes
+        # the step; no improvement shrinks the steps past the smallest tried
+        self.scales = max(1, -(-moves // (2 * d))) if d else 1
+        mv = [(c_, sign, 0.5**sc_i, sc_i) for sc_i in range(self.scales) for c_ in range(d) for sign in (1.0, -1.0)]
+        col = np.array([m_[0] for m_ in mv], dtype=np.intp)
+        lo = np.array([info[c_][0] for c_ in col], dtype=float)
+        hi = np.array([info[c_][1] for c_ in col], dtype=float)
+        integer = np.array([info[c_][2] for c_ in col], dtype=bool)
+        mult = np.array([info[c_][3] for c_ in col], dtype=bool)
+        self.t = {
+            "M": len(mv),
+            "col": col,
+            "sgn": np.array([m_[1] for m_ in mv], dtype=float),
+            "fac": np.array([m_[2] for m_ in mv], dtype=float),
+            "scale": np.array([m_[3] for m_ in mv], dtype=np.intp),
+            "lo": lo,
+            "hi": hi,
+            "int": integer,
+            "mult": mult,
+            "any_int": bool(integer.any()),
+            "any_mult": bool(mult.any()),
+            "arange": np.arange(len(mv)),
+        }
+        cap = 16
+        self.best = np.zeros((cap, d))
+        self.steps = np.zeros((cap, d))
+        self.best_sc = np.full(cap, -np.inf)
+        self.budget = np.zeros(cap, dtype=np.int64)
+        self.used = np.zeros(cap, dtype=np.int64)
+        self.active = np.zeros(cap, dtype=bool)
+        self.pending = np.zeros(cap, dtype=bool)  #: a restart not scored yet (its score arrives with its first sweep)
+        self.done = np.zeros(cap, dtype=bool)
+        self.pt0: list = [None] * cap
+        self.orphans: list = []  #: restarts drawn when no trial was left to search from them: scored only
+
+    def add(self, pt0: dict, sc0: float | None, cap: int) -> None:
+        np = self.np
+        free = np.flatnonzero(~self.active)
+        if not free.size:  # double the slots
+            n = len(self.active)
+            for name in ("best", "steps", "best_sc", "budget", "used", "active", "pending", "done"):
+                a = getattr(self, name)
+                setattr(self, name, np.concatenate([a, np.zeros_like(a)]))
+            self.pt0 += [None] * n
+            free = np.arange(n, 2 * n)
+        i = int(free[0])
+        self.best[i] = [float(pt0[s_]) for s_ in self.order]
+        self.steps[i] = self.steps0
+        self.best_sc[i] = -np.inf if sc0 is None else sc0
+        self.pending[i] = sc0 is None
+        self.budget[i], self.used[i] = cap, 0
+        self.active[i], self.done[i] = True, False
+        self.pt0[i] = pt0
+
+    def as_point(self, slot: int, row: Any) -> dict:
+        """A row of this lane as the point dict the one-start search builds (ints stay ints)."""
+        pt = dict(self.pt0[slot])
+        vals = row.tolist()
+        for i_, s_ in enumerate(self.order):
+            v_ = vals[i_]
+            if not (isinstance(pt[s_], int) and v_ == pt[s_]):  # an unmoved int stays as given
+                pt[s_] = v_
+        for i_ in self.ints:
+            pt[self.order[i_]] = int(vals[i_])
+        return pt
 
 
 def _py(v: Any) -> Any:
