@@ -12,7 +12,7 @@ import sympy as sp
 from infonce_bounds.derivations import bias, prior, rademacher
 from infonce_bounds.derivations.checks import DEFAULTS, check_step
 from infonce_bounds.derivations.checks.custom import all_of, falsifier_only
-from infonce_bounds.derivations.checks.laws import Law, expect, law_check, search
+from infonce_bounds.derivations.checks.laws import Law, confirm, expect, law_check, search
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict, covers
 from infonce_bounds.derivations.paper import _gen, _laws
 from infonce_bounds.derivations.symbols import k, tau, x
@@ -82,6 +82,26 @@ def test_search_refutes_and_counts_its_trials():
         describe=lambda v: {"x": repr(v)},
     )
     assert ok.counterexample is None and ok.trials == 500 and ok.worst_ratio <= 1
+
+
+def test_confirmation_settles_rounding_of_large_terms_and_holds_a_real_excess():
+    """small = (A + x) − A against big = x with A = 1e30: equal in exact arithmetic, but at 50 digits the
+    rounding of A + x (1e-20) is far above the tolerance 1e-40 × max(1, |sides|); it is gone at 100 digits, so
+    the confirmation does not hold it. An excess of 1e-30 over the same terms is held (it does not move)."""
+
+    def rounding(pt, exact):
+        a_, x_ = mpmath.mpf(10) ** 30, mpmath.mpf(1) / 3
+        return (a_ + x_) - a_ + pt, x_
+
+    held, sm, bg, digits = confirm(rounding, mpmath.mpf(0), 50)
+    assert not held and digits == 100 and abs(sm - bg) < mpmath.mpf(10) ** -60
+    with mpmath.workdps(50):  # a single evaluation at 50 digits would have refuted
+        sm, bg = rounding(mpmath.mpf(0), True)
+        assert sm - bg > mpmath.mpf(10) ** -40
+    held, sm, bg, digits = confirm(rounding, mpmath.mpf(10) ** -30, 50)
+    assert held and digits == 200  # 1e-30 ± 1e-20 at 50 digits, 1e-30 at 100 and at 200: settled
+    held, *_ = confirm(lambda pt, exact: (mpmath.mpf(2), mpmath.mpf(1)), None, 50)
+    assert held
 
 
 def test_bias_law_checker_is_the_shared_one():
@@ -499,3 +519,192 @@ def test_bias_window_sums_are_the_same_floats_whichever_are_read():
         alone: set = set()
         gap_only = bias._law_summary_batch(*args, want=alone)
         assert float(gap_only["gap"][0]) == full["gap"] and alone == {"gap"} and "offset_hi" not in gap_only
+
+
+# ------------------------------------------------------------------------- the faster paths give the same results
+
+
+def test_batch_scoring_keeps_the_worst_points_of_the_one_point_loop():
+    """``search`` with ``evaluate_batch`` (arrays, ``score_batch``/``keep``) against the one-point loop on a
+    claim full of ties, float violations, infinities and inf/inf ratios: the same trials, worst ratio, worst
+    point, evidence (margins, counters) and local-search starts (so the same points in the second phase)."""
+    import numpy as np
+
+    def pair(v):
+        b_ = math.floor(v * 8) / 8  # ratios tie in blocks
+        if v > 0.97:
+            return math.inf, math.inf  # ratio nan (inf/inf): the path-dependent sort
+        if v < 0.02:
+            return -math.inf, 1.0
+        return b_ + (1e-17 if v > 0.9 else 0.0), max(b_, 1e-13)  # > 0.9: a float-rounding violation
+
+    def evaluate(v, exact):
+        if exact:
+            sm, bg = pair(v)
+            return (mpmath.mpf(sm), mpmath.mpf(bg)) if math.isfinite(sm) else (mpmath.mpf(0), mpmath.mpf(1))
+        return pair(v)
+
+    def batch(pts):
+        out = np.array([pair(v) for v in pts])
+        return out[:, 0], out[:, 1]
+
+    step = Step("ties", x, x, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
+    kw = dict(
+        budget=20000,
+        sample=lambda rng: rng.random(),
+        evaluate=evaluate,
+        describe=lambda v: {"x": repr(v)},
+        perturb=lambda rng, v: min(1.0, max(0.0, v + rng.gauss(0, 0.01))),
+    )
+    one = search(step, OPTS, **kw)
+    bat = search(step, OPTS, evaluate_batch=batch, **kw)
+    assert (one.trials, one.worst_ratio, one.worst_point, one.evidence) == (
+        bat.trials,
+        bat.worst_ratio,
+        bat.worst_point,
+        bat.evidence,
+    )
+
+
+def test_law_batches_expectations_are_the_one_composition_loop_bit_for_bit():
+    """``_expect_array`` (fn once per support on count arrays) gives the loop's doubles, and a fn that is not
+    elementwise in the counts (a branch on a count's value, or another value on arrays without raising) is
+    summed by the loop."""
+    import numpy as np
+
+    from infonce_bounds.derivations.checks import laws as laws_mod
+
+    A = laws_mod.ARRAY
+    rng = np.random.default_rng(7)
+    for k_, na in [(1, 2), (3, 3), (7, 2), (12, 3)]:
+        n = 200
+        pr = rng.exponential(1, (na, n)) ** 3
+        pr[0, :7] = 0.0  # an atom of probability 0 is skipped law by law
+        pr = pr / pr.sum(0)
+        lw = Law(
+            np.exp(rng.uniform(math.log(1e-3), math.log(100), n)),
+            k_,
+            [rng.choice([-1.0, 0.0, 1.0, 0.3], n) for _ in range(na)],
+            list(pr),
+        )
+        with np.errstate(all="ignore"):
+            m_ = _laws.mu(A, lw)
+        for fn in (
+            lambda cnt, lw=lw: A.log(_laws.mu_hat(A, lw, cnt)),
+            lambda cnt, lw=lw, m_=m_: (_laws.mu_hat(A, lw, cnt) - m_) ** 3,
+            lambda cnt, lw=lw, m_=m_: abs(_laws.mu_hat(A, lw, cnt) / m_ - 1),
+        ):
+            with np.errstate(all="ignore"):
+                got, ref = laws_mod._expect_array(lw, fn), laws_mod._expect_loop(lw, fn)
+            assert np.array_equal(got, ref, equal_nan=True), (k_, na)
+
+        def branchy(cnt, lw=lw):
+            return sum(2.0 if c > 1 else 1.0 for c in cnt if c) + 0 * lw.tau  # ``c > 1`` on an array raises
+
+        def sized(cnt, lw=lw):
+            return float(sum(np.size(c) for c in cnt)) + 0 * lw.tau  # the array's size, not the count
+
+        for fn in (branchy, sized):
+            with np.errstate(all="ignore"):
+                assert np.array_equal(laws_mod._expect_array(lw, fn), laws_mod._expect_loop(lw, fn))
+            if k_ > 1:  # (at k = 1 every support has one composition: ``sized`` is then the same on arrays)
+                assert laws_mod._ELEMENTWISE[(fn.__code__, k_, na)] is False
+
+
+def test_window_pmf_is_as_accurate_as_loaders_formula():
+    """``window_pmf`` (Loader every 16 compositions, the exact ratio recurrence between) against 40-digit
+    binomial probabilities over whole windows: relative error within a few times Loader's own, everywhere."""
+    import numpy as np
+
+    from infonce_bounds.derivations.checks.laws import binomial_window, log_binomial_pmf, window_pmf
+
+    for k_, p in [(5000, 0.5), (123457, 0.013), (10**7, 0.77), (10**9, 0.3), (4097, 0.999)]:
+        lo, hi, _ = binomial_window(k_, p)
+        c = np.arange(lo, hi + 1, dtype=float)
+        new, old = window_pmf(k_, c, p), np.exp(log_binomial_pmf(k_, c, p))
+        idx = np.unique(np.linspace(0, len(c) - 1, 60).astype(int))
+        with mpmath.workdps(40):
+            pm = mpmath.mpf(p)
+            ex = [
+                mpmath.exp(
+                    mpmath.loggamma(k_ + 1)
+                    - mpmath.loggamma(c[i] + 1)
+                    - mpmath.loggamma(k_ - c[i] + 1)
+                    + c[i] * mpmath.log(pm)
+                    + (k_ - c[i]) * mpmath.log(1 - pm)
+                )
+                for i in idx
+            ]
+        err_new = max(float(abs(new[i] - e) / e) for i, e in zip(idx, ex))
+        err_old = max(float(abs(old[i] - e) / e) for i, e in zip(idx, ex))
+        assert err_new <= max(3 * err_old, 1e-14), (k_, p, err_new, err_old)
+
+
+def test_binomial_window_search_finds_the_bisection_boundaries():
+    """``binomial_window``'s galloping search from a Newton start returns the windows of the bisection it
+    replaced (the least / largest count whose Chernoff tail is below the bound), and ``_means`` in integers
+    the doubles of the Fraction arithmetic."""
+    import random
+    from fractions import Fraction
+
+    from infonce_bounds.derivations.checks import laws as laws_mod
+
+    def bisect_window(k_, p, tail):
+        need = math.log(2 / tail) + 1
+
+        def ok(c):
+            return k_ * laws_mod._kl(c / k_, p) >= need
+
+        mean, sd = k_ * p, math.sqrt(k_ * p * (1 - p))
+        guess = int(math.sqrt(2 * need) * sd) + 2
+        a_, b_ = max(math.ceil(mean), 0), k_
+        if ok(min(k_, a_ + guess) + 1) or a_ + guess >= k_:
+            b_ = min(k_, a_ + guess)
+        while a_ < b_:
+            m_ = (a_ + b_) // 2
+            if m_ + 1 > k_ or ok(m_ + 1):
+                b_ = m_
+            else:
+                a_ = m_ + 1
+        hi = a_
+        a_, b_ = 0, min(math.floor(mean), k_)
+        if b_ - guess <= 0 or ok(max(0, b_ - guess) - 1):
+            a_ = max(0, b_ - guess)
+        while a_ < b_:
+            m_ = (a_ + b_ + 1) // 2
+            if m_ - 1 < 0 or ok(m_ - 1):
+                a_ = m_
+            else:
+                b_ = m_ - 1
+        return a_, hi
+
+    r = random.Random(11)
+    for _ in range(3000):
+        k_ = r.choice([r.randint(4097, 10**9), r.randint(1, 5000)])
+        p = r.choice([r.random(), 10 ** r.uniform(-12, 0), 1 - 10 ** r.uniform(-12, -0.3), 0.0, 1.0])
+        tail = r.choice([laws_mod.TAIL, 1e-60])
+        assert laws_mod.binomial_window.__wrapped__(k_, p, tail)[:2] == bisect_window(k_, p, tail), (k_, p, tail)
+        ex_p = k_ * Fraction(p)
+        Mp, Mq = float(ex_p), float(k_ - ex_p)
+        ref = (Mp, Mq, float(ex_p - Fraction(Mp)), float(k_ - ex_p - Fraction(Mq)))
+        assert laws_mod._means.__wrapped__(k_, p) == ref
+
+
+def test_merged_batches_and_k_arrays_give_the_same_verdicts_and_floats(monkeypatch):
+    """Scoring the blocks of a run as one batch (``MERGE``) and the windowed two-atom laws as one batch with k an
+    array (``k_arrays``) change no float: the same result as block by block and law by law, for a bias claim
+    with its large-k phase and a paper claim."""
+    from infonce_bounds.derivations.checks import laws as laws_mod
+
+    good = bias._law_check(lambda L, tv, kv, sm: (sm["gap"], bias._c_numeric(L, tv) / kv), "C/k")
+    jensen = law_check(_jensen, "Jensen")
+    opts = {**OPTS, "trials": 6000}
+    orig = laws_mod._block_groups
+    for chk in (good, jensen):
+        st = _law_step("same", chk)
+        fast = chk(st, opts).as_dict()
+        monkeypatch.setattr(laws_mod, "MERGE", 0)
+        monkeypatch.setattr(laws_mod, "_block_groups", lambda b, k_arrays=False: orig(b, False))
+        slow = chk(st, opts).as_dict()
+        monkeypatch.undo()
+        assert fast == slow

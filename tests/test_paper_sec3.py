@@ -4,6 +4,7 @@ planted lowered version of it is refuted."""
 
 from __future__ import annotations
 
+import math
 from fractions import Fraction
 
 import pytest
@@ -231,3 +232,53 @@ def test_a2_rejects_tau_outside_the_construction():
         A2Construction(Fraction(3, 2))
     with pytest.raises(ValueError, match="lambda"):
         A2Construction(Fraction(1, 2), Fraction(1))
+
+
+# --- lemma2's equality E(μ̂ − μ)² = Var(e^X)/k: rounding of its terms is not a counterexample -------
+
+#: the law the block draws of 77ce6ab met in a full verify at 06fff5e: Var/μ² ≈ 5·10¹¹ (an atom of weight
+#: 3·10⁻¹³ at e^{34}), so at 50 digits |E(μ̂ − μ)² − Var/k|/μ² is 50-digit rounding of terms ~10¹¹: 8.1e-40,
+#: above the confirmation tolerance 1e-40 of the sides (0 and the difference itself)
+_L2_ROUNDING_LAW = _laws.Law(
+    0.029675442404778447,
+    7,
+    [1.0, 0.0, -1.0],
+    [2.8258553208907073e-13, 5.0162540480734995e-05, 0.9999498374592367],
+    None,
+    {"b": 1.0},
+)
+
+
+def _lemma2_identity(claim, seeds):
+    st = lemma2.derivations()[0].step("E(μ̂ − μ)² = Var(e^X)/k")
+    chk = _laws.law_check(claim, "equality", extra=lemma2._extra_b, seeds=seeds)
+    return check_step(
+        Step("E(μ̂ − μ)² = Var(e^X)/k", st.lhs, st.rhs, kind="inequality", relation="<=", domain=st.domain, check=chk),
+        trials=200,
+        seed=0,
+    )
+
+
+def test_lemma2_second_moment_identity_is_not_refuted_by_rounding_at_50_digits():
+    """Regression (06fff5e refuted the true identity at this law): the excess at 50 digits is rounding (it is
+    8.1e-40 there and 4e-90 at 100 digits), so the confirmation does not hold it."""
+    import mpmath
+
+    claim = lemma2._rel_identity(lemma2._second_moment, lambda L, lw: lemma2.var_w(L, lw) / lw.k)
+    with mpmath.workdps(50):  # the old confirmation: one evaluation at 50 digits, beyond its tolerance
+        sm, bg = claim(mpmath, _L2_ROUNDING_LAW.at(mpmath))
+        assert sm - bg > mpmath.mpf(10) ** -40 * max(1, abs(sm), abs(bg))
+    res = _lemma2_identity(claim, (_L2_ROUNDING_LAW,))
+    assert res.verdict is Verdict.VERIFIED, res.counterexample
+    assert "gone at 100 or more" in res.evidence
+
+
+def test_lemma2_second_moment_identity_planted_wrong_is_still_refuted():
+    """Var/(k + 1) for Var/k is refuted at the same law; so is Var/k off by 1e-25 relative, an excess that only
+    the 50-digit pass sees and that does not move when the digits double."""
+    for wrong in (
+        lambda L, lw: lemma2.var_w(L, lw) / (lw.k + 1),
+        lambda L, lw: lemma2.var_w(L, lw) / lw.k * (1 - (L.mpf(10) if L is not math else 10.0) ** -25),
+    ):
+        res = _lemma2_identity(lemma2._rel_identity(lemma2._second_moment, wrong), (_L2_ROUNDING_LAW,) + lemma2.SEEDS)
+        assert res.verdict is Verdict.REFUTED and res.counterexample

@@ -9,8 +9,11 @@ class of functions (a Rademacher average is then an exact sum over sign patterns
   the budget, then local search (``perturb(rng, p)``) from the 16 worst points; a checker may draw them a
   block at a time instead (``sample_block`` / ``perturb_block``, a numpy Generator: ``law_check`` does);
 * each point is evaluated in floats; a float-found violation is re-evaluated at ``opts["dps"]`` digits
-  and the step is refuted only if it holds there (beyond 10^{10−dps} relative); after ``NOISE_CAP``
-  float-only violations within float rounding, further ones that small are counted, not re-evaluated;
+  and the step is refuted only if it holds there (beyond 10^{10−dps} relative to the sides) and still
+  holds, unmoved, when the digits double (``confirm``: a side formed from terms far larger than itself
+  can carry rounding above that tolerance; rounding shrinks with the digits, a real excess does not);
+  after ``NOISE_CAP`` float-only violations within float rounding, further ones that small are counted,
+  not re-evaluated;
 * the worst ratio small/big is reported at ``dps`` digits, with the point where it occurs;
 * the verdict records ``attacked``: the ranges searched (τ, k, atoms, …), the k range included.
 
@@ -26,11 +29,20 @@ the paper's §3 / appendix-A modules share. One trial is one full enumeration, s
 ``cap=None`` or the options carry ``law_trials``.
 
 Batches (``search(evaluate_batch=…)``, ``batch_evaluator``; off with ``opts["vectorise"] = False``): the
-float pass runs the claim once per batch of laws with one k and atom count (``L = ARRAY``: numpy), about
-3× less CPU over the catalogue than one law at a time (``benchmarks/bench_laws.py``). The points drawn
-(blocks of the batch sizes either way), the order they are scored in, the confirmations and the stopping
-point are those of the one-law loop;
-a guard compares batch and one-law values and falls back to the loop on a mismatch.
+float pass runs the claim once per batch of laws with one k and atom count (``L = ARRAY``: numpy). The points
+drawn (blocks of the batch sizes either way), the order they are scored in, the confirmations and the stopping
+point are those of the one-law loop; a guard compares batch and one-law values and falls back to the loop on a
+mismatch. Where the CPU goes, and why it is low (``benchmarks/bench_laws.py``):
+
+* laws are drawn as arrays (``LawBlock``): no Python object per law until one is read (a confirmation, a
+  report, a law to redo alone); after a run's first block the next blocks are scored as one batch of up to
+  ``MERGE`` laws (the same blocks in the same order), so each (k, atoms) group is large;
+* a batch is scored as arrays (``score_batch``): only a law to redo or a float violation takes a Python step,
+  and the worst laws are kept exactly as the one-law loop keeps them (``keep``);
+* an expectation over a law batch calls fn once per support of the compositions on count arrays, with the
+  loop's products and running sum (``_expect_array``: the same doubles);
+* two-atom windows take Loader's probabilities every 16 compositions and the exact ratio recurrence between
+  (``window_pmf``), and a claim that takes k as an array has its windowed laws in one batch (``k_arrays``).
 """
 
 from __future__ import annotations
@@ -61,6 +73,9 @@ ZERO = 1e-12
 #: usually refuted within it), later ones double up to ``BATCH`` (numpy's per-call cost is then negligible)
 BATCH_START = 64
 BATCH = 4096
+#: points ``search`` scores as one batch after a run's first block (``LawBlock`` draws, ``BATCH_START`` doubling
+#: to ``BATCH`` a block as before): the law groups of the batch pass are larger, its per-call cost shared
+MERGE = 16384
 #: the snapped similarities of ``law_check``'s extremal laws
 SNAPS = (-1.0, 1.0, 0.0)
 
@@ -114,11 +129,15 @@ def search(
     re-evaluation (as beyond ``noise_cap``), and a worst point there is reported with its float ratio (the
     evidence says so). A larger float violation is always re-evaluated at ``dps`` digits, whatever it costs.
 
-    ``sample_block(gen, rng, n)`` / ``perturb_block(gen, rng, starts)``: the points drawn a block at a time
-    (``gen`` a numpy Generator seeded from the same seed and step name, ``rng`` the ``random.Random`` of
-    ``sample``), in place of ``sample`` / ``perturb``; ``perturb_block`` gets one start per point to draw (the
-    same round robin over the worst points). Blocks have the batch sizes (``BATCH_START`` doubling to
-    ``BATCH``) with or without ``evaluate_batch``, so both loops search the same points."""
+    ``sample_block(gen, rng, n)`` / ``perturb_block(gen, rng, starts, which)``: the points drawn a block at a
+    time (``gen`` a numpy Generator seeded from the same seed and step name, ``rng`` the ``random.Random`` of
+    ``sample``), in place of ``sample`` / ``perturb``; ``perturb_block`` draws one point from ``starts[w]`` for
+    each ``w`` of ``which`` (the same round robin over the worst points). A block is a list of points or a
+    ``LawBlock`` (rows read as laws only where one is needed). Blocks have the batch sizes (``BATCH_START``
+    doubling to ``BATCH``) with or without ``evaluate_batch``, so both loops search the same points.
+
+    With ``evaluate_batch`` a batch is scored as arrays (``score_batch``): only a point to redo or a float
+    violation takes a Python step, and the worst points are kept as the one-point loop keeps them (``keep``)."""
     rng = random.Random(f"{opts['seed']}:{step.name}")
     gen = None
     if sample_block is not None or perturb_block is not None:
@@ -130,36 +149,43 @@ def search(
             int.from_bytes(hashlib.sha256(f"{opts['seed']}:{step.name}".encode()).digest()[:8], "big")
         )
     dps = int(opts["dps"])
+    #: (ratio, point or ``_Row``): the worst points so far, in the order of the one-point loop (see ``keep``)
     worst: list[tuple[float, Any]] = []
-    st = {"n": 0, "cx": None, "min_margin": math.inf, "noise": 0, "wide": 0}
+    st = {"n": 0, "cx": None, "min_margin": math.inf, "noise": 0, "wide": 0, "deep": 0}
 
-    def score(pt: Any, pre: tuple[float, float] | None = None) -> None:
-        st["n"] += 1
-        if pre is not None and not (math.isnan(pre[0]) or math.isnan(pre[1])):
-            sm, bg = pre
+    def violated(pt: Any, sm: float, bg: float) -> tuple[float, float]:
+        """The float violation sm > bg at ``pt`` (no counterexample yet; a ``_Row``: the law, read only when
+        needed): counted, or confirmed at full precision (``confirm``); returns the pair to score (the
+        full-precision one where it was redone)."""
+        tiny = sm - bg <= 1e-9 * max(1.0, abs(sm), abs(bg))
+        if isinstance(pt, _Row) and (exact_cheap is not None or not tiny or st["noise"] < noise_cap):
+            pt = pt.law()
+        if tiny and exact_cheap is not None and not exact_cheap(pt):
+            st["wide"] += 1  # float-rounding size, at a window too wide for the full-precision pass
+        elif tiny and st["noise"] >= noise_cap:
+            st["noise"] += 1  # float rounding of a tight claim: enough of them confirmed at full precision
         else:
-            try:
-                sm, bg = evaluate(pt, False)
-                sm, bg = float(sm), float(bg)
-            except (ValueError, ZeroDivisionError, OverflowError):
-                return
+            held, sm_, bg_, digits = confirm(evaluate, pt, dps)
+            if held:
+                st["cx"] = {**describe(pt), "lhs": mpmath.nstr(sm_, 20), "rhs": mpmath.nstr(bg_, 20)}
+            else:  # rounding only: keep the full-precision values
+                st["noise"] += 1
+                st["deep"] += digits > dps  # beyond the tolerance at dps digits, rounding at more
+                sm, bg = float(sm_), float(bg_)
+        return sm, bg
+
+    def score(pt: Any) -> None:
+        """One point, in floats by ``evaluate`` (the seeds, and the loops without batches)."""
+        st["n"] += 1
+        try:
+            sm, bg = evaluate(pt, False)
+            sm, bg = float(sm), float(bg)
+        except (ValueError, ZeroDivisionError, OverflowError):
+            return
         if math.isnan(sm) or math.isnan(bg):
             return
         if sm > bg and st["cx"] is None:
-            tiny = sm - bg <= 1e-9 * max(1.0, abs(sm), abs(bg))
-            if tiny and exact_cheap is not None and not exact_cheap(pt):
-                st["wide"] += 1  # float-rounding size, at a window too wide for the full-precision pass
-            elif tiny and st["noise"] >= noise_cap:
-                st["noise"] += 1  # float rounding of a tight claim: enough of them confirmed at full precision
-            else:
-                with mpmath.workdps(dps):
-                    sm_, bg_ = evaluate(pt, True)
-                    tol = mpmath.mpf(10) ** (10 - dps) * max(1, abs(sm_), abs(bg_))
-                    if sm_ - bg_ > tol:
-                        st["cx"] = {**describe(pt), "lhs": mpmath.nstr(sm_, 20), "rhs": mpmath.nstr(bg_, 20)}
-                    else:  # float rounding only: keep the full-precision values
-                        st["noise"] += 1
-                        sm, bg = float(sm_), float(bg_)
+            sm, bg = violated(pt, sm, bg)
         st["min_margin"] = min(st["min_margin"], bg - sm)
         ratio = sm / bg if bg > zero else (zero_ratio if sm - bg <= zero else math.inf)
         worst.append((ratio, pt))
@@ -167,7 +193,82 @@ def search(
             worst.sort(key=lambda w_: -w_[0])
             del worst[16:]
 
-    def run(draw: Callable[[int], Any], until: int, block: Callable[[int, int], list] | None = None) -> None:
+    def score_batch(pts: Any, sm: Any, bg: Any) -> None:
+        """``score`` of every point of a batch whose float pairs ``evaluate_batch`` gave (NaN: redone by
+        ``evaluate``), as arrays: the points that need Python (a NaN to redo, a float violation to count or
+        confirm) are taken one by one in their order, the rest at once; the trials, margins, confirmations,
+        counters and worst points are those of ``score`` on each point in turn (see ``keep``)."""
+        import numpy as np
+
+        m = len(pts)
+        get = pts.law if isinstance(pts, LawBlock) else pts.__getitem__
+        sm, bg = np.array(sm, dtype=float), np.array(bg, dtype=float)
+        redo = np.isnan(sm) | np.isnan(bg)
+        ok = ~redo
+        stop = m
+        for j in np.flatnonzero(redo | (sm > bg)).tolist():
+            if redo[j]:
+                try:
+                    a_, b_ = evaluate(get(j), False)
+                    a_, b_ = float(a_), float(b_)
+                except (ValueError, ZeroDivisionError, OverflowError):
+                    continue
+                if math.isnan(a_) or math.isnan(b_):
+                    continue
+                sm[j], bg[j], ok[j] = a_, b_, True
+            if sm[j] > bg[j]:
+                row = _Row(pts, j) if isinstance(pts, LawBlock) else get(j)
+                sm[j], bg[j] = violated(row, float(sm[j]), float(bg[j]))
+                if st["cx"] is not None:
+                    stop = j + 1
+                    break
+        st["n"] += stop
+        idx = np.flatnonzero(ok[:stop])
+        if not len(idx):
+            return
+        s_, b_ = sm[idx], bg[idx]
+        with np.errstate(all="ignore"):
+            gap = b_ - s_
+            gap = gap[~np.isnan(gap)]  # min(x, nan) is x
+            if len(gap):
+                st["min_margin"] = min(st["min_margin"], float(gap.min()))
+            ratio = np.where(
+                b_ > zero, s_ / np.where(b_ > zero, b_, 1.0), np.where(s_ - b_ <= zero, zero_ratio, np.inf)
+            )
+        keep(ratio, idx, (lambda j: _Row(pts, j)) if isinstance(pts, LawBlock) else get)
+
+    def keep(ratio: Any, idx: Any, ref: Callable[[int], Any]) -> None:
+        """Append (ratio[i], ref(idx[i])) to ``worst`` as ``score`` does one at a time (append; past 64 entries,
+        a stable sort on −ratio and a cut to 16), without a Python step per point: between two cuts nothing
+        is read, and without NaN ratios the list after the last cut of the batch is the 16 best, ties in order
+        of arrival, of the list and the points up to that cut (a point cut once never comes back: 16 at least
+        as good arrived before it), followed by the points after it. With a NaN ratio (inf/inf) anywhere the
+        sort's result depends on its path, so the points are appended one by one as ``score`` does."""
+        import numpy as np
+
+        m = len(idx)
+        if np.isnan(ratio).any() or any(w_[0] != w_[0] for w_ in worst):
+            for r_, j in zip(ratio.tolist(), idx.tolist()):
+                worst.append((r_, ref(j)))
+                if len(worst) > 64:
+                    worst.sort(key=lambda w_: -w_[0])
+                    del worst[16:]
+            return
+        ell = len(worst)
+        if ell + m <= 64:
+            worst.extend(zip(ratio.tolist(), [ref(j) for j in idx.tolist()]))
+            return
+        first = 65 - ell  # points whose arrival makes the first cut; then one cut every 49
+        last = first + 49 * ((m - first) // 49)  # points up to the last cut of this batch
+        pool = np.concatenate([np.array([w_[0] for w_ in worst], dtype=float), ratio[:last]])
+        top = np.argsort(-pool, kind="stable")[:16].tolist()
+        tail = zip(ratio[last:].tolist(), [ref(j) for j in idx[last:].tolist()])
+        worst[:] = [worst[q] if q < ell else (float(ratio[q - ell]), ref(int(idx[q - ell]))) for q in top] + list(tail)
+
+    def point(ref: Any) -> Any:
+        return ref.law() if isinstance(ref, _Row) else ref
+
+    def run(draw: Callable[[int], Any], until: int, block: Callable[[int, int], Any] | None = None) -> None:
         """Score points ``draw(i)`` (i = 0, 1, …), or the blocks ``block(i, n)`` of n points from the i-th on,
         until ``until`` trials or a counterexample, in batches when ``evaluate_batch`` is given (the draws of a
         batch are made before any of them is scored: the same draws, since a draw never reads a score)."""
@@ -183,17 +284,32 @@ def search(
             pts = block(i, m) if block is not None else [draw(i + j) for j in range(m)]
             i += len(pts)
             size = min(2 * size, BATCH)  # a refuted claim stops in the first small batch
+            if evaluate_batch is not None and isinstance(pts, LawBlock) and m > BATCH_START:
+                # after the first (small) block, the next blocks are drawn (the same blocks, in the same order: a
+                # draw never reads a score) until MERGE points and scored as one batch: larger law groups
+                more, ahead = [pts], st["n"] + m
+                while ahead - st["n"] < MERGE and ahead < until:
+                    m2 = min(size, until - ahead)
+                    size = min(2 * size, BATCH)
+                    nxt = block(i, m2)
+                    if not isinstance(nxt, LawBlock):
+                        break
+                    more.append(nxt)
+                    i += len(nxt)
+                    ahead += m2
+                pts = LawBlock.concat(more)
+                if pts is None:  # blocks that do not stack (different extras): one batch each
+                    for b_ in more:
+                        if st["cx"] is None:
+                            score_batch(b_, *evaluate_batch(b_))
+                    continue
             if evaluate_batch is None:
                 for pt in pts:
                     score(pt)
                     if st["cx"] is not None:
                         break
                 continue
-            sm, bg = evaluate_batch(pts)
-            for pt, a_, b_ in zip(pts, sm.tolist(), bg.tolist()):
-                score(pt, (a_, b_))
-                if st["cx"] is not None:
-                    break
+            score_batch(pts, *evaluate_batch(pts))
 
     for pt in seeds:
         if st["cx"] is None and st["n"] < budget:
@@ -201,34 +317,40 @@ def search(
     fresh = None if sample_block is None else (lambda i, n: sample_block(gen, rng, n))
     run(lambda i: sample(rng), int(0.7 * budget), fresh)
     worst.sort(key=lambda w_: -w_[0])
-    starts = [pt for _, pt in worst[:16]]
+    starts = [point(pt) for _, pt in worst[:16]]
     if starts:  # round robin over the starts, as many rounds as the budget allows
         near = None
         if perturb_block is not None:
-            near = lambda i, n: perturb_block(gen, rng, [starts[(i + j) % len(starts)] for j in range(n)])  # noqa: E731
+            near = lambda i, n: perturb_block(gen, rng, starts, [(i + j) % len(starts) for j in range(n)])  # noqa: E731
         elif perturb is None:
             near = fresh
         run(lambda i: perturb(rng, starts[i % len(starts)]) if perturb is not None else sample(rng), budget, near)
     else:
         run(lambda i: sample(rng), budget, fresh)
     worst.sort(key=lambda w_: -w_[0])
+    worst_pt = point(worst[0][1]) if worst else None
     best = None
     in_floats = False
     if worst and worst[0][0] not in (math.inf, -math.inf):
-        if exact_cheap is not None and not exact_cheap(worst[0][1]):
+        if exact_cheap is not None and not exact_cheap(worst_pt):
             best, in_floats = worst[0][0], True
         else:
             with mpmath.workdps(dps):
-                sm_, bg_ = evaluate(worst[0][1], True)
+                sm_, bg_ = evaluate(worst_pt, True)
                 best = float(sm_ / bg_) if bg_ > zero else worst[0][0]
     where = ""
     if worst:
-        where = " at " + ", ".join(f"{key}={v_}" for key, v_ in describe(worst[0][1]).items())
+        where = " at " + ", ".join(f"{key}={v_}" for key, v_ in describe(worst_pt).items())
     ev = (
         (f"worst ratio lhs/rhs = {best:.9g}" if best is not None else "no ratio defined")
         + (" (in floats: its window is too wide for the full-precision pass)" if in_floats else "")
         + f", min margin {st['min_margin']:.3g}{where}"
         + (f"; {st['noise']} float-only violations (none at {dps} digits)" if st["noise"] else "")
+        + (
+            f" ({st['deep']} of them beyond the tolerance at {dps} digits but rounding: gone at {2 * dps} or more)"
+            if st["deep"]
+            else ""
+        )
         + (
             f"; {st['wide']} float violations within float rounding (≤ 1e-9 × max(1, |side|)) at windows too wide "
             f"for {dps} digits, not re-evaluated"
@@ -236,7 +358,43 @@ def search(
             else ""
         )
     )
-    return SearchOutcome(st["n"], best, ev, st["cx"], worst[0][1] if worst else None)
+    return SearchOutcome(st["n"], best, ev, st["cx"], worst_pt)
+
+
+#: precisions a confirmation tries: dps, 2·dps, 4·dps, … (``confirm``): 32 × 50 digits settles a cancellation of
+#: terms 10^{868} times the result (e^{±1000} at τ = 1e-3) with digits to spare
+SETTLE_DOUBLINGS = 5
+#: two successive excesses within this (relative) have settled: the excess is the claim's, not rounding
+SETTLE_AGREE = 1e-9
+
+
+def confirm(evaluate: Callable[[Any, bool], tuple[Any, Any]], pt: Any, dps: int) -> tuple[bool, Any, Any, int]:
+    """Whether ``small > big`` at ``pt`` survives full precision: (held, small, big, digits), the values at the
+    last precision tried and that precision.
+
+    The excess small − big is formed at ``dps`` digits and must exceed the tolerance 10^{10−dps} ×
+    max(1, |small|, |big|); it must then still exceed it at 2·dps digits and not have moved (to
+    ``SETTLE_AGREE``), else the precision doubles again (up to ``SETTLE_DOUBLINGS`` times). The tolerance is
+    relative to the two sides, not to the terms a side is formed from: where a side is a difference of
+    terms far larger than itself (|E(μ̂ − μ)² − Var/k|/μ² with Var/μ² ~ 10^{12}), the rounding of those terms
+    at ``dps`` digits can exceed it. Rounding shrinks by 10^{−dps} when the digits double; an excess the
+    claim really has does not move. One that exceeds the tolerance at every precision tried is held (never
+    a counterexample less than a single evaluation at ``dps`` gave)."""
+    tol = None
+    prev = None
+    sm_ = bg_ = None
+    for i in range(SETTLE_DOUBLINGS + 1):
+        with mpmath.workdps(dps * 2**i):
+            sm_, bg_ = evaluate(pt, True)
+            if tol is None:
+                tol = mpmath.mpf(10) ** (10 - dps) * max(1, abs(sm_), abs(bg_))
+            ex = sm_ - bg_
+            if not ex > tol:
+                return False, sm_, bg_, dps * 2**i
+            if prev is not None and abs(ex - prev) <= SETTLE_AGREE * abs(ex):
+                return True, sm_, bg_, dps * 2**i
+            prev = ex
+    return True, sm_, bg_, dps * 2**SETTLE_DOUBLINGS
 
 
 def search_result(step: Step, out: SearchOutcome, method: str, attacked: dict[str, tuple[str, str]]) -> StepResult:
@@ -283,6 +441,16 @@ class Law:
     probs: list
     dens: list | None = None
     extra: dict = field(default_factory=dict)
+    #: values computed from the fields, memoised per back end (``memo``): not part of the law
+    cache: dict = field(default_factory=dict, repr=False, compare=False)
+
+    def memo(self, key: Any, make: Callable[[], Any]) -> Any:
+        """``make()``, once per key for this law (a key names the back end and, for mpmath, the precision:
+        the fields are not changed once a law is made)."""
+        got = self.cache.get(key)
+        if got is None:
+            got = self.cache[key] = make()
+        return got
 
     def at(self, L: Any) -> Law:
         if L is math:
@@ -304,6 +472,112 @@ class Law:
         if self.dens is not None:
             out["w"] = repr(self.dens)
         return {**out, **{key: repr(v_) for key, v_ in self.extra.items()}}
+
+
+class LawBlock:
+    """Laws as arrays, one row a law: τ, k and the number of atoms ``na`` (n,), similarities, π-weights and
+    (where drawn) ν-densities (n, width), zero beyond a row's atoms, extras a dict of (n,) arrays; ``has_dens``
+    (n,) says which rows carry densities (None: none). What ``law_check`` draws, a block at a time: no Python
+    object per law until one is read (``law(i)``: a confirmation, a report, a law the batch pass redoes)."""
+
+    __slots__ = ("tau", "k", "na", "sims", "probs", "dens", "has_dens", "extra")
+
+    def __init__(self, tau, k, na, sims, probs, dens=None, has_dens=None, extra=None) -> None:
+        self.tau, self.k, self.na, self.sims, self.probs = tau, k, na, sims, probs
+        self.dens, self.has_dens, self.extra = dens, has_dens, {} if extra is None else extra
+
+    def __len__(self) -> int:
+        return len(self.tau)
+
+    def __iter__(self):
+        return (self.law(i) for i in range(len(self.tau)))
+
+    def law(self, i: int) -> Law:
+        """Row ``i`` as a ``Law`` of Python numbers (the same doubles)."""
+        m = int(self.na[i])
+        dens = None
+        if self.has_dens is not None and self.has_dens[i]:
+            dens = self.dens[i, :m].tolist()
+        return Law(
+            float(self.tau[i]),
+            int(self.k[i]),
+            self.sims[i, :m].tolist(),
+            self.probs[i, :m].tolist(),
+            dens,
+            {key: float(v_[i]) for key, v_ in self.extra.items()},
+        )
+
+    @classmethod
+    def concat(cls, blocks: list[LawBlock]) -> LawBlock | None:
+        """The blocks one after the other (rows zero-padded to the widest), or None where their extras differ."""
+        import numpy as np
+
+        if len({tuple(b_.extra) for b_ in blocks}) > 1:
+            return None
+        wid = max(b_.sims.shape[1] for b_ in blocks)
+
+        def pad(a_: Any) -> Any:
+            return a_ if a_.shape[1] == wid else np.pad(a_, ((0, 0), (0, wid - a_.shape[1])))
+
+        n_ = [len(b_) for b_ in blocks]
+        has = None
+        dens = None
+        if any(b_.has_dens is not None for b_ in blocks):
+            has = np.concatenate(
+                [b_.has_dens if b_.has_dens is not None else np.zeros(m, bool) for b_, m in zip(blocks, n_)]
+            )
+            dens = np.concatenate(
+                [pad(b_.dens) if b_.dens is not None else np.zeros((m, wid)) for b_, m in zip(blocks, n_)]
+            )
+        return cls(
+            np.concatenate([b_.tau for b_ in blocks]),
+            np.concatenate([b_.k for b_ in blocks]),
+            np.concatenate([b_.na for b_ in blocks]),
+            np.concatenate([pad(b_.sims) for b_ in blocks]),
+            np.concatenate([pad(b_.probs) for b_ in blocks]),
+            dens,
+            has,
+            {key: np.concatenate([b_.extra[key] for b_ in blocks]) for key in blocks[0].extra},
+        )
+
+    @classmethod
+    def of(cls, laws: list[Law]) -> LawBlock:
+        """The block of a list of laws, zero-padded to the widest (no extras unless every law has the same names)."""
+        import numpy as np
+
+        same = len({tuple(lw.extra) for lw in laws}) == 1
+        n = len(laws)
+        wid = max(len(lw.probs) for lw in laws)
+
+        def table(rows: list) -> Any:
+            return np.array([list(r_) + [0.0] * (wid - len(r_)) for r_ in rows], dtype=float).reshape(n, wid)
+
+        has = np.array([lw.dens is not None for lw in laws])
+        dens = None
+        if has.any():
+            dens = table([lw.dens if lw.dens is not None else [0.0] * len(lw.probs) for lw in laws])
+        return cls(
+            np.array([lw.tau for lw in laws], dtype=float),
+            np.array([lw.k for lw in laws], dtype=np.int64),
+            np.array([len(lw.probs) for lw in laws], dtype=np.int64),
+            table([lw.sims for lw in laws]),
+            table([lw.probs for lw in laws]),
+            dens,
+            has if has.any() else None,
+            {key: np.array([lw.extra[key] for lw in laws], dtype=float) for key in laws[0].extra} if same else {},
+        )
+
+
+class _Row:
+    """Row ``i`` of a ``LawBlock``, read as a ``Law`` only when needed (``search``'s worst points)."""
+
+    __slots__ = ("block", "i")
+
+    def __init__(self, block: LawBlock, i: int) -> None:
+        self.block, self.i = block, i
+
+    def law(self) -> Law:
+        return self.block.law(self.i)
 
 
 @lru_cache(maxsize=256)
@@ -332,18 +606,132 @@ def expect(L: Any, law: Law, fn: Callable[[tuple], Any]) -> Any:
         return _expect_array(law, fn)
     total = 0 * law.probs[0]
     one = L.mpf(1) if L is mpmath else 1.0
+    # p_i ** c for c = 0 … k, once per law (the same powers the loop takes, memoised for its other expectations)
+    key = ("pow", id(L), mpmath.mp.prec if L is mpmath else 0)
+    pw = law.memo(key, lambda: [[p_**c for c in range(law.k + 1)] for p_ in law.probs])
+    zero = [p_ == 0 for p_ in law.probs]
     for cnt, coef in _comps(law.k, len(law.probs)):
-        if any(c and p_ == 0 for c, p_ in zip(cnt, law.probs)):
+        if any(c and z_ for c, z_ in zip(cnt, zero)):
             continue
         pr = coef * one
-        for c, p_ in zip(cnt, law.probs):
+        for c, row in zip(cnt, pw):
             if c:
-                pr *= p_**c
+                pr *= row[c]
         total += pr * fn(cnt)
     return total
 
 
+@lru_cache(maxsize=1024)
+def _patterns(k_: int, n_atoms: int) -> tuple:
+    """The compositions of ``_comps`` grouped by support (the atoms drawn at least once): per support S, the
+    rows (in composition order), the multinomial coefficients as floats (None where one overflows a double:
+    the caller then takes the one-composition loop, which raises as before) and the count columns, as
+    (rows, 1) arrays of S's atoms, read-only (memoised per process: a pure function of k and the atoms)."""
+    import numpy as np
+
+    comps = _comps(k_, n_atoms)
+    cnt = np.array([c for c, _ in comps], dtype=np.int64).reshape(len(comps), n_atoms)
+    try:
+        coef = np.array([coef * 1.0 for _, coef in comps])  # the loop's coef * 1.0
+    except OverflowError:
+        coef = None
+    out = []
+    sup = cnt > 0
+    keys = sup @ (1 << np.arange(n_atoms))
+    for key in sorted(set(keys.tolist())):
+        rows = np.flatnonzero(keys == key)
+        S = tuple(i for i in range(n_atoms) if key >> i & 1)
+        cols = {}
+        for i in S:
+            col = cnt[rows, i].astype(float).reshape(-1, 1)
+            col.flags.writeable = False
+            cols[i] = col
+        icols = {i: cnt[rows, i] for i in S}
+        for v_ in (rows, *icols.values()):
+            v_.flags.writeable = False
+        out.append((S, rows, None if coef is None else coef[rows], cols, icols))
+    return tuple(out), len(comps)
+
+
+#: (fn's code object, k, atoms) ``_expect_array`` has seen to give, on count arrays, what fn gives on one
+#: composition (True) or not (False: those take the one-composition loop)
+_ELEMENTWISE: dict[Any, bool] = {}
+
+
 def _expect_array(law: Law, fn: Callable[[tuple], Any]) -> Any:
+    """``expect`` on a law batch: fn is called once per support (the compositions' atoms drawn at least once:
+    at most 7 for 3 atoms) on count arrays (compositions × 1, broadcasting against the laws), instead of
+    once per composition; a count not drawn is the int 0, as in the one-composition loop, so ``if c`` reads
+    the same. The probabilities are the loop's products (coef · p_i^{c_i} over the drawn atoms in order, from
+    one table of p_i^c per atom), the terms the loop's terms, summed in composition order (a running sum:
+    the same doubles as the loop). Guard: the first time a code object of fn is seen at a (k, atoms), fn on the
+    first and last composition of each support, as ints, must agree with the array entries (to
+    ``COUNTS_AGREE``), else that fn (and fn raising on arrays) is summed by the loop (``_expect_loop``)."""
+    import numpy as np
+
+    code = (getattr(fn, "__code__", None), law.k, len(law.probs))
+    if _ELEMENTWISE.get(code, True) is False:
+        return _expect_loop(law, fn)
+    pats, n_comp = _patterns(law.k, len(law.probs))
+    if pats and pats[0][2] is None:
+        return _expect_loop(law, fn)
+    Counts = _counts_class()
+    n = np.shape(law.probs[0])
+    zero = 0 * law.probs[0]  # the loop's initial total (its dtype: float64, or long double in the wide pass)
+    terms = np.zeros((n_comp + 1, *n), dtype=np.result_type(zero, *law.probs, law.tau))
+    terms[0] = zero
+    check = code not in _ELEMENTWISE
+    # the probabilities per support (memoised on the batch: a claim takes several expectations of it)
+    probs = law.memo(("pr", law.probs[0].dtype.str), lambda: _support_probs(law, pats))
+    try:
+        with np.errstate(all="ignore"):
+            for (_s, rows, _c, cols, icols), (pr, skip) in zip(pats, probs):
+                cnt = tuple(cols[i].view(Counts) if i in cols else 0 for i in range(len(law.probs)))
+                vals = np.asarray(fn(cnt))
+                if vals.dtype.kind not in "fiu":  # mpmath numbers, objects: not this path's
+                    raise TypeError(f"fn gave {vals.dtype} on count arrays")
+                vals = np.broadcast_to(vals, pr.shape)
+                for r_ in (0, len(rows) - 1) if check else ():  # the first and last composition, as ints
+                    one = np.asarray(fn(tuple(int(icols[i][r_]) if i in icols else 0 for i in range(len(law.probs)))))
+                    one = np.broadcast_to(one, n)
+                    got = vals[r_]
+                    same = (one == got) | (np.abs(one - got) <= COUNTS_AGREE * np.maximum(1.0, np.abs(one)))
+                    if not bool(np.all(same | (np.isnan(one) & np.isnan(got)))):
+                        raise ValueError("fn differs on count arrays")
+                terms[rows + 1] = np.where(skip, 0.0, pr * vals)
+    except (TypeError, ValueError, AttributeError, IndexError, KeyError, ZeroDivisionError):
+        _ELEMENTWISE[code] = False
+        return _expect_loop(law, fn)
+    except OverflowError:  # data (an exact integer too large for a float), not fn's form: the loop, as before
+        return _expect_loop(law, fn)
+    if check:
+        _ELEMENTWISE[code] = True
+    return np.cumsum(terms, axis=0)[-1]  # the running sum of the loop, term by term in composition order
+
+
+def _support_probs(law: Law, pats: tuple) -> list:
+    """Per support of ``_patterns``: (the loop's probabilities coef · Π p_i^{c_i} over the drawn atoms in
+    order, (compositions, laws); whether a drawn atom has probability 0, per law)."""
+    import numpy as np
+
+    n = np.shape(law.probs[0])
+    powers = {}  # p_i ** c, as the loop computes it (an array to a Python int power)
+    out = []
+    with np.errstate(all="ignore"):
+        for S, _rows, coef, _cols, icols in pats:
+            pr = coef.reshape(-1, *(1,) * len(n))
+            skip = False
+            for i in S:
+                if i not in powers:
+                    powers[i] = np.stack([law.probs[i] ** c for c in range(law.k + 1)])
+                pr = pr * powers[i][icols[i]]
+                skip = skip | (law.probs[i] == 0)
+            out.append((pr, skip))
+    return out
+
+
+def _expect_loop(law: Law, fn: Callable[[tuple], Any]) -> Any:
+    """``expect`` on a law batch, one composition at a time (fn on int counts)."""
     import numpy as np
 
     total = 0 * law.probs[0]
@@ -409,31 +797,67 @@ def binomial_window(k_: int, p: float, tail: float = TAIL) -> tuple[int, int, fl
     mean = k_ * p
     sd = math.sqrt(k_ * p * (1 - p))
     guess = int(math.sqrt(2 * need) * sd) + 2
-    # hi: the least h ≥ ⌈kp⌉ with ok(h + 1); D(·‖p) increases above p, so bisect on [⌈kp⌉, k]
+    # hi: the least h ≥ ⌈kp⌉ with ok(h + 1); D(·‖p) increases above p, so a monotone search on [⌈kp⌉, k]
     a_, b_ = max(math.ceil(mean), 0), k_
     if ok(min(k_, a_ + guess) + 1) or a_ + guess >= k_:
         b_ = min(k_, a_ + guess)
-    while a_ < b_:
-        m_ = (a_ + b_) // 2
-        if m_ + 1 > k_ or ok(m_ + 1):
-            b_ = m_
-        else:
-            a_ = m_ + 1
-    hi = a_
+    x_hi, x_lo = _chernoff_roots(k_, p, need)
+    hi = _least(lambda h: h + 1 > k_ or ok(h + 1), a_, b_, math.ceil(k_ * x_hi) - 1)
     a_, b_ = 0, min(math.floor(mean), k_)  # lo: the largest l ≤ ⌊kp⌋ with ok(l − 1)
     if b_ - guess <= 0 or ok(max(0, b_ - guess) - 1):
         a_ = max(0, b_ - guess)
-    while a_ < b_:
-        m_ = (a_ + b_ + 1) // 2
-        if m_ - 1 < 0 or ok(m_ - 1):
-            a_ = m_
-        else:
-            b_ = m_ - 1
-    lo = a_
+    top = b_
+    lo = _least(lambda j: j > top or not (j - 1 < 0 or ok(j - 1)), a_ + 1, b_ + 1, math.floor(k_ * x_lo) + 2) - 1
     bound = (math.exp(-k_ * _kl((hi + 1) / k_, p)) if hi < k_ else 0.0) + (
         math.exp(-k_ * _kl((lo - 1) / k_, p)) if lo > 0 else 0.0
     )
     return lo, hi, bound
+
+
+def _least(pred: Callable[[int], bool], lo: int, hi: int, start: int) -> int:
+    """The least h in [lo, hi] with pred(h), for pred false then true on [lo, hi] and pred(hi) true: galloping
+    from ``start`` (a few calls of pred from a good start), then bisection. The answer is the boundary itself,
+    so any search finds the same one (``binomial_window`` bisected from the ends before: the same windows)."""
+    h = min(max(start, lo), hi)
+    step = 1
+    if pred(h):
+        while h - step >= lo and pred(h - step):
+            h -= step
+            step *= 2
+        a_, b_ = max(lo, h - step + 1), h
+    else:
+        while h + step < hi and not pred(h + step):
+            h += step
+            step *= 2
+        a_, b_ = h + 1, min(hi, h + step)
+    while a_ < b_:
+        m_ = (a_ + b_) // 2
+        if pred(m_):
+            b_ = m_
+        else:
+            a_ = m_ + 1
+    return a_
+
+
+def _chernoff_roots(k_: int, p: float, need: float) -> tuple[float, float]:
+    """x above and below p with k D(x‖p) ≈ need (a start for ``binomial_window``'s searches: Newton from the
+    Gaussian guess p ± √(2 need p(1 − p)/k); only its accuracy, not its correctness, matters)."""
+    out = []
+    for sgn in (1, -1):
+        x = p
+        try:
+            if 0 < p < 1:
+                x = min(1 - 1e-15, max(1e-15, p + sgn * math.sqrt(2 * need * p * (1 - p) / k_)))
+                for _ in range(3):
+                    f = k_ * _kl(x, p) - need
+                    d = k_ * math.log(x * (1 - p) / (p * (1 - x)))
+                    if d == 0:
+                        break
+                    x = min(1 - 1e-15, max(1e-15, x - f / d))
+        except (ValueError, ZeroDivisionError, OverflowError):
+            x = p
+        out.append(x)
+    return out[0], out[1]
 
 
 def _stirlerr(n: Any) -> Any:
@@ -496,13 +920,15 @@ def _bd0(x: Any, M: Any) -> Any:
 
 @lru_cache(maxsize=4096)
 def _means(k_: int, p: float) -> tuple[float, float, float, float]:
-    """(kp, k(1 − p)) rounded to doubles and their exact residuals (``log_binomial_pmf``)."""
-    from fractions import Fraction
-
-    ex_p = k_ * Fraction(p)
-    ex_q = k_ - ex_p
-    Mp, Mq = float(ex_p), float(ex_q)
-    return Mp, Mq, float(ex_p - Fraction(Mp)), float(ex_q - Fraction(Mq))
+    """(kp, k(1 − p)) rounded to doubles and their exact residuals (``log_binomial_pmf``): exact rationals
+    num/den in integers (p = num/den with den a power of two), each rounded once by Python's correctly rounded
+    int / int (what ``float(Fraction)`` does, without the Fraction objects)."""
+    num, den = float(p).as_integer_ratio()
+    np_, nq = k_ * num, k_ * den - k_ * num  # kp = np_/den, kq = nq/den exactly
+    Mp, Mq = np_ / den, nq / den
+    a_, b_ = Mp.as_integer_ratio()
+    c_, d_ = Mq.as_integer_ratio()
+    return Mp, Mq, (np_ * b_ - a_ * den) / (den * b_), (nq * d_ - c_ * den) / (den * d_)
 
 
 def mp_binomial_pmf(k_: int, c: int, p: Any, dps: int) -> Any:
@@ -566,6 +992,52 @@ def log_binomial_pmf(k_: int, c: Any, p: Any) -> Any:
         out = np.where((q == 0) & (c < k_f), -np.inf, out)
         out = np.where((p == 0) & (c == 0), 0.0, np.where((q == 0) & (c == k_f), 0.0, out))
     return out
+
+
+#: compositions from one of Loader's values of P(c) to the next in ``window_pmf`` (the ratio recurrence between)
+PMF_ANCHOR = 16
+#: windows of fewer compositions than this take Loader's formula at every one (``window_pmf``)
+PMF_RECURRENCE_MIN = 1024
+#: compositions per chunk of ``window_pmf``'s recurrence
+PMF_CHUNK = 8192
+
+
+def window_pmf(k_: int, c: Any, p: float) -> Any:
+    """P(X = c) for X ~ Binomial(k, p) over a run c = c₀, c₀ + 1, …, c₀ + n − 1 (a float array), to the
+    accuracy of exp(``log_binomial_pmf``) at a fraction of its cost on wide windows: Loader's value at every
+    ``PMF_ANCHOR``-th composition (one call for the whole run), and from there the exact ratio recurrence
+
+        P(c + 1) = P(c) · (1 + ((k + 1)p − (c + 1)) / ((c + 1)(1 − p))),
+
+    a running product of at most 15 factors. The factor is formed without cancellation ((k + 1)p as a double
+    and its exact residual: the numerator is good to an ulp, since c + 1 and the double (k + 1)p differ
+    exactly by Sterbenz's lemma), so each is within ~1 ulp of the exact ratio and each product step adds
+    ≤ ½ ulp: ≤ 15 ulps ≈ 2e-15 relative from the anchor, typically a few 1e-16, the size of Loader's own
+    error (which the anchor carries). Narrow windows (fewer than ``PMF_RECURRENCE_MIN`` compositions), ends
+    (c = 0 or k) and p ∈ {0, 1} take exp(``log_binomial_pmf``) at every composition."""
+    import numpy as np
+
+    c = np.asarray(c, dtype=float)
+    n = len(c)
+    if n < PMF_RECURRENCE_MIN or not 0 < p < 1 or float(c[0]) < 1 or float(c[-1]) > k_ - 1:
+        return np.exp(log_binomial_pmf(k_, c, p))
+    B = PMF_ANCHOR
+    nb = -(-n // B)
+    anchor = np.exp(log_binomial_pmf(k_, c[0] + B * np.arange(nb, dtype=float), p))  # all within [c₀, c_last]
+    A, _, rA, _ = _means(k_ + 1, p)  # (k + 1)p = A + rA exactly (rA the double nearest the residual)
+    out = np.empty((nb, B))
+    step = PMF_CHUNK // B  # anchors per chunk: the temporaries of a chunk stay in cache (2× less CPU)
+    offs = np.arange(B - 1, dtype=float)[None, :]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        for b0 in range(0, nb, step):
+            b1 = min(nb, b0 + step)
+            c1 = (c[0] + 1 + B * np.arange(b0, b1, dtype=float))[:, None] + offs  # c + 1 (the last block padded)
+            ratio = 1 + ((A - c1) + rA) / (c1 * (1 - p))
+            blk = out[b0:b1]
+            blk[:, 0] = 1.0
+            np.cumprod(ratio, axis=1, out=blk[:, 1:])
+            blk *= anchor[b0:b1, None]
+    return out.reshape(-1)[:n]
 
 
 def window_of(law: Law, tail: float = TAIL) -> tuple[int, int, float]:
@@ -757,9 +1229,15 @@ def fmin(a: Any, b: Any) -> Any:
     return min(a, b)
 
 
-def _groups(laws: list[Law]) -> list[tuple[list[int], Law]]:
-    """The laws as batches: one per (k, atoms, density or not, extra names), with the laws' indices."""
+def _groups(laws: list[Law] | LawBlock, k_arrays: bool = False) -> list[tuple[Any, Law]]:
+    """The laws as batches: one per (k, atoms, density or not, extra names), with the laws' indices (groups in
+    order of first appearance, indices increasing). ``k_arrays`` (a claim that takes k as an array over the
+    batch): the two-atom laws at k > ``EXACT_K`` + 1 of a ``LawBlock`` form one batch per density or not, with
+    ``k`` the array of their k (each law is summed over its own binomial window)."""
     import numpy as np
+
+    if isinstance(laws, LawBlock):
+        return _block_groups(laws, k_arrays)
 
     idx: dict[tuple, list[int]] = {}
     for i, lw in enumerate(laws):
@@ -788,6 +1266,42 @@ def _groups(laws: list[Law]) -> list[tuple[list[int], Law]]:
     return out
 
 
+def _block_groups(b: LawBlock, k_arrays: bool = False) -> list[tuple[Any, Law]]:
+    """``_groups`` of a ``LawBlock``: the same groups, in the same order, each column taken from the block's
+    arrays (the same doubles as from the laws' lists)."""
+    import numpy as np
+
+    hd = np.zeros(len(b), dtype=np.int64) if b.has_dens is None else b.has_dens.astype(np.int64)
+    key = (b.k * 4 + b.na) * 2 + hd
+    wide = None
+    if k_arrays:  # every windowed two-atom law in one group (per density or not): key −1 or −2
+        wide = (b.na == 2) & (b.k > EXACT_K + 1)
+        key = np.where(wide, -1 - hd, key)
+    _, first, inv = np.unique(key, return_index=True, return_inverse=True)
+    inv = inv.reshape(-1)
+    srt = np.argsort(inv, kind="stable")
+    ends = np.cumsum(np.bincount(inv))
+    out = []
+    for g in np.argsort(first, kind="stable").tolist():
+        ii = srt[ends[g - 1] if g else 0 : ends[g]]
+        i0 = int(ii[0])
+        na = int(b.na[i0])
+        out.append(
+            (
+                ii,
+                Law(
+                    b.tau[ii],
+                    b.k[ii] if wide is not None and wide[i0] else int(b.k[i0]),
+                    [b.sims[ii, j] for j in range(na)],
+                    [b.probs[ii, j] for j in range(na)],
+                    [b.dens[ii, j] for j in range(na)] if hd[i0] else None,
+                    {key_: v_[ii] for key_, v_ in b.extra.items()},
+                ),
+            )
+        )
+    return out
+
+
 #: a float pass of a batch and of the same law alone must agree to this (relative to max(1, |value|))
 BATCH_AGREE = 1e-9
 #: a long-double pair closer than this to a violation (relative to max(1, |side|)) is redone at 30 digits
@@ -799,7 +1313,8 @@ GUARD_K = 16
 
 
 def _kind(batch: Law) -> tuple:
-    return (min(batch.k, GUARD_K), len(batch.probs), batch.dens is None, tuple(batch.extra))
+    k_ = GUARD_K if hasattr(batch.k, "shape") else min(batch.k, GUARD_K)  # an array of k: windowed, all > GUARD_K
+    return (k_, len(batch.probs), batch.dens is None, tuple(batch.extra))
 
 
 def _select(batch: Law, m: Any, dtype: Any) -> Law:
@@ -810,7 +1325,7 @@ def _select(batch: Law, m: Any, dtype: Any) -> Law:
 
     return Law(
         sel(batch.tau),
-        batch.k,
+        batch.k[m] if hasattr(batch.k, "shape") else batch.k,
         [sel(v_) for v_ in batch.sims],
         [sel(v_) for v_ in batch.probs],
         None if batch.dens is None else [sel(v_) for v_ in batch.dens],
@@ -819,7 +1334,7 @@ def _select(batch: Law, m: Any, dtype: Any) -> Law:
 
 
 def batch_evaluator(
-    claim: Callable[[Any, Law], tuple[Any, Any]], one: Callable[[Law], tuple[float, float]]
+    claim: Callable[[Any, Law], tuple[Any, Any]], one: Callable[[Law], tuple[float, float]], k_arrays: bool = False
 ) -> Callable[[list], tuple[Any, Any]]:
     """``evaluate_batch`` for ``search`` from a law claim: ``claim(ARRAY, batch)`` per group of laws.
 
@@ -848,12 +1363,13 @@ def batch_evaluator(
     guarded: set[tuple] = set()
     wide_seen: dict[tuple, int] = {}
 
-    def evaluate_batch(laws: list) -> tuple[Any, Any]:
+    def evaluate_batch(laws: list | LawBlock) -> tuple[Any, Any]:
         n = len(laws)
+        get = laws.law if isinstance(laws, LawBlock) else laws.__getitem__
         sm, bg = np.full(n, np.nan), np.full(n, np.nan)
         if evaluate_batch.off:
             return sm, bg
-        for ii, batch in _groups(laws):
+        for ii, batch in _groups(laws, k_arrays):
             try:
                 with np.errstate(all="ignore"):
                     a_, b_ = claim(ARRAY, batch)
@@ -872,7 +1388,7 @@ def batch_evaluator(
             if kind not in guarded and math.isfinite(got[0]) and math.isfinite(got[1]):
                 # (a law whose batch pair is not finite is redone alone anyway, and one the one-law pass
                 # skips, log 0 after an underflow, is scored here: nothing to compare for either)
-                ref = _one(one, laws[ii[0]])
+                ref = _one(one, get(int(ii[0])))
                 if ref is not None:
                     guarded.add(kind)
                 if ref is not None and not _agree(got, ref):
@@ -887,16 +1403,20 @@ def batch_evaluator(
                         a2 = np.broadcast_to(np.asarray(a2), (int(bad.sum()),))
                         b2 = np.broadcast_to(np.asarray(b2), (int(bad.sum()),))
                         ok = np.isfinite(a2) & np.isfinite(b2)
+                        # both sides far beyond a double's range (2^1030): the one-law pass gives (±inf, ±inf)
+                        lim = np.ldexp(np.longdouble(1), HUGE_LD_EXP)
+                        huge = (np.abs(a2) > lim) & (np.abs(b2) > lim)
                         a2, b2 = a2.astype(float), b2.astype(float)
                 except (ArithmeticError, TypeError, ValueError, AttributeError, IndexError, KeyError):
                     continue
                 wkind = ("wide", *kind[1:])  # one kind for every k: the same code runs at every k
-                for i, f_, v_, w_ in zip(np.asarray(ii)[bad].tolist(), ok.tolist(), a2.tolist(), b2.tolist()):
-                    if not f_ or not _clear(v_, w_):
+                rows = zip(np.asarray(ii)[bad].tolist(), ok.tolist(), huge.tolist(), a2.tolist(), b2.tolist())
+                for i, f_, h_, v_, w_ in rows:
+                    if not f_ or not (_clear(v_, w_) or (h_ and not v_ > w_) or _clear_at_zero(v_, w_)):
                         continue
                     if wide_seen.get(wkind, 0) < WIDE_GUARDS:
                         wide_seen[wkind] = wide_seen.get(wkind, 0) + 1
-                        ref = _one(one, laws[i])
+                        ref = _one(one, get(i))
                         if ref is not None and not _agree((v_, w_), ref, huge=True):
                             evaluate_batch.wide_off = f"long-double and one-law passes differ: {(v_, w_)!r} vs {ref!r}"
                             break
@@ -926,6 +1446,22 @@ def _clear(sm: float, bg: float) -> bool:
     return bg > ZERO and bg - sm > WIDE_MARGIN * max(1.0, abs(sm), abs(bg))
 
 
+#: a long-double side beyond 2^this is ±inf as a double, whatever the rounding of the pass that made it
+HUGE_LD_EXP = 1030
+
+
+def _clear_at_zero(sm: float, bg: float) -> bool:
+    """(sm, bg) with the larger side at most ``ZERO``/2 (zero or negative: no ratio is formed, ``search`` scores
+    it ``zero_ratio``) and the smaller below it by more than ``WIDE_MARGIN``: clearly no violation, and the
+    score the one-law pass gives (its larger side is also below ``ZERO``, its margin as clear)."""
+    return (
+        math.isfinite(sm)
+        and math.isfinite(bg)
+        and bg <= ZERO / 2
+        and bg - sm > WIDE_MARGIN * max(1.0, abs(sm), abs(bg))
+    )
+
+
 #: beyond this a float is as good as +inf for a ratio or a margin (a long-double side may be finite where
 #: the one-law pass returns inf from an overflowed e^{2/τ})
 HUGE = 1e300
@@ -953,6 +1489,7 @@ def law_check(
     seeds: tuple[Law, ...] = (),
     cap: int | None = LAW_CAP,
     large_k: int | None = None,
+    k_arrays: bool = False,
 ) -> Callable[[Step, dict], StepResult]:
     """A checker for ``small ≤ big`` over exact finite laws: ``claim(L, law) -> (small, big)`` in floats
     (``L = math``) and at full precision (``L = mpmath``); a float overflow (τ near 1e-3 makes e^{1/τ} ≈
@@ -973,6 +1510,9 @@ def law_check(
     ``large_k``, with ``k_two_atoms`` and ``k_binomial_window`` (the k of truncated sums), and the method
     says how. A float-rounding-sized violation or the worst point at a window wider than ``EXACT_WINDOW``
     compositions at ``dps`` digits is not re-summed at full precision (``search(exact_cheap=…)``).
+
+    ``k_arrays``: ``claim(ARRAY, batch)`` also takes a batch whose ``k`` is an array (the windowed two-atom
+    laws of a block, ``_groups``), so the large-k phase is one batch call instead of one per law.
     """
 
     def check(step: Step, opts: dict) -> StepResult:
@@ -1032,11 +1572,11 @@ def law_check(
             ex = {key: v_ * exp(gauss(0, sc)) for key, v_ in lw.extra.items()}
             return Law(tv, kv, sims, probs, dens, ex)
 
-        def sample_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+        def sample_block(gen: Any, rng: random.Random, n: int) -> LawBlock:
             """``n`` laws of ``sample``'s kind, drawn with numpy: 2 atoms with probability 2/3 (else 3), each
             similarity snapped to −1, 1 or 0 half of the time (else uniform on [−1, 1]), weights e³ + 1e-12 for
             e ~ Exp(1), τ log-uniform (a fifth of the time a landmark), k log-uniform rounded, densities as in
-            ``sample``; ``extra`` still draws from ``rng``."""
+            ``sample``; ``extra`` still draws from ``rng``, law by law. A ``LawBlock``: no Python object per law."""
             import numpy as np
 
             na = np.array((2, 2, 3))[gen.integers(0, 3, n)]
@@ -1049,82 +1589,68 @@ def law_check(
             tv = np.exp(gen.uniform(log_t[0], log_t[1], n))
             tv = np.where(gen.random(n) < 0.2, np.array(landmarks, dtype=float)[gen.integers(0, n_land, n)], tv)
             kv = np.maximum(k_min, np.rint(np.exp(gen.uniform(log_k[0], log_k[1], n)))).astype(np.int64)
-            dens = None
+            dens = has = None
             if with_density:
                 nu = np.where(on, gen.exponential(1.0, (n, 3)) ** 3 + 1e-12, 0.0)
                 if zero_density:  # ν ≪ π with dν/dπ = 0 on an atom of π, for half of the laws
                     hit = (gen.random(n) < 0.5)[:, None] & (np.arange(3)[None, :] == gen.integers(0, na)[:, None])
                     nu = np.where(hit, 0.0, nu)
                 nu = nu / nu.sum(axis=1, keepdims=True)
-                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
-            sims_l, probs_l, tv_l = sims.tolist(), probs.tolist(), tv.tolist()
-            out = []
-            for i, (m, t_, k_) in enumerate(zip(na.tolist(), tv_l, kv.tolist())):
-                out.append(
-                    Law(
-                        t_,
-                        k_,
-                        sims_l[i][:m],
-                        probs_l[i][:m],
-                        None if dens is None else dens[i][:m],
-                        extra(rng, t_) if extra else {},
-                    )
-                )
-            return out
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0)
+                has = np.ones(n, dtype=bool)
+            ex = {}
+            if extra:
+                drawn = [extra(rng, t_) for t_ in tv.tolist()]
+                ex = {key: np.array([d_[key] for d_ in drawn], dtype=float) for key in drawn[0]}
+            return LawBlock(tv, kv, na, sims, probs, dens, has, ex)
 
-        def perturb_block(gen: Any, rng: random.Random, starts: list[Law]) -> list[Law]:
-            """``perturb`` of each law of ``starts``, drawn with numpy: one scale per law from (0.3, 0.1, 0.01),
-            Gaussian steps of that scale on s (clipped to [−1, 1]), log π, log ν (a zero density stays zero),
-            log τ (clipped to the τ range) and log of each extra; k moved by −1, 0, 0 or +1 (within its range)."""
+        def perturb_block(gen: Any, rng: random.Random, starts: list[Law], which: list[int]) -> LawBlock:
+            """``perturb`` of the laws ``starts[which[i]]``, drawn with numpy: one scale per law from (0.3, 0.1,
+            0.01), Gaussian steps of that scale on s (clipped to [−1, 1]), log π, log ν (a zero density stays
+            zero), log τ (clipped to the τ range) and log of each extra; k moved by −1, 0, 0 or +1 (within its
+            range). The starts' tables are built once and read by row."""
             import numpy as np
 
-            n = len(starts)
-            na = [len(lw.probs) for lw in starts]
-            wid = max(na)
-            on = np.arange(wid)[None, :] < np.array(na)[:, None]
-
-            def table(rows: list) -> Any:
-                return np.array([list(r_) + [0.0] * (wid - len(r_)) for r_ in rows], dtype=float)
-
+            n = len(which)
+            rows = np.asarray(which, dtype=np.int64)
+            S = LawBlock.of(starts)
+            na = S.na[rows]
+            wid = int(na.max())
+            on = np.arange(wid)[None, :] < na[:, None]
             sc = np.array((0.3, 0.1, 0.01))[gen.integers(0, 3, n)][:, None]
-            sims = np.clip(table([lw.sims for lw in starts]) + sc * gen.standard_normal((n, wid)), -1.0, 1.0)
+            sims = np.clip(S.sims[rows, :wid] + sc * gen.standard_normal((n, wid)), -1.0, 1.0)
             probs = np.where(
-                on,
-                np.maximum(1e-12, table([lw.probs for lw in starts]) * np.exp(sc * gen.standard_normal((n, wid)))),
-                0.0,
+                on, np.maximum(1e-12, S.probs[rows, :wid] * np.exp(sc * gen.standard_normal((n, wid)))), 0.0
             )
             probs = probs / probs.sum(axis=1, keepdims=True)
-            dens = None
-            has_d = [lw.dens is not None for lw in starts]
-            if any(has_d):
-                w0 = table([lw.dens if lw.dens is not None else [1.0] * len(lw.probs) for lw in starts])
+            dens = has = None
+            if S.has_dens is not None and S.has_dens[rows].any():
+                has = S.has_dens[rows]
+                w1 = [lw.dens if lw.dens is not None else [1.0] * len(lw.probs) for lw in starts]
+                w0 = np.array([list(r_) + [0.0] * (S.sims.shape[1] - len(r_)) for r_ in w1], dtype=float)
+                w0 = w0[rows, :wid]
                 nu = np.where(
                     on & (w0 != 0), np.maximum(1e-12, w0 * probs * np.exp(sc * gen.standard_normal((n, wid)))), 0.0
                 )
                 nu = nu / nu.sum(axis=1, keepdims=True)
-                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0).tolist()
-            tau0 = np.array([lw.tau for lw in starts], dtype=float)
-            tv = np.clip(tau0 * np.exp(sc[:, 0] * gen.standard_normal(n)), lo_t, hi_t)
-            k0 = np.array([lw.k for lw in starts], dtype=np.int64)
-            kv = np.clip(k0 + np.array((-1, 0, 0, 1))[gen.integers(0, 4, n)], k_min, max(kc, k_min))
-            n_ex = max(len(lw.extra) for lw in starts)
-            z_ex = np.exp(sc * gen.standard_normal((n, n_ex))).tolist() if n_ex else None
-            sims_l, probs_l, tv_l, kv_l = sims.tolist(), probs.tolist(), tv.tolist(), kv.tolist()
-            out = []
-            for i, lw in enumerate(starts):
-                m = na[i]
-                ex = {key: float(v_) * z_ex[i][j] for j, (key, v_) in enumerate(lw.extra.items())}
-                out.append(
-                    Law(
-                        tv_l[i],
-                        kv_l[i],
-                        sims_l[i][:m],
-                        probs_l[i][:m],
-                        dens[i][:m] if has_d[i] else None,
-                        ex,
-                    )
-                )
-            return out
+                dens = np.where(on, nu / np.where(on, probs, 1.0), 0.0)
+            tv = np.clip(S.tau[rows] * np.exp(sc[:, 0] * gen.standard_normal(n)), lo_t, hi_t)
+            kv = np.clip(S.k[rows] + np.array((-1, 0, 0, 1))[gen.integers(0, 4, n)], k_min, max(kc, k_min))
+            names = [tuple(starts[i].extra) for i in sorted(set(which))]
+            n_ex = max(len(t_) for t_ in names)
+            z_ex = np.exp(sc * gen.standard_normal((n, n_ex))) if n_ex else None
+            if len(set(names)) > 1:  # starts with different extras (seeds unlike the drawn laws): a list of laws
+                blk = LawBlock(tv, kv, na, sims, probs, dens, has, {})
+                out = []
+                for i, w in enumerate(which):
+                    lw = blk.law(i)
+                    lw.extra = {
+                        key: float(v_) * float(z_ex[i, j]) for j, (key, v_) in enumerate(starts[w].extra.items())
+                    }
+                    out.append(lw)
+                return out
+            ex = {key: S.extra[key][rows] * z_ex[:, j] for j, key in enumerate(names[0])}
+            return LawBlock(tv, kv, na, sims, probs, dens, has, ex)
 
         def evaluate(law: Law, exact: bool) -> tuple[Any, Any]:
             if exact:
@@ -1148,7 +1674,7 @@ def law_check(
 
         batch = None
         if opts.get("vectorise", True):
-            batch = batch_evaluator(claim, lambda lw: evaluate(lw, False))
+            batch = batch_evaluator(claim, lambda lw: evaluate(lw, False), k_arrays)
         # the last run's evaluator (a test reads ``_batch.off``); underscored: not part of the cache key
         check._batch = batch  # type: ignore[attr-defined]
 
@@ -1191,27 +1717,25 @@ def law_check(
                     lw.extra,
                 )
 
-            def sample_large_block(gen: Any, rng: random.Random, n: int) -> list[Law]:
+            def sample_large_block(gen: Any, rng: random.Random, n: int) -> LawBlock:
                 """``sample_large`` a block at a time: ``sample_block``'s laws cut to two atoms, k log-uniform in
                 (k_cap, large_k]."""
                 import numpy as np
 
                 kv = np.rint(np.exp(gen.uniform(math.log(kc + 1), math.log(large_k), n)))
-                kv = np.maximum(kc + 1, np.minimum(large_k, kv)).astype(np.int64).tolist()
-                out = []
-                for lw, k_ in zip(sample_block(gen, rng, n), kv):
-                    tot = sum(lw.probs[:2])
-                    out.append(
-                        Law(
-                            lw.tau,
-                            k_,
-                            lw.sims[:2],
-                            [p_ / tot for p_ in lw.probs[:2]],
-                            None if lw.dens is None else lw.dens[:2],
-                            lw.extra,
-                        )
-                    )
-                return out
+                kv = np.maximum(kc + 1, np.minimum(large_k, kv)).astype(np.int64)
+                b_ = sample_block(gen, rng, n)
+                tot = b_.probs[:, 0] + b_.probs[:, 1]  # sum(probs[:2]) of each law
+                return LawBlock(
+                    b_.tau,
+                    kv,
+                    np.full(n, 2, dtype=np.int64),
+                    b_.sims[:, :2],
+                    b_.probs[:, :2] / tot[:, None],
+                    None if b_.dens is None else b_.dens[:, :2],
+                    b_.has_dens,
+                    b_.extra,
+                )
 
             big = search(
                 step,

@@ -13,6 +13,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import mpmath
+
 from ..checks.custom import proof_cover, proof_result, with_range
 from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
 from ..ledger import Step, StepResult
@@ -33,14 +35,21 @@ __all__ = [
 ]
 
 
+def atom(L: Any, law: Law, i: int) -> Any:
+    """e^{s_i/τ}, computed once per law, atom and back end (and precision: ``Law.memo``), and only when asked
+    (an atom not drawn is not exponentiated: in floats e^{s/τ} may overflow)."""
+    key = ("e^{s/tau}", i, id(L), mpmath.mp.prec if L is mpmath else 0)
+    return law.memo(key, lambda: L.exp(law.sims[i] / law.tau))
+
+
 def mu(L: Any, law: Law) -> Any:
     """μ = E e^{s/τ} (log-sum-exp free: callers with τ ≈ 1e-3 reach here only in mpmath)."""
-    return sum(p_ * L.exp(s_ / law.tau) for p_, s_ in zip(law.probs, law.sims))
+    return sum(p_ * atom(L, law, i) for i, p_ in enumerate(law.probs))
 
 
 def mu_hat(L: Any, law: Law, cnt: tuple) -> Any:
     """μ̂ = k⁻¹ Σ_j e^{s(ξ_j)/τ} for the draw with atom counts ``cnt``."""
-    return sum(c * L.exp(s_ / law.tau) for c, s_ in zip(cnt, law.sims) if c) / law.k
+    return sum(c * atom(L, law, i) for i, c in enumerate(cnt) if c) / law.k
 
 
 def bias_gap(L: Any, law: Law) -> Any:
@@ -51,7 +60,7 @@ def bias_gap(L: Any, law: Law) -> Any:
 
 def var_w(L: Any, law: Law) -> Any:
     m_ = mu(L, law)
-    return sum(p_ * (L.exp(s_ / law.tau) - m_) ** 2 for p_, s_ in zip(law.probs, law.sims))
+    return sum(p_ * (atom(L, law, i) - m_) ** 2 for i, p_ in enumerate(law.probs))
 
 
 def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Callable:
