@@ -23,6 +23,7 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from .checks.custom import checked_once
 from .ledger import Derivation, Domain, Step, StepResult, Verdict, region
 from .paper._gen import all_of
 from .paper._laws import monotone_from
@@ -51,8 +52,12 @@ def _covering(check: Callable[..., StepResult], cover: dict) -> Callable[..., St
     chain for every ‖z‖, ‖θ − θ'‖ ≥ 0 and t ∈ [0, 1] (no box is subdivided), which contains the stated domain."""
 
     def run(step: Step, opts: dict) -> StepResult:
-        res = check(step, opts)
-        return dataclasses.replace(res, covered=region(cover)) if res.verdict == Verdict.PROVED else res
+        def full() -> StepResult:
+            res = check(step, opts)
+            return dataclasses.replace(res, covered=region(cover)) if res.verdict == Verdict.PROVED else res
+
+        # the half-chord steps are also parts of (C)'s conjunction: checked once per process (by content hash)
+        return checked_once(step, opts, full)
 
     return run
 

@@ -14,6 +14,8 @@ standard checkers do (``tests/test_engine.py`` asserts it over the whole catalog
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -59,7 +61,10 @@ def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepRes
     from . import check_step  # the package's dispatcher (parts may be of any kind)
 
     def check(step: Step, opts: dict) -> StepResult:
-        subs = [check_step(p, **opts) for p in parts]
+        return checked_once(step, opts, lambda: conjunction(step, opts))
+
+    def conjunction(step: Step, opts: dict) -> StepResult:
+        subs = [checked_once(p, opts, lambda p=p: check_step(p, **opts)) for p in parts]
         fz = falsify(step, opts)
         verdicts = [r.verdict for r in subs]
         if fz.counterexample is not None or Verdict.REFUTED in verdicts:
@@ -88,6 +93,36 @@ def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepRes
         )
 
     return check
+
+
+@functools.lru_cache(maxsize=1)
+def _results() -> dict[str, StepResult]:
+    """The results ``checked_once`` keeps in this process, by content hash. Behind a function, not a module
+    dict: the verify cache fingerprints a checker's globals, and the memo's contents are run state."""
+    return {}
+
+
+#: most results ``checked_once`` keeps (the catalogue's conjunctions and their parts are a few dozen)
+_RESULTS_CAP = 512
+
+
+def checked_once(step: Step, opts: Mapping[str, Any], check: Callable[[], StepResult]) -> StepResult:
+    """``check()`` (the result of checking ``step`` with ``opts``), computed once per process per content hash.
+
+    The same part recurs in several conjunctions (b − a ≤ 4/τ is a part of Prop. 3's, Prop. 5's and
+    Theorem 1's, and itself a conjunction of Lemma 5): its check is a pure function of the step, its
+    checker's code and the options, which is what ``runner.step_key`` hashes, so within one process it is
+    done once (a fresh process — every ``verify`` — checks everything; the verify cache is untouched).
+    A copy is returned: ``check_step`` annotates the result it hands back."""
+    from .runner import step_key
+
+    key = step_key(step, opts)
+    memo = _results()
+    if key not in memo:
+        if len(memo) >= _RESULTS_CAP:
+            memo.clear()
+        memo[key] = check()
+    return copy.deepcopy(memo[key])
 
 
 def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) -> dict | None:
