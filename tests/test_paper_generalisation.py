@@ -180,6 +180,23 @@ def test_quadrature_checker_refutes_a_lowered_bound():
     assert prop5._quad_check(low, {"seed": 0, "trials": 2000}).verdict == Verdict.REFUTED
 
 
+def test_dudley_float_quadrature_matches_30_digits():
+    """The float pass of ``_quad_check`` (tanh–sinh in doubles) is the 30-digit ``mpmath.quad`` value to ~1e-15,
+    over the checked range (both corners of each axis and random points)."""
+    import random
+
+    rng = random.Random(5)
+    pts = [(a_, b_) for a_ in (-4, 4) for b_ in (-4, 4)] + [(rng.uniform(-4, 4), rng.uniform(-4, 4)) for _ in range(20)]
+    for lu, lc in pts:
+        U, c = 10.0**lu, 10.0**lc
+        with mpmath.workdps(30):
+            Um, cm = mpmath.mpf(U), mpmath.mpf(c)
+            ref = mpmath.quad(
+                lambda e_, cm=cm: mpmath.sqrt(mpmath.log(1 + 2 * cm / e_)), [0, Um * mpmath.mpf("1e-8"), Um]
+            )
+        assert abs(prop5.dudley_integral_float(U, c) - float(ref)) <= 2e-15 * float(ref), (lu, lc)
+
+
 def test_all_of_refutes_when_a_part_is_refuted():
     bad = Step("planted part: 4/τ ≤ 3/τ", 4 / tau, 3 / tau, kind="inequality", relation="<=", domain=_gen.TAU_ONLY)
     claim = Step(
@@ -192,6 +209,27 @@ def test_all_of_refutes_when_a_part_is_refuted():
         check=_gen.all_of([bad], "x"),
     )
     assert check_step(claim, trials=200).verdict == Verdict.REFUTED
+
+
+def test_all_of_checks_a_part_once_per_content():
+    """``checked_once``: the same part in two conjunctions is one entry (checked once); a part of the same name
+    but other content (a planted wrong one) is a different key, checked and refuted on its own."""
+    from infonce_bounds.derivations.checks import custom
+
+    part = lambda lhs: Step(  # noqa: E731
+        "planted part: c/τ ≤ 4/τ", lhs, 4 / tau, kind="inequality", relation="<=", domain=_gen.TAU_ONLY
+    )
+    claim = lambda p_, nm: Step(  # noqa: E731
+        nm, 1 / tau, 2 / tau, kind="inequality", relation="<=", domain=_gen.TAU_ONLY, check=_gen.all_of([p_], "x")
+    )
+    custom._results().clear()
+    a = check_step(claim(part(3 / tau), "planted claim A"), trials=200)
+    b = check_step(claim(part(3 / tau), "planted claim B"), trials=200)
+    c = check_step(claim(part(5 / tau), "planted claim C"), trials=200)
+    assert (a.verdict, b.verdict, c.verdict) == (Verdict.PROVED, Verdict.PROVED, Verdict.REFUTED)
+    assert len(custom._results()) == 5  # A, B, C and the two distinct parts (the good one once)
+    again = check_step(claim(part(3 / tau), "planted claim A"), trials=200)
+    assert again.as_dict() == a.as_dict() and again is not a  # a copy of the stored result
 
 
 def test_paper_constants_at_realistic_parameters():

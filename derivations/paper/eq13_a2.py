@@ -26,6 +26,7 @@ take M(z, ·) = (1 − λ)π + λ·uniform on z's cell, λ ∈ (0, 1): dM/dπ = 
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any
 
 import mpmath
@@ -91,21 +92,45 @@ def _binomial(k_: int, eps: Any) -> list:
     return out
 
 
-def a2_gap(tau_: Any, k_: int) -> mpmath.mpf:
-    """CE − R̃ = log μ − E log μ̂ of the δ = 0 construction, exactly (binomial sum), at mpmath precision."""
+def a2_gap(tau_: Any, k_: int, pj: list | None = None) -> mpmath.mpf:
+    """CE − R̃ = log μ − E log μ̂ of the δ = 0 construction, exactly (binomial sum), at mpmath precision
+    (``pj``: the binomial probabilities ``_binomial(k, ε)``, if already made at this precision)."""
     c_ = a2_constants(tau_)
     e1 = c_["E"] - 1
-    pj = _binomial(k_, c_["eps"])
-    e_log = mpmath.fsum(p_ * mpmath.log1p(j_ * e1 / k_) for j_, p_ in enumerate(pj))
+    pj = _binomial(k_, c_["eps"]) if pj is None else pj
+    if LOG_K % k_ == 0:  # log1p(j(E − 1)/k) = log1p(j·(LOG_K/k)·(E − 1)/LOG_K), bit for bit (see ``_log_table``)
+        logs, step_ = _log_table(str(tau_), mpmath.mp.prec), LOG_K // k_
+        e_log = mpmath.fsum(p_ * logs[j_ * step_] for j_, p_ in enumerate(pj))
+    else:
+        e_log = mpmath.fsum(p_ * mpmath.log1p(j_ * e1 / k_) for j_, p_ in enumerate(pj))
     return mpmath.log1p(c_["eps"] * e1) - e_log
 
 
-def a2_numerator(tau_: Any, k_: int, lam: Any = HALF) -> mpmath.mpf:
-    """|∫E CrossEnt[M̂_k‖Q̂_k]dπ − R̃| for the mixing M of the module docstring, exactly (binomial sum)."""
+#: the k whose log1p(j(E − 1)/k) table ``a2_gap`` reads for every k dividing it (the checks' k = 2^0 … 2^12)
+LOG_K = 4096
+
+
+@lru_cache(maxsize=16)
+def _log_table(tau_: str, prec: int) -> tuple:
+    """log1p(j(E − 1)/``LOG_K``), j = 0 … ``LOG_K``, at ``prec`` bits (memoised within the run). For k dividing
+    ``LOG_K`` (a power of two) and m = ``LOG_K``/k, j(E − 1)/k and (jm)(E − 1)/``LOG_K`` are the same binary
+    number: scaling by a power of two commutes with rounding and a division by one is exact."""
+    with mpmath.workprec(prec):
+        e1 = a2_constants(sp.Rational(tau_))["E"] - 1
+        return tuple(mpmath.log1p(j_ * e1 / LOG_K) for j_ in range(LOG_K + 1))
+
+
+def a2_numerator(tau_: Any, k_: int, lam: Any = HALF, pj: list | None = None) -> mpmath.mpf:
+    """|∫E CrossEnt[M̂_k‖Q̂_k]dπ − R̃| for the mixing M of the module docstring, exactly (binomial sum;
+    ``pj`` as in ``a2_gap``: ε = 1/N does not depend on λ)."""
     c_ = a2_constants(tau_, lam)
-    al, be = c_["alpha"], c_["beta"]
-    pj = _binomial(k_, c_["eps"])
-    e_ratio = mpmath.fsum(p_ * (j_ * al / (j_ * al + (k_ - j_) * be)) for j_, p_ in enumerate(pj))
+    al = c_["alpha"]
+    pj = _binomial(k_, c_["eps"]) if pj is None else pj
+    # jα/(jα + (k − j)β) with λ = a/b: α = (b − a + aN)/b, β = (b − a)/b, so the ratio is j·A/(j·A + (k − j)·B)
+    # in integers A = b − a + aN, B = b − a: one correctly rounded division a term
+    lr = sp.Rational(lam)
+    A, B = int(lr.q - lr.p + lr.p * c_["N"]), int(lr.q - lr.p)
+    e_ratio = mpmath.fsum(p_ * (mpmath.mpf(j_ * A) / (j_ * A + (k_ - j_) * B)) for j_, p_ in enumerate(pj))
     return abs(e_ratio - c_["eps"] * al) / c_["tau"]
 
 
@@ -203,10 +228,13 @@ def _ratio13_check(step: Any, opts: dict) -> StepResult:
     rows = []
     with mpmath.workdps(30):
         for tv in CHECK_TAUS:
+            # the binomial law of J and the gap depend on τ and k only: made once for every λ (the same numbers)
+            pjs = {k_: _binomial(k_, a2_constants(tv)["eps"]) for k_ in (1024, 4096)}
+            gaps = {k_: a2_gap(tv, k_, pjs[k_]) for k_ in (1024, 4096)}
             for lam in CHECK_LAMBDAS:
                 c_ = a2_constants(tv, lam)
                 bound = 65 * c_["Ew2"] / (c_["tau"] * (c_["E"] - 2))
-                ratios = [a2_numerator(tv, k_, lam) / a2_gap(tv, k_) for k_ in (1024, 4096)]
+                ratios = [a2_numerator(tv, k_, lam, pjs[k_]) / gaps[k_] for k_ in (1024, 4096)]
                 r_ = float(max(ratios) / bound)
                 worst = max(worst, r_)
                 if r_ > 1:
