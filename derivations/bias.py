@@ -1,20 +1,20 @@
-"""Finite-k bias R_k − CE = E_x[E log Z_k(x) − log Z(x)] ∈ [−C(τ)/k, 0], for τ > 0 and k ≥ 1.
+"""Finite-k bias R̃ − CE = E_x[E log Z_k(x) − log Z(x)] ∈ [−C(τ)/k, 0], for τ > 0 and k ≥ 1.
 
 Here ``W = e^{s(x, Y)/τ}`` with ``Y ~ π``, ``Z = E W`` and ``Z_k`` is the mean of ``k`` i.i.d.
-copies of ``W``; ``R_k`` is the paper's DCL risk R̃ (§3.4) with k negatives, the risk of the DCL loss
-``ℓ̃ = −s⁺/τ + log Z_k`` (the toolkit writes R_k to show k) and ``CE = E[−s⁺/τ + log Z(x)]`` the expected cross-entropy between
+copies of ``W``; ``R̃`` is the paper's DCL risk (§3.4) with k negatives, the risk of the DCL loss
+``ℓ̃ = −s⁺/τ + log Z_k`` (R̃ at k = 1 is written R̃_1) and ``CE = E[−s⁺/τ + log Z(x)]`` the expected cross-entropy between
 ``M(x, ·)`` and ``Q^φ_τ(x, ·)`` (densities taken with respect to ``π``). Since ``s ∈ [−1, 1]``,
 ``W ∈ [m, M] = [e^{−1/τ}, e^{1/τ}]`` and ``ρ = M/m = e^{2/τ}``.
 
 Results (each a ``Derivation``, all ``source="ours"``; the paper states only the rate O(1/k)):
 
-* ``bias_sign``          ``R_k − CE ≤ 0`` (Jensen, through ``log u ≤ u − 1``).
+* ``bias_sign``          ``R̃ − CE ≤ 0`` (Jensen, through ``log u ≤ u − 1``).
 * ``bias_expansion``     ``E log Z_k − log Z = −κ₂/(2kZ²) + [κ₃/(3Z³) − 3κ₂²/(4Z⁴)]/k² + O(k⁻³)``
   from the cumulant generating function of the mean and the Taylor series of ``log(1 + x)``.
 * ``bias_asymptotic_constant``  ``κ₂/(2Z²) ≤ sinh²(1/τ)/2`` — the supremum of the *leading*
   coefficient. It is **not** a finite-k bound: a two-point law exceeds ``sinh²(1/τ)/(2k)``
   (``tests/test_bias.py`` exhibits one by exact computation).
-* ``bias_bound``         ``0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ))`` (``bias_bound_sharp(τ, k)``; ``bias_bound(τ, k)``
+* ``bias_bound``         ``0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ))`` (``bias_bound_sharp(τ, k)``; ``bias_bound(τ, k)``
   is ``C(τ)/k`` alone) with the explicit
   ``D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1)`` (``bias_bound_k_free``: E log Z_k is
   nondecreasing in k and the k = 1 gap is at most D) and
@@ -22,7 +22,7 @@ Results (each a ``Derivation``, all ``source="ours"``; the paper states only the
   1.04 of the sharp constant c*(τ) of the same route for τ ≤ 1/2 and τ ≥ 10, and within 1.7 for all
   τ (``c_star``; the worst region is τ ≈ 1–2, where the two closed forms cross).
 * ``bias_simple_constant``  ``C(τ) ≤ e^{2/τ}/4``.
-* ``standard_offset``    ``R_std,k − log k − R_k ∈ [log(1 + e^{−2/τ}/k), log(1 + e^{2/τ}/k)] ⊂ [0, e^{2/τ}/k]``
+* ``standard_offset``    ``R_std,k − log k − R̃ ∈ [log(1 + e^{−2/τ}/k), log(1 + e^{2/τ}/k)] ⊂ [0, e^{2/τ}/k]``
   (the expectation of the pointwise relation proved in derivation ``loss``).
 * ``bias_deviation_route``  the earlier ``O(k^{-1/2})`` route: ``E|log Z_k − log Z| ≤ (e^{2/τ} − 1)/(2√k)``.
 
@@ -64,6 +64,7 @@ from .checks.laws import (
     log_binomial_pmf,
     mp_binomial_pmf,
     tail_of,
+    window_pmf,
 )
 from .checks.sampling import symbolic_cover
 from .ledger import Derivation, Domain, Step, StepResult
@@ -90,7 +91,7 @@ PADE_H = y / 2 + y**2 / 12
 
 # placeholders for expectations over a law of W (evaluated exactly by the law checker)
 ElogZk = sp.Function("E_log_Z_k")  #: E log Z_k for one anchor
-BiasGap = sp.Function("CE_minus_R")  #: CE − R_k = log Z − E log Z_k for one anchor
+BiasGap = sp.Function("CE_minus_R")  #: CE − R̃ = log Z − E log Z_k for one anchor
 AbsDev = sp.Function("E_abs_log_dev")  #: E|log Z_k − log Z|
 VarW = sp.Function("Var_W")  #: Var(W)
 QuadBound = sp.Function("quadratic_bound")  #: g(m/Z) Var(W)/(k Z²)
@@ -121,7 +122,7 @@ def bias_constant_B(tau_: Any = tau) -> sp.Expr:
 
 
 def bias_constant(tau_: Any = tau) -> sp.Expr:
-    """C(τ) = (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ)) = min(C_A, C_B) ≥ c*(τ): 0 ≤ CE − R_k ≤ C(τ)/k; τ > 0.
+    """C(τ) = (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ)) = min(C_A, C_B) ≥ c*(τ): 0 ≤ CE − R̃ ≤ C(τ)/k; τ > 0.
 
     The sharp constant of the quadratic-bound route is
     ``c*(τ) = max_{a ∈ [e^{−2/τ}, 1)} (a e^{2/τ} − 1)(a − 1 − log a)/(1 − a)``. A maximum is not
@@ -153,7 +154,7 @@ def bias_constant(tau_: Any = tau) -> sp.Expr:
 
 
 def bias_bound_k_free(tau_: Any = tau) -> sp.Expr:
-    """D(τ) = log((e^L − 1)/L) − 1 + L/(e^L − 1), L = 2/τ: CE − R_k ≤ CE − R_1 ≤ D(τ) for every k ≥ 1.
+    """D(τ) = log((e^L − 1)/L) − 1 + L/(e^L − 1), L = 2/τ: CE − R̃ ≤ CE − R̃_1 ≤ D(τ) for every k ≥ 1.
 
     ``sup`` of ``log E W − E log W`` over laws on ``[e^{−1/τ}, e^{1/τ}]`` (chord of the concave log),
     with ``E log Z_k`` nondecreasing in ``k``. ``D ≈ 2/τ − log(2/τ) − 1`` as τ → 0 (where C(τ)/k is
@@ -166,13 +167,13 @@ def bias_bound_k_free(tau_: Any = tau) -> sp.Expr:
 
 
 def bias_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """C(τ)/k: the O(1/k) bound 0 ≤ CE − R_k ≤ C(τ)/k (``bias_constant``); τ > 0, k ≥ 1."""
+    """C(τ)/k: the O(1/k) bound 0 ≤ CE − R̃ ≤ C(τ)/k (``bias_constant``); τ > 0, k ≥ 1."""
     tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     return bias_constant(tau_) / k_
 
 
 def bias_bound_sharp(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """min(C(τ)/k, D(τ)): the sharpest proved bound 0 ≤ CE − R_k ≤ bias_bound_sharp(τ, k); τ > 0, k ≥ 1.
+    """min(C(τ)/k, D(τ)): the sharpest proved bound 0 ≤ CE − R̃ ≤ bias_bound_sharp(τ, k); τ > 0, k ≥ 1.
 
     ``C(τ)/k`` (``bias_bound``) carries the O(1/k) rate; the k-free ``D(τ) < 2/τ``
     (``bias_bound_k_free``) is the smaller one while ``k ≲ C(τ)/D(τ)``, i.e. at small τ. Written as
@@ -191,7 +192,7 @@ def simple_bias_constant(tau_: Any = tau) -> sp.Expr:
 
 
 def asymptotic_bias_constant(tau_: Any = tau) -> sp.Expr:
-    """sinh²(1/τ)/2 = sup over laws on [e^{−1/τ}, e^{1/τ}] of κ₂/(2Z²): limit of k(CE − R_k) at worst.
+    """sinh²(1/τ)/2 = sup over laws on [e^{−1/τ}, e^{1/τ}] of κ₂/(2Z²): limit of k(CE − R̃) at worst.
 
     Not a finite-k bound (see the module docstring).
     """
@@ -223,7 +224,7 @@ def deviation_constant(tau_: Any = tau) -> sp.Expr:
 
 
 def deviation_bound(tau_: Any = tau, k_: Any = k) -> sp.Expr:
-    """(e^{2/τ} − 1)/(2√k): the earlier-literature O(k^{-1/2}) bound on |R_k − CE|; τ > 0, k ≥ 1."""
+    """(e^{2/τ} − 1)/(2√k): the earlier-literature O(k^{-1/2}) bound on |R̃ − CE|; τ > 0, k ≥ 1."""
     tau_, k_ = (sp.sympify(v_) for v_ in (tau_, k_))
     return deviation_constant(tau_) / sp.sqrt(k_)
 
@@ -334,8 +335,16 @@ def _weighted_compositions(L: Any, k_: int, probs: Sequence[Any]):
         return
     # log c! by log-gamma: a factorial per c costs O(k² log k) over the table at the large k the falsifier attacks
     lgf = [L.loggamma(c + 1) if L is mpmath else math.lgamma(c + 1) for c in range(k_ + 1)]
+    # each log p once (the same numbers as per composition); p = 0 is left to the composition that draws it
+    logp = [L.log(p_) if p_ else None for p_ in probs]
     for cnt in compositions(k_, len(probs)):
-        yield cnt, L.exp(lgf[k_] + sum(c * L.log(p_) - lgf[c] for c, p_ in zip(cnt, probs) if c))
+        yield (
+            cnt,
+            L.exp(
+                lgf[k_]
+                + sum(c * (L.log(p_) if lp_ is None else lp_) - lgf[c] for c, p_, lp_ in zip(cnt, probs, logp) if c)
+            ),
+        )
 
 
 def _lse(L: Any, terms: Sequence[Any]) -> Any:
@@ -344,61 +353,86 @@ def _lse(L: Any, terms: Sequence[Any]) -> Any:
 
 
 def _law_summary(
-    L: Any, tau_v: Any, k_: int, sims: Sequence[Any], probs: Sequence[Any], prev: bool = False
+    L: Any,
+    tau_v: Any,
+    k_: int,
+    sims: Sequence[Any],
+    probs: Sequence[Any],
+    prev: bool = False,
+    want: set | None = None,
 ) -> dict[str, Any]:
     """Exact law quantities in log domain (``L`` is ``math`` or ``mpmath``); W_i = e^{s_i/τ}.
 
-    With ``prev`` (k ≥ 2) also ``gap_prev`` = log Z − E log Z_{k−1}.
+    With ``prev`` (k ≥ 2) also ``gap_prev`` = log Z − E log Z_{k−1}. The sums over the compositions
+    (``WINDOW_KEYS``: gap, abs_dev, offset_hi, offset_lo) are made when a claim first reads one of them,
+    with those in ``want`` (which the read adds to: ``_LazySums``); each is the same number whichever others
+    are summed with it (one accumulator each over the same compositions and the same log U).
     """
     if prev:
-        out = _law_summary(L, tau_v, k_, sims, probs)
-        out["gap_prev"] = _law_summary(L, tau_v, k_ - 1, sims, probs)["gap"]
+        out = _law_summary(L, tau_v, k_, sims, probs, want=want)
+        out["gap_prev"] = _law_summary(L, tau_v, k_ - 1, sims, probs, want={"gap"})["gap"]
         return out
     if L is math and math.comb(k_ + len(sims) - 1, k_) >= NUMPY_COMPOSITIONS:
         # the falsifier's float pass on a law with many compositions: the same sums at once (numpy)
-        return _law_summary_float(tau_v, k_, sims, probs)
+        return _law_summary_float(tau_v, k_, sims, probs, want=want)
     lw = [s_ / tau_v for s_ in sims]
     logZ = _lse(L, [L.log(p_) + l_ for p_, l_ in zip(probs, lw)])
     r = [L.exp(l_ - logZ) for l_ in lw]  # W_i / Z
     var_rel = max(sum(p_ * r_ * r_ for p_, r_ in zip(probs, r)) - 1, 0 * r[0])  # Var(W)/Z²
     lgk = L.log(k_)
-    e_log_u = 0 * r[0]
-    e_abs = 0 * r[0]
-    off_hi = off_lo = 0 * r[0]
-    if L is mpmath and len(probs) == 2 and k_ > EXACT_K:
-        # the full-precision pass at large k: W_i = e^{s_i/τ} (mpmath's exponent range holds e^{±1000}),
-        # S = k Z_k = c W_0 + (k − c) W_1, and softplus(±1/τ − log S) = log1p(e^{±1/τ}/S): 3 logs a composition
-        W0, W1 = mpmath.exp(lw[0]), mpmath.exp(lw[1])
-        e_hi, e_lo = mpmath.exp(1 / tau_v), mpmath.exp(-1 / tau_v)
-        base = lgk + logZ
-        for (c0, c1), pr in _weighted_compositions(L, k_, probs):
-            S = c0 * W0 + c1 * W1
-            log_u = mpmath.log(S) - base
-            e_log_u += pr * log_u
-            e_abs += pr * abs(log_u)
-            off_hi += pr * mpmath.log1p(e_hi / S)
-            off_lo += pr * mpmath.log1p(e_lo / S)
-    for cnt, pr in () if L is mpmath and len(probs) == 2 and k_ > EXACT_K else _weighted_compositions(L, k_, probs):
-        log_u = _lse(L, [L.log(c) + l_ for c, l_ in zip(cnt, lw) if c]) - lgk - logZ
-        e_log_u += pr * log_u
-        e_abs += pr * abs(log_u)
-        log_zk = log_u + logZ
-        off_hi += pr * _softplus(L, 1 / tau_v - lgk - log_zk)  # s⁺ = 1: the largest offset
-        off_lo += pr * _softplus(L, -1 / tau_v - lgk - log_zk)  # s⁺ = −1: the smallest
+
+    def sums(keys: tuple) -> dict:
+        on = [key in keys for key in WINDOW_KEYS]
+        e_log_u = 0 * r[0]
+        e_abs = 0 * r[0]
+        off_hi = off_lo = 0 * r[0]
+        if L is mpmath and len(probs) == 2 and k_ > EXACT_K:
+            # the full-precision pass at large k: W_i = e^{s_i/τ} (mpmath's exponent range holds e^{±1000}),
+            # S = k Z_k = c W_0 + (k − c) W_1, and softplus(±1/τ − log S) = log1p(e^{±1/τ}/S): 3 logs a composition
+            W0, W1 = mpmath.exp(lw[0]), mpmath.exp(lw[1])
+            e_hi, e_lo = mpmath.exp(1 / tau_v), mpmath.exp(-1 / tau_v)
+            base = lgk + logZ
+            for (c0, c1), pr in _weighted_compositions(L, k_, probs):
+                S = c0 * W0 + c1 * W1
+                log_u = mpmath.log(S) - base
+                if on[0]:
+                    e_log_u += pr * log_u
+                if on[1]:
+                    e_abs += pr * abs(log_u)
+                if on[2]:
+                    off_hi += pr * mpmath.log1p(e_hi / S)
+                if on[3]:
+                    off_lo += pr * mpmath.log1p(e_lo / S)
+        logc = [None] + [L.log(c) for c in range(1, k_ + 1)] if k_ <= EXACT_K else None  # log c once per c
+        for cnt, pr in () if L is mpmath and len(probs) == 2 and k_ > EXACT_K else _weighted_compositions(L, k_, probs):
+            log_u = _lse(L, [(logc[c] if logc else L.log(c)) + l_ for c, l_ in zip(cnt, lw) if c]) - lgk - logZ
+            if on[0]:
+                e_log_u += pr * log_u
+            if on[1]:
+                e_abs += pr * abs(log_u)
+            if on[2] or on[3]:
+                log_zk = log_u + logZ
+                if on[2]:
+                    off_hi += pr * _softplus(L, 1 / tau_v - lgk - log_zk)  # s⁺ = 1: the largest offset
+                if on[3]:
+                    off_lo += pr * _softplus(L, -1 / tau_v - lgk - log_zk)  # s⁺ = −1: the smallest
+        got = {"gap": -e_log_u, "abs_dev": e_abs, "offset_hi": off_hi, "offset_lo": off_lo}
+        return {key: got[key] for key in keys}
+
     log_a = -1 / tau_v - logZ  # a = m/Z ≤ U
     av = L.exp(log_a)
     dv = av - 1
     # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
     g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
-    return {
-        "gap": -e_log_u,
-        "abs_dev": e_abs,
-        "var_rel": var_rel,
-        "g": g,
-        "logZ": logZ,
-        "offset_hi": off_hi,
-        "offset_lo": off_lo,
-    }
+    return _lazy_or_all(_LazySums({"var_rel": var_rel, "g": g, "logZ": logZ}, sums, want), want)
+
+
+def _lazy_or_all(out: dict, want: set | None) -> dict:
+    """``out`` (a ``_LazySums``) with every sum made now when no ``want`` is given (callers outside a checker)."""
+    if want is None:
+        for key in (*WINDOW_KEYS, *out._lazy):
+            out[key]
+    return out
 
 
 #: largest k of the law falsifier's two-atom phase beyond k_cap (claims for every k ≥ 1): exact sums up to
@@ -414,12 +448,34 @@ def _composition_table(k_: int, n_atoms: int) -> tuple[Any, Any, Any]:
     """(counts C, log C with −inf for 0, log multinomial coefficient) of k draws over ``n_atoms`` atoms."""
     import numpy as np
 
-    C = np.array(list(compositions(k_, n_atoms)), dtype=float)
+    if n_atoms == 2:  # the rows of ``compositions`` (c, k − c), c = k … 0, without a Python step per row
+        c0 = np.arange(k_, -1, -1, dtype=float)
+        C = np.stack([c0, k_ - c0], axis=1)
+    else:
+        C = np.array(list(compositions(k_, n_atoms)), dtype=float)
     with np.errstate(divide="ignore"):
         logC = np.log(C)
-    lgf = np.array([math.lgamma(c + 1) for c in range(k_ + 1)])  # log c!, summed per row left to right
+    lgf = _log_factorials(k_)  # log c!, summed per row left to right
     lgm = math.lgamma(k_ + 1) - lgf[C.astype(int)].sum(axis=1)
+    for v_ in (C, logC, lgm):
+        v_.flags.writeable = False  # memoised: shared by every batch at this k
     return C, logC, lgm
+
+
+def _log_factorials(k_: int) -> Any:
+    """[math.lgamma(c + 1) for c in 0 … k] as an array (memoised up to the largest k asked: ``math.lgamma`` is
+    a pure function, so a prefix of a longer table is the same numbers)."""
+    import numpy as np
+
+    tab = _LGF[0]
+    if len(tab) <= k_:
+        tab = np.array([math.lgamma(c + 1) for c in range(max(k_ + 1, 2 * len(tab)))])
+        tab.flags.writeable = False
+        _LGF[0] = tab
+    return tab[: k_ + 1]
+
+
+_LGF: list = [[]]
 
 
 def _softplus_block(x: Any) -> Any:
@@ -449,7 +505,8 @@ def _window_sums(
 ) -> tuple[float, ...]:
     """(gap, abs_dev, offset_hi, offset_lo) of ``_law_summary`` for one two-atom law at k > ``EXACT_K``, in
     floats: sums over the binomial window of c ~ Binomial(k, p₀) (``checks.laws.binomial_window``, neglected
-    mass ≤ 1e-30), probabilities by ``log_binomial_pmf`` and renormalised over the window, so each summary is
+    mass ≤ 1e-30), probabilities by ``window_pmf`` (Loader's ``log_binomial_pmf`` every 16 compositions, the
+    exact ratio recurrence between) and renormalised over the window, so each summary is
     a weighted mean within 2e-30 × (3/τ + 1) of the exact sum. In blocks of ``WINDOW_BLOCK`` compositions.
     log U = log1p((c − kp)(W₀ − W₁)/(kZ)), without the cancellation of log Z_k − log Z (see the comment).
 
@@ -475,9 +532,10 @@ def _window_sums(
     a0, a1 = math.exp(lw[0] - m), math.exp(lw[1] - m)
     acc = np.zeros(5)  # Σ w, Σ w log U, Σ w |log U|, Σ w softplus(hi), Σ w softplus(lo)
     on = [True] + [key in want for key in WINDOW_KEYS]
+    w_all = window_pmf(k_, np.arange(lo, hi + 1, dtype=float), p0)  # the window's probabilities, in one pass
     for start in range(lo, hi + 1, WINDOW_BLOCK):
         c = np.arange(start, min(hi, start + WINDOW_BLOCK - 1) + 1, dtype=float)
-        w_ = np.exp(log_binomial_pmf(k_, c, p0))
+        w_ = w_all[start - lo : start - lo + len(c)]
         x = ((c - Mp) - rp) * delta
         log_u = np.log1p(np.maximum(x, -0.5))
         if min(float(x[0]), float(x[-1])) < -0.5:  # U far below 1 (W₀ ≪ W₁ or the reverse): no cancellation
@@ -505,9 +563,12 @@ def _window_sums(
     return tuple(sums[key] for key in want)
 
 
-def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float]) -> dict[str, float]:
+def _law_summary_float(
+    tau_v: float, k_: int, sims: Sequence[float], probs: Sequence[float], want: set | None = None
+) -> dict[str, float]:
     """``_law_summary`` in float64 with numpy over the compositions (the float pass of the law falsifier:
-    numpy is used for the search only; every violation and the worst ratio are redone in mpmath)."""
+    numpy is used for the search only; every violation and the worst ratio are redone in mpmath). The sums
+    as in ``_law_summary`` (made on first read with ``want``; all of them without)."""
     import numpy as np
 
     lw = np.asarray(sims, dtype=float) / tau_v
@@ -523,17 +584,14 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     dv = math.exp(log_a) - 1
     # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
     g = (dv - log_a) / dv**2 if abs(dv) > 1e-6 else 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5
+    base = {"var_rel": var_rel, "g": g, "logZ": float(logZ)}
     if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: the binomial window, O(√k) compositions
-        gap, abs_dev, off_hi, off_lo = _window_sums(tau_v, k_, lw.tolist(), probs[0] / (probs[0] + probs[1]), logZ)
-        return {
-            "gap": float(gap),
-            "abs_dev": float(abs_dev),
-            "var_rel": var_rel,
-            "g": g,
-            "logZ": float(logZ),
-            "offset_hi": float(off_hi),
-            "offset_lo": float(off_lo),
-        }
+        p0 = probs[0] / (probs[0] + probs[1])
+
+        def window(keys: tuple) -> dict:
+            return {key: float(v_) for key, v_ in zip(keys, _window_sums(tau_v, k_, lw.tolist(), p0, logZ, keys))}
+
+        return _lazy_or_all(_LazySums(base, window, want), want)
     C, logC, lgm = _composition_table(k_, len(sims))
     with np.errstate(invalid="ignore"):
         lp = lgm + np.where(C > 0, C * logp, 0.0).sum(axis=1)
@@ -541,38 +599,48 @@ def _law_summary_float(tau_v: float, k_: int, sims: Sequence[float], probs: Sequ
     mx = T.max(axis=1)
     log_u = mx + np.log(np.exp(T - mx[:, None]).sum(axis=1)) - lgk - logZ
     pr = np.exp(lp)
-    log_zk = log_u + logZ
 
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    return {
-        "gap": float(-(pr * log_u).sum()),
-        "abs_dev": float((pr * np.abs(log_u)).sum()),
-        "var_rel": var_rel,
-        "g": g,
-        "logZ": float(logZ),
-        "offset_hi": float((pr * softplus(1 / tau_v - lgk - log_zk)).sum()),
-        "offset_lo": float((pr * softplus(-1 / tau_v - lgk - log_zk)).sum()),
-    }
+    def sums(keys: tuple) -> dict:
+        out = {}
+        for key in keys:
+            if key == "gap":
+                out[key] = float(-(pr * log_u).sum())
+            elif key == "abs_dev":
+                out[key] = float((pr * np.abs(log_u)).sum())
+            else:
+                sgn = 1 if key == "offset_hi" else -1
+                out[key] = float((pr * softplus(sgn / tau_v - lgk - (log_u + logZ))).sum())
+        return out
+
+    return _lazy_or_all(_LazySums(base, sums, want), want)
 
 
-class _WindowSummary(dict):
-    """The summary of a law batch at k > ``EXACT_K`` (two atoms): the window sums (``WINDOW_KEYS``) are summed
-    when a claim first reads one of them, together with those its earlier batches read (``want``, which the
-    read adds to): a claim of the gap alone pays for no |log U| or softplus pass. The values are those of
-    one pass computing all four (``_window_sums``: each sum is the same float whichever others come with it)."""
+class _LazySums(dict):
+    """A law summary whose sums over the compositions or the binomial window (``WINDOW_KEYS``) are made when a
+    claim first reads one of them, together with those its earlier laws read (``want``, which the read adds
+    to): a claim of the gap alone pays for no |log U| or softplus pass. The values are those of one pass
+    computing all four (each sum is the same number whichever others come with it)."""
 
-    def __init__(self, base: dict, window: Callable[[tuple], dict], want: set | None) -> None:
+    def __init__(self, base: dict, window: Callable[[tuple], dict], want: set | None, lazy: dict | None = None) -> None:
         super().__init__(base)
         self._window, self._want = window, set() if want is None else want
+        self._lazy = lazy or {}  # other quantities made on first read (var_rel, g): the same formulas
 
     def __missing__(self, key: str) -> Any:
+        if key in self._lazy:
+            self[key] = self._lazy[key]()
+            return self[key]
         if key not in WINDOW_KEYS:
             raise KeyError(key)
         self._want.add(key)
         self.update(self._window(tuple(k_ for k_ in WINDOW_KEYS if k_ in self._want and k_ not in self)))
         return self[key]
+
+
+_WindowSummary = _LazySums  # its name for the two-atom window sums at large k
 
 
 def _law_summary_batch(
@@ -581,13 +649,15 @@ def _law_summary_batch(
     """``_law_summary_float`` for a batch of laws with one k and one number of atoms: ``tau_v`` and each
     entry of ``sims``/``probs`` are arrays over the laws (the float pass of the law falsifier on a batch;
     every violation and the worst ratio are redone in mpmath). Returns arrays over the laws; at k > ``EXACT_K``
-    (two atoms) the window sums on first read (``_WindowSummary``; ``want``: the window sums to sum with it)."""
+    (two atoms) the window sums, below it the sums over the compositions, on first read (``_LazySums``; ``want``:
+    the sums to make with it)."""
     import numpy as np
 
     if prev:
         out = _law_summary_batch(tau_v, k_, sims, probs, want=want)
         out["gap_prev"] = _law_summary_batch(tau_v, k_ - 1, sims, probs, want={"gap"})["gap"]
         return out
+    ks = np.asarray(k_) if hasattr(k_, "shape") else None  # k as an array: windowed two-atom laws, one k each
     tv = np.asarray(tau_v, dtype=float)[:, None]
     lw = np.stack(sims, axis=1) / tv  # (laws, atoms)
     p_ = np.stack(probs, axis=1)
@@ -595,43 +665,70 @@ def _law_summary_batch(
     a_ = logp + lw
     amax = a_.max(axis=1, keepdims=True)
     logZ = amax + np.log(np.exp(a_ - amax).sum(axis=1, keepdims=True))  # (laws, 1)
-    r = np.exp(lw - logZ)  # W_i / Z
-    var_rel = np.maximum((p_ * r * r).sum(axis=1) - 1, 0.0)  # Var(W)/Z²
-    lgk = math.log(k_)
-    log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
-    dv = np.exp(log_a) - 1
-    # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
-    near = np.abs(dv) <= 1e-6
-    g = np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
-    if len(sims) == 2 and k_ > EXACT_K:  # two atoms at large k: each law over its binomial window
+
+    def var_rel() -> Any:
+        r = np.exp(lw - logZ)  # W_i / Z
+        return np.maximum((p_ * r * r).sum(axis=1) - 1, 0.0)  # Var(W)/Z²
+
+    def g() -> Any:
+        log_a = -1 / tv[:, 0] - logZ[:, 0]  # a = m/Z ≤ U
+        dv = np.exp(log_a) - 1
+        # g(a) = 1/2 − (a − 1)/3 + (a − 1)²/4 − … near a = 1, where the closed form cancels
+        near = np.abs(dv) <= 1e-6
+        return np.where(near, 0.5 - dv / 3 + dv**2 / 4 - dv**3 / 5, (dv - log_a) / np.where(near, 1.0, dv) ** 2)
+
+    lazy = {"var_rel": var_rel, "g": g}  # made on first read
+    if len(sims) == 2 and (ks is not None or k_ > EXACT_K):  # two atoms at large k: each law over its window
         pp = (p_[:, 0] / (p_[:, 0] + p_[:, 1])).tolist()
-        rows = list(zip(tv[:, 0].tolist(), lw.tolist(), pp, logZ[:, 0].tolist()))
+        kk = [k_] * len(pp) if ks is None else ks.tolist()
+        rows = list(zip(tv[:, 0].tolist(), kk, lw.tolist(), pp, logZ[:, 0].tolist()))
 
         def window(keys: tuple) -> dict:
-            sums = np.array([_window_sums(t_, k_, l_, q_, z_, keys) for t_, l_, q_, z_ in rows]).reshape(-1, len(keys))
+            sums = [_window_sums(t_, k1, l_, q_, z_, keys) for t_, k1, l_, q_, z_ in rows]
+            sums = np.array(sums).reshape(-1, len(keys))
             return {key: sums[:, j] for j, key in enumerate(keys)}
 
-        return _WindowSummary({"var_rel": var_rel, "g": g, "logZ": logZ[:, 0]}, window, want)
-    C, logC, lgm = _composition_table(k_, len(sims))
-    lp = lgm + np.where(C > 0, C * logp[:, None, :], 0.0).sum(axis=2)  # (laws, compositions)
-    T = logC + lw[:, None, :]  # −inf where an atom is not drawn
-    mx = T.max(axis=2)
-    log_u = mx + np.log(np.exp(T - mx[:, :, None]).sum(axis=2)) - lgk - logZ
-    pr = np.exp(lp)
-    log_zk = log_u + logZ
+        return _LazySums({"logZ": logZ[:, 0]}, window, want, lazy)
+    lgk = math.log(k_)
+    core: list = []  # (probabilities, log U) over the compositions, made on the first sum read
 
     def softplus(v: Any) -> Any:
         return np.maximum(v, 0) + np.log1p(np.exp(-np.abs(v)))
 
-    return {
-        "gap": -(pr * log_u).sum(axis=1),
-        "abs_dev": (pr * np.abs(log_u)).sum(axis=1),
-        "var_rel": var_rel,
-        "g": g,
-        "logZ": logZ[:, 0],
-        "offset_hi": (pr * softplus(1 / tv - lgk - log_zk)).sum(axis=1),
-        "offset_lo": (pr * softplus(-1 / tv - lgk - log_zk)).sum(axis=1),
-    }
+    def sums(keys: tuple) -> dict:
+        if not core:
+            C, logC, lgm = _composition_table(k_, len(sims))
+            # (laws, compositions) arrays atom by atom: the sums over the atoms left to right and the max, as
+            # numpy's reductions over a last axis of 2 or 3 make them (the same doubles, no 3-d temporaries)
+            na = len(sims)
+            lp = lgm + _left_sum([np.where(C[:, i] > 0, C[:, i] * logp[:, i : i + 1], 0.0) for i in range(na)])
+            T = [logC[:, i] + lw[:, i : i + 1] for i in range(na)]  # −inf where an atom is not drawn
+            mx = T[0]
+            for t_ in T[1:]:
+                mx = np.maximum(mx, t_)
+            core[:] = (np.exp(lp), mx + np.log(_left_sum([np.exp(t_ - mx) for t_ in T])) - lgk - logZ)
+        pr, log_u = core
+        out = {}
+        for key in keys:
+            if key == "gap":
+                out[key] = -(pr * log_u).sum(axis=1)
+            elif key == "abs_dev":
+                out[key] = (pr * np.abs(log_u)).sum(axis=1)
+            else:
+                sgn = 1 if key == "offset_hi" else -1
+                out[key] = (pr * softplus(sgn / tv - lgk - (log_u + logZ))).sum(axis=1)
+        return out
+
+    # the sums on first read (``_LazySums``), each the same array whichever others come with it
+    return _lazy_or_all(_LazySums({"logZ": logZ[:, 0]}, sums, want, lazy), want)
+
+
+def _left_sum(terms: list) -> Any:
+    """((t₀ + t₁) + t₂) + …: what ``np.sum(axis=-1)`` gives over a last axis of two or three."""
+    out = terms[0]
+    for t_ in terms[1:]:
+        out = out + t_
+    return out
 
 
 def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: str, prev: bool = False) -> Callable:
@@ -645,16 +742,16 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     up to ``LARGE_K`` = 10⁹ (exact sums to k = 4096, binomial windows beyond: ``_window_sums``).
     """
 
-    want: set = set()  # the window sums this claim reads (``_WindowSummary``)
+    want: set = set()  # the sums over compositions / windows this claim reads (``_LazySums``)
 
     def on_law(L: Any, law: Law) -> tuple[Any, Any]:
         if L is ARRAY:  # a batch of laws (one k, one number of atoms): every summary at once
             sm = _law_summary_batch(law.tau, law.k, law.sims, law.probs, prev=prev, want=want)
             return claim(L, law.tau, law.k, sm)
-        return claim(L, law.tau, law.k, _law_summary(L, law.tau, law.k, law.sims, law.probs, prev=prev))
+        return claim(L, law.tau, law.k, _law_summary(L, law.tau, law.k, law.sims, law.probs, prev=prev, want=want))
 
     # the float summary of a two-atom law is O(√k) beyond k = 4096 (binomial windows), so k goes to LARGE_K = 1e9
-    check = law_check(on_law, reason, k_min=2 if prev else 1, cap=None, large_k=LARGE_K)
+    check = law_check(on_law, reason, k_min=2 if prev else 1, cap=None, large_k=LARGE_K, k_arrays=True)
     check.claim = claim  # type: ignore[attr-defined]  # lets a test plant a wrong version of the same claim
     check.prev = prev  # type: ignore[attr-defined]
     check.reason = reason  # type: ignore[attr-defined]
@@ -729,7 +826,7 @@ def _sign() -> Derivation:
             sp.log(Z) - ElogZk(tau, k),
             kind="definition",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
-            note="CE − R_k = E_x[log Z(x) − E log Z_k(x)]; the loss terms −s⁺/τ cancel exactly",
+            note="CE − R̃ = E_x[log Z(x) − E log Z_k(x)]; the loss terms −s⁺/τ cancel exactly",
         ),
         Step(
             "log u ≤ u − 1",
@@ -743,7 +840,7 @@ def _sign() -> Derivation:
             domain=_U_POS,
         ),
         Step(
-            "Jensen: CE − R_k ≥ 0",
+            "Jensen: CE − R̃ ≥ 0",
             BiasGap(tau, k),
             0,
             kind="inequality",
@@ -757,9 +854,9 @@ def _sign() -> Derivation:
     ]
     return Derivation(
         "bias_sign",
-        "Sign of the finite-k bias: R_k ≤ CE",
+        "Sign of the finite-k bias: R̃ ≤ CE",
         steps,
-        result="Jensen: CE − R_k ≥ 0",
+        result="Jensen: CE − R̃ ≥ 0",
         source="ours",
         summary="Jensen's inequality for the concave log: the DCL risk R̃ never exceeds the cross-entropy.",
     )
@@ -897,7 +994,7 @@ def _asymptotic_constant() -> Derivation:
                 lambda L, tv, kv, sm: (sm["var_rel"] / 2, (_exp(L, 1 / tv) - L.exp(-1 / tv)) ** 2 / 8),
                 "the two steps above",
             ),
-            note="a bound on lim k(CE − R_k) only; two-point laws exceed sinh²(1/τ)/(2k) at finite k",
+            note="a bound on lim k(CE − R̃) only; two-point laws exceed sinh²(1/τ)/(2k) at finite k",
         ),
     ]
     return Derivation(
@@ -1077,7 +1174,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            note="0 ≤ CE − R_k ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
+            note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
         # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
         Step(
@@ -1167,7 +1264,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            note="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
+            note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]
     return Derivation(
@@ -1178,7 +1275,7 @@ def _bound() -> Derivation:
         source="ours",
         depends_on=("bias_sign",),
         paper_claim="the population risk with k negatives is O(1/k) close to the expected cross-entropy",
-        summary="0 ≤ CE − R_k ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
+        summary="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)), C(τ) = (e^{2/τ} − 1)·min(0.2163, (1 + 1/(3τ))/(4τ)), "
         "D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1).",
         objects={
             "bias_constant": bias_constant(),
@@ -1248,7 +1345,7 @@ def _simple() -> Derivation:
         result="C_A ≤ e^{2/τ}/4",
         source="ours",
         depends_on=("bias_bound",),
-        summary="0 ≤ CE − R_k ≤ e^{2/τ}/(4k).",
+        summary="0 ≤ CE − R̃ ≤ e^{2/τ}/(4k).",
     )
 
 
@@ -1288,7 +1385,7 @@ def _offset() -> Derivation:
         result="expected offset, upper end",
         source="ours",
         depends_on=("loss",),
-        summary="0 < log(1 + e^{−2/τ}/k) ≤ R_std,k − log k − R_k ≤ log(1 + e^{2/τ}/k) ≤ e^{2/τ}/k.",
+        summary="0 < log(1 + e^{−2/τ}/k) ≤ R_std,k − log k − R̃ ≤ log(1 + e^{2/τ}/k) ≤ e^{2/τ}/k.",
     )
 
 
@@ -1330,7 +1427,7 @@ def _deviation() -> Derivation:
         steps,
         result="Lipschitz log and Cauchy–Schwarz",
         source="ours",
-        summary="|R_k − CE| ≤ E|log Z_k − log Z| ≤ (e^{2/τ} − 1)/(2√k): rate k^{-1/2} only.",
+        summary="|R̃ − CE| ≤ E|log Z_k − log Z| ≤ (e^{2/τ} − 1)/(2√k): rate k^{-1/2} only.",
     )
 
 

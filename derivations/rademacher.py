@@ -194,30 +194,31 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             signs_cache[m_] = list(itertools.product((-1.0, 1.0), repeat=m_))
         return signs_cache[m_]
 
-    pool: dict[str, Any] = {}  # class values drawn in blocks by numpy (one Python draw per value cost 5 µs)
-
-    def values(rng: random.Random, m_: int) -> list[float]:
-        """m_ values, each −1, +1 or uniform on [−1, 1] with probability 1/3 (the extremal values often)."""
+    def sample_block(gen: Any, rng: random.Random, m: int) -> list:
+        """m classes: n, K ∈ {1, 2, 3}, 2–5 functions, τ log-uniform on [10^{−3/2}, 10], each value −1, +1 or
+        uniform on [−1, 1] with probability 1/3 (the extremal values often); a class is an array (functions, n, K),
+        all drawn by numpy a block at a time (one Python draw per value cost 5 µs)."""
         import numpy as np
 
-        if "gen" not in pool:  # seeded from the step's own generator: reproducible per step and seed
-            pool["gen"] = np.random.default_rng(rng.getrandbits(64))
-            pool["buf"], pool["pos"] = np.empty(0), 0
-        if pool["pos"] + m_ > len(pool["buf"]):
-            g = pool["gen"]
-            kind = g.integers(0, 3, 1 << 16)
-            pool["buf"] = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, g.uniform(-1, 1, 1 << 16))).tolist()
-            pool["pos"] = 0
-        out = pool["buf"][pool["pos"] : pool["pos"] + m_]
-        pool["pos"] += m_
-        return out
+        ns, Ks, nfs = gen.integers(1, 4, m), gen.integers(1, 4, m), gen.integers(2, 6, m)
+        taus = 10 ** gen.uniform(-1.5, 1, m)
+        sizes = nfs * ns * Ks
+        total = int(sizes.sum())
+        kind = gen.integers(0, 3, total)
+        vals = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, total)))
+        vals.flags.writeable = False
+        ends = np.cumsum(sizes).tolist()
+        return [
+            (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_))
+            for n_, K_, f_, t_, z_, e_ in zip(
+                ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends
+            )
+        ]
 
     def sample(rng: random.Random) -> tuple:
-        n_, K_, nf = rng.randint(1, 3), rng.randint(1, 3), rng.randint(2, 5)
-        tau_ = 10 ** rng.uniform(-1.5, 1)
-        v_ = values(rng, nf * n_ * K_)
-        cls = [[v_[(f_ * n_ + i_) * K_ : (f_ * n_ + i_ + 1) * K_] for i_ in range(n_)] for f_ in range(nf)]
-        return n_, K_, tau_, cls
+        import numpy as np
+
+        return sample_block(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
 
     sign_arrays: dict[int, Any] = {}
 
@@ -233,6 +234,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             sm, bg = evaluate_batch([pt])
             return float(sm[0]), float(bg[0])
         n_, K_, tau_, cls = pt
+        cls = cls.tolist()
         t_ = mpmath.mpf(tau_)
 
         def F(u_):
@@ -254,22 +256,29 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
 
         sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
         groups: dict[tuple, list[int]] = {}
-        for i_, (n_, K_, _t, cls) in enumerate(pts):
-            groups.setdefault((n_, K_, len(cls)), []).append(i_)
-        for (n_, K_, nf), idx in groups.items():
-            A = np.asarray([pts[i_][3] for i_ in idx], dtype=float)  # (B, functions, n, K)
-            t_ = np.asarray([pts[i_][2] for i_ in idx], dtype=float)[:, None, None]
+        for i_, pt in enumerate(pts):
+            groups.setdefault(pt[3].shape, []).append(i_)
+        c_ = float(const())
+        for (nf, n_, K_), idx in groups.items():
+            A = np.stack([pts[i_][3] for i_ in idx])  # (B, functions, n, K)
+            t_ = np.array([pts[i_][2] for i_ in idx])[:, None, None]
             mx = A.max(axis=3)
             vals = mx / t_ + np.log(np.exp((A - mx[..., None]) / t_[..., None]).mean(axis=3))  # (B, functions, n)
-            lhs = np.einsum("sn,bfn->bsf", sign_matrix(n_), vals).max(axis=2).mean(axis=1)
-            rv = np.einsum("sm,bfm->bsf", sign_matrix(n_ * K_), A.reshape(len(idx), nf, n_ * K_))
+            lhs = (vals @ sign_matrix(n_).T).max(axis=1).mean(axis=1)  # (B, functions, signs) → max over f
+            rv = A.reshape(len(idx), nf, n_ * K_) @ sign_matrix(n_ * K_).T
             sm[idx] = lhs
-            bg[idx] = float(const()) * rv.max(axis=2).mean(axis=1) / t_[:, 0, 0]
+            bg[idx] = c_ * rv.max(axis=1).mean(axis=1) / t_[:, 0, 0]
         return sm, bg
 
     def describe(pt: tuple) -> dict[str, str]:
         n_, K_, tau_, cls = pt
-        return {"n": str(n_), "K": str(K_), "functions": str(len(cls)), "tau": f"{tau_:.6g}", "class": repr(cls)}
+        return {
+            "n": str(n_),
+            "K": str(K_),
+            "functions": str(len(cls)),
+            "tau": f"{tau_:.6g}",
+            "class": repr(cls.tolist()),
+        }
 
     # one trial = one exactly enumerated class (float pass in numpy, batched by shape)
     out = search(
@@ -281,6 +290,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         describe=describe,
         zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
         evaluate_batch=evaluate_batch,
+        sample_block=sample_block,
     )
     method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
     attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
@@ -288,6 +298,26 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
 
 
 # ----------------------------------------------------------------------------- custom check: a concrete class
+
+
+def rademacher_signs(seed: int, m: int) -> Any:
+    """``[random.Random(seed).choice((-1.0, 1.0)) for _ in range(m)]`` as a numpy array, bit for bit, from the
+    generator's 32-bit words in numpy (Python's ``choice`` of two items is ``getrandbits(2)``, the word's top two
+    bits, redrawn while ≥ 2: a word is accepted when its top bit is 0 and gives index bit 30; numpy's MT19937
+    continues Python's state, as in ``paper._embed.gauss_block``). ~50× faster than m Python calls."""
+    import numpy as np
+
+    _version, internal, _pending = random.Random(seed).getstate()
+    bg = np.random.MT19937(0)
+    bg.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:624], np.uint32), "pos": internal[624]}}
+    got: list = []
+    have = 0
+    while have < m:
+        w = bg.random_raw(2 * (m - have) + 64)
+        idx = (w[(w >> 31) == 0] >> 30) & 1
+        got.append(idx)
+        have += len(idx)
+    return np.where(np.concatenate(got)[:m] == 1, 1.0, -1.0)
 
 
 def class_check(step: Step, opts: dict) -> StepResult:
@@ -323,8 +353,7 @@ def class_check(step: Step, opts: dict) -> StepResult:
         sn = np.cos(th[:, :, None] * (ax[:, None] - an) + bx[:, None] - bn)  # (201, n, k)
         m_ = sn.max(axis=2)
         losses = -sp_ / tau_ + m_ / tau_ + np.log(np.exp((sn - m_[:, :, None]) / tau_).sum(axis=2) / k_)
-        signs_rng = random.Random(seed)  # the class's own sign draws: re-evaluation repeats them
-        eps = np.array([[signs_rng.choice((-1.0, 1.0)) for _ in range(n_)] for _ in range(200)])  # (200, n)
+        eps = rademacher_signs(seed, 200 * n_).reshape(200, n_)  # the class's own draws: re-evaluation repeats them
         draws = (eps @ losses.T).max(axis=1) / n_
         est = float(draws.mean())
         se = float(draws.std(ddof=1) / math.sqrt(len(draws)))

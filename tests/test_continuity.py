@@ -156,6 +156,77 @@ def test_factored_check_rejects_a_wrong_certificate():
     assert res.verdict is Verdict.REFUTED and "gap = certificate: refuted" in res.method
 
 
+def test_factored_check_refutes_a_false_claim_with_its_exact_gap_as_certificate():
+    """The identity is symbolic and right, so the certificate gets the cheap routes first: neither SymPy's
+    assumptions nor interval arithmetic proves x(x − 1) ≥ 0 on [0, 2], and the standard checker refutes it."""
+    st = Step(
+        "planted: x ≤ x² on [0, 2] (false on (0, 1))",
+        x,
+        x**2,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (0, 2)}),
+        check=C.factored_check(x * (x - 1)),
+    )
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+    assert "gap = certificate: proved" in res.method
+
+
+def test_rational_rewrites_prove_only_identities():
+    """``reduce_rational_first``: 0 for an identity of rational functions of exponentials, the full reduction's
+    answer otherwise (a nonzero difference is never sent to 0)."""
+    full_calls = []
+
+    def full(e):
+        full_calls.append(e)
+        return sp.simplify(e)
+
+    simp = C.reduce_rational_first(full)
+    e_ = sp.exp(x / tau)
+    assert simp(k * e_ / (1 + k * e_) - 1 + 1 / (1 + k * e_)) == 0 and not full_calls
+    assert simp(k * e_ / (1 + k * e_) - 1 + 1 / (2 + k * e_)) != 0 and len(full_calls) == 1
+
+
+def test_certificate_proof_proves_only_what_holds():
+    opts = {"box_budget": 300, "max_dims": 4}
+    dom = Domain({x: (0, 2)})
+    cert = lambda e: Step("planted: certificate ≥ 0", e, 0, kind="inequality", relation=">=", domain=dom)  # noqa: E731
+    assert C._certificate_proof(cert(x * (x - 1)), opts) is None  # negative on (0, 1): left to the full checker
+    by_interval = C._certificate_proof(cert(x * (2 - x)), opts)
+    assert by_interval.verdict is Verdict.PROVED and by_interval.certified and not by_interval.symbolic
+    assert by_interval.covered == {"x": ("0", "2")}
+    by_sympy = C._certificate_proof(cert(sp.exp(x) * (1 + x**2)), opts)  # positive for every real x
+    assert by_sympy.verdict is Verdict.PROVED and by_sympy.symbolic
+
+
+def test_claim_record_refutes_on_the_falsifier_counterexample():
+    """``_claim_record`` is the claim's record on the rigorous route: its falsifier alone refutes a false claim."""
+    st = Step("planted: x² ≤ x on [0, 2]", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 2)}))
+    res = C._claim_record(st, {**FAST, "dps": 50, "max_dims": 4, "k_cap": 12, "real_cap": 1e6, "vectorise": True})
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+
+
+def test_cse_integrand_is_the_evaluator_integrand():
+    """``quadrature_check``'s CSE'd integrand gives the Evaluator's value of the same written-out instance."""
+    from infonce_bounds.derivations.checks import Evaluator
+
+    (d,) = C.derivations()
+    st = next(s for s in d.steps if s.name.startswith("mean value along"))
+    ev = Evaluator([st.lhs, st.rhs.function], st.domain)
+    ((var, _, _),) = st.rhs.limits
+    pt = {s_: sp.Rational(3, 10) for s_ in ev.scalars}
+    pt[k] = 4
+    inst = ev.instance({k: 4})
+    for i_, (a_, _) in enumerate(inst.entries):
+        pt[a_] = sp.Rational((-1) ** i_ * (i_ + 1), 9)
+    with mpmath.workdps(30):
+        f = C._integrand(ev, {}, pt, var)
+        for tt in (0, sp.Rational(1, 3), 1):
+            ref = ev.evaluate({**pt, var: tt}, exact=True, dps=30)[1]
+            assert abs(f(mpmath.mpf(tt)) - ref) <= mpmath.mpf(10) ** -28 * max(1, abs(ref))
+
+
 # ----------------------------------------------------------------------------- numbers (numpy route)
 
 

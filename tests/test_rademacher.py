@@ -253,3 +253,14 @@ def test_bad_input_names_the_parameter(call, name):
 def test_zero_lipschitz_gives_zero_complexity():
     assert RD.complexity_max(1, 4, 10, 0, 3, 1) == 0
     assert RD.complexity_avg(1, 2, 4, 10, 1, 3, 0) == 0
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2**31 + 7, 987654321])
+def test_rademacher_signs_are_random_choice_bit_for_bit(seed):
+    """``class_check``'s sign draws (numpy from the generator's words) are ``random.Random(seed).choice`` calls."""
+    import random
+
+    for m in (1, 2, 17, 3200):
+        r_ = random.Random(seed)
+        ref = np.array([r_.choice((-1.0, 1.0)) for _ in range(m)])
+        assert np.array_equal(RD.rademacher_signs(seed, m), ref)
