@@ -369,7 +369,7 @@ def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
         lw = _two_atom(k_, tv, sims, probs)
         with mpmath.workdps(60):
             ref = _claim_fns(mpmath, lw.at(mpmath))
-        try:  # the exact float sum, where its coefficients fit a double (the checker's float pass else uses 30 digits)
+        try:  # the float pass (the exact sum up to FLOAT_EXACT_K, where its coefficients fit a double; beyond, the window)
             flt_exact = _claim_fns(math, lw)
         except OverflowError:
             flt_exact = (None, None, None)
@@ -387,6 +387,47 @@ def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
                 # measured ≤ 8e-16 except E(μ̂ − μ)² at τ = 0.01, s ≈ 0.7 (1e-14: μ̂ − μ cancels in the claim itself)
                 assert abs(got - r_) / scale <= max(4 * err_exact, 1e-13), (k_, tv, got, fe, r_)
             assert abs(mw - r_) / scale < 1e-45, (k_, tv, mw, r_)
+
+
+def test_multinomial_coefficients_are_the_factorial_formula():
+    from infonce_bounds.derivations.checks.laws import _comps
+
+    for k_, n_ in ((0, 2), (1, 3), (7, 2), (12, 3), (30, 2), (9, 4)):
+        got = _comps.__wrapped__(k_, n_)
+        assert len(got) == math.comb(k_ + n_ - 1, n_ - 1)
+        for cnt, coef in got:
+            assert sum(cnt) == k_
+            assert coef == math.factorial(k_) // math.prod(math.factorial(c) for c in cnt), (k_, cnt)
+
+
+def test_float_passes_beyond_the_double_range_of_the_coefficients_sum_the_window():
+    """At 1024 < k ≤ 4096 a binomial coefficient overflows a double: the float and batch passes sum the
+    binomial window (no OverflowError, no 30-digit fallback) and agree with the exact 50-digit sum; below
+    FLOAT_EXACT_K, and at full precision, the sum is the exact one over every composition."""
+    import numpy as np
+
+    from infonce_bounds.derivations.checks import laws as laws_mod
+
+    def fn_of(L, lw):
+        return lambda cnt: L.log(1 + cnt[0] * L.exp(lw.sims[0] / lw.tau) + cnt[1] * L.exp(lw.sims[1] / lw.tau))
+
+    calls = []
+    orig = laws_mod._expect_window
+    for k_ in (1000, 1025, 3000, 4096):
+        lw = _two_atom(k_, 0.5, (0.3, -0.8), (0.35, 0.65))
+        with mpmath.workdps(50):
+            lm = lw.at(mpmath)
+            ref = expect(mpmath, lm, fn_of(mpmath, lm))
+        laws_mod._expect_window = lambda L, law, fn: calls.append(law.k) or orig(L, law, fn)
+        try:
+            got = expect(math, lw, fn_of(math, lw))
+            batch = Law(np.array([0.5]), k_, [np.array([0.3]), np.array([-0.8])], [np.array([0.35]), np.array([0.65])])
+            arr = float(expect(laws_mod.ARRAY, batch, fn_of(np, batch))[0])
+        finally:
+            laws_mod._expect_window = orig
+        for v_ in (got, arr):
+            assert abs(v_ - ref) <= 1e-13 * abs(ref), (k_, v_, ref)
+    assert calls == [1025, 1025, 3000, 3000, 4096, 4096]  # k = 1000: the exact sum in both passes
 
 
 def test_bias_windowed_summary_matches_the_exact_one(monkeypatch):

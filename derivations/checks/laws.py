@@ -582,13 +582,19 @@ class _Row:
 
 @lru_cache(maxsize=256)
 def _comps(k_: int, n_atoms: int) -> tuple:
-    """(counts, exact multinomial coefficient) for k draws over ``n_atoms`` atoms."""
-    fact = [math.factorial(c) for c in range(k_ + 1)]
+    """(counts, exact multinomial coefficient) for k draws over ``n_atoms`` atoms.
+
+    The coefficient k!/(c_1!⋯c_N!) as the product of binomials C(k, c_1) C(k − c_1, c_2) ⋯ (the same
+    integer): ``math.comb`` per factor, where dividing k! by each c_i! costs O(k²) big-integer work
+    per composition (at k = 4096, 24 s for the k + 1 compositions of two atoms)."""
+    comb = math.comb
     out = []
     for cnt in compositions(k_, n_atoms):
-        coef = fact[k_]
+        coef, left = 1, k_
         for c in cnt:
-            coef //= fact[c]
+            if c:
+                coef *= comb(left, c)
+                left -= c
         out.append((cnt, coef))
     return tuple(out)
 
@@ -596,11 +602,12 @@ def _comps(k_: int, n_atoms: int) -> tuple:
 def expect(L: Any, law: Law, fn: Callable[[tuple], Any]) -> Any:
     """E fn(counts) over the k i.i.d. draws: the exact multinomial sum (zero-probability atoms skipped);
     for a two-atom law with k > ``EXACT_K``, the sum over the binomial window of ``binomial_window``
-    (O(√k) compositions; neglected mass ≤ ``TAIL`` = 1e-30 in floats, ≤ 10^{−(dps+10)} at dps digits).
+    (O(√k) compositions; neglected mass ≤ ``TAIL`` = 1e-30 in floats, ≤ 10^{−(dps+10)} at dps digits);
+    in floats already beyond ``FLOAT_EXACT_K``, where a coefficient would overflow a double.
 
     With ``L = ARRAY`` and a law batch (every field an array over the laws), the same sum for every law
     at once: ``fn(cnt)`` then returns an array, and a composition is skipped law by law."""
-    if windowed(law):
+    if windowed(law) or (L is not mpmath and len(law.probs) == 2 and law.k > FLOAT_EXACT_K):
         return _expect_window(L, law, fn)
     if L is ARRAY:
         return _expect_array(law, fn)
@@ -751,6 +758,11 @@ def _expect_loop(law: Law, fn: Callable[[tuple], Any]) -> Any:
 #: k up to which a two-atom expectation is the exact sum over all k + 1 compositions; beyond it, the sum over
 #: the binomial window of ``binomial_window`` (O(√k) compositions)
 EXACT_K = 4096
+#: k up to which a two-atom expectation's float passes (``math``, ``ARRAY``) are the exact sum over the
+#: compositions: beyond it a binomial coefficient overflows a double (C(1030, 515) > 2^1024), so there the
+#: float passes sum over the binomial window (neglected mass ≤ ``TAIL``) while the full-precision pass
+#: (``mpmath``, the confirmation) stays the exact sum up to ``EXACT_K``
+FLOAT_EXACT_K = 1024
 #: largest k the two-atom phase of ``law_check`` attacks (``law_check(large_k=K_MAX)``)
 K_MAX = 10**9
 #: neglected binomial mass of a float-pass window (relative to the total mass 1)
