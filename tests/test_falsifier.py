@@ -113,6 +113,38 @@ def test_a_vector_claim_with_index_weights_is_refuted_only_at_large_k():
     assert fz.counterexample is not None and int(fz.counterexample["k"]) >= 10
 
 
+def test_a_vector_identity_wrong_only_at_large_k_is_refuted_by_the_grouped_spot_check():
+    """Σ_j s_j² = Σ_j s_j² + e^{−10⁴/k}: the difference is e^{−1667} at k = 6 (invisible at 50 digits), ~1 at
+    k = 10⁹; the grouped points (three groups of equal coordinates, k up to 10⁹) see it."""
+    lhs = sp.Sum(s[j] ** 2, (j, 1, k))
+    st = Step(
+        "planted: vector identity off at large k",
+        lhs,
+        lhs + sp.exp(-(10**4) / k),
+        kind="identity",
+        domain=Domain({k: (1, sp.oo), s: (-1, 1)}),
+    )
+    res = check_step(st)
+    assert res.verdict is Verdict.REFUTED, res.method
+    assert "large k" in res.method and int(res.counterexample["k"]) > 10**4
+
+
+def test_a_true_vector_identity_states_the_large_k_range_it_was_spot_checked_on():
+    """bias_bound's "leave-one-out means" (Z_k the mean of its k leave-one-out means; SymPy does not reduce the
+    double sum): verified at k ≤ 6 coordinate by coordinate and at grouped points up to 10⁹; the same claim on a
+    finite stated range is spot-checked only inside it."""
+    from infonce_bounds.derivations import bias
+
+    (st,) = [s_ for d_ in bias.derivations() for s_ in d_.steps if s_.name == "leave-one-out means"]
+    res = check_step(st)
+    assert res.verdict is Verdict.VERIFIED, res.method
+    assert res.attacked["k"][1] == str(10**9) and res.attacked["grouped_k"] == ("7", str(10**9))
+    kk = [s_ for s_ in st.domain.ranges if str(s_) == "k"][0]
+    finite = Step(st.name, st.lhs, st.rhs, kind="identity", domain=Domain({**st.domain.ranges, kk: (2, 40)}))
+    capped = check_step(finite)
+    assert capped.verdict is Verdict.VERIFIED and capped.attacked["grouped_k"] == ("7", "40")
+
+
 def _bump(constrained: bool) -> Step:
     # a violation in a disk of radius ~1e-3 around (0.3, 0.6): the random phase almost never lands in it,
     # the pattern search climbs the bump from its best points

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -100,6 +101,17 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
             "no symbolic reduction and no evaluable point",
             evidence=str(reduced),
         )
+    big_k = None if symbolic else _grouped_spot_check(step, [step.lhs, step.rhs], opts)
+    if big_k is not None and big_k["counterexample"] is not None:
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.REFUTED,
+            f"50-digit spot-check at large k ({big_k['grouping']})",
+            evidence=big_k["evidence"],
+            counterexample=big_k["counterexample"],
+            trials=spot["n"] + big_k["n"],
+        )
     if symbolic:
         covered = _symbolic_identity_cover(step, simp)
         return StepResult(
@@ -112,15 +124,104 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
             symbolic=True,
             covered=covered,
         )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"SymPy did not reduce lhs − rhs to 0; agrees at {spot['n']} random points ({opts['dps']} digits)",
-        evidence=spot["evidence"],
-        trials=spot["n"],
-        attacked=spot["attacked"],
-    )
+    method = f"SymPy did not reduce lhs − rhs to 0; agrees at {spot['n']} random points ({opts['dps']} digits)"
+    attacked, evidence, n = spot["attacked"], spot["evidence"], spot["n"]
+    if big_k is not None and big_k["n"]:
+        (kk, (k_lo, k_hi)) = big_k["k"]
+        method += f" and at {big_k['n']} points with {k_lo} ≤ {kk} ≤ {k_hi} ({big_k['grouping']})"
+        attacked = {
+            **attacked,
+            kk: (attacked.get(kk, (str(k_lo), ""))[0], str(k_hi)),
+            "grouped_k": (str(k_lo), str(k_hi)),
+        }
+        evidence = f"{evidence}; large k: {big_k['evidence']}"
+        n += big_k["n"]
+    return StepResult(step.name, step.kind, Verdict.VERIFIED, method, evidence=evidence, trials=n, attacked=attacked)
+
+
+#: spot points of a vector identity at large k (``_grouped_spot_check``)
+GROUPED_SPOT_POINTS = 6
+
+
+def _grouped_spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The spot check of a vector identity for every k at k beyond the coordinate-by-coordinate points:
+    ``GROUPED_SPOT_POINTS`` points with k log-uniform in (min(k_cap, 6), 10⁹] (within the stated range)
+    whose coordinates take ``GROUPS`` values with multiplicities summing to k, where the claim is written
+    exactly with those multiplicities (``falsifier.group_claim``), both sides at ``dps`` digits.
+
+    None where there is no one length symbol, the claim has integrals or derivatives (their spot values
+    need SymPy's ``doit`` per k), or a summand depends on its index itself (not groupable)."""
+    from .falsifier import GROUPS, K_MAX, _NotGroupable, group_claim
+    from .sampling import fast_lambdify
+
+    ev = Evaluator(exprs, step.domain)
+    if len(ev.structural) != 1 or any(sp.sympify(e).has(sp.Integral, sp.Derivative) for e in exprs):
+        return None
+    (kk,) = ev.structural
+    rng = random.Random(f"{opts['seed']}:{step.name}:large-k")
+    sampler = Sampler(step.domain, rng, opts["real_cap"], min(opts["k_cap"], 6))
+    lo_k, hi_k = step.domain.range_of(kk)
+    k_lo = max(int(sampler.k_cap) + 1, int(lo_k) if lo_k.is_finite else 1)
+    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, int(hi_k))
+    if k_hi < k_lo:
+        return None
+    try:
+        grouped, ms = group_claim(exprs, kk)
+        atoms = sorted(set().union(*(e.atoms(sp.Indexed) for e in grouped)), key=str)
+        scalars = [s_ for s_ in ev.scalars if s_ != kk]
+        fn = fast_lambdify([kk, *ms, *scalars, *atoms], grouped, "mpmath")
+    except _NotGroupable:
+        return None
+    except Exception:  # noqa: BLE001 - a claim the printer cannot write: no large-k points, as before
+        return None
+    dps = opts["dps"]
+    tol = mpmath.mpf(10) ** (-(dps - 15))
+    worst, n = mpmath.mpf(0), 0
+    for i in range(GROUPED_SPOT_POINTS * 10):
+        if n >= GROUPED_SPOT_POINTS:
+            break
+        kv = k_hi if i == 0 else min(k_hi, max(k_lo, round(math.exp(rng.uniform(math.log(k_lo), math.log(k_hi))))))
+        # multiplicities: a random split, one odd coordinate out of k, or half and half
+        form = i % 3
+        if form == 0:
+            cuts = sorted(rng.randint(0, kv) for _ in range(GROUPS - 1))
+            mult = [b_ - a_ for a_, b_ in zip([0, *cuts], [*cuts, kv])]
+        elif form == 1:
+            mult = [kv - 1, 1] + [0] * (GROUPS - 2)
+        else:
+            mult = [kv - kv // 2, kv // 2] + [0] * (GROUPS - 2)
+        pt = {s_: sampler.scalar(s_, 0.1) for s_ in scalars}
+        if not _satisfies(step.domain, {**pt, kk: kv}):
+            continue
+        vals = {a: sampler.scalar(a.base.label, 0.1) for a in atoms}
+        try:
+            with mpmath.workdps(dps):
+                args = [mpmath.mpf(kv), *(mpmath.mpf(m_) for m_ in mult)]
+                args += [mpmath.mpf(pt[s_]) for s_ in scalars] + [mpmath.mpf(vals[a]) for a in atoms]
+                lv, rv = fn(*args)
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            continue
+        n += 1
+        err = abs(lv - rv) / max(mpmath.mpf(1), abs(lv), abs(rv))
+        worst = max(worst, err)
+        if err > tol:
+            shown = {str(kk): str(kv), **{f"m{g + 1}": str(m_) for g, m_ in enumerate(mult)}}
+            shown.update({str(s_): repr(pt[s_]) for s_ in scalars})
+            shown.update({str(a): repr(vals[a]) for a in atoms})
+            return {
+                "n": n,
+                "counterexample": {**shown, "lhs": mpmath.nstr(lv, dps - 5), "rhs": mpmath.nstr(rv, dps - 5)},
+                "evidence": f"relative difference {mpmath.nstr(err, 3)} > {mpmath.nstr(tol, 2)}",
+                "grouping": f"{GROUPS} groups of equal coordinates",
+                "k": (str(kk), (k_lo, k_hi)),
+            }
+    return {
+        "n": n,
+        "counterexample": None,
+        "evidence": f"max relative difference {mpmath.nstr(worst, 3)}",
+        "grouping": f"{GROUPS} groups of equal coordinates",
+        "k": (str(kk), (k_lo, k_hi)),
+    }
 
 
 def _spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any]) -> dict[str, Any]:
