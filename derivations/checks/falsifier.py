@@ -985,6 +985,15 @@ def group_claim(exprs: list[sp.Expr], kk: sp.Symbol) -> tuple[list[sp.Expr], lis
     return out, ms
 
 
+def grouped_k_range(step: Step, kk: sp.Symbol, k_cap: int) -> tuple[int, int] | None:
+    """The k a grouped large-k check draws: beyond the coordinate-by-coordinate points (> ``k_cap``), inside
+    the stated range of ``kk``, at most ``K_MAX``; None where that is empty."""
+    lo_k, hi_k = step.domain.range_of(kk)
+    k_lo = max(int(k_cap) + 1, math.ceil(lo_k) if lo_k.is_finite else 1)
+    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, math.floor(hi_k))
+    return None if k_hi < k_lo else (k_lo, k_hi)
+
+
 def large_k_attack(step: Step, small, big, strict, sampler: Sampler, ev: Evaluator, budget: int, rng, dps: int):
     """Random attack at k ∈ (k_cap, min(k_max, 10⁹)] with ``GROUPS`` groups of equal coordinates.
 
@@ -996,11 +1005,10 @@ def large_k_attack(step: Step, small, big, strict, sampler: Sampler, ev: Evaluat
     if len(ev.structural) != 1 or budget <= 0:
         return None
     (kk,) = ev.structural
-    lo_k, hi_k = step.domain.range_of(kk)
-    k_lo = int(sampler.k_cap) + 1
-    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, int(hi_k))
-    if k_hi < k_lo:
+    ks = grouped_k_range(step, kk, sampler.k_cap)
+    if ks is None:
         return None
+    k_lo, k_hi = ks
     try:
         (gs, gb), ms = group_claim([small, big], kk)
     except _NotGroupable:

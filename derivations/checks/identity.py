@@ -151,7 +151,7 @@ def _grouped_spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any
 
     None where there is no one length symbol, the claim has integrals or derivatives (their spot values
     need SymPy's ``doit`` per k), or a summand depends on its index itself (not groupable)."""
-    from .falsifier import GROUPS, K_MAX, _NotGroupable, group_claim
+    from .falsifier import GROUPS, _NotGroupable, group_claim, grouped_k_range
     from .sampling import fast_lambdify
 
     ev = Evaluator(exprs, step.domain)
@@ -160,11 +160,10 @@ def _grouped_spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any
     (kk,) = ev.structural
     rng = random.Random(f"{opts['seed']}:{step.name}:large-k")
     sampler = Sampler(step.domain, rng, opts["real_cap"], min(opts["k_cap"], 6))
-    lo_k, hi_k = step.domain.range_of(kk)
-    k_lo = max(int(sampler.k_cap) + 1, int(lo_k) if lo_k.is_finite else 1)
-    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, int(hi_k))
-    if k_hi < k_lo:
+    ks = grouped_k_range(step, kk, sampler.k_cap)
+    if ks is None:
         return None
+    k_lo, k_hi = ks
     try:
         grouped, ms = group_claim(exprs, kk)
         atoms = sorted(set().union(*(e.atoms(sp.Indexed) for e in grouped)), key=str)
