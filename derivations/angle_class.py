@@ -126,7 +126,11 @@ def condition_c(c_phi: sp.Expr = C_PHI) -> Step:
         provenance="ours",
         reference="assumption (C) (§4.2)",
         check=_covering(
-            all_of(parts, "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz"),
+            all_of(
+                parts,
+                "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz",
+                subs=[{ang: z_norm * dtheta * t_line}, {ang: z_norm * dtheta * t_line}, None],
+            ),
             {z_norm: (0, sp.oo), dtheta: (0, sp.oo), t_line: (0, 1)},
         ),
         note="t = |⟨θ − θ', z⟩|/(‖θ − θ'‖‖z‖) ≤ 1 is the Cauchy–Schwarz step; the falsifier attacks the claim itself",

@@ -149,3 +149,15 @@ def test_only_the_same_tree_skips_the_instance_check():
     assert _same_tree(e, -e, either_sign=False) is None  # a negated inequality is no instance
     assert _same_tree(e, -e, either_sign=True) is not None  # an identity may be used either way
     assert _same_tree(e, y / tau - s_pos / tau, either_sign=True) is None  # equal in value only: the checker decides
+
+
+def test_a_quoted_premise_is_labelled_cited_not_proved():
+    """A chain link resting on a classical theorem taken as given says [cited: …], never [proved] (issue 25)."""
+    from infonce_bounds.derivations import catalogue
+
+    der = catalogue.get("theorem")
+    step = next(s_ for s_ in der.steps if s_.kind == "chain" and any(link.reads for link in s_.links))
+    res = check_step(step, **OPTS)
+    assert res.verdict != Verdict.REFUTED, res.evidence
+    quoted = [d for d in res.evidence.split("; ") if "[cited:" in d]
+    assert quoted and not any("[proved]" in d for d in quoted)

@@ -276,7 +276,12 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
     parts: list[StepResult] = []
     if cited.kind == "definition":
         ref = cited.reference or "classical"
-        parts.append(StepResult(label, "chain", Verdict.PROVED, f"classical premise ({ref})", "taken as premise"))
+        # a quoted theorem is a premise of the chain, not something this run proved: labelled *cited*
+        parts.append(
+            StepResult(
+                label, "chain", Verdict.PROVED, f"{CITED}: {ref}", "classical premise, taken as given, not proved here"
+            )
+        )
     else:
         got = _cited_result(der_name, cited, opts)
         if got.verdict == Verdict.REFUTED:
@@ -341,10 +346,21 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         rel = {sp.GreaterThan: ">=", sp.StrictGreaterThan: ">", sp.LessThan: "<=", sp.StrictLessThan: "<"}[type(cc)]
         parts.append(_part(label, f"constraint {c}", cc.lhs, cc.rhs, rel, use, opts))
     worst = min(parts, key=lambda p: _ORDER[p.verdict])
+    cites = [p.method for p in parts if _is_cited(p)]
+    if worst.verdict == Verdict.PROVED and cites:  # proved given the quoted premise: say so, never "[proved]"
+        return parts, f"{where} [{'; '.join(cites)}; the rest proved]"
     return (
         parts,
         f"{where} [{worst.verdict}{'' if worst.verdict == Verdict.PROVED else ': ' + worst.step + ', ' + worst.method}]",
     )
+
+
+#: the method prefix of a link part that is a quoted classical theorem (a premise, not proved by the run)
+CITED = "cited"
+
+
+def _is_cited(part: StepResult) -> bool:
+    return part.verdict == Verdict.PROVED and part.method.startswith(f"{CITED}: ")
 
 
 def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
@@ -400,9 +416,11 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
         evidence.append(f"{name}: {r.verdict}")
     refuted: list[str] = []
     attacked: dict[str, tuple[str, str]] = {}
+    cited: list[str] = []
     for i, link in enumerate(links):
         parts, desc = _check_link(i, link, step, opts)
         evidence.append(desc)
+        cited += [f"link {i + 1}: {p.method.removeprefix(CITED + ': ')}" for p in parts if _is_cited(p)]
         for p in parts:
             if p.verdict == Verdict.REFUTED:
                 refuted.append(desc)
@@ -419,7 +437,8 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
             step.name,
             step.kind,
             Verdict.PROVED,
-            f"chain of {n} links: every join and every cited link proved",
+            f"chain of {n} links: every join and every cited link proved"
+            + (f"; premises cited, not proved here: {'; '.join(cited)}" if cited else ""),
             "; ".join(evidence),
             symbolic=True,
             covered=region(step.domain.ranges),  # every link was shown to hold on the chain's whole domain

@@ -23,6 +23,7 @@ import sympy as sp
 
 from ..ledger import Step, StepResult, Verdict, covers, free_names, region
 from .falsifier import falsify
+from .implication import implied
 from .interval import IntervalOutcome
 from .sampling import _sides, intersect, symbolic_cover
 
@@ -51,10 +52,17 @@ def falsifier_only(reason: str) -> Callable[[Step, dict], StepResult]:
     return check
 
 
-def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepResult]:
+def all_of(
+    parts: Sequence[Step],
+    reason: str,
+    multipliers: Sequence[Any] | None = None,
+    subs: Sequence[Mapping | None] | None = None,
+) -> Callable[[Step, dict], StepResult]:
     """A checker for a claim that is the conjunction of ``parts`` (e.g. max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1).
 
-    Proved when every part is proved (covering the intersection of what the parts cover); refuted when a
+    Proved when every part is proved and the parts imply the claim (``implication.implied``: cases, a
+    nonnegative combination with ``multipliers`` or found ones, max/min), covering what the parts cover; a
+    conjunction of proved parts that are not shown to imply the claim is verified numerically; refuted when a
     part is refuted or the falsifier refutes the claim itself; otherwise the weakest verdict of the parts.
     The falsifier's worst ratio and attacked ranges are reported.
     """
@@ -64,30 +72,34 @@ def all_of(parts: Sequence[Step], reason: str) -> Callable[[Step, dict], StepRes
         return checked_once(step, opts, lambda: conjunction(step, opts))
 
     def conjunction(step: Step, opts: dict) -> StepResult:
-        subs = [checked_once(p, opts, lambda p=p: check_step(p, **opts)) for p in parts]
+        results = [checked_once(p, opts, lambda p=p: check_step(p, **opts)) for p in parts]
         fz = falsify(step, opts)
-        verdicts = [r.verdict for r in subs]
+        verdicts = [r.verdict for r in results]
+        how = reason
         if fz.counterexample is not None or Verdict.REFUTED in verdicts:
             verdict = Verdict.REFUTED
         elif all(v == Verdict.PROVED for v in verdicts):
-            verdict = Verdict.PROVED
+            # proved parts prove the claim only if they imply it: checked, never assumed
+            ok, why = implied(step, parts, results, multipliers, subs)
+            verdict = Verdict.PROVED if ok else Verdict.VERIFIED
+            how = f"{reason}; implication{'' if ok else ' not established'}: {why}"
         elif Verdict.UNDECIDED in verdicts:
             verdict = Verdict.UNDECIDED
         else:
             verdict = Verdict.VERIFIED
-        covered = _parts_cover(step, parts, subs) if verdict == Verdict.PROVED else None
-        ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in subs)
+        covered = _parts_cover(step, parts, results) if verdict == Verdict.PROVED else None
+        ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in results)
         return StepResult(
             step.name,
             step.kind,
             verdict,
-            f"conjunction of {len(parts)} checked parts ({reason}); falsifier: {fz.trials} trials",
+            f"conjunction of {len(parts)} checked parts ({how}); falsifier: {fz.trials} trials",
             f"{ev}; {fz.evidence}",
             worst_ratio=fz.worst_ratio,
             trials=fz.trials,
             counterexample=fz.counterexample,
-            certified=verdict == Verdict.PROVED and any(r.certified for r in subs),
-            symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in subs),
+            certified=verdict == Verdict.PROVED and any(r.certified for r in results),
+            symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in results),
             covered=covered,
             attacked=fz.attacked,
         )

@@ -66,6 +66,12 @@ def _one_negative_change(beta_expr: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
     return lhs, rhs
 
 
+def _log_chain_subs(lhs: sp.Expr, dom: Domain) -> list[dict | None]:
+    """The chain's generic ``log(1 + x) ≤ x`` is used at ``x = X`` (its other parts as stated)."""
+    em = sp.exp(-2 / tau)
+    return [None, {x_gen: eps_k * (1 - em) / (1 + eps_k * em)}, None, None, None]
+
+
 def _log_chain(lhs: sp.Expr, dom: Domain, factor: sp.Expr | None = None) -> list[Step]:
     """log((1 + ε)/(1 + εe^{−2/τ})) = log(1 + X), X = ε(1 − e^{−2/τ})/(1 + εe^{−2/τ}) ≤ ε(1 − e^{−2/τ}) ≤ factor·ε.
 
@@ -113,7 +119,11 @@ def _instance_parts() -> list[Step]:
             eps_k,
             domain=lo_dom,
             # tight as ε → 0, where branch and bound cannot separate the two sides: proved as a chain
-            check=_gen.all_of(_log_chain(lhs, lo_dom, sp.Integer(1)), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ ε"),
+            check=_gen.all_of(
+                _log_chain(lhs, lo_dom, sp.Integer(1)),
+                "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ ε",
+                subs=_log_chain_subs(lhs, lo_dom),
+            ),
             **le,
         ),
         Step("τ ≤ 2: ε ≤ (6e/τ) ε^{τ/2} (β = 2/τ)", eps_k, 6 * E / tau * eps_k ** (tau / 2), domain=lo_dom, **le),
@@ -122,7 +132,9 @@ def _instance_parts() -> list[Step]:
             lhs,
             2 * eps_k / tau,
             domain=hi_dom,
-            check=_gen.all_of(_log_chain(lhs, hi_dom), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ"),
+            check=_gen.all_of(
+                _log_chain(lhs, hi_dom), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ", subs=_log_chain_subs(lhs, hi_dom)
+            ),
             **le,
         ),
         Step(
@@ -161,6 +173,7 @@ def tight_step(c: sp.Expr) -> Step:
                 for nm, w in (("N_a", sp.Integer(4)), ("N_+", sp.Integer(1)), ("N_−", 3 * _gen.neg_factor()))
             ],
             "a linear form in N ≥ 0 is dominated coefficientwise",
+            multipliers=[N_anc / tau, N_pos / tau, N_neg / tau],
         ),
     )
 
@@ -320,6 +333,7 @@ def derivations() -> list[Derivation]:
                 _instance_parts(),
                 "with ε = 1/k: |Δℓ| ≤ ε·min(1, 2/τ) ≤ the bound, "
                 "β = 2/τ for τ ≤ 2 and 1 for τ ≥ 2 (transitivity of the two parts per region)",
+                subs=[{eps_k: 1 / k}] * 4,
             ),
         ),
         tight_step(_gen.lemma1_ours()),

@@ -46,6 +46,7 @@ from ..symbols import (
     d_Theta,
     del_s,
     eps_cov,
+    eps_k,
     k,
     kap_s,
     mu_s,
@@ -395,7 +396,11 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_K,
             provenance="ours",
             reference="Prop. 5",
-            check=_gen.all_of([kappa_le_1, delta_le_1], "max(κ, δ') ≤ 1 ⟸ κ ≤ 1 and δ' = τ(b − a)/4 ≤ 1"),
+            check=_gen.all_of(
+                [kappa_le_1, delta_le_1],
+                "max(κ, δ') ≤ 1 ⟸ κ ≤ 1 and δ' = τ(b − a)/4 ≤ 1",
+                subs=[None, {eps_k: 1 / k}],
+            ),
         ),
     ]
     return [
