@@ -69,6 +69,23 @@ def _converter():
     return l2s, NoMixedFractions(None, None, False, config=config)
 
 
+_MARKED = re.compile(r"(\\[A-Za-z]+|[A-Za-z])\s*(?:_\s*(\{[^{}]*\}|[A-Za-z0-9]))?\s*\^\s*\{\s*([+\-*])\s*\}")
+
+
+def _mark_names(text: str) -> str:
+    """``z^{+}`` → ``z_{plus}``, ``z_{j}^{-}`` → ``z_{j_minus}``: the first reader's names, spelled as subscripts
+    (not after ``\\to``, where ``0^{+}`` is the side of a limit)."""
+
+    def rep(m: re.Match) -> str:
+        if re.search(r"\\to\s*$", text[: m.start()]) or m.group(1) in ("\\infty",):
+            return m.group(0)
+        sub = (m.group(2) or "").strip("{}")
+        mark = {"+": "plus", "-": "minus", "*": "star"}[m.group(3)]
+        return f"{m.group(1)}_{{{sub + '_' if sub else ''}{mark}}}"
+
+    return _MARKED.sub(rep, text)
+
+
 def _decimal_as_fraction(m: re.Match) -> str:
     whole, frac = m.group(1), m.group(2)
     return rf"\frac{{{int(whole + frac)}}}{{{10 ** len(frac)}}}"
@@ -81,19 +98,38 @@ def second_reading(text: str, defined: Iterable[str] = ()) -> sp.Basic:
     used = [d for d in defined if re.search(re.escape(d) + r"(?![A-Za-z])", text)]
     if used:
         raise NotApplicable(f"uses {used[0]}, a function the file defines")
+    from .latex_reader import normalise as spelling
+
+    text = _mark_names(spelling(text, tex_digits=False))  # sizes, spacing, aliases: spelling, not meaning
     if "\\operatorname" in text:
         raise NotApplicable("uses \\operatorname{…}")
     if re.search(r"\\(\||[lr]?Vert)", text):
         raise NotApplicable("uses \\|…\\| (the second reader takes it for a matrix norm)")
     if re.search(r"\^\s*\{\s*[+\-*]\s*\}", re.sub(r"\\to\s*[^{}]*?\^\s*\{\s*[+-]\s*\}", "", text)):
-        raise NotApplicable("uses a name marked ^{+}, ^{-} or ^{*}")
-    src = re.sub(r"\\log(?![A-Za-z_])", r"\\ln", text)
+        raise NotApplicable("uses a superscript + - or * it cannot read")
+    # it reads a letter d before another letter or a command as one symbol ("d x" → dx, "d \\ln" → dln):
+    # d is passed as a letter the text does not use, and renamed back
+    plain = re.sub(r"\\[A-Za-z]+", " ", text)
+    spare = next((c for c in "ZYXWVUTRQPMLKJHGFCBA" if c not in plain), None)
+    if spare is None and re.search(r"(?<![\\A-Za-z])d|(?<=[^\\A-Za-z])d", plain):
+        raise NotApplicable("the letter d beside every capital letter")
+    src = re.sub(r"\\[A-Za-z]+|d", lambda m: m.group(0) if len(m.group(0)) > 1 else spare, text) if spare else text
+    src = re.sub(r"\\log(?![A-Za-z_])", r"\\ln", src)
     src = re.sub(r"(?<![\d.])(\d+)\.(\d+)", _decimal_as_fraction, src)
     parts = _split_relation(src)
     if parts is None:
-        return _read_one(src)
-    lhs, rel, rhs = parts  # each side read alone: the converter evaluates a relation of numbers to True/False
-    return rel(_read_one(lhs), _read_one(rhs), evaluate=False)
+        out = _read_one(src)
+    else:
+        lhs, rel, rhs = parts  # each side read alone: the converter evaluates a relation of numbers to True/False
+        out = rel(_read_one(lhs), _read_one(rhs), evaluate=False)
+    # it reads the letter I as the imaginary unit; the toolkit's reader, as a symbol
+    rep = {sp.I: sp.Symbol("I")}
+    for s_ in out.atoms(sp.Symbol):  # d_{\\Theta} → d_Theta, the first reader's spelling of names
+        name = re.sub(r"[\\{}\s]", "", s_.name)
+        name = name.replace(spare, "d") if spare else name
+        if name != s_.name:
+            rep[s_] = sp.Symbol(name)
+    return out.xreplace(rep)
 
 
 _REL = re.compile(r"\\(leqslant|geqslant|leq|geq|le|ge|lt|gt|neq|ne)(?![A-Za-z])|[<>=]")
@@ -140,7 +176,7 @@ def _read_one(src: str) -> sp.Basic:
     except Exception as exc:  # ANTLR and the converter raise plain Exceptions, several lines long
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
         raise NotApplicable(f"it cannot parse this ({first})") from None
-    if not isinstance(out, sp.Basic) or isinstance(out, sp.logic.boolalg.BooleanAtom):
+    if not isinstance(out, sp.Expr):  # True/False, a set ({x}), a list
         raise NotApplicable(f"it returns {out!r}")
     return normalise(out)
 

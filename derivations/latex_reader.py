@@ -171,13 +171,17 @@ _ALIASES = [
 ]
 
 
-def normalise(text: str) -> str:
-    """The spelling rules applied before parsing (sizes, spacing, aliases, one character after ^ and _)."""
+def normalise(text: str, tex_digits: bool = True) -> str:
+    """The spelling rules applied before parsing (sizes, spacing, aliases, one character after ^ and _).
+
+    ``tex_digits=False`` leaves ``x^23`` alone (the second reader gets the text so, and reads ``x^{23}``: the
+    cross-check then refuses the claim, showing both readings)."""
     t = re.sub(_SIZE, "", text)
     t = re.sub(_DROP, " ", t)
     for pat, rep in _ALIASES:
         t = re.sub(pat, rep, t)
-    t = re.sub(r"([\^_])\s*(\d)", r"\1{\2}", t)  # x^23 is x^{2} 3, as TeX reads it
+    if tex_digits:
+        t = re.sub(r"([\^_])\s*(\d)", r"\1{\2}", t)  # x^23 is x^{2} 3, as TeX reads it
     t = re.sub(r"\\frac\s*(\d)\s*(\d)", r"\\frac{\1}{\2}", t)
     t = re.sub(r"[.,]\s*$", "", t.strip())  # the full stop or comma that ends a display
     return t
@@ -520,7 +524,7 @@ class _Builder:
             return "group", i + 2
         if head.name in _MULTI:
             raise LatexReadError(f"\\{head.name} needs its arguments in brackets: \\{head.name}(a, b)")
-        if isinstance(nxt, Item) and nxt.kind == "call":
+        if isinstance(nxt, Item) and nxt.kind in ("call", "other"):  # \log \log x, \log \sum_j …
             return "call", i + 2
         if not (isinstance(nxt, Item) and nxt.kind == "atom"):
             raise LatexReadError(f"{_head_text(head)} has no argument")

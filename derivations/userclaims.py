@@ -341,6 +341,8 @@ def _rename(expr: sp.Basic, scope: Scope) -> sp.Basic:
         if raw in _DIRS:  # the direction argument of a Limit
             continue
         name = _norm(raw)
+        if name in scope.vectors and atom == scope.vectors[name][0].label:  # s[j] in SymPy syntax: kept
+            continue
         if name in scope.scalars:
             rep[atom] = scope.scalars[name][0]
             continue
