@@ -8,13 +8,17 @@ by ``checks.check_step``, exactly as the toolkit's own steps are. The format::
 
     [[claim]]
     name = "log(1 + x) <= x"     # required, unique
-    claim = '\\log(1 + x) \\le x'  # LaTeX (SymPy's lark parser) …
+    claim = '\\log(1 + x) \\le x'  # LaTeX (latex_reader, cross-checked by crossread) …
     # sympy = "log(1 + x) <= x"  # … or a SymPy string: exactly one of the two
     where = { x = [0, 10] }      # the closed range of every free symbol
     kind = "inequality"          # optional: identity | inequality | limit | expansion (else inferred)
     assume = ['x \\le 5']        # optional: extra inequalities cutting the box (same syntax as the claim)
     uses = ["an earlier claim"]  # optional: names of earlier claims this one relies on
     note = "…"                   # optional, carried into the output
+    expect = "proved"            # optional: proved | refuted | holds | ill-posed (exit 1 when unmet)
+
+    [define]                     # optional: functions expanded where they are called
+    "\\sigma(x)" = "\\frac{1}{1 + e^{-x}}"
 
 Ranges: ``x = [lo, hi]`` (real; ends are numbers or strings such as ``"inf"``, ``"-inf"``, ``"1/1000"``),
 ``k = "integer [1, inf]"``, ``y = "real [0, 1]"``; a vector is declared by an entry with an index,
@@ -26,7 +30,11 @@ kind: ``=`` an identity, ``\\le``/``<``/``\\ge``/``>`` an inequality, ``\\lim_{x
 ``f = g + O(k^{-m})`` an expansion about ``k = ∞`` to order ``m − 1``. A limit or expansion written
 without the ``\\lim``/``O`` may give ``kind`` with ``var`` and ``point`` (limits) or ``var`` and ``order``.
 
-Anything malformed raises ``ClaimFileError``: one line naming the claim and the field.
+LaTeX is read by ``latex_reader`` (an unevaluated tree, evaluated once; rules stated there and in the README)
+and read again by ``crossread`` (latex2sympy2_extended): two readings that differ are a ``ClaimFileError``.
+Decimals are exact everywhere: ``sympy =`` bodies are read with ``rational=True``, TOML floats from their text.
+
+Anything malformed or ambiguous raises ``ClaimFileError``: one line naming the claim and the field.
 """
 
 from __future__ import annotations
@@ -186,8 +194,11 @@ def parse_range(value: Any, claim: str, sym: str) -> Range:
 
 
 def _norm(name: str) -> str:
-    """``\\tau`` → ``tau``, ``x_{1}`` → ``x_1``: LaTeX spelling and plain spelling name one symbol."""
-    return re.sub(r"[\\{}\s]", "", str(name))
+    """``\\tau`` → ``tau``, ``x_{1}`` → ``x_1``, ``z^{+}`` → ``z_plus``: LaTeX spelling and plain spelling name one
+    symbol (a superscript ``+``, ``-`` or ``*`` is part of a name, as the LaTeX reader reads it)."""
+    marks = {"+": "_plus", "-": "_minus", "*": "_star"}
+    name = re.sub(r"\^\s*\{?\s*([+\-*])\s*\}?", lambda m: marks[m.group(1)], str(name))
+    return re.sub(r"[\\{}\s]", "", name)
 
 
 _SCALAR_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -797,11 +808,16 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
     Returns
     -------
     dict
-        ``file`` (label), ``claims`` (one dict per claim, in file order: ``name``, ``statement``,
-        ``kind``, ``verdict`` — proved / verified numerically / refuted / undecided —, ``method``,
+        ``file`` (label), ``claims`` (one dict per claim, in file order: ``name``, the text (``latex`` or
+        ``sympy``), ``read_as_latex`` and ``read_as_sympy`` (the claim as read), ``second_reader``
+        ("agrees" or "not applicable: …"), ``statement``, ``kind``, ``verdict`` — proved / verified
+        numerically / refuted / undecided / ill-posed / error (an internal error, its message in ``method``) —, ``method``,
         ``worst_ratio``, ``counterexample``, ``domain`` (as stated), ``covered`` (what the verdict
-        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``),
-        ``counts`` by verdict, ``refuted`` and ``seconds``; the same object as ``infonce-bounds check --json``.
+        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``,
+        ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
+        ``second_reader_not_applicable``, ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
+        2 an unexpected ill-posed claim, 3 an internal error) and ``seconds``; the same object as
+        ``infonce-bounds check --json``.
 
     Raises
     ------

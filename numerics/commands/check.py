@@ -53,7 +53,7 @@ def format_report(out: dict) -> str:
         )
         for c in out["claims"]
     ]
-    caps = (34, 60, 10, 34, 50, 56, 6)
+    caps = (34, 60, 10, 44, 50, 56, 6)
     widths = [min(max(_width(str(x[i])) for x in [head, *rows]), cap) for i, cap in enumerate(caps)]
 
     def fmt(row):
