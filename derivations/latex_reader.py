@@ -551,6 +551,11 @@ class _Builder:
 
     def _apply(self, seq, i):
         head = seq[i]
+        if head.sup is not None and head.sup.is_number and evaluate_tree(head.sup) == -1:
+            raise LatexReadError(
+                f"{_head_text(head)}^{{-1}} reads two ways: the inverse function or 1/{_head_text(head)}; "
+                f"write \\frac{{1}}{{{_head_text(head)}(…)}} or the inverse by name"
+            )
         kind, end = self._arg_span(seq, i)
         if kind == "group":
             grp = seq[i + 1]

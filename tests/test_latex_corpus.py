@@ -404,6 +404,8 @@ REFUSED = {
     r"x +": "unexpected end",
     r"\sum_{j=1}^{k}": "nothing to apply",
     r"(a, b) + 1": "a list",
+    r"\tanh^{-1}(x)": "inverse function or 1/\\tanh",
+    r"\sin^{-1} x": "reads two ways",
 }
 
 
