@@ -9,11 +9,15 @@ import pytest
 import sympy as sp
 
 import infonce_bounds
+from infonce_bounds.derivations import crossread
 from infonce_bounds.derivations.userclaims import ClaimFileError, check, parse
 from infonce_bounds.numerics.cli import main
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text()
+#: the second LaTeX reader (the `check` extra); without it every claim says "second reader: not applicable"
+AGREES = "agrees" if crossread.available() else "not applicable: latex2sympy2_extended is not installed"
+needs_second = pytest.mark.skipif(not crossread.available(), reason="latex2sympy2_extended is not installed")
 TRIALS = 3000
 
 
@@ -73,7 +77,7 @@ def test_readme_shows_the_real_output(example_json):
         assert row.startswith(claim["name"] + "  ")
         assert f"  {claim['read_as_sympy']}  " in row, (row, claim["read_as_sympy"])
         assert f"  {claim['verdict']}  " in row, (row, claim["verdict"])
-        assert f"  {claim['name']}: {claim['read_as_latex']}   [second reader: agrees]" in shown
+        assert f"  {claim['name']}: {claim['read_as_latex']}   [second reader: " in shown
     assert f"{len(rows)} claims in" in shown and "covered:" in shown and "read as (LaTeX" in shown
 
 
@@ -252,14 +256,14 @@ def test_bad_trials(tmp_path, capsys):
 
 def test_every_claim_is_shown_as_read(example_json, example_file, capsys):
     for c in example_json["claims"]:
-        assert c["read_as_latex"] and c["read_as_sympy"] and c["second_reader"] == "agrees", c
+        assert c["read_as_latex"] and c["read_as_sympy"] and c["second_reader"].startswith(AGREES), c
     by = {c["name"]: c for c in example_json["claims"]}
     assert by["log(1 + x) <= x"]["read_as_sympy"] == "log(x + 1) <= x"
     assert by["log(1 + x) <= x"]["read_as_latex"] == r"\log{\left(x + 1 \right)} \leq x"
     main(["check", str(example_file), "--trials", "300"])
     out = capsys.readouterr().out
     assert out.splitlines()[0].split()[:3] == ["claim", "read", "as"]
-    assert "log(x + 1) <= x" in out and "read as (LaTeX" in out and "[second reader: agrees]" in out
+    assert "log(x + 1) <= x" in out and "read as (LaTeX" in out and f"[second reader: {AGREES}" in out
 
 
 @pytest.mark.parametrize(
@@ -276,7 +280,7 @@ def test_the_issue_misreadings_are_read_as_written(claim, read):
     w = {"u": [0, 1], "x": [0.5, 2], "p": [0, 1]}
     used = {k: v for k, v in w.items() if k in claim}
     _, (c,) = parse({"claim": [{"name": "c", "claim": claim, "where": used}]})
-    assert c.read_sympy == read and c.second_reader == "agrees"
+    assert c.read_sympy == read and c.second_reader.startswith(AGREES)
 
 
 def test_decimals_are_exact_in_bodies_and_ranges():
@@ -300,7 +304,7 @@ def test_define_table_expands_at_read_time():
     out = check(text, trials=200)
     sig, f = out["claims"]
     assert sig["read_as_sympy"] == "Eq(1/(exp(t) + 1) + 1/(1 + exp(-t)), 1)"
-    assert sig["verdict"] == "proved" and sig["second_reader"].startswith("not applicable: uses \\sigma")
+    assert sig["verdict"] == "proved" and sig["second_reader"].startswith("not applicable: ")
     assert f["read_as_sympy"] == "t**2 + 1 >= 1" and f["verdict"] == "proved"
     assert out["second_reader_not_applicable"] == 2
 
@@ -310,9 +314,15 @@ def test_define_table_expands_at_read_time():
     [
         ("claim = '|a| b |c| \\le 1'\nwhere = { a = [0, 1], b = [0, 1], c = [0, 1] }", ["two ways", "Abs(a*c*Abs(b))"]),
         ("claim = 'x / 2 y \\le 1'\nwhere = { x = [0, 1], y = [1, 2] }", ["two ways", "x/(2*y)", "x*y/2"]),
-        ("claim = '\\log x / 2 \\le x'\nwhere = { x = [1, 2] }", ["disagree", "log(x)/2", "log(x/2)"]),
+        pytest.param(
+            "claim = '\\log x / 2 \\le x'\nwhere = { x = [1, 2] }",
+            ["disagree", "log(x)/2", "log(x/2)"],
+            marks=needs_second,
+        ),
         ("claim = 'x \\ne 1'\nwhere = { x = [0, 1] }", ["≠"]),
-        ("claim = '\\sigma(x) \\le 1'\nwhere = { x = [0, 1], sigma = [0, 1] }", ["disagree"]),
+        pytest.param(
+            "claim = '\\sigma(x) \\le 1'\nwhere = { x = [0, 1], sigma = [0, 1] }", ["disagree"], marks=needs_second
+        ),
         ("claim = 'x \\le 1'\nwhere = { x = [0, 1] }\nexpect = 'true'", ["expect"]),
         ("claim = 'x \\le 1'\nwhere = { x = [0, 1] }\n[define]\n'\\\\sigma' = 'x'", ["define"]),
     ],
