@@ -274,7 +274,8 @@ def _strip(e: sp.Basic) -> sp.Basic:
 
 def _value(e: sp.Basic, pt: dict) -> sp.Basic | None:
     scal = {k: v for k, v in pt.items() if isinstance(k, sp.Symbol)}
-    free = [s for s in e.free_symbols if isinstance(s, sp.Symbol) and s not in scal]
+    labels = {ix.base.label for ix in e.atoms(sp.Indexed)}  # a vector's name is not a free scalar
+    free = [s for s in e.free_symbols if isinstance(s, sp.Symbol) and s not in scal and s not in labels]
     extra = {s: 1 + _FRACTIONS[i % len(_FRACTIONS)] for i, s in enumerate(sorted(free, key=str))}
     v = e.xreplace({**scal, **extra})
     v = v.doit() if v.has(sp.Sum, sp.Product) else v
@@ -297,7 +298,8 @@ def _value(e: sp.Basic, pt: dict) -> sp.Basic | None:
 def compare(first: sp.Basic, second: sp.Basic, points: list[dict]) -> str | None:
     """``None`` if the two readings state the same thing (see the module docstring); else where they part."""
     a, b = _orient(first), _orient(second)
-    if type(a) is not type(b):
+    rel = sp.core.relational.Relational
+    if (isinstance(a, rel) or isinstance(b, rel)) and type(a) is not type(b):
         return f"different relations ({type(a).__name__} vs {type(b).__name__})"
     if _markers(a) != _markers(b):
         return f"different limits ({_markers(a)} vs {_markers(b)})"

@@ -681,7 +681,12 @@ def read_latex(text: str, defines: dict[str, tuple[tuple[str, ...], Any]] | None
             except LatexReadError as exc:
                 readings.append(f"(not a formula: {exc})")
         raise LatexReadError(f"reads two ways: {readings[0]} or {readings[1]}; add brackets")
-    return _Builder(defines).build(tree)
+    try:
+        return _Builder(defines).build(tree)
+    except LatexReadError:
+        raise
+    except Exception as exc:  # a shape the builder does not expect: refused, never a traceback
+        raise LatexReadError(f"not understood ({exc.__class__.__name__}: {' '.join(str(exc).split())})") from None
 
 
 def evaluate_tree(e: sp.Basic) -> sp.Basic:

@@ -271,6 +271,8 @@ def _parse_latex(text: str, claim: str, field: str, scope: Scope, defines: dict 
         first = evaluate_tree(_rename(tree, scope))
     except LatexReadError as exc:
         raise _fail(claim, field, f"LaTeX “{text}”: {exc}") from None
+    except Exception as exc:  # SymPy refusing to evaluate what was read (e.g. a power of a relation)
+        raise _fail(claim, field, f"LaTeX “{text}”: not understood ({exc.__class__.__name__}: {exc})") from None
     try:
         other = crossread.second_reading(text, defined=tuple(defines or ()))
         if "e" in scope.scalars:  # e ranged: the second reader's Euler number is the variable e
@@ -278,15 +280,21 @@ def _parse_latex(text: str, claim: str, field: str, scope: Scope, defines: dict 
             other = other.replace(lambda n: isinstance(n, sp.exp), lambda n: sp.Pow(e_, n.args[0], evaluate=False))
             other = other.xreplace({sp.E: e_})
         second = evaluate_tree(_rename(other, scope))
-    except crossread.NotApplicable as exc:
+    except Exception as exc:  # NotApplicable, or the second reader failing on its own: the first reading stands
         if log is not None:
-            log.second = f"not applicable: {exc}"
+            why = str(exc) if isinstance(exc, crossread.NotApplicable) else f"it failed ({exc.__class__.__name__})"
+            log.second = f"not applicable: {' '.join(why.split())}"
         return first
     points = crossread.sample_points(
         {s_: (r_.lo, r_.hi, r_.integer) for s_, r_ in scope.scalars.values()},
         {b_: (r_.lo, r_.hi) for b_, r_ in scope.vectors.values()},
     )
-    why = crossread.compare(first, second, points)
+    try:
+        why = crossread.compare(first, second, points)
+    except Exception as exc:  # the comparison itself failed: said in the output, never taken for agreement
+        if log is not None:
+            log.second = f"not applicable: the two readings could not be compared ({exc.__class__.__name__})"
+        return first
     if why is not None:
         raise _fail(claim, field, f"the two LaTeX readers disagree ({why}): first reads {first}, second reads {second}")
     if log is not None:

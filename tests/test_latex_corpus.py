@@ -621,3 +621,22 @@ def test_every_benchmark_claim_reads_as_meant():
         lhs, rhs = mine.lhs.xreplace(rename), mine.rhs.xreplace(rename)
         assert (lhs, rhs, mine.relation, mine.kind) == (theirs.lhs, theirs.rhs, theirs.relation, theirs.kind), c.name
         assert c.second_reader == "agrees", (c.name, c.second_reader)
+
+
+def test_numeric_tie_breaker_on_vectors_and_its_strictness():
+    """Two forms that no normal form identifies are compared at exact points, vectors included; a difference
+    of 10⁻⁴⁰ is a difference."""
+    a = sp.IndexedBase("a", real=True)
+    j, k, x = sp.Symbol("j"), sp.Symbol("k", integer=True, positive=True), sp.Symbol("x", positive=True)
+    pts = crossread.sample_points(
+        {x: (sp.Rational(1, 2), sp.Integer(2), False), k: (sp.Integer(1), sp.oo, True)},
+        {a: (-sp.Integer(1), sp.Integer(1))},
+    )
+    same = sp.Sum(sp.cosh(a[j]) ** 2 - sp.sinh(a[j]) ** 2, (j, 1, k))
+    assert crossread.compare(sp.Le(x, same, evaluate=False), sp.Le(x, k, evaluate=False), pts) is None
+    other = sp.Sum(sp.cosh(a[j]) ** 2 + sp.sinh(a[j]) ** 2, (j, 1, k))
+    assert "differs at" in crossread.compare(sp.Le(x, other, evaluate=False), sp.Le(x, k, evaluate=False), pts)
+    near = sp.cosh(x) ** 2 - sp.sinh(x) ** 2 + sp.Rational(1, 10**40)
+    assert "differs at" in crossread.compare(near, sp.Integer(1), pts)
+    assert "different relations" in crossread.compare(sp.Le(x, 1), sp.Lt(x, 1), pts)
+    assert crossread.compare(sp.Ge(x, 1), sp.Le(1, x), pts) is None  # a ≥ b is b ≤ a
