@@ -10,10 +10,15 @@ conventions normalised, each stated in the README:
 * ``2 \frac{1}{2}`` is a product, 1 (it reads an integer before a fraction as a mixed number, 5/2, whatever
   its ``interpret_as_mixed_fractions`` says; the converter is subclassed to multiply);
 * a decimal ``0.1`` is passed as ``\frac{1}{10}`` (it makes binary floats of decimals);
-* a limit at ±∞ has no side.
+* ``I`` is a symbol (it reads the imaginary unit), and ``d`` is passed as a capital letter the text does not use
+  (it reads ``d x`` as one name ``dx``);
+* ``z^{+}``, ``z_{j}^{-}``, ``x^{*}`` are passed as ``z_{plus}``, ``z_{j_minus}``, ``x_{star}`` (the first reader's names);
+* a limit at ±∞ has no side; ``\lim_{x \to a}`` at a finite ``a`` with no ``^{+}``/``^{-}`` is two-sided (it reads
+  it as the limit from above).
 
-Not applicable (reported, never a failure): functions the file defines or ``\operatorname{…}``, names marked
-``^{+}``/``^{-}``/``^{*}``, ``\|…\|``.
+Spelling (``\left``, ``\big``, spacing, ``\leq``, a final full stop) is normalised as for the first reader.
+Not applicable (reported, never a failure): functions the file defines or ``\operatorname{…}``, ``\|…\|``,
+and whatever it cannot parse or returns as a set (``\min\{a, b\}``, ``\{x\}``).
 
 ``compare(first, second, points)`` → ``None`` when the two readings agree: the same relation, and each side
 structurally equal (as read, after ``expand``, after ``together``, or after both), or else equal to 10⁻⁵⁰
@@ -122,6 +127,18 @@ def second_reading(text: str, defined: Iterable[str] = ()) -> sp.Basic:
     else:
         lhs, rel, rhs = parts  # each side read alone: the converter evaluates a relation of numbers to True/False
         out = rel(_read_one(lhs), _read_one(rhs), evaluate=False)
+    # it reads \\lim_{x \\to a} at a finite a as the limit from above; the toolkit's reader, as two-sided
+    sides = [
+        bool(re.search(r"\^\s*\{?\s*[+-]", m_))
+        for m_ in re.findall(r"\\lim\s*_\s*\{([^{}]*(?:\{[^{}]*\}[^{}]*)*)\}", src)
+    ]
+    if sides and not any(sides):
+        out = out.replace(
+            lambda n: isinstance(n, sp.Limit) and n.args[2].is_finite,
+            lambda n: sp.Limit(n.args[0], n.args[1], n.args[2], "+-"),
+        )
+    elif sides and not all(sides):
+        raise NotApplicable("limits with and without a side")
     # it reads the letter I as the imaginary unit; the toolkit's reader, as a symbol
     rep = {sp.I: sp.Symbol("I")}
     for s_ in out.atoms(sp.Symbol):  # d_{\\Theta} → d_Theta, the first reader's spelling of names

@@ -434,6 +434,7 @@ def test_refused_with_a_clear_message(latex):
         (r"2 10^{-12}", "2/10**12"),
         (r"0.1 + 0.49999999999999999999", "1/10 + 49999999999999999999/100000000000000000000"),  # exact
         (r"\lim_{k \to \infty} k", "Limit(k, k, oo)"),
+        (r"\lim_{x \to 0} \frac{\sin x}{x} = 1", "Eq(Limit(sin(x)/x, x, 0, '+-'), 1)"),  # two-sided, as here
         (r"\ln(1 + x) \le x", "log(1 + x) <= x"),
         (r"\log(1 + e^{-200}) \le e^{-200} - e^{-400}", "log(1 + exp(-200)) <= exp(-200) - exp(-400)"),
     ],
