@@ -633,6 +633,9 @@ def parse_tree(text: str):
     from lark.exceptions import LarkError, UnexpectedCharacters, UnexpectedInput
 
     src = normalise(text)
+    bare = re.search(r"\\(sum|prod)(?![A-Za-z])(?!\s*_\s*\{[^{}]*=[^{}]*\}\s*\^)", src)
+    if bare:  # the checkers need the index and both ends: the vector's length is the upper one
+        raise LatexReadError(f"\\{bare.group(1)} needs its bounds: \\{bare.group(1)}_{{j=1}}^{{k}}")
     try:
         return _parser().parse(src)
     except UnexpectedCharacters as exc:

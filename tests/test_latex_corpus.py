@@ -408,6 +408,8 @@ REFUSED = {
     r"\log": "no argument",
     r"x +": "unexpected end",
     r"\sum_{j=1}^{k}": "nothing to apply",
+    r"\sum_{i} x_i": "needs its bounds",
+    r"\prod x_j": "needs its bounds",
     r"(a, b) + 1": "a list",
     r"\tanh^{-1}(x)": "inverse function or 1/\\tanh",
     r"\sin^{-1} x": "reads two ways",
