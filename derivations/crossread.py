@@ -22,7 +22,8 @@ and whatever it cannot parse or returns as a set (``\min\{a, b\}``, ``\{x\}``).
 
 ``compare(first, second, points)`` → ``None`` when the two readings agree: the same relation, and each side
 structurally equal (as read, after ``expand``, after ``together``, or after both), or else equal to 10⁻⁵⁰
-relative at each exact rational point of ``points`` (60 digits; at least two points where both are finite);
+relative at each exact rational point of ``points`` (60 digits, a difference confirmed at 200; at least two
+points where both are finite);
 otherwise a one-line description of where they part.
 """
 
@@ -289,7 +290,7 @@ def _strip(e: sp.Basic) -> sp.Basic:
     return e.replace(lambda n: isinstance(n, AppliedUndef) and n.func.__name__ == "O", lambda n: n.args[0])
 
 
-def _value(e: sp.Basic, pt: dict) -> sp.Basic | None:
+def _value(e: sp.Basic, pt: dict, digits: int = 60) -> sp.Basic | None:
     scal = {k: v for k, v in pt.items() if isinstance(k, sp.Symbol)}
     labels = {ix.base.label for ix in e.atoms(sp.Indexed)}  # a vector's name is not a free scalar
     free = [s for s in e.free_symbols if isinstance(s, sp.Symbol) and s not in scal and s not in labels]
@@ -304,7 +305,7 @@ def _value(e: sp.Basic, pt: dict) -> sp.Basic | None:
         vec[ix] = pt[key]
     v = v.xreplace(vec)
     try:
-        num = sp.N(v, 60)
+        num = sp.N(v, digits)
     except Exception:  # a point where the expression cannot be evaluated is not used
         return None
     if not num.is_number or num.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or not num.is_extended_real:
@@ -338,7 +339,10 @@ def compare(first: sp.Basic, second: sp.Basic, points: list[dict]) -> str | None
             if (vx is None) != (vy is None):
                 return f"the {side} is defined in one reading only at {shown}"
             if abs(vx - vy) > sp.Float("1e-50", 60) * max(1, abs(vx), abs(vy)):
-                return f"the {side} differs at {shown}: {sp.N(vx, 12)} vs {sp.N(vy, 12)}"
+                # confirmed at 200 digits, so that cancellation inside one form is not taken for a difference
+                wx, wy = _value(xs, pt, 200), _value(ys, pt, 200)
+                if wx is None or wy is None or abs(wx - wy) > sp.Float("1e-50", 200) * max(1, abs(wx), abs(wy)):
+                    return f"the {side} differs at {shown}: {sp.N(vx, 12)} vs {sp.N(vy, 12)}"
             used += 1
         if used < 2:
             return f"the {side} differs in form and could not be compared at two points of the stated domain"
