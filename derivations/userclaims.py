@@ -8,13 +8,17 @@ by ``checks.check_step``, exactly as the toolkit's own steps are. The format::
 
     [[claim]]
     name = "log(1 + x) <= x"     # required, unique
-    claim = '\\log(1 + x) \\le x'  # LaTeX (SymPy's lark parser) …
+    claim = '\\log(1 + x) \\le x'  # LaTeX (latex_reader, cross-checked by crossread) …
     # sympy = "log(1 + x) <= x"  # … or a SymPy string: exactly one of the two
     where = { x = [0, 10] }      # the closed range of every free symbol
     kind = "inequality"          # optional: identity | inequality | limit | expansion (else inferred)
     assume = ['x \\le 5']        # optional: extra inequalities cutting the box (same syntax as the claim)
     uses = ["an earlier claim"]  # optional: names of earlier claims this one relies on
     note = "…"                   # optional, carried into the output
+    expect = "proved"            # optional: proved | refuted | holds | ill-posed (exit 1 when unmet)
+
+    [define]                     # optional: functions expanded where they are called
+    "\\sigma(x)" = "\\frac{1}{1 + e^{-x}}"
 
 Ranges: ``x = [lo, hi]`` (real; ends are numbers or strings such as ``"inf"``, ``"-inf"``, ``"1/1000"``),
 ``k = "integer [1, inf]"``, ``y = "real [0, 1]"``; a vector is declared by an entry with an index,
@@ -26,11 +30,16 @@ kind: ``=`` an identity, ``\\le``/``<``/``\\ge``/``>`` an inequality, ``\\lim_{x
 ``f = g + O(k^{-m})`` an expansion about ``k = ∞`` to order ``m − 1``. A limit or expansion written
 without the ``\\lim``/``O`` may give ``kind`` with ``var`` and ``point`` (limits) or ``var`` and ``order``.
 
-Anything malformed raises ``ClaimFileError``: one line naming the claim and the field.
+LaTeX is read by ``latex_reader`` (an unevaluated tree, evaluated once; rules stated there and in the README)
+and read again by ``crossread`` (latex2sympy2_extended): two readings that differ are a ``ClaimFileError``.
+Decimals are exact everywhere: ``sympy =`` bodies are read with ``rational=True``, TOML floats from their text.
+
+Anything malformed or ambiguous raises ``ClaimFileError``: one line naming the claim and the field.
 """
 
 from __future__ import annotations
 
+import decimal
 import math
 import pathlib
 import re
@@ -44,7 +53,21 @@ from sympy.core.function import AppliedUndef
 
 from .ledger import Derivation, DerivationError, Domain, Step, StepResult, Verdict, free_names
 
-CLAIM_FIELDS = ("name", "claim", "sympy", "where", "kind", "assume", "uses", "var", "point", "order", "note")
+CLAIM_FIELDS = (
+    "name",
+    "claim",
+    "sympy",
+    "where",
+    "kind",
+    "assume",
+    "uses",
+    "var",
+    "point",
+    "order",
+    "note",
+    "expect",
+)
+EXPECTS = ("proved", "refuted", "holds", "ill-posed")
 USER_KINDS = ("identity", "inequality", "limit", "expansion")
 _DIRS = ("+", "-", "+-")
 
@@ -83,7 +106,7 @@ def load(source: Any) -> tuple[str, dict]:
     except ModuleNotFoundError:  # Python 3.10: the same parser, as a package (the [check] extra)
         import tomli as tomllib
     try:
-        return label, tomllib.loads(text)
+        return label, tomllib.loads(text, parse_float=decimal.Decimal)  # 0.49999999999999999999 stays that
     except tomllib.TOMLDecodeError as exc:
         raise _fail(None, None, f"bad TOML: {exc}") from None
 
@@ -121,6 +144,12 @@ def _endpoint(value: Any, claim: str, sym: str) -> sp.Expr:
         raise _fail(claim, "where", f"{sym}: range end {value!r} is not a number")
     if isinstance(value, int):
         return sp.Integer(value)
+    if isinstance(value, decimal.Decimal):  # a TOML float, read from its text
+        if value.is_nan():
+            raise _fail(claim, "where", f"{sym}: range end nan is not a number")
+        if value.is_infinite():
+            return sp.oo if value > 0 else -sp.oo
+        return sp.Rational(str(value))
     if isinstance(value, float):
         if math.isnan(value):
             raise _fail(claim, "where", f"{sym}: range end nan is not a number")
@@ -165,8 +194,11 @@ def parse_range(value: Any, claim: str, sym: str) -> Range:
 
 
 def _norm(name: str) -> str:
-    """``\\tau`` → ``tau``, ``x_{1}`` → ``x_1``: LaTeX spelling and plain spelling name one symbol."""
-    return re.sub(r"[\\{}\s]", "", str(name))
+    """``\\tau`` → ``tau``, ``x_{1}`` → ``x_1``, ``z^{+}`` → ``z_plus``: LaTeX spelling and plain spelling name one
+    symbol (a superscript ``+``, ``-`` or ``*`` is part of a name, as the LaTeX reader reads it)."""
+    marks = {"+": "_plus", "-": "_minus", "*": "_star"}
+    name = re.sub(r"\^\s*\{?\s*([+\-*])\s*\}?", lambda m: marks[m.group(1)], str(name))
+    return re.sub(r"[\\{}\s]", "", name)
 
 
 _SCALAR_KEY = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
@@ -212,64 +244,62 @@ def parse_where(table: Any, claim: str) -> Scope:
 # ----------------------------------------------------------------------------- expressions
 
 
-def _resolve_ambiguity(node: Any, claim: str, field: str) -> sp.Basic:
-    """The lark grammar leaves some LaTeX ambiguous (``\\log(x) - 1``, ``\\cosh x``): pick the reading with
-    no unknown functions, the fewest symbols and the shortest function arguments, i.e. the conventional one."""
-    from lark import Tree
+class _Reading:
+    """How one LaTeX text was read: by the first reader always, by the second when it applies."""
 
-    if not isinstance(node, Tree):
-        return node
-    if node.data != "_ambig":
-        raise _fail(claim, field, f"LaTeX not understood (parser returned {node.data!r})")
-    options = []
-    for child in node.children:
-        try:
-            options.append(_resolve_ambiguity(child, claim, field))
-        except ClaimFileError:
-            continue
-    options = [o for o in options if isinstance(o, sp.Basic)]
-    if not options:
-        raise _fail(claim, field, "LaTeX not understood")
-
-    def rank(e: sp.Basic) -> tuple[int, int, int]:
-        undef = sum(1 for f in e.atoms(AppliedUndef) if f.func.__name__ != "O")
-        arg_size = sum(
-            sp.count_ops(n.args[0]) + len(n.args[0].free_symbols)
-            for n in sp.preorder_traversal(e)
-            if isinstance(n, (sp.Function, sp.Sum, sp.Product, sp.Limit)) and n.args
-        )
-        return undef, len(e.free_symbols), arg_size
-
-    options.sort(key=rank)
-    best = [o for o in options if rank(o) == rank(options[0])]
-    if any(o != best[0] for o in best[1:]):
-        raise _fail(
-            claim, field, f"ambiguous LaTeX: reads as {best[0]} or as {best[1]}; add parentheses or use `sympy =`"
-        )
-    return best[0]
+    def __init__(self) -> None:
+        self.second = "not run"
 
 
-#: a Greek symbol with a Latin subscript, which the grammar accepts wherever a letter may stand
-_PI_LATEX, _PI_SYMBOL = r"\upsilon_{pi}", "upsilon_pi"
+def _parse_latex(text: str, claim: str, field: str, scope: Scope, defines: dict | None, log: _Reading | None):
+    """The toolkit's reader (``latex_reader``), cross-checked by the second reader (``crossread``).
 
-
-def _parse_latex(text: str, claim: str, field: str) -> sp.Basic:
-    try:
-        from sympy.parsing.latex import parse_latex
-    except ImportError as exc:  # pragma: no cover - sympy always ships the module
-        raise _fail(claim, field, f"SymPy's LaTeX parser is unavailable: {exc}") from None
+    Nothing is evaluated before it is read: the first reading is an unevaluated tree, renamed to the declared
+    symbols and evaluated once. A second reading that states something else is a ``ClaimFileError``.
+    """
     try:
         import lark  # noqa: F401
     except ImportError:
         raise _fail(
             claim, field, "LaTeX claims need the lark package: pip install 'infonce-bounds[check]' (or use `sympy =`)"
         ) from None
-    try:  # the lark grammar has no \pi: it is read as the symbol _PI_SYMBOL, which _rename makes π
-        out = parse_latex(re.sub(r"\\pi(?![A-Za-z])", lambda _: _PI_LATEX, text), backend="lark")
-    except Exception as exc:  # lark raises its own exception family, several lines long
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else exc.__class__.__name__
-        raise _fail(claim, field, f"bad LaTeX “{text}”: {first}") from None
-    return _resolve_ambiguity(out, claim, field)
+    from . import crossread
+    from .latex_reader import LatexReadError, compile_defines, evaluate_tree, read_latex
+
+    try:
+        tree = read_latex(text, defines if defines is not None else compile_defines(None))
+        first = evaluate_tree(_rename(tree, scope))
+    except LatexReadError as exc:
+        raise _fail(claim, field, f"LaTeX “{text}”: {exc}") from None
+    except Exception as exc:  # SymPy refusing to evaluate what was read (e.g. a power of a relation)
+        raise _fail(claim, field, f"LaTeX “{text}”: not understood ({exc.__class__.__name__}: {exc})") from None
+    try:
+        other = crossread.second_reading(text, defined=tuple(defines or ()))
+        if "e" in scope.scalars:  # e ranged: the second reader's Euler number is the variable e
+            e_ = sp.Symbol("e")
+            other = other.replace(lambda n: isinstance(n, sp.exp), lambda n: sp.Pow(e_, n.args[0], evaluate=False))
+            other = other.xreplace({sp.E: e_})
+        second = evaluate_tree(_rename(other, scope))
+    except Exception as exc:  # NotApplicable, or the second reader failing on its own: the first reading stands
+        if log is not None:
+            why = str(exc) if isinstance(exc, crossread.NotApplicable) else f"it failed ({exc.__class__.__name__})"
+            log.second = f"not applicable: {' '.join(why.split())}"
+        return first
+    points = crossread.sample_points(
+        {s_: (r_.lo, r_.hi, r_.integer) for s_, r_ in scope.scalars.values()},
+        {b_: (r_.lo, r_.hi) for b_, r_ in scope.vectors.values()},
+    )
+    try:
+        why = crossread.compare(first, second, points)
+    except Exception as exc:  # the comparison itself failed: said in the output, never taken for agreement
+        if log is not None:
+            log.second = f"not applicable: the two readings could not be compared ({exc.__class__.__name__})"
+        return first
+    if why is not None:
+        raise _fail(claim, field, f"the two LaTeX readers disagree ({why}): first reads {first}, second reads {second}")
+    if log is not None:
+        log.second = "agrees"
+    return first
 
 
 _REL_OPS = ("<=", ">=", "==", "<", ">", "=")
@@ -308,8 +338,10 @@ def _parse_sympy(text: str, scope: Scope, claim: str, field: str) -> sp.Basic:
         parts = _split_relation(text)
         if parts is not None:  # each side evaluated, the relation not: x**2 >= 0 stays a claim to check
             lhs, op, rhs = parts
-            return _RELATIONS[op](sp.sympify(lhs, locals=ns), sp.sympify(rhs, locals=ns), evaluate=False)
-        return sp.sympify(text, locals=ns)
+            return _RELATIONS[op](
+                sp.sympify(lhs, locals=ns, rational=True), sp.sympify(rhs, locals=ns, rational=True), evaluate=False
+            )
+        return sp.sympify(text, locals=ns, rational=True)  # a decimal as written, exactly: 0.1 is 1/10
     except Exception as exc:  # sympify wraps the tokenizer's and the evaluator's errors alike
         exc = getattr(exc, "base_exc", None) or exc
         why = (
@@ -328,6 +360,8 @@ def _rename(expr: sp.Basic, scope: Scope) -> sp.Basic:
         if raw in _DIRS:  # the direction argument of a Limit
             continue
         name = _norm(raw)
+        if name in scope.vectors and atom == scope.vectors[name][0].label:  # s[j] in SymPy syntax: kept
+            continue
         if name in scope.scalars:
             rep[atom] = scope.scalars[name][0]
             continue
@@ -340,21 +374,28 @@ def _rename(expr: sp.Basic, scope: Scope) -> sp.Basic:
         if name == "e":  # Euler's number, unless declared as a variable above
             rep[atom] = sp.E
             continue
-        if name == _PI_SYMBOL:
-            rep[atom] = sp.pi
-            continue
         rep[atom] = sp.Symbol(name)  # a bound index or an undeclared name (reported later); lark names are Tokens
     if isinstance(expr, sp.core.relational.Relational):  # sides renamed, the relation left unevaluated
         return type(expr)(expr.lhs.xreplace(rep), expr.rhs.xreplace(rep), evaluate=False)
     return expr.xreplace(rep)
 
 
-def parse_expression(text: Any, syntax: str, scope: Scope, claim: str, field: str) -> sp.Basic:
+def parse_expression(
+    text: Any,
+    syntax: str,
+    scope: Scope,
+    claim: str,
+    field: str,
+    defines: dict | None = None,
+    log: _Reading | None = None,
+) -> sp.Basic:
     """One claim (or assumption) text → a SymPy object over the claim's declared symbols."""
     if not isinstance(text, str) or not text.strip():
         raise _fail(claim, field, "must be a non-empty string")
     if syntax == "latex":
-        return _rename(_parse_latex(text, claim, field), scope)
+        return _parse_latex(text, claim, field, scope, defines, log)
+    if log is not None:
+        log.second = "not applicable: a SymPy string"
     return _rename(_parse_sympy(text, scope, claim, field), scope)
 
 
@@ -371,6 +412,10 @@ class UserClaim:
     text: str
     uses: tuple[str, ...]
     note: str = ""
+    expect: str | None = None
+    read_latex: str = ""  #: the claim as read, re-rendered by sympy.latex
+    read_sympy: str = ""  #: the claim as read, as SymPy prints it
+    second_reader: str = ""  #: "agrees", or "not applicable: …"
 
 
 def _order_term(rhs: sp.Expr, claim: str) -> tuple[sp.Expr, sp.Symbol | None, int | None]:
@@ -409,7 +454,12 @@ def _point_value(value: Any, claim: str) -> sp.Expr:
 
 
 def build_claim(
-    entry: Any, position: int, earlier: list[str], shared: Mapping[str, Any], later: tuple[str, ...] = ()
+    entry: Any,
+    position: int,
+    earlier: list[str],
+    shared: Mapping[str, Any],
+    later: tuple[str, ...] = (),
+    defines: dict | None = None,
 ) -> UserClaim:
     """Validate one ``[[claim]]`` table and build its ``Step``."""
     if not isinstance(entry, Mapping):
@@ -445,7 +495,11 @@ def build_claim(
     if where is None:
         raise _fail(name, "where", "must be a table of symbol = range")
     scope = parse_where(where, name)
-    rel = parse_expression(text, syntax, scope, name, field)
+    expect = entry.get("expect")
+    if expect is not None and expect not in EXPECTS:
+        raise _fail(name, "expect", f"{expect!r} is not one of {', '.join(EXPECTS)}")
+    log = _Reading()
+    rel = parse_expression(text, syntax, scope, name, field, defines, log)
     if rel in (sp.true, sp.false) or isinstance(rel, sp.logic.boolalg.BooleanAtom):
         raise _fail(name, field, f"SymPy evaluates the claim to {rel} before any check: state it with free symbols")
     if isinstance(rel, sp.Ne):
@@ -524,7 +578,7 @@ def build_claim(
     if not isinstance(assume, list):
         raise _fail(name, "assume", "must be a list of inequalities")
     for a_ in assume:
-        c_ = parse_expression(a_, syntax, scope, name, "assume")
+        c_ = parse_expression(a_, syntax, scope, name, "assume", defines)
         if not isinstance(c_, (sp.Le, sp.Lt, sp.Ge, sp.Gt)):
             raise _fail(name, "assume", f"{a_!r} is not an inequality (≤, <, ≥, >)")
         constraints.append(c_)
@@ -565,7 +619,18 @@ def build_claim(
         raise
     except DerivationError as exc:
         raise _fail(name, "where", str(exc)) from None
-    return UserClaim(name, step, syntax, text, tuple(uses), str(entry.get("note", "")))
+    return UserClaim(
+        name,
+        step,
+        syntax,
+        text,
+        tuple(uses),
+        str(entry.get("note", "")),
+        expect,
+        sp.latex(rel),
+        str(rel),
+        log.second,
+    )
 
 
 def _make_step(name, lhs, rhs, kind, domain, relation, var, point, order, direction) -> Step:
@@ -624,22 +689,42 @@ def _two_sided(above: Step, below: Step):
     return check
 
 
+def _defines(table: Any) -> dict:
+    r"""``[define]``: ``"\\sigma(x)" = "\\frac{1}{1+e^{-x}}"`` → the reader's compiled definitions."""
+    from .latex_reader import LatexReadError, compile_defines
+
+    if not isinstance(table, Mapping):
+        raise _fail(None, "define", 'must be a table of "\\f(x)" = "LaTeX body"')
+    for key, body in table.items():
+        if not isinstance(body, str):
+            raise _fail(None, "define", f"{key!r}: the body must be a LaTeX string")
+    try:
+        return compile_defines(dict(table))
+    except LatexReadError as exc:
+        raise _fail(None, "define", str(exc)) from None
+
+
 def parse(source: Any) -> tuple[Derivation, list[UserClaim]]:
     """Read and validate a claim file (path, TOML text or dict) into a ``Derivation`` of its claims."""
     label, data = load(source)
     for key in data:
-        if key not in ("claim", "where", "title"):
-            raise _fail(None, key, "unknown top-level key; a claim file holds [[claim]] tables and an optional [where]")
+        if key not in ("claim", "where", "title", "define"):
+            raise _fail(
+                None,
+                key,
+                "unknown top-level key; a claim file holds [[claim]] tables, an optional [where] and [define]",
+            )
     entries = data.get("claim")
     if not isinstance(entries, list) or not entries:
         raise _fail(None, "claim", "no [[claim]] tables: the file states nothing to check")
     shared = data.get("where", {})
     if not isinstance(shared, Mapping):
         raise _fail(None, "where", "the top-level [where] must be a table of symbol = range")
+    defines = _defines(data.get("define", {}))
     claims: list[UserClaim] = []
     names = tuple(e_.get("name") if isinstance(e_, Mapping) else None for e_ in entries)
     for n_, entry in enumerate(entries, start=1):
-        claims.append(build_claim(entry, n_, [c_.name for c_ in claims], shared, later=names[n_:]))
+        claims.append(build_claim(entry, n_, [c_.name for c_ in claims], shared, later=names[n_:], defines=defines))
     der = Derivation(
         name=label,
         title=str(data.get("title", f"claims of {label}")),
@@ -731,11 +816,16 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
     Returns
     -------
     dict
-        ``file`` (label), ``claims`` (one dict per claim, in file order: ``name``, ``statement``,
-        ``kind``, ``verdict`` — proved / verified numerically / refuted / undecided —, ``method``,
+        ``file`` (label), ``claims`` (one dict per claim, in file order: ``name``, the text (``latex`` or
+        ``sympy``), ``read_as_latex`` and ``read_as_sympy`` (the claim as read), ``second_reader``
+        ("agrees" or "not applicable: …"), ``statement``, ``kind``, ``verdict`` — proved / verified
+        numerically / refuted / undecided / ill-posed / error (an internal error, its message in ``method``) —, ``method``,
         ``worst_ratio``, ``counterexample``, ``domain`` (as stated), ``covered`` (what the verdict
-        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``),
-        ``counts`` by verdict, ``refuted`` and ``seconds``; the same object as ``infonce-bounds check --json``.
+        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``,
+        ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
+        ``second_reader_not_applicable``, ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
+        2 an unexpected ill-posed claim, 3 an internal error) and ``seconds``; the same object as
+        ``infonce-bounds check --json``.
 
     Raises
     ------
@@ -752,33 +842,64 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
     t0 = time.perf_counter()
     der, claims = parse(source)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
-    results = der.verify(trials=trials, seed=seed)
+    from .checks import check_step
+
     verdict_of = {}
     rows = []
-    for claim, res in zip(claims, results):
-        covered, whole = coverage(claim.step, res, opts)
-        verdict_of[claim.name] = str(res.verdict)
-        rows.append(
-            {
-                "name": claim.name,
-                claim.syntax if claim.syntax == "sympy" else "latex": claim.text,
-                "statement": claim.step.statement,
-                "kind": claim.step.kind,
+    for claim in claims:
+        t1 = time.perf_counter()
+        try:
+            res = check_step(claim.step, trials=trials, seed=seed)
+            res.seconds = time.perf_counter() - t1
+            covered, whole = coverage(claim.step, res, opts)
+            outcome = {
                 "verdict": str(res.verdict),
                 "method": res.method,
                 "worst_ratio": res.worst_ratio,
                 "counterexample": res.counterexample,
-                "domain": claim.step.domain.describe(),
                 "covered": covered,
                 "whole_domain": whole,
-                "uses": list(claim.uses),
-                "uses_not_proved": [u_ for u_ in claim.uses if verdict_of[u_] != str(Verdict.PROVED)],
                 "evidence": res.evidence,
                 "trials": res.trials,
                 "symbolic": res.symbolic,
                 "certified": res.certified,
                 "seconds": round(res.seconds, 4),
+            }
+        except Exception as exc:  # one claim's internal error must not hide the others' verdicts
+            msg = " ".join(str(exc).split()) or exc.__class__.__name__
+            outcome = {
+                "verdict": ERROR,
+                "method": f"internal error: {exc.__class__.__name__}: {msg}"[:300],
+                "worst_ratio": None,
+                "counterexample": None,
+                "covered": "nothing established (internal error)",
+                "whole_domain": False,
+                "evidence": "",
+                "trials": 0,
+                "symbolic": False,
+                "certified": False,
+                "seconds": round(time.perf_counter() - t1, 4),
+            }
+        verdict_of[claim.name] = outcome["verdict"]
+        rows.append(
+            {
+                "name": claim.name,
+                claim.syntax if claim.syntax == "sympy" else "latex": claim.text,
+                "read_as_latex": claim.read_latex,
+                "read_as_sympy": claim.read_sympy,
+                "second_reader": claim.second_reader,
+                "statement": claim.step.statement,
+                "kind": claim.step.kind,
+                **{k_: outcome[k_] for k_ in ("verdict", "method", "worst_ratio", "counterexample")},
+                "domain": claim.step.domain.describe(),
+                "covered": outcome["covered"],
+                "whole_domain": outcome["whole_domain"],
+                "uses": list(claim.uses),
+                "uses_not_proved": [u_ for u_ in claim.uses if verdict_of[u_] != str(Verdict.PROVED)],
+                **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds")},
                 "note": claim.note,
+                "expect": claim.expect,
+                "as_expected": meets(outcome["verdict"], claim.expect),
             }
         )
     counts: dict[str, int] = {}
@@ -789,7 +910,38 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
         "claims": rows,
         "counts": counts,
         "refuted": counts.get(str(Verdict.REFUTED), 0),
+        "unexpected": [r_["name"] for r_ in rows if not r_["as_expected"]],
+        "second_reader_not_applicable": sum(r_["second_reader"].startswith("not applicable") for r_ in rows),
+        "exit_status": exit_status(rows),
         "trials": trials,
         "seed": seed,
         "seconds": round(time.perf_counter() - t0, 4),
     }
+
+
+ERROR = "error"
+ILL_POSED = "ill-posed"  #: ledger.Verdict.ILL_POSED's string, compared as a string (another helper adds it)
+
+
+def meets(verdict: str, expect: str | None) -> bool:
+    """Whether a verdict meets a claim's ``expect``; with no ``expect``, anything but refuted, ill-posed, error.
+
+    ``"holds"`` is met by proved or verified numerically; the others by the verdict of the same name.
+    """
+    if verdict == ERROR:
+        return False
+    if expect is None:
+        return verdict not in (str(Verdict.REFUTED), ILL_POSED)
+    if expect == "holds":
+        return verdict in (str(Verdict.PROVED), str(Verdict.VERIFIED))
+    return verdict == expect
+
+
+def exit_status(rows: list[dict]) -> int:
+    """3 if a claim met an internal error; else 2 if one is ill-posed unexpectedly; else 1 if one is refuted
+    or misses its ``expect``; else 0 (a malformed file is 2 before any check)."""
+    if any(r_["verdict"] == ERROR for r_ in rows):
+        return 3
+    if any(r_["verdict"] == ILL_POSED and not r_["as_expected"] for r_ in rows):
+        return 2
+    return 1 if any(not r_["as_expected"] for r_ in rows) else 0

@@ -1,8 +1,11 @@
 """``infonce-bounds check FILE [--json]``: check a user's own claims (a TOML file) with the ledger's checkers.
 
 The file format is described in ``derivations/userclaims.py`` and in the README ("Checking your own
-claims"). Exit status 0 when no claim is refuted, 1 when one is, 2 for a malformed file (one line
-naming the claim and the field).
+claims"). Every claim is shown *as read* (the table's "read as" column, then its LaTeX re-rendering and
+what the second reader said). Exit status: 0 every claim as expected (no ``expect``: not refuted), 1 a
+claim refuted or an ``expect`` unmet, 2 a malformed or ambiguous file (one line naming the claim and the
+field) or an unexpected ill-posed claim, 3 an internal error in a checker (that claim's verdict is
+"error"; the others are still checked and printed).
 """
 
 from __future__ import annotations
@@ -12,7 +15,7 @@ import json
 from infonce_bounds.derivations.checks import DEFAULTS
 from infonce_bounds.derivations.userclaims import check
 
-from .verify import format_table
+from ..report import _clip, _pad, _width  # column widths that ignore combining marks
 
 HELP = "check your own claims (a TOML file of LaTeX or SymPy statements with ranges) and say how each was checked"
 
@@ -29,24 +32,51 @@ def add_arguments(p) -> None:
     p.add_argument("--seed", type=int, default=DEFAULTS["seed"], help="falsifier seed (default 0)")
 
 
-def as_verify_summary(out: dict) -> dict:
-    """The claims as rows of ``verify``'s table: the file is the result, each claim a step."""
-    rows = [{"result": out["file"], "step": c["name"], **c} for c in out["claims"]]
-    return {
-        "results": rows,
-        "seconds": out["seconds"],
-        "counts": out["counts"],
-        "symbolic": sum(r["symbolic"] for r in rows),
-        "certified": sum(r["certified"] for r in rows),
-        "falsifier_only": sum(r["verdict"] == "verified numerically" and r["kind"] == "inequality" for r in rows),
-    }
+def _evidence(c: dict) -> str:
+    if c["counterexample"]:
+        return "COUNTEREXAMPLE " + ", ".join(f"{k}={v}" for k, v in c["counterexample"].items())
+    return f"{c['worst_ratio']:.6g}" if c["worst_ratio"] is not None else c["evidence"]
 
 
 def format_report(out: dict) -> str:
-    """``verify``'s table, then what each verdict covers of the stated domain."""
-    table = format_table(as_verify_summary(out))
-    head, _, last = table.rpartition("\n")
-    lines = [head + "\n" + last.replace(" steps in ", " claims in ", 1), "", "covered:"]
+    """One row per claim (with the claim as read), the counts, then each claim's LaTeX as read and coverage."""
+    head = ("claim", "read as", "kind", "verdict", "method", "worst ratio / evidence", "s")
+    rows = [
+        (
+            c["name"],
+            c["read_as_sympy"],
+            c["kind"],
+            c["verdict"] + ("" if c["as_expected"] or c["expect"] is None else f" (expected {c['expect']})"),
+            c["method"],
+            _evidence(c),
+            f"{c['seconds']:.2f}",
+        )
+        for c in out["claims"]
+    ]
+    caps = (34, 60, 10, 44, 50, 56, 6)
+    widths = [min(max(_width(str(x[i])) for x in [head, *rows]), cap) for i, cap in enumerate(caps)]
+
+    def fmt(row):
+        return "  ".join(_pad(_clip(str(v), w), w) for v, w in zip(row, widths)).rstrip()
+
+    lines = [fmt(head), "  ".join("-" * w for w in widths)] + [fmt(r) for r in rows]
+    n_sym = sum(c["symbolic"] for c in out["claims"])
+    n_cert = sum(c["certified"] for c in out["claims"])
+    lines += [
+        "",
+        f"{len(rows)} claims in {out['seconds']:.1f} s: "
+        + ", ".join(f"{v} {k}" for k, v in out["counts"].items())
+        + f" ({n_sym} symbolic, {n_cert} interval-certified)",
+    ]
+    if any(c["expect"] is not None for c in out["claims"]):
+        lines.append(
+            f"{len(rows) - len(out['unexpected'])} as expected"
+            + (f"; not as expected: {', '.join(out['unexpected'])}" if out["unexpected"] else "")
+        )
+    lines += ["", "read as (LaTeX, re-rendered from what was read; second reader):"]
+    for c in out["claims"]:
+        lines.append(f"  {c['name']}: {c['read_as_latex']}   [second reader: {c['second_reader']}]")
+    lines += ["", "covered:"]
     for c in out["claims"]:
         uses = f" (uses {', '.join(c['uses'])})" if c["uses"] else ""
         lines.append(f"  {c['name']}{uses}: {c['covered']}")
@@ -58,4 +88,4 @@ def run(args) -> int:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
     out = check(args.file, trials=args.trials, seed=args.seed)
     print(json.dumps(out, indent=1, ensure_ascii=False) if args.json else format_report(out))
-    return 1 if out["refuted"] else 0
+    return out["exit_status"]
