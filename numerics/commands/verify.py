@@ -161,7 +161,7 @@ def footer(width: int = 110) -> str:
     return "\n".join([*out, "", *textwrap.wrap(WORST_RATIO_MEANING, width)])
 
 
-_COUNT_NOUN = re.compile(r"\b1 (box|law|trial|point|evaluation|step|claim)s\b")
+_COUNT_NOUN = re.compile(r"(?<![\d.,])\b1 (box|law|trial|point|evaluation|step|claim)(?:es|s)\b")
 
 
 def singular_counts(text: str) -> str:
