@@ -777,6 +777,8 @@ def plot(rows: list[dict]):
             ylabel="nats",
             title=rf"$k$ = {row['k']}, $\tau$ = {row['tau']}",
         )
+        if positive:
+            plotstyle.plain_log_axis(ax, "y")  # under two decades: minor labels would crowd
         plotstyle.legend(ax, ncol=1)
     return fig
 
