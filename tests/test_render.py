@@ -19,7 +19,10 @@ import sympy as sp
 from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations.ledger import Domain, Shown, Step, unwrap
 from infonce_bounds.derivations.render import (
+    DISPLAY_WIDTH_PT,
     Printed,
+    break_lines,
+    display,
     domain_latex,
     latex,
     latex_document,
@@ -54,8 +57,18 @@ def _compile(tmp_path, tex: str, name: str = "doc") -> subprocess.CompletedProce
 
 
 def _math(tex: str) -> list[str]:
-    """The math-mode parts of a rendering: displays and inline domains."""
-    return re.findall(r"\\\[(.*?)\\\]", tex, re.S) + re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", tex)
+    """The math-mode parts of a rendering: displays (one line or broken into an align*) and inline domains."""
+    return (
+        re.findall(r"\\\[(.*?)\\\]", tex, re.S)
+        + re.findall(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", tex, re.S)
+        + re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", tex)
+    )
+
+
+def _estimated_width(tex: str) -> float:
+    from infonce_bounds.derivations.render import _tree, _width
+
+    return _width(_tree(tex))
 
 
 def test_symbols_print_in_the_papers_notation():
@@ -214,11 +227,56 @@ def test_pdflatex_compiles_every_result_standalone(tmp_path, name):
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
 
+def _overfull(log: str) -> list[str]:
+    """The "Overfull \\hbox" warnings of a pdflatex log (a line or a display wider than the text)."""
+    return re.findall(r"Overfull \\hbox \([\d.]+pt too wide\)[^\n]*", log)
+
+
 @needs_tex
-def test_pdflatex_compiles_every_fragment_with_amsmath_only(tmp_path):
-    body = "\n\\clearpage\n".join(render_latex(catalogue.get(n)) for n in NAMES)
-    proc = _compile(tmp_path, MINIMAL % body)
+def test_pdflatex_compiles_every_fragment_with_amsmath_only(tmp_path, capsys):
+    """``show NAME --latex`` of every result, in an article with amsmath only: it compiles, and no line or
+    display runs into the margin (long displays are broken; the prose may break between formulas)."""
+    parts = []
+    for n in NAMES:
+        assert main(["show", n, "--latex"]) == 0
+        parts.append(capsys.readouterr().out)
+    proc = _compile(tmp_path, MINIMAL % "\n\\clearpage\n".join(parts))
     assert proc.returncode == 0, f"pdflatex failed on the show --latex fragments:\n{proc.stdout[-1500:]}"
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert not _overfull(log), f"{len(_overfull(log))} overfull lines, e.g. {_overfull(log)[:3]}"
+
+
+@needs_tex
+def test_overfull_count_can_fail(tmp_path):
+    """Planted: one unbroken long display must be counted (so a zero above means something)."""
+    long = " + ".join(f"x_{{{i}}}^{{2}}" for i in range(60))
+    proc = _compile(tmp_path, MINIMAL % rf"\[ {long} \]")
+    assert proc.returncode == 0 and _overfull(proc.stdout)
+    proc = _compile(tmp_path, MINIMAL % display(long), name="broken")
+    assert proc.returncode == 0 and not _overfull(proc.stdout), _overfull(proc.stdout)
+
+
+def test_a_long_display_is_broken_into_lines_that_fit():
+    long = (
+        r"\tau \left("
+        + " + ".join(rf"\frac{{a_{{{i}}}}}{{b_{{{i}}}}} e^{{x_{{{i}}}}}" for i in range(30))
+        + r"\right) \le 1"
+    )
+    lines = break_lines(long)
+    assert len(lines) > 3
+    for ln in lines:
+        assert ln.count(r"\left") == ln.count(r"\right"), ln  # each line closes what it opens (\right.)
+        assert _estimated_width(ln) <= DISPLAY_WIDTH_PT * 1.05, ln
+    assert lines[-1].rstrip().endswith(r"\le 1")
+
+    # the same mathematics: remove what the breaker adds and the tokens are the original's
+    def core(t):
+        return re.sub(r"\\(left|right)\.|\{\}|\\times|\s+", "", t)
+
+    assert core("".join(lines)) == core(long)
+    assert break_lines(r"a + b \le c") == [r"a + b \le c"]  # a short display is left alone
+    assert display(r"a + b \le c") == r"\[ a + b \le c \]"
+    assert display(long).startswith("\\begin{align*}")
 
 
 @needs_tex
