@@ -141,11 +141,25 @@ def legend(ax, ncol: int | None = None, where: str = "below", **kw: Any):
     if not handles:
         return None
     if where == "right":
-        return ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw)
+        return _outside(ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0.0, **kw))
     n = ncol or (1 if len(handles) <= 3 else 2)
-    return ax.legend(
-        loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=_below(ax), ncol=n, borderaxespad=0.0, **kw
+    return _outside(
+        ax.legend(
+            loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=_below(ax), ncol=n, borderaxespad=0.0, **kw
+        )
     )
+
+
+def _outside(leg):
+    """A legend below the axes is left out of the layout (the constrained layout would shrink every panel to
+    make room for the tallest legend); ``save`` extends the canvas to take it in instead."""
+    leg.set_in_layout(False)
+    return leg
+
+
+def legends(fig) -> list:
+    """The axes legends of ``fig``: pass them as ``bbox_extra_artists`` to ``savefig`` (they are outside the layout)."""
+    return [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
 
 
 def twin_axis(ax, ylabel: str, log: bool = False):
@@ -167,7 +181,7 @@ def combined_legend(ax, others: list, **kw: Any):
         handles += h
         labels += lab
     n = 1 if len(handles) <= 3 else 2
-    return ax.legend(
+    leg = ax.legend(
         handles,
         labels,
         loc="upper center",
@@ -177,6 +191,7 @@ def combined_legend(ax, others: list, **kw: Any):
         borderaxespad=0.0,
         **kw,
     )
+    return _outside(leg)
 
 
 def save(fig, path: pathlib.Path | str, meta: Mapping[str, str] | None = None) -> pathlib.Path:
@@ -185,7 +200,7 @@ def save(fig, path: pathlib.Path | str, meta: Mapping[str, str] | None = None) -
 
     path = pathlib.Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(path, format="png", bbox_inches="tight", metadata=dict(meta or {}))
+    fig.savefig(path, format="png", bbox_inches="tight", bbox_extra_artists=legends(fig), metadata=dict(meta or {}))
     plt.close(fig)
     return path
 
@@ -202,7 +217,7 @@ def show(fig) -> None:
     import matplotlib.pyplot as plt
 
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", bbox_inches="tight")
+    fig.savefig(buf, format="png", bbox_inches="tight", bbox_extra_artists=legends(fig))
     plt.close(fig)
     try:
         from IPython.display import Image, display

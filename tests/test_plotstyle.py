@@ -227,3 +227,33 @@ def test_generalisation_plot():
         for k in ks
     }
     _check(generalisation.plot(per_k, ks, 0.5, 200))
+
+
+def test_saved_png_takes_in_the_legend_below_the_axes(tmp_path):
+    """The legends are outside the layout (so panels are not squeezed): the PNG must still contain them,
+    through ``plotstyle.save`` and through the experiments' ``save_figure_atomic``."""
+    import matplotlib.image as mpimg
+
+    from infonce_bounds.numerics.experiments import common
+
+    def fig_with_long_legend():
+        fig, (ax,) = plotstyle.figure(1, width=5.0, height=3.0)
+        for i in range(8):
+            ax.plot([1, 2], [i, i + 1], label=f"curve number {i} (ours)")
+        plotstyle.legend(ax, ncol=1)
+        return fig
+
+    for name, write in (
+        ("a.png", lambda fig, p: plotstyle.save(fig, p)),
+        ("b.png", lambda fig, p: common.save_figure_atomic(fig, p)),
+    ):
+        fig = fig_with_long_legend()
+        fig.canvas.draw()
+        leg = fig.axes[0].get_legend().get_window_extent()
+        ax_box = fig.axes[0].get_window_extent()
+        write(fig, tmp_path / name)
+        h = mpimg.imread(tmp_path / name).shape[0]
+        dpi = 120 if name == "a.png" else 110
+        # the image spans from the top of the axes to the bottom of the legend at least
+        need = (ax_box.y1 - leg.y0) / fig.dpi * dpi
+        assert h >= need * 0.98, f"{name}: {h} px tall, the axes and legend need {need:.0f}"
