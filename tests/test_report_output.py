@@ -128,7 +128,7 @@ def test_errata_count_comes_from_the_errata_list(derivations_section):
     assert n == errata.collect.__globals__["paper"].errata().__len__()  # the same function `errata` runs
     for text in (body, summary[0]):
         assert f"The paper's errata (`infonce-bounds errata`): {n}," in text
-        assert "2 printed steps of the paper false as printed (as expected)" in text
+        assert "2 printed steps of the paper false, as expected" in text
         assert not re.search(r"\b2 errata\b", text)
     with_step = sum(bool(e.printed_step) for e in paper.errata())
     assert f"{with_step} of them shown false by a printed step" in body

@@ -189,8 +189,9 @@ def section_finite_bias(out, args) -> str:
         _bias_table(ex, ks),
         "",
         (
-            "The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = 1/4 that range is "
-            "[e^{−4}, e^{4}], wider than this model uses (see the column gap / bound). On a two-point model "
+            "The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = "
+            f"{ex.tau} that range is [e^{{−{1 / ex.tau}}}, e^{{{1 / ex.tau}}}], wider than this model uses (see the "
+            "column gap / bound). On a two-point model "
             f"(`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a two-point law at the ends of its range, "
             "where Bhatia–Davis is an equality):"
         ),
