@@ -533,10 +533,10 @@ def _paren(items: list) -> list:
 
 
 def _open(items: list, limit: float) -> list:
-    """Rewrite the parts of ``items`` a line cannot break inside into forms it can break: a fraction wider
-    than ``limit`` into (numerator) / (denominator), ``e^{…}`` and ``\\sqrt{…}`` wider than ``limit / 2`` into
-    ``\\exp\\left(…\\right)`` and ``\\left(…\\right)^{1/2}``, and a free brace group wider than ``limit``
-    (``\\log{\\left(…\\right)}``) into its contents; recursively, so a wide numerator is opened too. The
+    r"""Rewrite the parts of ``items`` a line cannot break inside into forms it can break: a fraction wider
+    than ``limit`` into (numerator) / (denominator), ``e^{…}`` and ``\sqrt{…}`` wider than ``limit / 2`` into
+    ``\exp\left(…\right)`` and ``\left(…\right)^{1/2}``, and a free brace group wider than ``limit``
+    (``\log{\left(…\right)}``) into its contents; recursively, so a wide numerator is opened too. The
     mathematics is the same; only its notation changes."""
     out: list = []
     i = 0
@@ -595,9 +595,9 @@ _OPENERS = ("(", "[", r"\{", "|", r"\|", r"\left", r"\right", "^", "_", ",", "&"
 
 
 def _segments(items: list) -> list[tuple[list, int, str]]:
-    """Split ``items`` where a line may end: before every relation and every binary + or − (not a sign),
+    r"""Split ``items`` where a line may end: before every relation and every binary + or − (not a sign),
     kind "op", and between two factors of a product — a closing delimiter or a group followed by
-    ``\\left`` or a fraction — kind "times". Each segment comes with the depth of ``\\left`` … ``\right``
+    ``\left`` or a fraction — kind "times". Each segment comes with the depth of ``\left`` … ``\right``
     open at its start."""
     segs: list[tuple[list, int, str]] = []
     cur: list = []
@@ -661,10 +661,10 @@ def _depth_after(items: list) -> int:
 
 
 def break_lines(tex: str, width: float = DISPLAY_WIDTH_PT) -> list[str]:
-    """The display ``tex`` (a math-mode body) as lines of at most ``width`` points (estimated), one line when
+    r"""The display ``tex`` (a math-mode body) as lines of at most ``width`` points (estimated), one line when
     it fits. Lines end before a relation or a binary + / − (the next line starts with it), or between two
-    factors of a product (the next line starts with ×) — at the top level or inside ``\\left(`` …
-    ``\right)``, which a line then closes with ``\right.`` and the next reopens with ``\\left.``. Parts a
+    factors of a product (the next line starts with ×) — at the top level or inside ``\left(`` …
+    ``\right)``, which a line then closes with ``\right.`` and the next reopens with ``\left.``. Parts a
     line cannot break inside are first opened when too wide (``_open``: a fraction as (a) / (b))."""
     try:
         items = _tree(tex)
@@ -709,8 +709,8 @@ def break_lines(tex: str, width: float = DISPLAY_WIDTH_PT) -> list[str]:
 
 
 def break_display(tex: str, width: float = DISPLAY_WIDTH_PT) -> str:
-    """``tex`` unchanged when it fits in ``width`` points, else its lines (``break_lines``) in an
-    ``aligned`` block (amsmath), continued lines indented by ``\\qquad``."""
+    r"""``tex`` unchanged when it fits in ``width`` points, else its lines (``break_lines``) in an
+    ``aligned`` block (amsmath), continued lines indented by ``\qquad``."""
     lines = break_lines(tex, width)
     if len(lines) == 1:
         return lines[0]
@@ -722,8 +722,8 @@ def break_display(tex: str, width: float = DISPLAY_WIDTH_PT) -> str:
 
 
 def display(tex: str, width: float = DISPLAY_WIDTH_PT) -> str:
-    """A displayed claim: ``\\[ tex \\]`` when it fits in ``width`` points, else an ``align*`` (amsmath) of
-    its lines (``break_lines``), continued lines indented by ``\\qquad``, a page break allowed between
+    r"""A displayed claim: ``\[ tex \]`` when it fits in ``width`` points, else an ``align*`` (amsmath) of
+    its lines (``break_lines``), continued lines indented by ``\qquad``, a page break allowed between
     lines (a long display may be taller than a page)."""
     lines = break_lines(tex, width)
     if len(lines) == 1:
