@@ -343,3 +343,41 @@ def test_errata_latex_standalone_compiles(tmp_path, capsys):
 def test_errata_standalone_needs_latex(capsys):
     assert main(["errata", "--standalone"]) == 2
     assert "--standalone needs --latex" in capsys.readouterr().err
+
+
+def _random_claim(rng: random.Random, depth: int) -> sp.Expr:
+    """A random expression of the kinds the catalogue prints: sums, products, quotients, exp(·/τ), log, √, max."""
+    xs = (*sp.symbols("x0:6", positive=True), tau)
+    if depth == 0:
+        return rng.choice(xs)
+    pick = rng.randrange(7)
+    sub = lambda: _random_claim(rng, depth - 1)  # noqa: E731
+    if pick == 0:
+        return sp.Add(*[sub() for _ in range(rng.randint(2, 5))])
+    if pick == 1:
+        return sp.Mul(*[sub() for _ in range(rng.randint(2, 3))])
+    if pick == 2:
+        return sub() / (sub() + 1)
+    if pick == 3:
+        return sp.exp(sub() / tau)
+    if pick == 4:
+        return sp.log(sub() + 1)
+    if pick == 5:
+        return sp.sqrt(sub() + sub())
+    return sp.Max(sub(), sub())
+
+
+@needs_tex
+def test_unseen_long_displays_fit_too(tmp_path):
+    """Displays the catalogue does not have (random sums, products, quotients, exponentials, logs, roots and
+    maxima, up to six levels deep), in an enumerate item of an amsmath article: no overfull line."""
+    rng = random.Random(7)
+    claims = [
+        display(f"{latex(_random_claim(rng, rng.randint(3, 6)))} \\le {latex(_random_claim(rng, rng.randint(2, 5)))}")
+        for _ in range(40)
+    ]
+    assert sum(c.startswith("\\begin{align*}") for c in claims) >= 20  # most of them needed breaking
+    body = "\\begin{enumerate}\n" + "\n".join(f"\\item claim\n{c}" for c in claims) + "\n\\end{enumerate}"
+    proc = _compile(tmp_path, MINIMAL % body)
+    assert proc.returncode == 0, proc.stdout[-1500:]
+    assert not _overfull(proc.stdout), _overfull(proc.stdout)[:3]
