@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -100,3 +101,9 @@ def test_report_builds_with_summary_and_plots(tmp_path, capsys):
     for png in ("compare.png", "experiments/rate.png"):
         assert (out / png).stat().st_size > 1000
     assert not (out / "REPORT.md.partial").exists()
+    # what a reader sees: no Python None, no file outside the package, the errata count of `errata`
+    from infonce_bounds.derivations import paper
+
+    assert not re.search(r"\bNone\b", text), "a None in the report's prose"
+    assert "../" not in text and "examples/finite_model.json` of `infonce_bounds.numerics`" in text
+    assert f"The paper's errata (`infonce-bounds errata`): {len(paper.errata())}," in text

@@ -19,7 +19,10 @@ import sympy as sp
 from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations.ledger import Domain, Shown, Step, unwrap
 from infonce_bounds.derivations.render import (
+    DISPLAY_WIDTH_PT,
     Printed,
+    break_lines,
+    display,
     domain_latex,
     latex,
     latex_document,
@@ -54,8 +57,18 @@ def _compile(tmp_path, tex: str, name: str = "doc") -> subprocess.CompletedProce
 
 
 def _math(tex: str) -> list[str]:
-    """The math-mode parts of a rendering: displays and inline domains."""
-    return re.findall(r"\\\[(.*?)\\\]", tex, re.S) + re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", tex)
+    """The math-mode parts of a rendering: displays (one line or broken into an align*) and inline domains."""
+    return (
+        re.findall(r"\\\[(.*?)\\\]", tex, re.S)
+        + re.findall(r"\\begin\{align\*\}(.*?)\\end\{align\*\}", tex, re.S)
+        + re.findall(r"(?<!\\)\$(.+?)(?<!\\)\$", tex)
+    )
+
+
+def _estimated_width(tex: str) -> float:
+    from infonce_bounds.derivations.render import _tree, _width
+
+    return _width(_tree(tex))
 
 
 def test_symbols_print_in_the_papers_notation():
@@ -214,11 +227,56 @@ def test_pdflatex_compiles_every_result_standalone(tmp_path, name):
     assert (tmp_path / "doc.pdf").stat().st_size > 1000
 
 
+def _overfull(log: str) -> list[str]:
+    """The "Overfull \\hbox" warnings of a pdflatex log (a line or a display wider than the text)."""
+    return re.findall(r"Overfull \\hbox \([\d.]+pt too wide\)[^\n]*", log)
+
+
 @needs_tex
-def test_pdflatex_compiles_every_fragment_with_amsmath_only(tmp_path):
-    body = "\n\\clearpage\n".join(render_latex(catalogue.get(n)) for n in NAMES)
-    proc = _compile(tmp_path, MINIMAL % body)
+def test_pdflatex_compiles_every_fragment_with_amsmath_only(tmp_path, capsys):
+    """``show NAME --latex`` of every result, in an article with amsmath only: it compiles, and no line or
+    display runs into the margin (long displays are broken; the prose may break between formulas)."""
+    parts = []
+    for n in NAMES:
+        assert main(["show", n, "--latex"]) == 0
+        parts.append(capsys.readouterr().out)
+    proc = _compile(tmp_path, MINIMAL % "\n\\clearpage\n".join(parts))
     assert proc.returncode == 0, f"pdflatex failed on the show --latex fragments:\n{proc.stdout[-1500:]}"
+    log = (tmp_path / "doc.log").read_text(errors="replace")
+    assert not _overfull(log), f"{len(_overfull(log))} overfull lines, e.g. {_overfull(log)[:3]}"
+
+
+@needs_tex
+def test_overfull_count_can_fail(tmp_path):
+    """Planted: one unbroken long display must be counted (so a zero above means something)."""
+    long = " + ".join(f"x_{{{i}}}^{{2}}" for i in range(60))
+    proc = _compile(tmp_path, MINIMAL % rf"\[ {long} \]")
+    assert proc.returncode == 0 and _overfull(proc.stdout)
+    proc = _compile(tmp_path, MINIMAL % display(long), name="broken")
+    assert proc.returncode == 0 and not _overfull(proc.stdout), _overfull(proc.stdout)
+
+
+def test_a_long_display_is_broken_into_lines_that_fit():
+    long = (
+        r"\tau \left("
+        + " + ".join(rf"\frac{{a_{{{i}}}}}{{b_{{{i}}}}} e^{{x_{{{i}}}}}" for i in range(30))
+        + r"\right) \le 1"
+    )
+    lines = break_lines(long)
+    assert len(lines) > 3
+    for ln in lines:
+        assert ln.count(r"\left") == ln.count(r"\right"), ln  # each line closes what it opens (\right.)
+        assert _estimated_width(ln) <= DISPLAY_WIDTH_PT * 1.05, ln
+    assert lines[-1].rstrip().endswith(r"\le 1")
+
+    # the same mathematics: remove what the breaker adds and the tokens are the original's
+    def core(t):
+        return re.sub(r"\\(left|right)\.|\{\}|\\times|\s+", "", t)
+
+    assert core("".join(lines)) == core(long)
+    assert break_lines(r"a + b \le c") == [r"a + b \le c"]  # a short display is left alone
+    assert display(r"a + b \le c") == r"\[ a + b \le c \]"
+    assert display(long).startswith("\\begin{align*}")
 
 
 @needs_tex
@@ -250,7 +308,7 @@ def test_show_latex_standalone_cli(capsys):
     assert main(["show", "loss", "--latex", "--standalone", "--no-verify"]) == 0
     out = capsys.readouterr().out
     assert out.startswith("\\documentclass") and out.rstrip().endswith("\\end{document}")
-    assert step_latex(catalogue.get("loss").result_step) in out
+    assert display(step_latex(catalogue.get("loss").result_step)) in out  # broken into lines when long
 
 
 def test_show_standalone_needs_latex(capsys):
@@ -285,3 +343,41 @@ def test_errata_latex_standalone_compiles(tmp_path, capsys):
 def test_errata_standalone_needs_latex(capsys):
     assert main(["errata", "--standalone"]) == 2
     assert "--standalone needs --latex" in capsys.readouterr().err
+
+
+def _random_claim(rng: random.Random, depth: int) -> sp.Expr:
+    """A random expression of the kinds the catalogue prints: sums, products, quotients, exp(·/τ), log, √, max."""
+    xs = (*sp.symbols("x0:6", positive=True), tau)
+    if depth == 0:
+        return rng.choice(xs)
+    pick = rng.randrange(7)
+    sub = lambda: _random_claim(rng, depth - 1)  # noqa: E731
+    if pick == 0:
+        return sp.Add(*[sub() for _ in range(rng.randint(2, 5))])
+    if pick == 1:
+        return sp.Mul(*[sub() for _ in range(rng.randint(2, 3))])
+    if pick == 2:
+        return sub() / (sub() + 1)
+    if pick == 3:
+        return sp.exp(sub() / tau)
+    if pick == 4:
+        return sp.log(sub() + 1)
+    if pick == 5:
+        return sp.sqrt(sub() + sub())
+    return sp.Max(sub(), sub())
+
+
+@needs_tex
+def test_unseen_long_displays_fit_too(tmp_path):
+    """Displays the catalogue does not have (random sums, products, quotients, exponentials, logs, roots and
+    maxima, up to six levels deep), in an enumerate item of an amsmath article: no overfull line."""
+    rng = random.Random(7)
+    claims = [
+        display(f"{latex(_random_claim(rng, rng.randint(3, 6)))} \\le {latex(_random_claim(rng, rng.randint(2, 5)))}")
+        for _ in range(40)
+    ]
+    assert sum(c.startswith("\\begin{align*}") for c in claims) >= 20  # most of them needed breaking
+    body = "\\begin{enumerate}\n" + "\n".join(f"\\item claim\n{c}" for c in claims) + "\n\\end{enumerate}"
+    proc = _compile(tmp_path, MINIMAL % body)
+    assert proc.returncode == 0, proc.stdout[-1500:]
+    assert not _overfull(proc.stdout), _overfull(proc.stdout)[:3]

@@ -97,6 +97,29 @@ def run(args) -> int:
     return 130 if res.get("interrupted") else 0
 
 
+#: the example model shipped in the package (package data of ``infonce_bounds.numerics``), read with
+#: ``importlib.resources``: an installed user has it, unlike a file of the source tree
+EXAMPLE_RESOURCE = ("infonce_bounds.numerics", "examples/finite_model.json")
+
+
+def example_model_file():
+    """The packaged example model file: a ``Traversable`` (a path on a normal install), for ``exact MODEL.json``."""
+    from importlib.resources import files
+
+    package, name = EXAMPLE_RESOURCE
+    return files(package).joinpath(name)
+
+
+def example_model_citation() -> str:
+    """How the report names the packaged example: its package resource and where it is on this install."""
+    package, name = EXAMPLE_RESOURCE
+    where = example_model_file()
+    return (
+        f"shipped in the package as `{name}` of `{package}` "
+        f'(`importlib.resources.files("{package}") / "{name}"`; here `{where}`)'
+    )
+
+
 #: a two-state model whose per-anchor laws are two-point laws on {e^{−1/τ}, e^{1/τ}} (Bhatia–Davis
 #: equality), τ = 2: there the rigorous bound is within a small factor of the exact gap
 EXTREMAL_MODEL = {
@@ -153,20 +176,22 @@ def section_finite_bias(out, args) -> str:
     from infonce_bounds.derivations.symbols import tau as tau_sym
 
     ks = range(1, 9)
-    ex = FiniteModel.example()
+    # the packaged file itself (read as text: a Traversable need not be a path, e.g. inside a zip)
+    ex = FiniteModel.from_dict(json.loads(example_model_file().read_text(encoding="utf-8")))
     two = FiniteModel.from_dict(EXTREMAL_MODEL)
     parts = [
         (
             "Exact values by enumeration of the multinomial compositions of the k negatives "
             f"(`infonce-bounds exact MODEL.json --k 1-8`). Example model `{ex.name}` (N = {ex.N}, τ = {ex.tau}, "
-            "the file `../shared/examples/finite_model.json`):"
+            f"{example_model_citation()}):"
         ),
         "",
         _bias_table(ex, ks),
         "",
         (
-            "The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = 1/4 that range is "
-            "[e^{−4}, e^{4}], wider than this model uses (see the column gap / bound). On a two-point model "
+            "The rigorous bound holds for *every* law of W on [e^{−1/τ}, e^{1/τ}]; at τ = "
+            f"{ex.tau} that range is [e^{{−{1 / ex.tau}}}, e^{{{1 / ex.tau}}}], wider than this model uses (see the "
+            "column gap / bound). On a two-point model "
             f"(`{two.name}`, τ = {two.tau}: s = ±1, each anchor's W is a two-point law at the ends of its range, "
             "where Bhatia–Davis is an equality):"
         ),

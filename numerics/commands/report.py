@@ -42,15 +42,48 @@ def add_arguments(p) -> None:
     p.add_argument("--pdf", action="store_true", help="also write REPORT.pdf beside REPORT.md (needs pdflatex)")
 
 
+#: the report's derivations table: (column head, what it means), the meanings printed under the table
+DERIVATION_COLUMNS = (
+    ("result", "the derivation (`infonce-bounds show RESULT` prints it step by step)"),
+    ("source", "paper (a result the paper prints), ours (this toolkit's own) or classical (a textbook fact)"),
+    ("steps", "how many steps the derivation has, definitions included"),
+    (
+        "proved (symbolic / interval)",
+        "steps proved, and how: by SymPy (symbolic reduction) / by certified interval arithmetic over the whole "
+        "stated domain (a step can be both)",
+    ),
+    ("verified numerically", "steps with no proof where the falsifier found no violation"),
+    ("refuted", "steps shown false by an exact counterexample (for the paper: its printed steps, as expected)"),
+    ("worst ratio", "the largest worst ratio over the result's steps (below); — when none of them has one"),
+)
+
+
+def errata_counts() -> dict:
+    """The paper's errata as ``infonce-bounds errata`` lists them (``derivations.paper.errata()``, the function
+    that command runs): how many, and how many of them a printed step shows false. Read from the list, never
+    typed, so the report's prose cannot drift from the command."""
+    from infonce_bounds.derivations import paper
+
+    rows = paper.errata()
+    with_step = sum(bool(e.printed_step) for e in rows)
+    return {"count": len(rows), "printed_step": with_step, "textual": len(rows) - with_step}
+
+
+def derivations_footer() -> str:
+    """What each column of the report's derivations table means, with the worst ratio's sign convention."""
+    from .verify import WORST_RATIO_MEANING
+
+    return "\n".join(
+        ["Columns:", ""] + [f"- **{c}**: {text}" for c, text in DERIVATION_COLUMNS] + ["", f"The {WORST_RATIO_MEANING}"]
+    )
+
+
 def section_derivations(out: pathlib.Path, args) -> str:
     from .verify import verify_all
 
     summary = verify_all([], args.trials, None, progress=True)
     trials = summary.get("options", {}).get("trials", args.trials)
-    lines = [
-        "| result | source | steps | proved (symbolic / interval) | verified numerically | refuted | worst ratio |",
-        "|---|---|---|---|---|---|---|",
-    ]
+    lines = ["| " + " | ".join(c for c, _ in DERIVATION_COLUMNS) + " |", "|" + "---|" * len(DERIVATION_COLUMNS)]
     by: dict[str, list] = {}
     for r in summary["results"]:
         by.setdefault(r["result"], []).append(r)
@@ -60,24 +93,25 @@ def section_derivations(out: pathlib.Path, args) -> str:
             f"| `{name}` | {rows[0]['source']} | {len(rows)} | "
             f"{sum(r['verdict'] == 'proved' for r in rows)} ({sum(r['symbolic'] for r in rows)} / "
             f"{sum(r['certified'] for r in rows)}) | {sum(r['verdict'] == 'verified numerically' for r in rows)} | "
-            f"{sum(r['verdict'] == 'refuted' for r in rows)} | {max(ratios):.4g} |"
-            if ratios
-            else f"| `{name}` | {rows[0]['source']} | {len(rows)} | "
-            f"{sum(r['verdict'] == 'proved' for r in rows)} ({sum(r['symbolic'] for r in rows)} / "
-            f"{sum(r['certified'] for r in rows)}) | {sum(r['verdict'] == 'verified numerically' for r in rows)} | "
-            f"{sum(r['verdict'] == 'refuted' for r in rows)} | — |"
+            f"{sum(r['verdict'] == 'refuted' for r in rows)} | {f'{max(ratios):.4g}' if ratios else '—'} |"
         )
-    # a printed step refuted as expected is an erratum of the paper, not a failure of the toolkit
+    # a printed step false as expected is an erratum of the paper, not a failure of the toolkit
+    expected_false = "printed steps of the paper false, as expected"
     c: dict[str, int] = {}
     for r in summary["results"]:
-        key = (
-            "errata (printed steps false, as expected)" if r.get("expected") and r.get("as_expected") else r["verdict"]
-        )
+        key = expected_false if r.get("expected") and r.get("as_expected") else r["verdict"]
         c[key] = c.get(key, 0) + 1
+    er = errata_counts()
+    errata = (
+        f"The paper's errata (`infonce-bounds errata`): {er['count']}, {er['printed_step']} of them shown false "
+        f"by a printed step checked here, {er['textual']} textual (a misprint, an undefined symbol or an unstated "
+        "constant, with no step to check)."
+    )
     args.summary.append(
         f"**Derivations:** {len(summary['results'])} steps of {len(by)} results checked: "
         + ", ".join(f"{v} {k}" for k, v in c.items())
-        + f" ({summary['symbolic']} by SymPy, {summary['certified']} by certified interval arithmetic)."
+        + f" ({summary['symbolic']} by SymPy, {summary['certified']} by certified interval arithmetic). "
+        + errata
     )
     cache = summary.get("cache") or {}
     how = (
@@ -88,10 +122,16 @@ def section_derivations(out: pathlib.Path, args) -> str:
     head = (
         f"{len(summary['results'])} steps {how}, {trials} falsifier trials per inequality: "
         + ", ".join(f"{v} {k}" for k, v in c.items())
-        + "."
+        + ". "
+        + errata
     )
     return (
-        head + "\n\n" + "\n".join(lines) + "\n\nRun `infonce-bounds verify` for the step-by-step table "
+        head
+        + "\n\n"
+        + "\n".join(lines)
+        + "\n\n"
+        + derivations_footer()
+        + "\n\nRun `infonce-bounds verify` for the step-by-step table "
         "and `infonce-bounds show RESULT` for a derivation.\n"
     )
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 
@@ -116,6 +117,59 @@ def verify_all(
     return summary
 
 
+#: what the worst ratio means, in the footer of every table that prints it (``verify``, the report)
+WORST_RATIO_MEANING = (
+    "worst ratio: for an inequality small ≤ big (a ≥ claim is read with its sides swapped), the largest "
+    "small/big the falsifier met over the points where big > 0, re-evaluated in high precision. "
+    "≤ 1: no violation found, and 1 means the bound is attained (tight); > 1: the claim fails at that point "
+    "(the row is refuted, with a counterexample replayed exactly). Negative: wherever big > 0 the small side "
+    "was negative, so the claim held with the two sides of opposite sign, farther from failing than any ratio "
+    "in [0, 1]. For an identity checked on exact finite laws, 1 means both sides agreed. — (or no number): "
+    "no ratio defined (no inequality, or no point with big > 0)."
+)
+
+#: one line per column of ``format_table``, printed under it
+VERIFY_COLUMNS = (
+    ("result", "the derivation (`infonce-bounds show RESULT` prints it)"),
+    ("step", "the step's name, as in the derivation"),
+    ("kind", "definition, identity, inequality, chain (of cited links), expansion in 1/k, or limit"),
+    (
+        "verdict",
+        "proved (symbolic reduction, or certified interval arithmetic over the whole stated domain), "
+        "verified numerically (no proof; the falsifier found no violation), refuted (an exact counterexample), "
+        "defined (a definition: nothing to check), undecided (none of these)",
+    ),
+    ("method", "how the verdict was reached, with the number of trials, boxes or laws used"),
+    (
+        "worst ratio / evidence",
+        "the worst ratio (below), or the evidence for a step without one (e.g. the largest relative "
+        "difference of an identity's sides); COUNTEREXAMPLE and its point for a refuted step",
+    ),
+    ("s", "seconds the check took (when it ran; a cached row keeps the time of the run that checked it)"),
+)
+
+
+def footer(width: int = 110) -> str:
+    """The meaning of every column of ``format_table``, including the sign convention of the worst ratio
+    (wrapped to ``width`` characters)."""
+    import textwrap
+
+    name_w = max(len(c) for c, _ in VERIFY_COLUMNS)
+    out = ["Columns:"]
+    for c, text in VERIFY_COLUMNS:
+        out += textwrap.wrap(text, width, initial_indent=f"  {c.ljust(name_w)}  ", subsequent_indent=" " * (name_w + 4))
+    return "\n".join([*out, "", *textwrap.wrap(WORST_RATIO_MEANING, width)])
+
+
+_COUNT_NOUN = re.compile(r"(?<![\d.,])\b1 (box|law|trial|point|evaluation|step|claim)(?:es|s)\b")
+
+
+def singular_counts(text: str) -> str:
+    """``"certified on 1 boxes"`` → ``"certified on 1 box"``: the checkers' messages put "1" before a plural
+    noun; a table a reader sees says it in English (the stored results keep the checkers' text)."""
+    return _COUNT_NOUN.sub(r"1 \1", text)
+
+
 def format_table(summary: dict) -> str:
     head = ("result", "step", "kind", "verdict", "method", "worst ratio / evidence", "s")
     rows = []
@@ -123,7 +177,17 @@ def format_table(summary: dict) -> str:
         ev = f"{r['worst_ratio']:.6g}" if r["worst_ratio"] is not None else r["evidence"]
         if r["counterexample"]:
             ev = "COUNTEREXAMPLE " + ", ".join(f"{k}={v}" for k, v in r["counterexample"].items())
-        rows.append((r["result"], r["step"], r["kind"], r["verdict"], r["method"], ev, f"{r['seconds']:.2f}"))
+        rows.append(
+            (
+                r["result"],
+                r["step"],
+                r["kind"],
+                r["verdict"],
+                singular_counts(r["method"]),
+                singular_counts(ev),
+                f"{r['seconds']:.2f}",
+            )
+        )
     caps = (22, 44, 10, 20, 60, 60, 6)
     widths = [min(max(_width(str(x[i])) for x in [head, *rows]), cap) for i, cap in enumerate(caps)]
 
@@ -146,6 +210,7 @@ def format_table(summary: dict) -> str:
             + (" (catalogue unchanged)" if cache.get("catalogue_hit") else "")
             + f"; {_checkcache.cache_dir()}"
         )
+    lines += ["", footer()]
     return "\n".join(lines)
 
 

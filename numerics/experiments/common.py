@@ -108,8 +108,11 @@ def save_figure_atomic(fig, path: pathlib.Path) -> None:
     """Save a matplotlib figure as PNG via a temporary file and a rename."""
     import matplotlib.pyplot as plt
 
+    from .. import plotstyle
+
     tmp = path.with_name(path.name + f".partial-{os.getpid()}")
-    fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight")
+    # the legends below the axes are outside the layout (plotstyle.legend): name them so the PNG takes them in
+    fig.savefig(tmp, format="png", dpi=110, bbox_inches="tight", bbox_extra_artists=plotstyle.legends(fig))
     plt.close(fig)
     tmp.replace(path)
 

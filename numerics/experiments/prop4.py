@@ -149,6 +149,7 @@ def plot(res: dict, tau: float, k: int):
             ylabel="tuples",
             title=f"digits, τ = {tau}, k = {k}, β = {beta}",
         )
+        plotstyle.count_axis(ax, "y")  # a histogram counts tuples
         plotstyle.legend(ax, ncol=1)
     return fig
 
