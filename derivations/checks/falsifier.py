@@ -188,6 +188,11 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         if state["n"] == n0:
             state["n"] += 1  # a start with nothing to move still costs a trial: the loop ends
 
+    if strict and state["cx"] is None:
+        # a strict claim tight at a closed form (log x < x/e at x = e) has no float violation unless the
+        # search lands within ~1e-8 of it: the best points where the margin is ≈ 0 propose nearby closed forms
+        tight_closed_forms(step, ev, [state["worst_pt"], *state["top"][:4]], state, gate_bits)
+
     # the float ratio is noisy where both sides are tiny: report the worst ratio at full precision
     exact_worst = None
     for pt in state["top"]:
@@ -229,6 +234,39 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
         )
     return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
+
+
+#: relative float margin under which the best points of a strict claim propose nearby closed forms
+TIGHT = 1e-6
+
+
+def tight_closed_forms(step: Step, ev: Evaluator, pts: list, state: dict, gate_bits: int) -> None:
+    """For each of ``pts`` (the search's best) where ``|big − small| ≤ TIGHT × scale`` in floats, the closed forms
+    within ``TIGHT`` of its coordinates (``closed_form_candidates``) are proposed to the gate; a confirmed one
+    becomes ``state["cx"]``."""
+    seen = []
+    for pt in pts:
+        if pt is None or pt in seen or state["cx"] is not None:
+            continue
+        seen.append(pt)
+        try:
+            sv, bv = ev.evaluate(pt)
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            continue
+        if not (math.isfinite(sv) and math.isfinite(bv)) or abs(bv - sv) > TIGHT * max(1.0, abs(sv), abs(bv)):
+            continue
+        cx = confirm_float_point(
+            step.lhs,
+            step.rhs,
+            step.relation,
+            pt,
+            domain=step.domain,
+            closed_forms=True,
+            max_bits=gate_bits,
+            closed_tol=TIGHT,
+        )
+        if cx is not None:
+            state["cx"] = cx.as_dict()
 
 
 def _settled_ratio(ev: Evaluator, pt: Mapping, dps: int) -> float | None:

@@ -190,13 +190,13 @@ def exact_point_binary(float_point: Mapping[Any, Any]) -> dict[Any, sp.Expr]:
 _CONSTANTS = (sp.E, sp.pi, sp.exp(-1), sp.E**2, sp.sqrt(2), sp.sqrt(3), sp.log(2), sp.sqrt(sp.pi), sp.EulerGamma)
 
 
-def closed_form_candidates(sym: Any, x_float: float) -> list[sp.Expr]:
+def closed_form_candidates(sym: Any, x_float: float, rel_tol: float = 1e-12) -> list[sp.Expr]:
     """Exact numbers near ``x_float`` to try when a float search finds the margin of a strict claim ≈ 0 there:
     the claim may be exactly tight at a closed form (``log x < x/e`` at x = e). Tried, all in floats (no
     SymPy search: this runs on every near-zero margin the falsifier proposes): a rational of denominator
     ≤ 1000, a small rational multiple (denominator ≤ 12) of e, π, 1/e, e², √2, √3, log 2, √π, γ, ``exp`` of a
     rational of denominator ≤ 12, the square root of a rational of denominator ≤ 100. Each candidate is
-    within 1e-12 (relative) of ``x_float``; an integer ``sym`` gets the nearest integer. Only proposals: the
+    within ``rel_tol`` (relative) of ``x_float``; an integer ``sym`` gets the nearest integer. Only proposals: the
     gate decides."""
     x = float(x_float)
     if not math.isfinite(x):
@@ -204,7 +204,7 @@ def closed_form_candidates(sym: Any, x_float: float) -> list[sp.Expr]:
     if getattr(_label_of(sym), "is_integer", False):
         return [sp.Integer(round(x))]
     cands: list[sp.Expr] = []
-    tol = 1e-12 * max(1.0, abs(x))
+    tol = rel_tol * max(1.0, abs(x))
 
     def near(f: fractions.Fraction, scale: float) -> bool:
         return abs(float(f) * scale - x) <= tol
@@ -692,13 +692,14 @@ def _floats_exact(e: sp.Expr) -> sp.Expr:
 def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.Expr]:
     """``point`` keyed by the symbols and entries of ``exprs`` (a key may be a name such as "x" or "a[2]")."""
     names: dict[str, Any] = {}
+    bases: dict[str, Any] = {}
     for e in exprs:
         for s_ in e.free_symbols:
             names.setdefault(str(s_), s_)
         for a in e.atoms(sp.Indexed):
             names.setdefault(str(a), a)
         for b_ in e.atoms(sp.IndexedBase):
-            names.setdefault(str(b_), b_)
+            bases.setdefault(str(b_), b_)
     out: dict[Any, sp.Expr] = {}
     for key, v in point.items():
         if isinstance(key, (sp.Symbol, sp.Indexed)):
@@ -709,9 +710,9 @@ def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.E
             out[names[k_]] = parse_exact(v)
             continue
         m = re.fullmatch(r"\s*([A-Za-z_]\w*)\[([\d,\s]+)\]\s*", k_)
-        if m and m.group(1) in names:
+        if m and m.group(1) in bases:
             idx = [sp.Integer(int(t)) for t in m.group(2).split(",")]
-            out[names[m.group(1)][tuple(idx) if len(idx) > 1 else idx[0]]] = parse_exact(v)
+            out[bases[m.group(1)][tuple(idx) if len(idx) > 1 else idx[0]]] = parse_exact(v)
             continue
         out[sp.Symbol(k_)] = parse_exact(v)  # not in the claim: kept for the domain check only
     return out
@@ -983,6 +984,7 @@ def confirm_float_point(
     domain: Any = None,
     closed_forms: bool = False,
     max_bits: int = 4096,
+    closed_tol: float = 1e-12,
 ) -> Counterexample | None:
     """The gate at the exact points a float point proposes: ``exact_point`` (range ends, shortest decimals),
     then the floats' binary values, then (``closed_forms``: a strict claim whose float margin is ≈ 0 there)
@@ -1012,7 +1014,7 @@ def confirm_float_point(
         for key, x in float_point.items():
             if isinstance(x, (int, sp.Integer)):
                 continue
-            c = [v for v in closed_form_candidates(key, float(x)) if v != base[key]]
+            c = [v for v in closed_form_candidates(key, float(x), closed_tol) if v != base[key]]
             if c:
                 alts[key] = c
         for key, cs in alts.items():
