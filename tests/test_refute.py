@@ -223,7 +223,7 @@ def test_a_counterexample_object_round_trips():
     cx = confirm(x**2, x, "<=", {x: 2})
     assert isinstance(cx, Counterexample)
     d = cx.as_dict()
-    assert d["x"] == "2" and d["bits"] == 64 and d["relation"] == "<=" and d["equal_exactly"] is False
+    assert d["x"] == "2.0" and d["bits"] == 64 and d["relation"] == "<=" and d["equal_exactly"] is False
     assert cx.replay(x**2, x) and not cx.replay(x**2, x + 10)
 
 

@@ -77,6 +77,10 @@ _EXACT_EXPONENT_CAP = 10_000
 _EXACT_NODE_CAP = 400
 
 
+#: the key of a memo under which ``_ball`` finds the point (symbol or entry → exact value)
+_ENV = "__point__"
+
+
 class Undecided(Exception):
     """An Arb enclosure that cannot be formed at this precision (undefined, NaN, infinite, unknown node)."""
 
@@ -403,6 +407,13 @@ def _ball(e: sp.Expr, memo: dict) -> arb:  # noqa: C901 - one branch per node ty
     hit = memo.get(e)
     if hit is not None:
         return hit
+    if isinstance(e, (sp.Symbol, sp.Indexed)):
+        v = memo.get(_ENV, {}).get(e)
+        if v is None:
+            raise Undecided(f"{e} has no value")
+        out = _ok(_ball(v, memo))
+        memo[e] = out
+        return out
     if e.is_Integer:
         out = arb(fmpz(int(e)))
     elif e.is_Rational:
@@ -536,13 +547,14 @@ def _integral(e: sp.Integral, memo: dict) -> arb:
         raise Undecided("an integral with several or indefinite limits")
     t, a, b = e.limits[0]
     f = e.function
-    if f.has(sp.Integral) or (f.free_symbols - {t}):
-        raise Undecided("a nested integral or an integrand with free symbols")
+    if f.has(sp.Integral):
+        raise Undecided("a nested integral")
     ab, bb = _ball(sp.sympify(a), memo), _ball(sp.sympify(b), memo)
+    outer = {s_: acb(_ball(s_, memo)) for s_ in (f.free_symbols | f.atoms(sp.Indexed)) - {t}}
 
     def fn(x: Any, analytic: bool) -> Any:
         try:
-            return _acb(f, {t: x}, analytic)
+            return _acb(f, {**outer, t: x}, analytic)
         except (Undecided, ZeroDivisionError, ValueError):
             return acb("nan")
 
@@ -718,26 +730,43 @@ def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.E
     return out
 
 
+#: ``_concrete`` forms per (expression, integer values of its structural symbols)
+_CONCRETE: dict[tuple, sp.Expr] = {}
+
+
 def _concrete(e: sp.Expr, point: Mapping[Any, sp.Expr]) -> sp.Expr:
-    """``e`` at ``point``: structural (integer) symbols first so that sums get integer limits, sums written
-    out, derivatives taken (exact), then every coordinate substituted. Raises ``ValueError`` naming a symbol
-    the point leaves free."""
-    e = _floats_exact(sp.sympify(e))
-    syms = {k_: v for k_, v in point.items() if isinstance(k_, sp.Symbol)}
-    ints = {k_: v for k_, v in syms.items() if v.is_Integer}
-    if ints:
-        e = e.xreplace(ints)
-    if e.has(sp.Sum, sp.Product):
-        e = _expand(e)
-    if e.has(sp.Derivative):  # derivatives taken (exact), integrals left to Arb's rigorous quadrature
-        e = e.replace(lambda n: isinstance(n, sp.Derivative), lambda n: n.doit())
-    with sp.evaluate(False):  # the Arb evaluator needs no SymPy evaluation (x^(10^9) at 1/2 would be exact)
-        e = e.xreplace({k_: v for k_, v in point.items() if isinstance(k_, sp.Indexed)})
-        e = e.xreplace(syms)
-    left = {s_ for s_ in e.free_symbols} | e.atoms(sp.Indexed)
+    """``e`` ready for ``_ball`` at ``point``: Floats exact, the point's integers substituted (sums get integer
+    limits), sums written out, derivatives taken (exact; integrals are left to Arb's quadrature). The other
+    coordinates are read by ``_ball`` from the memo (no SymPy substitution: x^(10^9) at 1/2 would be evaluated
+    exactly). Memoised per expression and integers. Raises ``ValueError`` naming a symbol the point leaves free."""
+    ints = {k_: v for k_, v in point.items() if isinstance(k_, sp.Symbol) and v.is_Integer}
+    key = (e, tuple(sorted(((str(k_), k_, v) for k_, v in ints.items()), key=lambda t: t[0])))
+    out = _CONCRETE.get(key)
+    if out is None:
+        out = _floats_exact(sp.sympify(e))
+        used = {k_: v for k_, v in ints.items() if k_ in out.free_symbols}
+        if used:
+            out = out.xreplace(used)
+        if out.has(sp.Sum, sp.Product):
+            out = _expand(out)
+        if out.has(sp.Derivative):  # derivatives taken (exact), integrals left to Arb's rigorous quadrature
+            out = out.replace(lambda n: isinstance(n, sp.Derivative), lambda n: n.doit())
+        if len(_CONCRETE) > 512:
+            _CONCRETE.clear()
+        _CONCRETE[key] = out
+    labels = {b_.label for b_ in out.atoms(sp.IndexedBase)}
+    left = {x_ for x_ in out.free_symbols if x_ not in point and x_ not in labels}
+    left |= {a_ for a_ in out.atoms(sp.Indexed) if a_ not in point}
     if left:
         raise ValueError(f"point leaves {sorted(map(str, left))} free")
-    return e
+    return out
+
+
+def _substituted(e: sp.Expr, point: Mapping[Any, sp.Expr]) -> sp.Expr:
+    """``e`` with the point substituted and SymPy's exact evaluation on (for the exact equality test only)."""
+    return e.xreplace({k_: v for k_, v in point.items() if isinstance(k_, sp.Indexed)}).xreplace(
+        {k_: v for k_, v in point.items() if isinstance(k_, sp.Symbol)}
+    )
 
 
 def _small(e: sp.Expr, cap: int = _EXACT_NODE_CAP) -> bool:
@@ -909,7 +938,7 @@ def confirm(
     while bits <= max_bits:
         with _prec(bits):
             try:
-                memo: dict = {}
+                memo: dict = {_ENV: pt}
                 lb, rb = _ball(L, memo), _ball(R, memo)
             except (Undecided, ZeroDivisionError, ValueError, TypeError, OverflowError):
                 lb = rb = None
@@ -922,7 +951,7 @@ def confirm(
                     return None
                 if not tried_exact and relation != "=":
                     tried_exact = True
-                    if _exactly_zero(sp.Add(L, -R, evaluate=False)):
+                    if _small(L) and _small(R) and _exactly_zero(_substituted(L, pt) - _substituted(R, pt)):
                         if strict:
                             return _build(pt, lb, rb, relation, True, bits)
                         return None  # equal sides satisfy ≤ and ≥
@@ -938,7 +967,7 @@ def _build(pt: Mapping, lb: arb, rb: arb, relation: str, equal: bool, bits: int)
             break
         digits *= 2
     return Counterexample(
-        point={str(k_): format_exact(v) for k_, v in pt.items()},
+        point={str(k_): _coord(k_, v) for k_, v in pt.items()},
         lhs=lp,
         rhs=rp,
         relation=relation,
@@ -947,6 +976,15 @@ def _build(pt: Mapping, lb: arb, rb: arb, relation: str, equal: bool, bits: int)
         lhs_value=_mid(lb),
         rhs_value=_mid(rb),
     )
+
+
+def _coord(key: Any, v: sp.Expr) -> str:
+    """A coordinate as printed: ``format_exact``, a whole value of a real (not integer) symbol as "3.0" (the
+    falsifier's points always printed so; "3.0" reads back as exactly 3)."""
+    txt = format_exact(v)
+    if v.is_Integer and not getattr(_label_of(key), "is_integer", False):
+        txt += ".0"
+    return txt
 
 
 def _shows(lp: tuple[str, str], rp: tuple[str, str], relation: str) -> bool:
@@ -985,11 +1023,12 @@ def confirm_float_point(
     closed_forms: bool = False,
     max_bits: int = 4096,
     closed_tol: float = 1e-12,
+    at_point: bool = True,
 ) -> Counterexample | None:
     """The gate at the exact points a float point proposes: ``exact_point`` (range ends, shortest decimals),
     then the floats' binary values, then (``closed_forms``: a strict claim whose float margin is ≈ 0 there)
     nearby closed forms of each coordinate (``closed_form_candidates``), one coordinate at a time and all
-    together. The first counterexample the gate confirms, or None."""
+    together (``at_point`` False: the closed forms only). The first counterexample the gate confirms, or None."""
     tried: list[dict] = []
 
     def attempt(p: dict) -> Counterexample | None:
@@ -1005,7 +1044,7 @@ def confirm_float_point(
         base = exact_point(float_point, domain)
     except (ValueError, TypeError):
         return None
-    for p in (base, exact_point_binary(float_point)):
+    for p in (base, exact_point_binary(float_point)) if at_point else ():
         cx = attempt(p)
         if cx is not None:
             return cx
