@@ -991,10 +991,14 @@ def _coord(key: Any, v: sp.Expr) -> str:
 def _shows(lp: tuple[str, str], rp: tuple[str, str], relation: str) -> bool:
     lo_l, hi_l = (sp.Rational(s) for s in lp)
     lo_r, hi_r = (sp.Rational(s) for s in rp)
-    if relation in ("<=", "<"):
+    if relation == "<=":
         return bool(lo_l > hi_r)
-    if relation in (">=", ">"):
+    if relation == "<":
+        return bool(lo_l >= hi_r)
+    if relation == ">=":
         return bool(lo_r > hi_l)
+    if relation == ">":
+        return bool(lo_r >= hi_l)
     return bool(lo_l > hi_r or lo_r > hi_l)
 
 
