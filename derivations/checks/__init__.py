@@ -1,13 +1,16 @@
 """The checkers a step can use. Every one of them can fail, and a test shows each one failing.
 
 * identity: ``simplify(lhs − rhs) == 0`` and a 50-digit spot-check at random domain points (a
-  simplification bug cannot pass: a spot-check mismatch refutes even a "simplified" identity);
+  simplification bug cannot pass: a spot-check mismatch the refutation gate confirms refutes even a
+  "simplified" identity);
 * inequality: symbolic reduction where SymPy can (assumptions, or a supplied certificate
   checked as an identity), else certified interval arithmetic (Arb balls via python-flint, adaptive
   subdivision of the domain box); and in every case a randomized + adversarial falsifier
   (box corners, boundary snapping, log-uniform sampling of wide ranges, the step's own
   adversarial points, then pattern-search toward violation) reporting the worst ratio found;
-  a float-found violation is confirmed at 50 digits before the step is refuted;
+  a float-found violation is only a proposal to the refutation gate (``refute``: an exact point, Arb
+  enclosures of both sides at rising precision strictly on the wrong side, or exactly equal for a
+  strict claim), which every refutation of the engine goes through;
 * expansion: SymPy series about ``var = ∞`` compared term by term with the claim;
 * limit: SymPy limit compared with the claim, with a numeric cross-check;
 * chain: the composition of cited links (``chain``): consecutive sides equal, relations composing,
@@ -15,6 +18,7 @@
 
 The package has one module per checker: ``identity``, ``interval`` (certified branch and bound),
 ``falsifier``, ``inequality`` (symbolic + interval + falsifier), ``series`` (expansions, limits),
+``refute`` (the refutation gate),
 ``laws`` (the one search over exact finite laws and finite classes: bias, prior, rademacher and the
 paper modules' law checkers all run it), ``custom`` (falsifier-only, conjunction and proof-plus-falsifier
 verdicts for the result modules' own checkers, each recording ``covered``/``attacked``); ``sampling``

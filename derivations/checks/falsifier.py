@@ -1,7 +1,9 @@
 """The falsifier: randomized + adversarial search for a violation of ``small ≤ big`` (box corners,
 boundary snapping, log-uniform sampling of wide ranges, the step's own adversarial points, then
-pattern search toward violation), reporting the worst ratio; a float-found violation is confirmed
-at 50 digits before the step is refuted."""
+pattern search toward violation), reporting the worst ratio. A float-found violation is only a
+proposal: the refutation gate (``refute.confirm``) decides at the exact point it names (range ends,
+shortest decimals; for a strict claim also nearby closed forms such as e), by Arb enclosures of both
+sides at rising precision; the step is refuted only where the gate confirms."""
 
 from __future__ import annotations
 
@@ -15,7 +17,14 @@ import mpmath
 import sympy as sp
 
 from ..ledger import Step, free_names
-from .sampling import Evaluator, Sampler, _fmt_point, _satisfies, _sides, fast_lambdify
+from .refute import confirm_float_point
+from .sampling import Evaluator, Sampler, _satisfies, _sides, fast_lambdify
+
+#: the highest Arb precision (bits) at which the refutation gate tries to separate the two sides of a
+#: float-found violation (64, 128, … up to it): a margin of 1e-61 at |sides| ~ 1e-30 needs ~256
+GATE_BITS = 4096
+#: float violations of a strict claim at which nearby closed forms (e, π, √2, …) are also proposed to the gate
+CLOSED_FORM_TRIES = 16
 
 
 @dataclass
@@ -47,6 +56,7 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
                 large_k = 0
     budget -= large_k
     dps = opts["dps"]
+    gate_bits = int(opts.get("gate_bits", GATE_BITS))
     state = {
         "n": 0,
         "worst": -math.inf,
@@ -54,6 +64,7 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         "min_margin": math.inf,
         "cx": None,
         "float_noise": 0,
+        "closed_tries": 0,
         "top": [],
         "top_r": [],
     }
@@ -88,29 +99,47 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             state["float_noise"] += 1
         return ratio if bv > 0 else (1e300 if violated else -1e300)
 
-    unconfirmed: dict[tuple, bool] = {}  # points whose 50-digit values were not a violation (True: not evaluable)
+    unconfirmed: dict[tuple, bool] = {}  # points the gate did not refute at (True: a side not evaluable)
 
     def confirm(pt: dict) -> None:
-        # the pattern search proposes the same point again and again near a float-only violation: its
-        # 50-digit verdict is a function of the point, so it is computed once and counted every time
+        # a float violation is only a proposal: the gate (refute.confirm) decides at the exact point it
+        # names (a strict claim also at nearby closed forms, where it may be exactly tight: log x < x/e at
+        # x = e). The pattern search proposes the same point again and again near a float-only violation:
+        # the gate's verdict is a function of the point, so it is computed once and counted every time
         key = tuple((s_, type(v_), v_) for s_, v_ in pt.items())
         seen = unconfirmed.get(key)
         if seen is not None:
             state["float_noise"] += not seen
             return
+        # nearby closed forms for the first CLOSED_FORM_TRIES proposals of a strict claim only: a claim tight
+        # at e is tight there at every proposal, and a true strict claim (e^{−x} > 0 underflowing) has many
+        closed = strict and state["closed_tries"] < CLOSED_FORM_TRIES
+        # a cheap filter, never a verdict: where the claim holds at dps digits with a margin far above their
+        # rounding, the gate is not asked about the point itself (only, for a strict claim, about closed
+        # forms near it); a float overflow or cancellation proposes thousands of such points
+        clear = False
         try:
-            sv, bv = ev.evaluate(pt, exact=True, dps=dps)
+            s_x, b_x = ev.evaluate(pt, exact=True, dps=dps)
+            clear = bool(b_x - s_x > mpmath.mpf(10) ** (10 - dps) * max(1, abs(s_x), abs(b_x)))
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
-            unconfirmed[key] = True
+            pass
+        if clear and not closed:
+            state["float_noise"] += 1
+            unconfirmed[key] = False
             return
-        m = bv - sv
-        tol = mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(sv), abs(bv))
-        if m < -tol or (strict and m <= tol):
-            state["cx"] = {
-                **_fmt_point(pt),
-                "lhs": mpmath.nstr(sv if step.relation in ("<=", "<") else bv, 20),
-                "rhs": mpmath.nstr(bv if step.relation in ("<=", "<") else sv, 20),
-            }
+        state["closed_tries"] += closed
+        cx = confirm_float_point(
+            step.lhs,
+            step.rhs,
+            step.relation,
+            pt,
+            domain=step.domain,
+            closed_forms=closed,
+            max_bits=gate_bits,
+            at_point=not clear,
+        )
+        if cx is not None:
+            state["cx"] = cx.as_dict()
         else:
             state["float_noise"] += 1
             unconfirmed[key] = False
@@ -181,6 +210,11 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         if state["n"] == n0:
             state["n"] += 1  # a start with nothing to move still costs a trial: the loop ends
 
+    if strict and state["cx"] is None:
+        # a strict claim tight at a closed form (log x < x/e at x = e) has no float violation unless the
+        # search lands within ~1e-8 of it: the best points where the margin is ≈ 0 propose nearby closed forms
+        tight_closed_forms(step, ev, [state["worst_pt"], *state["top"][:4]], state, gate_bits)
+
     # the float ratio is noisy where both sides are tiny: report the worst ratio at full precision
     exact_worst = None
     for pt in state["top"]:
@@ -213,7 +247,7 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
     if state["worst_pt"] is not None:
         ev_txt += f" at {_short(state['worst_pt'])}"
     if state["float_noise"]:
-        ev_txt += f"; {state['float_noise']} float-only violations not confirmed at {dps} digits"
+        ev_txt += f"; {state['float_noise']} float-only violations not confirmed by the Arb gate"
     if big_k is not None:
         k_lo, k_hi = big_k["k_range"]
         ev_txt += (
@@ -222,6 +256,39 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
         )
     return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
+
+
+#: relative float margin under which the best points of a strict claim propose nearby closed forms
+TIGHT = 1e-6
+
+
+def tight_closed_forms(step: Step, ev: Evaluator, pts: list, state: dict, gate_bits: int) -> None:
+    """For each of ``pts`` (the search's best) where ``|big − small| ≤ TIGHT × scale`` in floats, the closed forms
+    within ``TIGHT`` of its coordinates (``closed_form_candidates``) are proposed to the gate; a confirmed one
+    becomes ``state["cx"]``."""
+    seen = []
+    for pt in pts:
+        if pt is None or pt in seen or state["cx"] is not None:
+            continue
+        seen.append(pt)
+        try:
+            sv, bv = ev.evaluate(pt)
+        except (ZeroDivisionError, ValueError, TypeError, OverflowError):
+            continue
+        if not (math.isfinite(sv) and math.isfinite(bv)) or abs(bv - sv) > TIGHT * max(1.0, abs(sv), abs(bv)):
+            continue
+        cx = confirm_float_point(
+            step.lhs,
+            step.rhs,
+            step.relation,
+            pt,
+            domain=step.domain,
+            closed_forms=True,
+            max_bits=gate_bits,
+            closed_tol=TIGHT,
+        )
+        if cx is not None:
+            state["cx"] = cx.as_dict()
 
 
 def _settled_ratio(ev: Evaluator, pt: Mapping, dps: int) -> float | None:
@@ -989,8 +1056,9 @@ def grouped_k_range(step: Step, kk: sp.Symbol, k_cap: int) -> tuple[int, int] | 
     """The k a grouped large-k check draws: beyond the coordinate-by-coordinate points (> ``k_cap``), inside
     the stated range of ``kk``, at most ``K_MAX``; None where that is empty."""
     lo_k, hi_k = step.domain.range_of(kk)
-    k_lo = max(int(k_cap) + 1, math.ceil(lo_k) if lo_k.is_finite else 1)
-    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, math.floor(hi_k))
+    # plain ints: math.floor of a SymPy Integer is a SymPy Integer, and numpy then builds object arrays
+    k_lo = max(int(k_cap) + 1, int(sp.ceiling(lo_k)) if lo_k.is_finite else 1)
+    k_hi = K_MAX if hi_k == sp.oo else min(K_MAX, int(sp.floor(hi_k)))
     return None if k_hi < k_lo else (k_lo, k_hi)
 
 
@@ -998,7 +1066,8 @@ def large_k_attack(step: Step, small, big, strict, sampler: Sampler, ev: Evaluat
     """Random attack at k ∈ (k_cap, min(k_max, 10⁹)] with ``GROUPS`` groups of equal coordinates.
 
     Returns ``None`` when the claim is not groupable, else a dict with trials, worst ratio and point,
-    counterexample (confirmed at ``dps`` digits) and the k range attacked.
+    counterexample (the refutation gate's, at the exact grouped point: k, multiplicities m1 … m3 summing
+    to k, the groups' entries) and the k range attacked.
     """
     import numpy as np
 
@@ -1061,24 +1130,25 @@ def large_k_attack(step: Step, small, big, strict, sampler: Sampler, ev: Evaluat
         pt.update({str(a): float(cols[a][i]) for a in atoms})
         return pt
 
-    fn_mp = None
+    # the gate decides at the exact grouped point (multiplicities named m1, m2, …, as printed)
+    lhs_g, rhs_g = (gs, gb) if step.relation in ("<=", "<") else (gb, gs)
+    names = {str(s_) for s_ in gs.free_symbols | gb.free_symbols}
+    ren = {
+        m: sp.Symbol(f"m{g + 1}" if f"m{g + 1}" not in names else f"_m{g + 1}", integer=True, nonnegative=True)
+        for g, m in enumerate(ms)
+    }
+    lhs_g, rhs_g = lhs_g.xreplace(ren), rhs_g.xreplace(ren)
     cx, noise = None, 0
     viol = np.flatnonzero(finite & ((margin < 0) | (strict & (margin <= 0))))
-    for i in viol[:50]:  # confirmed at dps digits, as every float violation
-        if fn_mp is None:
-            fn_mp = fast_lambdify(args, [gs, gb], "mpmath")
-        with mpmath.workdps(dps):
-            xs = [mpmath.mpf(int(kv[i]))] + [mpmath.mpf(int(mult[i, g])) for g in range(GROUPS)]
-            xs += [mpmath.mpf(float(v[i])) for v in vals[1 + GROUPS :]]
-            try:
-                s_x, b_x = fn_mp(*xs)
-            except (ZeroDivisionError, ValueError, TypeError, OverflowError):
-                continue
-            tol = mpmath.mpf(10) ** (-(dps - 10)) * max(1, abs(s_x), abs(b_x))
-            if b_x - s_x < -tol or (strict and b_x - s_x <= tol):
-                cx = {**point(int(i)), "lhs": mpmath.nstr(s_x, 20), "rhs": mpmath.nstr(b_x, 20)}
-                break
-            noise += 1
+    for i in viol[:50]:  # every float violation is only a proposal to the gate
+        pt = {kk: int(kv[i]), **{ren[m]: int(mult[i, g]) for g, m in enumerate(ms)}}
+        pt.update({s_: _py(cols[s_][i]) for s_ in scalars})
+        pt.update({a: float(cols[a][i]) for a in atoms})
+        got = confirm_float_point(lhs_g, rhs_g, step.relation, pt, domain=step.domain, closed_forms=strict)
+        if got is not None:
+            cx = got.as_dict()
+            break
+        noise += 1
     noise += max(0, viol.size - 50) if cx is None else 0
     j = int(np.argmax(ratio)) if n else 0
     worst = float(ratio[j]) if n and np.isfinite(ratio[j]) else None

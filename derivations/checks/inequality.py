@@ -105,16 +105,26 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             attacked=fz.attacked,
         )
     if interval is not None and interval.status == "refuted":
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            "interval subdivision found a violating point",
-            interval.reason,
-            worst_ratio=fz.worst_ratio,
-            trials=fz.trials,
-            counterexample=interval.counterexample,
-        )
+        # branch and bound only proposes the point: the refutation gate decides there (exact point, Arb
+        # enclosures of both sides at rising precision); unconfirmed, the step is not refuted
+        from .refute import confirm as gate
+
+        try:
+            gx = gate(step.lhs, step.rhs, step.relation, interval.counterexample or {}, domain=step.domain)
+        except ValueError:
+            gx = None
+        if gx is not None:
+            return StepResult(
+                step.name,
+                step.kind,
+                Verdict.REFUTED,
+                "interval subdivision found a violating point (confirmed by the Arb gate)",
+                interval.reason,
+                worst_ratio=fz.worst_ratio,
+                trials=fz.trials,
+                counterexample=gx.as_dict(),
+            )
+        evidence.append(f"interval: a proposed violation at {interval.counterexample} not confirmed by the Arb gate")
     verdict = Verdict.PROVED if (symbolic or certified) else Verdict.VERIFIED
     covered = None
     if symbolic:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)

@@ -1,5 +1,10 @@
 """Expansion and limit checkers: SymPy series about ``var = ∞`` compared term by term with the claim;
-SymPy limits compared with the claim, with a numeric cross-check."""
+SymPy limits compared with the claim, with a numeric cross-check.
+
+The numeric cross-checks (a coefficient or a limit value SymPy does not reduce to the claimed one) are the
+identity spot-check's: a mismatch refutes only where the refutation gate shows the two values' Arb
+enclosures disjoint at an exact point (``refute.confirm``). A limit SymPy returns as ``AccumBounds`` is
+undecided, with the bounds in the evidence."""
 
 from __future__ import annotations
 
@@ -79,6 +84,16 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy limit failed", evidence=str(exc))
     if isinstance(got, sp.Limit) or got.has(sp.Limit):
         return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
+    if isinstance(got, sp.AccumBounds) or got.has(sp.AccumBounds):
+        # a range of accumulation points (lim sin x = ⟨−1, 1⟩): SymPy says the limit may not exist, and its
+        # ranges are not always tight; no comparison with one claimed value is decided from it
+        return StepResult(
+            step.name,
+            step.kind,
+            Verdict.UNDECIDED,
+            f"SymPy limit {step.var} → {step.point} returned accumulation bounds, not a value",
+            evidence=f"limit ∈ {got}, claimed {step.rhs}",
+        )
     same = got == step.rhs or (got.is_infinite is not True and expand_then_simplify(got - step.rhs) == 0)
     if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
         return StepResult(
