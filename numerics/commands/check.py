@@ -2,7 +2,7 @@
 
 The file format is described in ``derivations/userclaims.py`` and in the README ("Checking your own
 claims"). Exit status 0 when no claim is refuted, 1 when one is, 2 for a malformed file (one line
-naming the claim and the field).
+naming the claim and the field) or a claim that is ill-posed (undefined at a point of its stated domain).
 """
 
 from __future__ import annotations
@@ -56,6 +56,11 @@ def format_report(out: dict) -> str:
 def run(args) -> int:
     if args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
-    out = check(args.file, trials=args.trials, seed=args.seed)
+    from infonce_bounds.derivations.checks.budget import CHECK, default_budget_set
+
+    with default_budget_set(CHECK):  # a user's claim: 10 s of wall time, symbolic calls under a deadline and a cap
+        out = check(args.file, trials=args.trials, seed=args.seed)
     print(json.dumps(out, indent=1, ensure_ascii=False) if args.json else format_report(out))
+    if out["counts"].get("ill-posed", 0):  # a claim that is not a statement on its domain: malformed input
+        return 2
     return 1 if out["refuted"] else 0
