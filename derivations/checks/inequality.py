@@ -13,7 +13,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict, free_names
+from ..ledger import Step, StepResult, Verdict, covers, free_names
 from .budget import Budget, Spent, default_budget, run_symbolic
 from .falsifier import falsify
 from .identity import expand_then_simplify
@@ -98,9 +98,11 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             symbolic_ok = True
             methods.append("symbolic: SymPy's structural assumptions give gap ≥ 0 (constants signed by Arb)")
 
-    # (b) certified interval arithmetic over the box
+    # (b) certified interval arithmetic over the box; also where a symbolic proof covers less than the
+    # stated domain (a symbol declared nonnegative on a range reaching below 0): the box may cover it all
     interval = None
-    if not symbolic_ok:
+    narrow = symbolic_ok and not covers(symbolic_cover([small, big]), step.domain, free_names(small) | free_names(big))
+    if not symbolic_ok or narrow:
         interval = certify_nonnegative(
             gap,
             step.domain,
@@ -111,7 +113,12 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         )
         if interval.status == "proved":
             certified = True
+            if narrow:  # the box covers the stated domain: the interval proof is the one recorded
+                symbolic_ok = False
+                methods.clear()
             methods.append(f"interval arithmetic: certified on {interval.boxes} boxes")
+        elif narrow:
+            interval = None  # the symbolic proof stands (on what the assumptions allow)
         elif interval.status == "refuted":
             pass
         else:
