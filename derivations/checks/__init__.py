@@ -82,7 +82,12 @@ def check_step(step: Step, **options: Any) -> StepResult:
     b = opts.get("budget")
     if b is not None and not isinstance(b, Budget):
         raise TypeError(f"option budget must be a checks.budget.Budget or None, got {type(b).__name__}")
-    opts["clock"] = (b or default_budget()).started()
+    b = b or default_budget()
+    opts["clock"] = b.started()
+    if b.trials is not None:  # the budget's own limits on work, where it sets them
+        opts["trials"] = min(int(opts["trials"]), b.trials)
+    if b.boxes is not None:
+        opts["box_budget"] = min(int(opts["box_budget"]), b.boxes)
     printed = step
     step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
     wp = None

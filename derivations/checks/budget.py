@@ -114,9 +114,11 @@ class Clock:
         left = max(left * share, 0.05)
         return left if per is None else min(per, left)
 
-    def spent(self) -> bool:
-        left = self.left()
-        return left is not None and left <= 0
+    def spent(self, fraction: float = 1.0) -> bool:
+        """Whether ``fraction`` of the claim's seconds has gone (never, without a claim limit)."""
+        if self.budget.claim_seconds is None:
+            return False
+        return time.monotonic() - self.t0 >= fraction * self.budget.claim_seconds
 
 
 @dataclass(frozen=True)

@@ -386,7 +386,10 @@ def _roots(c: Condition, names: list[sp.Symbol], domain: Domain, base: dict, clo
                 continue
             lo_ok = lo == -sp.oo or (arb_sign(r - lo) or 0) >= 0 and arb_sign(r - lo) is not None
             hi_ok = hi == sp.oo or (arb_sign(hi - r) or 0) >= 0 and arb_sign(hi - r) is not None
-            if sym.is_positive and arb_sign(r) != 1:
+            sr = arb_sign(r)  # a value the symbol's assumptions exclude is not a point of the claim
+            if sr is None or (sym.is_positive and sr != 1) or (sym.is_nonnegative and sr < 0):
+                continue
+            if (sym.is_negative and sr != -1) or (sym.is_nonpositive and sr > 0) or (sym.is_nonzero and sr == 0):
                 continue
             if sym.is_integer and not r.is_integer:
                 continue
