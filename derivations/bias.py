@@ -67,6 +67,7 @@ from .checks.laws import (
     window_pmf,
 )
 from .checks.sampling import symbolic_cover
+from .checks.signs import certain_nonnegative
 from .ledger import Derivation, Domain, Step, StepResult
 from .results import ClosedForm
 from .symbols import TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, t, tau, u, w, x, y
@@ -776,10 +777,10 @@ def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symb
 
     def terms_sign(series: sp.Expr, strict: bool) -> bool:
         if not isinstance(series, sp.Sum):
-            return bool(series.subs(var, sp.Dummy("v", positive=True)).is_positive)
+            return certain_nonnegative(series.subs(var, sp.Dummy("v", positive=True)), strict=True)
         term, (idx, lo, _hi) = series.function, series.limits[0]
         shifted = term.subs(idx, n + lo - 1).subs(var, sp.Dummy("v", positive=True))
-        return bool(shifted.is_positive if strict else shifted.is_nonnegative)
+        return certain_nonnegative(shifted, strict)  # constants signed by Arb, not by SymPy's evalf
 
     def check(step: Step, opts: dict) -> StepResult:
         small, big = (step.lhs, step.rhs) if step.relation in ("<=", "<") else (step.rhs, step.lhs)

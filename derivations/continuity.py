@@ -448,10 +448,11 @@ def _certificate_proof(cert_step: Step, opts: dict) -> StepResult | None:
     attacks. None when neither proves it (the caller then runs the standard checker, falsifier included)."""
     from .checks import certify_nonnegative
     from .checks.sampling import symbolic_cover
+    from .checks.signs import certain_nonnegative
 
     cert = cert_step.lhs
-    try:
-        sign = bool(cert.is_nonnegative)
+    try:  # constants signed by Arb, never by SymPy's evalf (checks/signs.py)
+        sign = certain_nonnegative(cert)
     except Exception:  # as check_inequality: an assumption query that raises settles nothing
         sign = False
     if sign:

@@ -21,6 +21,7 @@ Arb to exact endpoint values (monotone pieces only), so a wide box is enclosed a
 from __future__ import annotations
 
 import contextlib
+import contextvars
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,6 +38,29 @@ _ONE = arb(1)
 
 class NotEnclosable(ValueError):
     """The expression holds an operation the interval evaluator cannot enclose."""
+
+
+class Undefined(NotEnclosable):
+    """The expression may be undefined somewhere on the box: a ``log`` whose argument reaches ≤ 0, a
+    ``sqrt`` or non-integer power whose base reaches < 0. A box that may be undefined is never certified
+    (``[−∞, log hi]`` for the log of ``[lo ≤ 0, hi]`` would make ``log(x + 1) ≤ 1`` on ``[−2, 1]`` "true")."""
+
+
+_DEFINED = contextvars.ContextVar("intervals_defined", default=False)
+
+
+@contextlib.contextmanager
+def assume_defined(on: bool = True):
+    """Within the block, the expressions enclosed are *known* defined on every box they meet (their
+    definedness conditions were proved over the domain: ``checks.wellposed``), so the part of an
+    argument's enclosure outside a function's domain is overestimation and is clipped: ``log`` of
+    ``[lo ≤ 0, hi]`` is ``[−∞, log hi]``, ``sqrt`` of ``[lo < 0, hi]`` is ``sqrt([0, hi])``. Outside
+    such a block both raise ``Undefined``. An argument certainly outside the domain raises always."""
+    token = _DEFINED.set(on)
+    try:
+        yield
+    finally:
+        _DEFINED.reset(token)
 
 
 def _lower(ball: arb) -> arb:
@@ -261,16 +285,20 @@ def exp(x: Interval) -> Interval:
 
 def log(x: Interval) -> Interval:
     if x.hi <= 0:
-        raise NotEnclosable(f"log of a nonpositive interval {x}")
+        raise Undefined(f"log of a nonpositive interval {x}")
     if x.lo <= 0:
+        if not _DEFINED.get():
+            raise Undefined(f"log of an interval reaching ≤ 0: {x}")
         return Interval(_NEG, _upper(x.hi.log()) if x.hi.is_finite() else _POS)
     return _monotone(lambda y: y.log(), x, _NEG, _POS)
 
 
 def sqrt(x: Interval) -> Interval:
     if x.hi < 0:
-        raise NotEnclosable(f"sqrt of a negative interval {x}")
+        raise Undefined(f"sqrt of a negative interval {x}")
     if x.lo < 0:
+        if not _DEFINED.get():
+            raise Undefined(f"sqrt of an interval reaching < 0: {x}")
         x = Interval(_ZERO, x.hi)
     return _monotone(lambda y: y.sqrt(), x, _ZERO, _POS)
 
@@ -288,14 +316,18 @@ def _pow(base: Interval, expo: sp.Expr, box: Mapping) -> Interval:
 def _pow_ex(base: Interval, ex: Interval, expo: sp.Expr) -> Interval:
     """``base^ex`` for a non-integer exponent enclosed by ``ex`` (``expo`` only names it in errors)."""
     if base.lo < 0:
-        raise NotEnclosable(f"power with possibly negative base {base} and non-integer exponent {expo}")
+        if base.hi < 0 or not _DEFINED.get():
+            raise Undefined(f"power with possibly negative base {base} and non-integer exponent {expo}")
+        base = Interval(_ZERO, base.hi)  # known defined: the negative part is overestimation
     if base.lo.is_zero():
         # x^e on [0, hi] with e > 0: increasing in x, so the maximum is at x = hi for e at an end
+        if ex.lo > 0 and base.hi.is_zero():
+            return Interval(_ZERO, _ZERO)
         if ex.lo > 0:
             top = Interval(base.hi, base.hi)
             hi = max(exp(Interval(ex.lo, ex.lo) * log(top)).hi, exp(Interval(ex.hi, ex.hi) * log(top)).hi)
             return Interval(_ZERO, hi)
-        raise NotEnclosable(f"power 0^{expo} with exponent not certainly positive")
+        raise Undefined(f"power 0^{expo} with exponent not certainly positive")
     return exp(ex * log(base))
 
 

@@ -140,6 +140,9 @@ class Verdict(str, enum.Enum):
     VERIFIED = "verified numerically"  #: no rigorous proof; every numeric attack failed to refute
     REFUTED = "refuted"  #: a counterexample (or a wrong coefficient) was found and confirmed
     UNDECIDED = "undecided"  #: neither proved nor refuted, nor meaningfully attacked
+    #: the claim is undefined at a point of its stated domain (``counterexample`` holds the point): it is
+    #: not a statement there, so it is neither proved nor verified (``checks.wellposed``)
+    ILL_POSED = "ill-posed"
 
     def __str__(self) -> str:
         return self.value
@@ -390,10 +393,10 @@ class StepResult:
     @property
     def as_expected(self) -> bool:
         """False exactly when the run contradicts the step's expectation (a refutation nobody expected,
-        or an erratum that the check no longer refutes)."""
+        an ill-posed step, or an erratum that the check no longer refutes)."""
         if self.expected == "refuted":
             return self.verdict == Verdict.REFUTED
-        return self.verdict != Verdict.REFUTED
+        return self.verdict not in (Verdict.REFUTED, Verdict.ILL_POSED)
 
     def as_dict(self) -> dict[str, Any]:
         return {

@@ -12,6 +12,15 @@ from infonce_bounds.derivations.symbols import TAU_RANGE, j, k, s, tau, x
 
 FAST = {"trials": 3000}
 
+#: catalogue steps undefined at a point of their stated domain (checks/wellposed.py), reported, not repaired:
+#: the denominator ((1 − t)μ + tν)·w is 0 at t = 1, ν = 0 (ν ∈ [0, 1] entrywise); (u − log u − 1)/(u − 1)² is
+#: 0/0 at u = 1 ∈ [1/100, 100]. Each must stay ill-posed until its domain is fixed (then remove it here).
+KNOWN_ILL_POSED = {
+    ("gateaux", "second derivative along the segment = −(tilted difference at μ_t)²"),
+    ("gateaux", "concavity along segments: F'' ≤ 0 (Jensen: E log Z_k ≤ log Z)"),
+    ("bias_bound", "integral form of g"),
+}
+
 
 @pytest.mark.parametrize("name", catalogue.names())
 def test_catalogued_derivation_has_no_refuted_step(name):
@@ -19,7 +28,10 @@ def test_catalogued_derivation_has_no_refuted_step(name):
     results = der.verify(**FAST)
     assert len(results) == len(der.steps)
     # a printed step marked expected="refuted" (an erratum of the paper) must be refuted; nothing else may be
-    bad = [(r.step, r.evidence, r.counterexample) for r in results if not r.as_expected]
+    # (nor be ill-posed, but for the known cases above, which must be reported as such)
+    known = {r.step for r in results if (name, r.step) in KNOWN_ILL_POSED}
+    assert all(r.verdict is Verdict.ILL_POSED for r in results if r.step in known)
+    bad = [(r.step, r.evidence, r.counterexample) for r in results if not r.as_expected and r.step not in known]
     assert not bad
     assert all(r.verdict is not Verdict.UNDECIDED for r in results if r.kind != "definition"), [
         (r.step, r.method, r.evidence) for r in results if r.verdict is Verdict.UNDECIDED

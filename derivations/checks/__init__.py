@@ -64,14 +64,77 @@ DEFAULTS: dict[str, Any] = {
     "k_cap": 12,  # largest concrete k used to instantiate symbolic sums
     "real_cap": 1e6,  # sampling cap for unbounded real ranges
     "vectorise": True,  # falsifier on numpy batches (False: the one-point-at-a-time loops)
+    "budget": None,  # a budget.Budget for one claim (None: budget.default_budget(), CATALOGUE unless set)
+    "wellposed": True,  # decide the definedness of identities and inequalities first (checks.wellposed)
 }
 
 
 def check_step(step: Step, **options: Any) -> StepResult:
-    """Check one step with the checker for its kind."""
+    """Check one step with the checker for its kind.
+
+    An identity or inequality without its own ``check`` is first tested for well-posedness
+    (``wellposed.check_wellposed``): undefined at a point of its domain → ``ILL_POSED`` with that point;
+    definedness undecided → at most ``VERIFIED`` ("definedness not established"); established → the
+    interval enclosures may clip what lies outside a function's domain (``intervals.assume_defined``).
+    The claim runs under ``opts["budget"]`` (``budget.default_budget()`` when None): ``opts["clock"]`` is
+    its clock.
+    """
+    from .. import intervals
+    from .budget import Budget, default_budget
+
     opts = {**DEFAULTS, **options}
+    b = opts.get("budget")
+    if b is not None and not isinstance(b, Budget):
+        raise TypeError(f"option budget must be a checks.budget.Budget or None, got {type(b).__name__}")
+    b = b or default_budget()
+    opts["clock"] = b.started()
+    if b.trials is not None:  # the budget's own limits on work, where it sets them
+        opts["trials"] = min(int(opts["trials"]), b.trials)
+    if b.boxes is not None:
+        opts["box_budget"] = min(int(opts["box_budget"]), b.boxes)
     printed = step
     step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
+    wp = None
+    if step.check is None and step.kind in ("identity", "inequality") and opts.get("wellposed", True):
+        from .wellposed import check_wellposed
+
+        wp = check_wellposed([step.lhs, step.rhs], step.domain, step.name, opts["clock"])
+        if wp.status == "ill-posed":
+            res = StepResult(
+                step.name,
+                step.kind,
+                Verdict.ILL_POSED,
+                "well-posedness: undefined at a point of the stated domain",
+                wp.reason,
+                counterexample=wp.point,
+            )
+            res.provenance = step.provenance
+            res.expected = step.expected
+            return res
+    with intervals.assume_defined(wp is not None and wp.status == "defined"):
+        res = _dispatch(step, opts)
+    if wp is not None and wp.status == "undecided" and res.verdict == Verdict.PROVED:
+        res.verdict = Verdict.VERIFIED
+        res.symbolic = res.certified = False
+        res.covered = None
+        res.evidence = "; ".join(x_ for x_ in (wp.reason, res.evidence) if x_)
+        res.method = f"{res.method} (not proved: definedness not established)"
+    res.provenance = step.provenance
+    res.expected = step.expected
+    if printed is not step and res.verdict == Verdict.PROVED and isinstance(res.covered, dict):
+        # a symbol of the printed form that the checked value does not contain (R̃ in
+        # (CE − R̃) + (R̃ − R̂_n) once evaluated) cannot restrict the proof: it holds for all its values
+        from .sampling import symbolic_cover
+
+        gone = (free_names(printed.lhs) | free_names(printed.rhs)) - (free_names(step.lhs) | free_names(step.rhs))
+        for name, rng in symbolic_cover([printed.lhs, printed.rhs]).items():
+            if name in {str(g) for g in gone}:
+                res.covered.setdefault(name, rng)
+    return res
+
+
+def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
+    """The checker for the step's kind (its own ``check`` first)."""
     if step.check is not None:
         res = step.check(step, opts)
     elif step.kind == "definition":
@@ -90,15 +153,4 @@ def check_step(step: Step, **options: Any) -> StepResult:
         res = check_chain(step, opts)
     else:  # pragma: no cover - Step validates kind
         raise AssertionError(step.kind)
-    res.provenance = step.provenance
-    res.expected = step.expected
-    if printed is not step and res.verdict == Verdict.PROVED and isinstance(res.covered, dict):
-        # a symbol of the printed form that the checked value does not contain (R̃ in
-        # (CE − R̃) + (R̃ − R̂_n) once evaluated) cannot restrict the proof: it holds for all its values
-        from .sampling import symbolic_cover
-
-        gone = (free_names(printed.lhs) | free_names(printed.rhs)) - (free_names(step.lhs) | free_names(step.rhs))
-        for name, rng in symbolic_cover([printed.lhs, printed.rhs]).items():
-            if name in {str(g) for g in gone}:
-                res.covered.setdefault(name, rng)
     return res

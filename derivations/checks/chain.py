@@ -62,11 +62,15 @@ def _quick(expr: sp.Expr) -> sp.Expr:
 
 
 def _exact_sign(c: sp.Expr) -> bool | None:
-    """``c ≥ 0`` for a constant, decided exactly by SymPy; ``None`` when it cannot decide."""
+    """``c ≥ 0`` for a constant, decided exactly (a rational) or by Arb at rising precision
+    (``signs.arb_sign``; SymPy's own comparison decides a number by ``evalf``); ``None`` when undecided."""
+    from .signs import arb_sign
+
     try:
-        return bool(sp.Ge(c, 0))
-    except TypeError:
+        s = arb_sign(c)
+    except ValueError:  # not a constant
         return None
+    return None if s is None else s >= 0
 
 
 def _same_tree(a: sp.Expr, b: sp.Expr, either_sign: bool) -> str | None:

@@ -1,6 +1,10 @@
 """Inequality checker: symbolic reduction where SymPy can (assumptions, or a supplied certificate
 checked as an identity), else certified interval arithmetic over the box; and in every case the
-falsifier, whose worst ratio is part of the record."""
+falsifier, whose worst ratio is part of the record.
+
+Every sign the symbolic route relies on comes from ``signs.certain_nonnegative`` (constants signed by
+Arb, never by SymPy's ``evalf``), and every symbolic call runs under the claim's ``Budget``
+(``budget.run_symbolic``): a call that runs out is undecided and the interval stage still runs."""
 
 from __future__ import annotations
 
@@ -9,25 +13,31 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict, free_names
+from ..ledger import Step, StepResult, Verdict, covers, free_names
+from .budget import Budget, Spent, default_budget, run_symbolic
 from .falsifier import falsify
 from .identity import expand_then_simplify
 from .interval import certify_nonnegative
 from .prescreen import assumption_witness
 from .sampling import _sides, symbolic_cover
+from .signs import certain_nonnegative
 
 
-def _obviously_nonnegative(e: sp.Expr) -> bool:
-    """SymPy's assumptions, extended by: even powers of real bases (where defined), and sums and
-    products of nonnegative terms. (x⁻² is nonnegative wherever it is defined.)"""
-    if e.is_nonnegative:
-        return True
-    if isinstance(e, sp.Pow):
-        ex = e.exp
-        return bool(ex.is_integer and ex.is_even and e.base.is_real)
-    if isinstance(e, (sp.Mul, sp.Add)):
-        return all(_obviously_nonnegative(a) for a in e.args)
-    return False
+def claim_clock(opts: Mapping[str, Any]) -> Any:
+    """The running budget of the claim being checked (``opts["clock"]``, set by ``check_step``), or a
+    fresh one from ``opts["budget"]`` (default ``budget.default_budget()``)."""
+    clock = opts.get("clock")
+    if clock is None:
+        b = opts.get("budget")
+        clock = (b if isinstance(b, Budget) else default_budget()).started()
+    return clock
+
+
+def _interval_cover(small: sp.Expr, big: sp.Expr, interval: Any) -> dict[str, tuple[str, str]]:
+    """What an interval proof covers: its box, and any symbol of the claim that the gap does not contain
+    (it cancelled out: the box holds for any value of it)."""
+    free = {str(x_) for x_ in free_names(small) | free_names(big)} - set(interval.covered or {})
+    return {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(interval.covered or {})}
 
 
 def _fmt(point: dict[str, str]) -> str:
@@ -40,55 +50,100 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     small, big, strict = _sides(step)
     gap = big - small
     methods: list[str] = []
-    symbolic = certified = False
+    symbolic_ok = certified = False
     evidence: list[str] = []
+
+    clock = claim_clock(opts)
+    mem = clock.budget.memory_mb
+
+    def symbolic(stage: str, fn: Any, *args: Any, share: float = 0.5) -> Any:
+        # at most half of what the claim has left: the interval stage and the falsifier still need time
+        out = run_symbolic(fn, *args, deadline=clock.deadline(share), memory=mem, stage=stage)
+        if isinstance(out, Spent):
+            evidence.append(str(out))
+        return out
 
     # (a) symbolic reduction
     if step.certificate is not None:
         cert = sp.sympify(step.certificate)
-        same = expand_then_simplify(gap - cert) == 0
-        sign_ok = cert.is_positive if strict else _obviously_nonnegative(cert)
+        same = symbolic("certificate = gap (simplify)", expand_then_simplify, gap - cert)
+        same = not isinstance(same, Spent) and same == 0
+        sign_ok = bool(symbolic("certificate sign", certain_nonnegative, cert, strict)) if same else False
         if same and sign_ok:
-            symbolic = True
-            methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy assumptions")
+            symbolic_ok = True
+            methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy's structural assumptions")
         else:
             evidence.append("certificate rejected" + ("" if same else " (not equal to the gap)"))
-    if not symbolic:
+    if not symbolic_ok:
         try:
             # the assumptions may already settle the gap as written (a product of factors ≥ 0, as a
             # factored certificate is): then simplify (often the most expensive call here) is spared
-            sign = gap.is_positive if strict else gap.is_nonnegative
+            sign = symbolic("sign of the gap", certain_nonnegative, gap, strict)
             if not sign:
                 # where the claim fails at a point the symbols' assumptions allow (outside the stated
                 # domain), SymPy's sign deduction cannot succeed: simplify is spared (prescreen.py)
                 witness = assumption_witness([small, big], "<" if strict else "<=", step.name, step.domain)
-                if witness is None:
-                    g = sp.simplify(gap)
-                    sign = g.is_positive if strict else g.is_nonnegative
-                else:
+                if witness is None and not clock.spent():
+                    g = symbolic("simplify of the gap", sp.simplify, gap)
+                    sign = (
+                        False
+                        if isinstance(g, Spent)
+                        else symbolic("sign of the simplified gap", certain_nonnegative, g, strict)
+                    )
+                elif witness is not None:
                     evidence.append(f"no symbolic sign: the claim fails at {_fmt(witness)}, allowed by the assumptions")
         except Exception:
             sign = None
         if sign:
-            symbolic = True
-            methods.append("symbolic: SymPy assumptions give gap ≥ 0")
+            symbolic_ok = True
+            methods.append("symbolic: SymPy's structural assumptions give gap ≥ 0 (constants signed by Arb)")
 
-    # (b) certified interval arithmetic over the box
+    # (b) certified interval arithmetic over the box; also where a symbolic proof covers less than the
+    # stated domain (a symbol declared nonnegative on a range reaching below 0): the box may cover it all
     interval = None
-    if not symbolic:
+    narrow = symbolic_ok and not covers(symbolic_cover([small, big]), step.domain, free_names(small) | free_names(big))
+    if not symbolic_ok or narrow:
         interval = certify_nonnegative(
-            gap, step.domain, strict=strict, budget=opts["box_budget"], max_dims=opts["max_dims"]
+            gap,
+            step.domain,
+            strict=strict,
+            budget=opts["box_budget"],
+            max_dims=opts["max_dims"],
+            clock=clock,
         )
         if interval.status == "proved":
             certified = True
+            if narrow:  # the box covers the stated domain: the interval proof is the one recorded
+                symbolic_ok = False
+                methods.clear()
             methods.append(f"interval arithmetic: certified on {interval.boxes} boxes")
+        elif narrow:
+            interval = None  # the symbolic proof stands (on what the assumptions allow)
         elif interval.status == "refuted":
             pass
         else:
             evidence.append(f"interval: {interval.reason}")
 
-    # (c) falsifier, always (its worst ratio is part of the record)
-    fz = falsify(step, opts)
+    # (c) falsifier, always (its worst ratio is part of the record), within what the claim has left (no
+    # memory cap: it may JIT-compile, and LLVM aborts on a failed allocation)
+    fz = run_symbolic(falsify, step, opts, deadline=clock.left(), memory=None, stage="falsifier")
+    if isinstance(fz, Spent):
+        evidence.append(str(fz))
+        verdict = Verdict.PROVED if (symbolic_ok or certified) else Verdict.UNDECIDED
+        return StepResult(
+            step.name,
+            step.kind,
+            verdict,
+            "; ".join([*methods, "falsifier: time budget spent"]),
+            "; ".join(evidence),
+            symbolic=symbolic_ok,
+            certified=certified,
+            covered=symbolic_cover([small, big])
+            if symbolic_ok
+            else _interval_cover(small, big, interval)
+            if certified
+            else None,
+        )
     methods.append(f"falsifier: {fz.trials} trials")
     evidence.append(fz.evidence)
 
@@ -125,14 +180,12 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
                 counterexample=gx.as_dict(),
             )
         evidence.append(f"interval: a proposed violation at {interval.counterexample} not confirmed by the Arb gate")
-    verdict = Verdict.PROVED if (symbolic or certified) else Verdict.VERIFIED
+    verdict = Verdict.PROVED if (symbolic_ok or certified) else Verdict.VERIFIED
     covered = None
-    if symbolic:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
+    if symbolic_ok:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
         covered = symbolic_cover([small, big])
     elif certified:
-        # a symbol of the claim that the gap does not contain cancelled out: the box holds for any value
-        free = {str(x_) for x_ in free_names(small) | free_names(big)} - set(interval.covered or {})
-        covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(interval.covered or {})}
+        covered = _interval_cover(small, big, interval)
     if fz.trials == 0 and verdict is Verdict.VERIFIED:
         verdict = Verdict.UNDECIDED
     return StepResult(
@@ -143,7 +196,7 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         "; ".join(evidence),
         worst_ratio=fz.worst_ratio,
         trials=fz.trials,
-        symbolic=symbolic,
+        symbolic=symbolic_ok,
         certified=certified,
         covered=covered,
         attacked=fz.attacked,

@@ -1,5 +1,10 @@
 """Certified interval branch and bound: ``certify_nonnegative(expr, domain)`` proves ``expr ≥ 0`` on
-the domain box with the rigorous enclosures of ``derivations.intervals`` (Arb balls)."""
+the domain box with the rigorous enclosures of ``derivations.intervals`` (Arb balls).
+
+Every sign it relies on is an Arb enclosure or exact arithmetic: a constant met at a face of the box
+is signed by ``signs.arb_sign`` (rising precision; undecided is *not* certified), never by SymPy's
+``is_nonnegative`` (which decides a number by ``evalf``). A box on which the expression may be undefined
+(``intervals.Undefined``) is never certified. The face simplifications run under the claim's budget."""
 
 from __future__ import annotations
 
@@ -13,7 +18,9 @@ import sympy as sp
 
 from .. import intervals
 from ..ledger import Domain, free_names, region
+from .budget import Spent, run_symbolic
 from .sampling import _structural_ints
+from .signs import arb_sign
 
 
 @dataclass
@@ -67,8 +74,9 @@ def _rel_width(lo: sp.Expr, hi: sp.Expr) -> float:
 class _Variants:
     """The expression with some variables fixed at exact endpoints, simplified, and its partials."""
 
-    def __init__(self, expr: sp.Expr, special: Mapping[sp.Symbol, set] | None = None):
+    def __init__(self, expr: sp.Expr, special: Mapping[sp.Symbol, set] | None = None, clock: Any = None):
         self.expr = expr
+        self.clock = clock  # the claim's running budget (None: unbounded simplify calls)
         self.special = special or {}  # per symbol: the domain's own endpoints (and 0)
         self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
 
@@ -80,11 +88,72 @@ class _Variants:
             # inner faces (bisection points) are plentiful and enclosure alone settles them
             if fixed and all(v_ in self.special.get(x_, ()) for x_, v_ in fixed.items()):
                 try:
-                    e = sp.simplify(e)
+                    if self.clock is None:
+                        e = sp.simplify(e)
+                    else:
+                        s_ = run_symbolic(
+                            sp.simplify,
+                            e,
+                            deadline=self.clock.deadline(0.25),
+                            memory=self.clock.budget.memory_mb,
+                            stage="interval face simplify",
+                        )
+                        e = e if isinstance(s_, Spent) else s_
                 except Exception:  # keep the unsimplified form: still a valid enclosure target
                     pass
             self.cache[key] = (e, {})
         return self.cache[key]
+
+    def partial_cancelled(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> sp.Expr | None:
+        """The partial in ``sym`` over one denominator (``cancel``, under the claim's budget), or None."""
+        e, parts = self.get(fixed)
+        key = (sym, "cancel")
+        if key not in parts:
+            d1 = self.partial(fixed, sym)
+            parts[key] = None
+            if d1 is not None:
+                deadline = 2.0 if self.clock is None else self.clock.deadline(0.1)
+                memory = None if self.clock is None else self.clock.budget.memory_mb
+                c = run_symbolic(sp.cancel, d1, deadline=deadline, memory=memory, stage="interval slope")
+                if not isinstance(c, Spent) and c != d1:
+                    parts[key] = c
+        return parts[key]
+
+    def second(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> sp.Expr | None:
+        """The second partial in ``sym`` (cached with the first)."""
+        e, parts = self.get(fixed)
+        key = (sym, 2)
+        if key not in parts:
+            d1 = self.partial(fixed, sym)
+            try:
+                parts[key] = None if d1 is None else sp.diff(d1, sym)
+            except Exception:
+                parts[key] = None
+        return parts[key]
+
+    def critical(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> list[sp.Expr]:
+        """Exact real constants ``r`` with ``∂e/∂sym (r) = 0`` exactly (the partial depends on ``sym``
+        alone), found by ``solveset`` under the claim's budget and substituted back to an exact 0."""
+        e, parts = self.get(fixed)
+        key = (sym, "critical")
+        if key not in parts:
+            parts[key] = []
+            d1 = self.partial(fixed, sym)
+            if d1 is not None and d1.free_symbols == {sym}:
+                deadline = 2.0 if self.clock is None else self.clock.deadline(0.1)
+                memory = None if self.clock is None else self.clock.budget.memory_mb
+                sols = run_symbolic(sp.solveset, d1, sym, sp.S.Reals, deadline=deadline, memory=memory, stage="roots")
+                if isinstance(sols, sp.FiniteSet):
+                    for r in list(sols)[:6]:
+                        if r.free_symbols or r.has(sp.I, sp.zoo, sp.nan):
+                            continue
+                        z = d1.xreplace({sym: r})
+                        if z != 0:
+                            z = run_symbolic(sp.simplify, z, deadline=deadline, memory=memory, stage="roots")
+                        if not isinstance(z, Spent) and z == 0:
+                            parts[key].append(r)
+                            self.special.setdefault(sym, set()).add(r)  # the face at r is simplified
+        return parts[key]
 
     def partial(self, fixed: Mapping[sp.Symbol, sp.Expr], sym: sp.Symbol) -> sp.Expr | None:
         e, parts = self.get(fixed)
@@ -97,7 +166,12 @@ class _Variants:
 
 
 def certify_nonnegative(
-    expr: sp.Expr, domain: Domain, strict: bool = False, budget: int = 1500, max_dims: int = 4
+    expr: sp.Expr,
+    domain: Domain,
+    strict: bool = False,
+    budget: int = 1500,
+    max_dims: int = 4,
+    clock: Any = None,
 ) -> IntervalOutcome:
     """Prove ``expr ≥ 0`` (``> 0`` if strict) on the domain box by interval branch and bound.
 
@@ -106,6 +180,9 @@ def certify_nonnegative(
     variable to the face where the minimum lies, substituted exactly and simplified, so a claim
     that is tight on a face is settled symbolically there), then is bisected. A box centre with
     a certainly negative value refutes the claim.
+
+    ``budget`` boxes at most; ``clock`` (a ``budget.Clock``) bounds the wall time too: when the claim's
+    time is spent the outcome is undecided, naming the stage.
     """
     expr = sp.sympify(expr)
     names = free_names(expr)
@@ -124,7 +201,7 @@ def certify_nonnegative(
         c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
         for c in domain.constraints
     ]
-    variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()})
+    variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()}, clock)
     constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
     stack: list[tuple[dict, dict]] = [(box0, {})]
     done = 0
@@ -149,25 +226,32 @@ def certify_nonnegative(
             if done >= budget:
                 left = [b_ for b_, _ in stack]
                 break
+            # at most 60% of the claim's time: the falsifier runs after this stage
+            if clock is not None and done % 16 == 0 and clock.spent(0.6):
+                return IntervalOutcome("undecided", done, f"interval arithmetic: time budget spent after {done} boxes")
             box, fixed = stack.pop()
             done += 1
             full = {**box, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
             if any(_outside(c, full) for c in cons):
                 continue
             e, _ = variants.get(fixed)
-            if e.is_number:
-                sign = e.is_positive if strict else e.is_nonnegative
-                if sign:
+            if e.is_number and not e.free_symbols:
+                # a constant at a face: its sign by Arb at rising precision (exact for a rational);
+                # SymPy's is_nonnegative would decide it in floating point
+                s_ = arb_sign(e)
+                if s_ is not None and (s_ > 0 or (s_ == 0 and not strict)):
                     continue
-                if sign is False:
+                if s_ is not None:
                     return IntervalOutcome(
                         "refuted",
                         done,
-                        f"value {sp.N(e, 10)} at a face of the box",
+                        f"value {sp.N(e, 10)} at a face of the box" if s_ else "value exactly 0 at a face of the box",
                         counterexample={str(x_): str(v_) for x_, v_ in fixed.items()},
                     )
             try:
                 val = enclose(e, box)
+            except intervals.Undefined:
+                val = None  # possibly undefined somewhere in the box: never certified (smaller boxes may be)
             except intervals.NotEnclosable as exc:
                 return IntervalOutcome("n/a", done, f"not enclosable: {exc}")
             except (ZeroDivisionError, ValueError):
@@ -184,6 +268,17 @@ def certify_nonnegative(
                         slopes[sym] = None if d_ is None else enclose(d_, box)
                     except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
                         slopes[sym] = None
+                    sv = slopes[sym]
+                    if sv is not None and sv.lo < 0 < sv.hi:
+                        # the partial's sign is lost to dependency (1/(k+ε) − ε/(kε+1)): its form over one
+                        # denominator ((1 − ε²)/((k+ε)(kε+1))) encloses the same function, often with one sign
+                        d2 = variants.partial_cancelled(fixed, sym)
+                        if d2 is not None:
+                            try:
+                                c2 = enclose(d2, box)
+                                slopes[sym] = intervals.Interval(max(sv.lo, c2.lo), min(sv.hi, c2.hi))
+                            except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                                pass
                 return slopes[sym]
 
             moved = False
@@ -205,6 +300,9 @@ def certify_nonnegative(
                 stack.append((nb, {**fixed, sym: face}))
                 moved = True
                 break
+            if not moved and val is not None and bool(val.lo.is_finite()) and bool(val.hi.is_finite()):
+                # (a finite enclosure over the closed box: the expression is continuous there, no pole)
+                moved = _curvature_move(e, box, fixed, variants, constrained, slope, enclose, stack)
             if moved:
                 continue
             # a certainly negative centre refutes
@@ -252,6 +350,39 @@ def certify_nonnegative(
     return IntervalOutcome(
         "undecided", done, f"{len(left)} boxes not certified after {done} evaluations (e.g. {_fmt_box(left[0])})"
     )
+
+
+def _curvature_move(e, box, fixed, variants, constrained, slope, enclose, stack) -> bool:
+    """The curvature test, where the monotonicity test fails: for a variable in which ``e`` is concave on
+    the box (``∂²e`` enclosed ≤ 0), the minimum over it lies at one of its two ends, so the box is
+    replaced by its two end faces; in which ``e`` is convex (``∂²e ≥ 0``) and whose partial has an exact
+    root ``r`` inside the box (``solveset``, substituted back to an exact 0), the minimum over it is at
+    ``r``, so the box is replaced by the face at ``r``. Settles claims tight at an interior minimum
+    (``x log x ≥ −1/e`` at ``x = 1/e``), which bisection alone never certifies."""
+    for sym, (lo, hi) in box.items():
+        if lo == hi or sym in constrained or not (lo.is_finite and hi.is_finite) or sym.is_integer:
+            continue
+        if slope(sym) is None:
+            continue
+        d2 = variants.second(fixed, sym)
+        if d2 is None:
+            continue
+        try:
+            c2 = enclose(d2, box)
+        except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+            continue
+        nb = {x_: r_ for x_, r_ in box.items() if x_ != sym}
+        if c2.hi <= 0:
+            stack.append((nb, {**fixed, sym: lo}))
+            stack.append((nb, {**fixed, sym: hi}))
+            return True
+        if c2.lo >= 0:
+            for r in variants.critical(fixed, sym):
+                a, b = arb_sign(r - lo), arb_sign(hi - r)
+                if a is not None and b is not None and a >= 0 and b >= 0:
+                    stack.append((nb, {**fixed, sym: r}))
+                    return True
+    return False
 
 
 def _mean_value_ok(cval: Any, box: Mapping, centre: Mapping, slope, to_iv, ok) -> bool:

@@ -17,6 +17,7 @@ import mpmath
 
 from ..checks.custom import proof_cover, proof_result, with_range
 from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
+from ..checks.signs import certain_nonnegative
 from ..ledger import Step, StepResult
 
 __all__ = [
@@ -86,7 +87,7 @@ def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Ca
         dmy = sp.Dummy("v", positive=True)
         signed = derivative if side == "left" else -derivative
         shifted = signed.subs(var, end + dmy if side == "left" else end - dmy)
-        sign_ok = bool(sp.simplify(shifted).is_nonnegative)
+        sign_ok = certain_nonnegative(sp.simplify(shifted))  # constants signed by Arb (checks/signs.py)
         outcome = None
         if not sign_ok:  # SymPy's assumptions do not see it: certified interval arithmetic over the domain
             outcome = certify_nonnegative(signed, step.domain, budget=opts["box_budget"])

@@ -1,0 +1,113 @@
+"""Budgets (checks/budget.py): every symbolic call runs under a deadline and a memory cap and falls through
+when either is spent; a claim that used to grow without bound finishes within its budget."""
+
+from __future__ import annotations
+
+import resource
+import time
+
+import pytest
+import sympy as sp
+
+from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.checks.budget import CHECK, Budget, Spent, run_symbolic
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+
+x = sp.Symbol("x", nonnegative=True)
+
+
+def _spin(seconds: float) -> int:
+    t0, n = time.monotonic(), 0
+    while time.monotonic() - t0 < seconds:
+        n += 1
+    return n
+
+
+def test_deadline_falls_through_and_names_the_stage():
+    t0 = time.monotonic()
+    out = run_symbolic(_spin, 30.0, deadline=0.3, memory=None, stage="spin")
+    assert isinstance(out, Spent) and not out and out.what == "time" and "spin" in str(out)
+    assert time.monotonic() - t0 < 5
+    assert run_symbolic(_spin, 0.01, deadline=5, memory=None) > 0  # within budget: the value
+
+
+def test_memory_cap_falls_through_and_is_restored():
+    before = resource.getrlimit(resource.RLIMIT_AS)
+    out = run_symbolic(lambda: bytearray(3 * 2**30), deadline=None, memory=200, stage="alloc")
+    assert isinstance(out, Spent) and out.what == "memory"
+    assert resource.getrlimit(resource.RLIMIT_AS) == before
+    assert len(run_symbolic(lambda: bytearray(2**20), deadline=None, memory=200)) == 2**20
+
+
+def test_nested_deadlines_keep_the_tighter_one():
+    def inner():
+        return run_symbolic(_spin, 30.0, deadline=10, memory=None, stage="inner")
+
+    t0 = time.monotonic()
+    out = run_symbolic(inner, deadline=0.3, memory=None, stage="outer")
+    assert isinstance(out, Spent) and time.monotonic() - t0 < 5
+
+
+def test_other_exceptions_propagate():
+    with pytest.raises(ZeroDivisionError):
+        run_symbolic(lambda: 1 / 0, deadline=1, memory=None)
+
+
+def test_budget_validates():
+    with pytest.raises(ValueError, match="claim_seconds"):
+        Budget(claim_seconds=-1)
+    with pytest.raises(ValueError, match="trials"):
+        Budget(trials=0)
+    assert CHECK.claim_seconds == 10 and Budget.unbounded().symbolic_seconds is None
+    with pytest.raises(TypeError, match="budget"):
+        check_step(Step("s", x, x, domain=Domain({x: (0, 1)})), budget=5)
+
+
+def _peak_mb() -> float:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
+def test_huge_power_is_proved_within_budget():
+    # gap.is_nonnegative used to build a dense polynomial of degree 10⁹ (3.8 GB at a 4 GB cap, more with more)
+    st = Step("huge", x**1000000000, 1, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
+    t0 = time.monotonic()
+    res = check_step(st, trials=2000, budget=CHECK)
+    assert res.verdict is Verdict.PROVED, (res.method, res.evidence)
+    assert time.monotonic() - t0 < CHECK.claim_seconds + 5
+    assert _peak_mb() < 1024
+
+
+def test_tower_finishes_within_budget():
+    y = sp.Symbol("y", real=True)
+    st = Step(
+        "tower",
+        sp.exp(sp.exp(sp.exp(sp.exp(sp.exp(y))))),
+        y,
+        kind="inequality",
+        relation=">=",
+        domain=Domain({y: (0, 1)}),
+    )
+    t0 = time.monotonic()
+    res = check_step(st, trials=2000, budget=CHECK)
+    assert res.verdict is Verdict.PROVED, (res.method, res.evidence)  # the interval stage proves it at once
+    assert time.monotonic() - t0 < CHECK.claim_seconds + 5
+
+
+def test_check_command_uses_the_check_budget(tmp_path):
+    from infonce_bounds.derivations.checks.budget import CATALOGUE, default_budget
+    from infonce_bounds.numerics.cli import main
+
+    f = tmp_path / "c.toml"
+    f.write_text(
+        "[[claim]]\nname = 'tower'\nclaim = '" + r"e^{e^{e^{e^{e^{x}}}}} \ge x" + "'\nwhere = { x = [0, 1] }\n"
+    )
+    t0 = time.monotonic()
+    assert main(["check", str(f), "--trials", "2000"]) == 0
+    assert time.monotonic() - t0 < CHECK.claim_seconds + 10
+    assert default_budget() is CATALOGUE  # the CLI's budget does not leak into the library default
+
+
+def test_spent_stage_is_named_in_the_evidence():
+    st = Step("slow", x**1000000000, 1, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
+    res = check_step(st, trials=500, budget=Budget(symbolic_seconds=0.05, memory_mb=300))
+    assert "budget" in res.evidence and ("sign of the gap" in res.evidence or "simplify" in res.evidence)
