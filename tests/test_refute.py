@@ -277,3 +277,27 @@ def test_the_falsifier_no_longer_refutes_a_true_strict_claim_by_tolerance():
         domain=Domain({sv: (-1, 1), tau: (sp.Rational(1, 100), 10)}),
     )
     assert falsify(st2, OPTS).counterexample is None
+
+
+def test_an_interval_refutation_stands_only_where_the_gate_confirms_it(monkeypatch):
+    """Branch and bound only proposes its point: a (planted) wrong proposal leaves a true claim unrefuted, a
+    right one refutes with the gate's enclosures."""
+    from infonce_bounds.derivations.checks import inequality
+    from infonce_bounds.derivations.checks.interval import IntervalOutcome
+
+    def fake(point):
+        return lambda *a, **kw: IntervalOutcome("refuted", 1, "planted proposal", counterexample=point)
+
+    true_step = Step(
+        "cosh x ≥ 1 + x²/3", sp.cosh(x), 1 + x**2 / 3, kind="inequality", relation=">=", domain=Domain({x: (-1, 1)})
+    )
+    monkeypatch.setattr(inequality, "certify_nonnegative", fake({"x": "1/2"}))
+    res = check_step(true_step, **OPTS)
+    assert res.verdict is not Verdict.REFUTED and "not confirmed by the Arb gate" in res.evidence
+    false_step = Step(
+        "planted: x² ≥ 1/2", x**2, sp.Rational(1, 2), kind="inequality", relation=">=", domain=Domain({x: (-1, 1)})
+    )
+    monkeypatch.setattr(inequality, "certify_nonnegative", fake({"x": "0"}))
+    res = inequality.check_inequality(false_step, {**OPTS, "trials": 1})
+    assert res.verdict is Verdict.REFUTED and res.counterexample["x"] == "0.0"
+    assert replay(res.counterexample, false_step.lhs, false_step.rhs, ">=", false_step.domain)

@@ -117,10 +117,13 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         # a cheap filter, never a verdict: where the claim holds at dps digits with a margin far above their
         # rounding, the gate is not asked about the point itself (only, for a strict claim, about closed
         # forms near it); a float overflow or cancellation proposes thousands of such points
+        # (a non-strict claim: wherever the margin is not negative at dps digits — a claim tight along a curve
+        # proposes thousands of points whose Arb enclosures overlap at every precision)
         clear = False
         try:
             s_x, b_x = ev.evaluate(pt, exact=True, dps=dps)
-            clear = bool(b_x - s_x > mpmath.mpf(10) ** (10 - dps) * max(1, abs(s_x), abs(b_x)))
+            m_x = b_x - s_x
+            clear = bool(m_x > mpmath.mpf(10) ** (10 - dps) * max(1, abs(s_x), abs(b_x)) or (not strict and m_x >= 0))
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
             pass
         if clear and not closed:

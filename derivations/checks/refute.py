@@ -28,6 +28,7 @@ infinite balls are undecided). A point where a side is undefined is the ill-pose
 from __future__ import annotations
 
 import fractions
+import functools
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -701,8 +702,9 @@ def _floats_exact(e: sp.Expr) -> sp.Expr:
     return e.xreplace({f: sp.Rational(f) for f in fl})
 
 
-def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.Expr]:
-    """``point`` keyed by the symbols and entries of ``exprs`` (a key may be a name such as "x" or "a[2]")."""
+@functools.lru_cache(maxsize=64)
+def _names(exprs: tuple) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The symbols and entries (by name) and the entry bases (by name) of ``exprs``."""
     names: dict[str, Any] = {}
     bases: dict[str, Any] = {}
     for e in exprs:
@@ -712,7 +714,15 @@ def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.E
             names.setdefault(str(a), a)
         for b_ in e.atoms(sp.IndexedBase):
             bases.setdefault(str(b_), b_)
+    return names, bases
+
+
+def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.Expr]:
+    """``point`` keyed by the symbols and entries of ``exprs`` (a key may be a name such as "x" or "a[2]")."""
     out: dict[Any, sp.Expr] = {}
+    if all(isinstance(key, (sp.Symbol, sp.Indexed)) for key in point):
+        return {key: parse_exact(v) for key, v in point.items()}
+    names, bases = _names(tuple(exprs))
     for key, v in point.items():
         if isinstance(key, (sp.Symbol, sp.Indexed)):
             out[key] = parse_exact(v)
@@ -734,15 +744,24 @@ def _keyed(point: Mapping[Any, Any], exprs: Iterable[sp.Expr]) -> dict[Any, sp.E
 _CONCRETE: dict[tuple, sp.Expr] = {}
 
 
+@functools.lru_cache(maxsize=256)
+def _structural(e: sp.Expr) -> frozenset:
+    """The symbols in the limits of ``e``'s sums and products (a vector's length k)."""
+    from .sampling import _structural_ints
+
+    return frozenset(_structural_ints(e))
+
+
 def _concrete(e: sp.Expr, point: Mapping[Any, sp.Expr]) -> sp.Expr:
     """``e`` ready for ``_ball`` at ``point``: Floats exact, the point's integers substituted (sums get integer
     limits), sums written out, derivatives taken (exact; integrals are left to Arb's quadrature). The other
     coordinates are read by ``_ball`` from the memo (no SymPy substitution: x^(10^9) at 1/2 would be evaluated
     exactly). Memoised per expression and integers. Raises ``ValueError`` naming a symbol the point leaves free."""
-    ints = {k_: v for k_, v in point.items() if isinstance(k_, sp.Symbol) and v.is_Integer}
-    key = (e, tuple(sorted(((str(k_), k_, v) for k_, v in ints.items()), key=lambda t: t[0])))
-    out = _CONCRETE.get(key)
-    if out is None:
+    struct = _structural(e)  # only the integers that fix sums' limits are substituted; the rest are read
+    ints = {k_: v for k_, v in point.items() if k_ in struct and v.is_Integer}
+    key = (e, frozenset(ints.items()))
+    hit = _CONCRETE.get(key)
+    if hit is None:
         out = _floats_exact(sp.sympify(e))
         used = {k_: v for k_, v in ints.items() if k_ in out.free_symbols}
         if used:
@@ -753,10 +772,11 @@ def _concrete(e: sp.Expr, point: Mapping[Any, sp.Expr]) -> sp.Expr:
             out = out.replace(lambda n: isinstance(n, sp.Derivative), lambda n: n.doit())
         if len(_CONCRETE) > 512:
             _CONCRETE.clear()
-        _CONCRETE[key] = out
-    labels = {b_.label for b_ in out.atoms(sp.IndexedBase)}
-    left = {x_ for x_ in out.free_symbols if x_ not in point and x_ not in labels}
-    left |= {a_ for a_ in out.atoms(sp.Indexed) if a_ not in point}
+        labels = {b_.label for b_ in out.atoms(sp.IndexedBase)}
+        needs = frozenset({x_ for x_ in out.free_symbols if x_ not in labels} | out.atoms(sp.Indexed))
+        hit = _CONCRETE[key] = (out, needs)
+    out, needs = hit
+    left = {x_ for x_ in needs if x_ not in point}
     if left:
         raise ValueError(f"point leaves {sorted(map(str, left))} free")
     return out
@@ -1049,7 +1069,10 @@ def confirm_float_point(
         base = exact_point(float_point, domain)
     except (ValueError, TypeError):
         return None
-    for p in (base, exact_point_binary(float_point)) if at_point else ():
+    if at_point:
+        # the floats' binary values only where the decimals leave the domain (a decimal is as good a
+        # proposal as the float it reads back to; asking twice costs a second evaluation per point)
+        p = base if domain is None or in_domain(base, domain) else exact_point_binary(float_point)
         cx = attempt(p)
         if cx is not None:
             return cx
