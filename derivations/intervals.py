@@ -343,12 +343,101 @@ def _tanh(x: Interval) -> Interval:
     return _monotone(lambda y: y.tanh(), x, -_ONE, _ONE)
 
 
+def _periodic(x: Interval, f, offset: arb, value_at) -> Interval:
+    """``f`` = sin or cos on ``x``: the hull of the values at the two ends and at every critical point
+    ``offset + kπ`` (value ``value_at(k)`` = ±1) that may lie in ``x`` (a doubtful one is included: that
+    only widens the enclosure); a box of width ≥ 2π, or unbounded, gives [−1, 1]."""
+    lo, hi = x.lo, x.hi
+    if not (lo.is_finite() and hi.is_finite()):
+        return Interval(-_ONE, _ONE)
+    pi = arb.pi()
+    if bool((hi - lo) >= 2 * pi) or not bool((hi - lo) < 2 * pi):
+        return Interval(-_ONE, _ONE)
+    a, b = f(lo), f(hi)
+    los, his = [_lower(a), _lower(b)], [_upper(a), _upper(b)]
+    k_lo = ((lo - offset) / pi).lower().floor()
+    k_hi = ((hi - offset) / pi).upper().ceil()
+    k = int(k_lo.unique_fmpz()) if k_lo.is_finite() else 0
+    k_end = int(k_hi.unique_fmpz()) if k_hi.is_finite() else k + 3
+    for kk in range(k, k_end + 1):
+        c = offset + kk * pi
+        if bool(c.upper() >= lo) and bool(c.lower() <= hi):
+            v = arb(value_at(kk))
+            los.append(v)
+            his.append(v)
+    return Interval(max(min(los), -_ONE), min(max(his), _ONE))
+
+
+def _sin(x: Interval) -> Interval:
+    return _periodic(x, lambda y: y.sin(), arb.pi() / 2, lambda k: 1 if k % 2 == 0 else -1)
+
+
+def _cos(x: Interval) -> Interval:
+    return _periodic(x, lambda y: y.cos(), _ZERO, lambda k: 1 if k % 2 == 0 else -1)
+
+
+def _atan(x: Interval) -> Interval:
+    half = arb.pi() / 2
+    return _monotone(lambda y: y.atan(), x, _lower(-half), _upper(half))
+
+
+def _asinh(x: Interval) -> Interval:
+    return _monotone(lambda y: y.asinh(), x, _NEG, _POS)
+
+
+def _erf(x: Interval) -> Interval:
+    return _monotone(lambda y: y.erf(), x, -_ONE, _ONE)
+
+
+def _clipped(x: Interval, lo: arb | None, hi: arb | None, name: str) -> Interval:
+    """``x`` within a function's closed domain ``[lo, hi]``: ``Undefined`` if it may leave it, unless the
+    expression is known defined (``assume_defined``: the part outside is overestimation, clipped)."""
+    out_lo = lo is not None and bool(x.lo < lo)
+    out_hi = hi is not None and bool(x.hi > hi)
+    if not (out_lo or out_hi):
+        return x
+    if (lo is not None and bool(x.hi < lo)) or (hi is not None and bool(x.lo > hi)) or not _DEFINED.get():
+        raise Undefined(f"{name} of an interval leaving its domain: {x}")
+    return Interval(lo if out_lo else x.lo, hi if out_hi else x.hi)
+
+
+def _asin(x: Interval) -> Interval:
+    return _monotone(lambda y: y.asin(), _clipped(x, -_ONE, _ONE, "asin"), _NEG, _POS)
+
+
+def _acos(x: Interval) -> Interval:
+    return _monotone(lambda y: y.acos(), _clipped(x, -_ONE, _ONE, "acos"), _NEG, _POS, increasing=False)
+
+
+def _acosh(x: Interval) -> Interval:
+    return _monotone(lambda y: y.acosh(), _clipped(x, _ONE, None, "acosh"), _NEG, _POS)
+
+
+def _atanh(x: Interval) -> Interval:
+    if not (bool(x.lo > -_ONE) and bool(x.hi < _ONE)):
+        raise Undefined(f"atanh of an interval reaching ±1: {x}")
+    return _monotone(lambda y: y.atanh(), x, _NEG, _POS)
+
+
 def _max(args: list[Interval]) -> Interval:
     return Interval(max(a.lo for a in args), max(a.hi for a in args))
 
 
 def _min(args: list[Interval]) -> Interval:
     return Interval(min(a.lo for a in args), min(a.hi for a in args))
+
+
+_MORE_UNARY = {
+    sp.sin: _sin,
+    sp.cos: _cos,
+    sp.atan: _atan,
+    sp.asinh: _asinh,
+    sp.asin: _asin,
+    sp.acos: _acos,
+    sp.acosh: _acosh,
+    sp.atanh: _atanh,
+    sp.erf: _erf,
+}
 
 
 def interval_eval(expr: sp.Expr, box: Mapping[sp.Symbol, Any]) -> Interval:
@@ -451,7 +540,22 @@ def _compile(e: sp.Expr):  # noqa: C901 - one branch per node type, mirroring _e
             return _pow_ex(fb(box), fx(box), expo)
 
         return pw
-    unary = {sp.exp: exp, sp.sinh: _sinh, sp.cosh: _cosh, sp.tanh: _tanh, sp.Abs: abs}
+    unary = {
+        sp.exp: exp,
+        sp.sinh: _sinh,
+        sp.cosh: _cosh,
+        sp.tanh: _tanh,
+        sp.Abs: abs,
+        sp.sin: _sin,
+        sp.cos: _cos,
+        sp.atan: _atan,
+        sp.asinh: _asinh,
+        sp.asin: _asin,
+        sp.acos: _acos,
+        sp.acosh: _acosh,
+        sp.atanh: _atanh,
+        sp.erf: _erf,
+    }
     for cls, op in unary.items():
         if isinstance(e, cls):
             fa = _compile(e.args[0])
@@ -516,6 +620,9 @@ def _eval(e: sp.Expr, box: Mapping) -> Interval:
         return _tanh(_eval(e.args[0], box))
     if isinstance(e, sp.Abs):
         return abs(_eval(e.args[0], box))
+    for cls, op in _MORE_UNARY.items():
+        if isinstance(e, cls):
+            return op(_eval(e.args[0], box))
     if isinstance(e, sp.Max):
         return _max([_eval(a, box) for a in e.args])
     if isinstance(e, sp.Min):

@@ -111,3 +111,20 @@ def test_spent_stage_is_named_in_the_evidence():
     st = Step("slow", x**1000000000, 1, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
     res = check_step(st, trials=500, budget=Budget(symbolic_seconds=0.05, memory_mb=300))
     assert "budget" in res.evidence and ("sign of the gap" in res.evidence or "simplify" in res.evidence)
+
+
+def test_every_sympy_call_of_the_interval_stage_is_budgeted():
+    # diff of (1 + x)^{10⁶} − 10⁶x − 1 expands a multinomial of degree 10⁶ inside SymPy's assumption
+    # queries: the interval stage used to run for minutes on it
+    st = Step(
+        "bernoulli",
+        (1 + x) ** 1000000,
+        1 + 1000000 * x,
+        kind="inequality",
+        relation=">=",
+        domain=Domain({x: (0, 1)}),
+    )
+    t0 = time.monotonic()
+    res = check_step(st, trials=2000, budget=CHECK)
+    assert res.verdict in (Verdict.PROVED, Verdict.VERIFIED, Verdict.UNDECIDED)
+    assert time.monotonic() - t0 < CHECK.claim_seconds + 5

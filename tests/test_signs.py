@@ -104,3 +104,36 @@ def test_check_still_proves_true_constant_claims():
     xd = Domain({x: (0, 1)})
     st = _ineq(sp.log(1 + R(1, 10**30)), R(1, 10**30) + (x - R(1, 2)) ** 2, xd)
     assert check_step(st, trials=200).verdict is Verdict.PROVED
+
+
+def test_trig_and_inverse_margins_below_double_are_refuted():
+    # cos(10⁻²⁰) = 1 − 10⁻⁴⁰/2 + 4e−82: the claim is false by 4e−82 at x = 0; atan(10⁻²⁵) < 10⁻²⁵ at x = 3
+    xd = Domain({x: (-1, 1)})
+    st = _ineq(sp.cos(R(1, 10**20)), 1 - R(1, 10**40) / 2 + x**2, xd)
+    assert check_step(st, trials=300).verdict is Verdict.REFUTED
+    st = _ineq(sp.atan(R(1, 10**25)), R(1, 10**25) - (x - 3) ** 2, Domain({x: (2, 4)}), ">=")
+    assert check_step(st, trials=300).verdict is Verdict.REFUTED
+    # and the true neighbours are proved
+    st = _ineq(sp.cos(R(1, 10**20)), 1 - R(1, 10**40) / 2 + R(1, 10**81) + x**2, xd)
+    assert check_step(st, trials=300).verdict is Verdict.PROVED
+
+
+def test_trig_enclosures_contain_every_value():
+    import random
+
+    import mpmath
+
+    from infonce_bounds.derivations import intervals
+
+    rng = random.Random(7)
+    for f in (sp.sin, sp.cos, sp.atan, sp.asinh, sp.erf):
+        for _ in range(60):
+            a = R(rng.randint(-4000, 4000), 200)
+            b = a + R(rng.choice([1, 30, 200, 600, 1400]), 200)
+            iv = intervals.interval_eval(f(x), {x: (a, b)})
+            for i in range(41):
+                v = sp.N(f(a + (b - a) * R(i, 40)), 40)
+                assert iv.a <= mpmath.mpf(str(v)) <= iv.b, (f, a, b, i, iv)
+    # a maximum inside the box is included (sin at π/2 on [1, 2]; cos at 0 on [−1, 1])
+    assert intervals.interval_eval(sp.sin(x), {x: (1, 2)}).hi >= 1
+    assert intervals.interval_eval(sp.cos(x), {x: (-1, 1)}).hi >= 1

@@ -6,7 +6,7 @@
   ``verify``, whose verdicts must not depend on the load); the symbolic stages get at most half of what is
   left, so a slow stage falls through to the next one, and the falsifier runs under what remains;
 * ``symbolic_seconds``: deadline of one symbolic call (``simplify``, a sign query): default 4 s;
-* ``memory_mb``: how much more address space one symbolic call may take (default 768 MB; the process's
+* ``memory_mb``: how much more address space one symbolic call may take (default 512 MB; the process's
   peak stays below 1 GB on a claim file);
 * ``trials``: falsifier evaluations per claim; ``boxes``: interval boxes per claim (``None``: the checker
   defaults, ``checks.DEFAULTS``).
@@ -41,7 +41,7 @@ class Budget:
 
     claim_seconds: float | None = 10.0
     symbolic_seconds: float | None = 4.0
-    memory_mb: float | None = 768.0
+    memory_mb: float | None = 512.0
     trials: int | None = None
     boxes: int | None = None
 
@@ -67,7 +67,7 @@ class Budget:
         return replace(self, **changes)
 
 
-#: the budget of ``infonce-bounds check`` (one user claim: 10 s, 4 s per symbolic call, 768 MB more per call)
+#: the budget of ``infonce-bounds check`` (one user claim: 10 s, 4 s per symbolic call, 512 MB more per call)
 CHECK = Budget()
 #: the default of ``check_step`` elsewhere (``verify``, the Python API): no wall limit per claim (a verdict
 #: of the catalogue must not depend on the machine's load), a generous deadline and cap per symbolic call

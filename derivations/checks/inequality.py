@@ -63,6 +63,22 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             evidence.append(str(out))
         return out
 
+    def interval_stage() -> Any:
+        return certify_nonnegative(
+            gap,
+            step.domain,
+            strict=strict,
+            budget=opts["box_budget"],
+            max_dims=opts["max_dims"],
+            clock=clock,
+        )
+
+    # under a per-claim time limit (``check``) the interval stage, cheap and often decisive, runs before
+    # simplify (often the most expensive call, rarely decisive where intervals are not); without one
+    # (``verify``) the symbolic route comes first, as it always has
+    limited = clock.budget.claim_seconds is not None
+    interval = None
+
     # (a) symbolic reduction
     if step.certificate is not None:
         cert = sp.sympify(step.certificate)
@@ -78,12 +94,14 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         try:
             # the assumptions may already settle the gap as written (a product of factors ≥ 0, as a
             # factored certificate is): then simplify (often the most expensive call here) is spared
-            sign = symbolic("sign of the gap", certain_nonnegative, gap, strict)
-            if not sign:
+            sign = symbolic("sign of the gap", certain_nonnegative, gap, strict, share=0.25 if limited else 0.5)
+            if not sign and limited:
+                interval = interval_stage()
+            if not sign and (interval is None or interval.status not in ("proved", "refuted")):
                 # where the claim fails at a point the symbols' assumptions allow (outside the stated
                 # domain), SymPy's sign deduction cannot succeed: simplify is spared (prescreen.py)
                 witness = assumption_witness([small, big], "<" if strict else "<=", step.name, step.domain)
-                if witness is None and not clock.spent():
+                if witness is None and not clock.spent(0.8):
                     g = symbolic("simplify of the gap", sp.simplify, gap)
                     sign = (
                         False
@@ -100,17 +118,10 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
 
     # (b) certified interval arithmetic over the box; also where a symbolic proof covers less than the
     # stated domain (a symbol declared nonnegative on a range reaching below 0): the box may cover it all
-    interval = None
     narrow = symbolic_ok and not covers(symbolic_cover([small, big]), step.domain, free_names(small) | free_names(big))
     if not symbolic_ok or narrow:
-        interval = certify_nonnegative(
-            gap,
-            step.domain,
-            strict=strict,
-            budget=opts["box_budget"],
-            max_dims=opts["max_dims"],
-            clock=clock,
-        )
+        if interval is None:
+            interval = interval_stage()
         if interval.status == "proved":
             certified = True
             if narrow:  # the box covers the stated domain: the interval proof is the one recorded
@@ -123,6 +134,8 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             pass
         else:
             evidence.append(f"interval: {interval.reason}")
+    elif interval is not None and interval.status != "proved":
+        interval = None  # the symbolic proof stands; an undecided early interval attempt is not evidence
 
     # (c) falsifier, always (its worst ratio is part of the record), within what the claim has left (no
     # memory cap: it may JIT-compile, and LLVM aborts on a failed allocation)

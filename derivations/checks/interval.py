@@ -80,25 +80,30 @@ class _Variants:
         self.special = special or {}  # per symbol: the domain's own endpoints (and 0)
         self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
 
-    def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr, dict]:
+    def _run(self, fn: Any, *args: Any, stage: str, share: float = 0.1) -> Any:
+        """``fn(*args)`` under the claim's budget (a SymPy call can expand (1 + x)^{10⁶} while it builds a
+        derivative); ``Spent`` when it runs out."""
+        clock = self.clock
+        if clock is None:
+            from .budget import default_budget
+
+            clock = self.clock = default_budget().started()
+        return run_symbolic(fn, *args, deadline=clock.deadline(share), memory=clock.budget.memory_mb, stage=stage)
+
+    def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr | None, dict]:
+        """The expression on the face ``fixed`` (``None`` when substituting ran out of budget)."""
         key = frozenset(fixed.items())
         if key not in self.cache:
-            e = self.expr.subs(dict(fixed)) if fixed else self.expr
+            e = self._run(self.expr.subs, dict(fixed), stage="interval face") if fixed else self.expr
+            if isinstance(e, Spent):
+                self.cache[key] = (None, {})
+                return self.cache[key]
             # simplification pays off only where a claim can be tight: on the domain's own faces;
             # inner faces (bisection points) are plentiful and enclosure alone settles them
             if fixed and all(v_ in self.special.get(x_, ()) for x_, v_ in fixed.items()):
                 try:
-                    if self.clock is None:
-                        e = sp.simplify(e)
-                    else:
-                        s_ = run_symbolic(
-                            sp.simplify,
-                            e,
-                            deadline=self.clock.deadline(0.25),
-                            memory=self.clock.budget.memory_mb,
-                            stage="interval face simplify",
-                        )
-                        e = e if isinstance(s_, Spent) else s_
+                    s_ = self._run(sp.simplify, e, stage="interval face simplify", share=0.25)
+                    e = e if isinstance(s_, Spent) else s_
                 except Exception:  # keep the unsimplified form: still a valid enclosure target
                     pass
             self.cache[key] = (e, {})
@@ -112,9 +117,7 @@ class _Variants:
             d1 = self.partial(fixed, sym)
             parts[key] = None
             if d1 is not None:
-                deadline = 2.0 if self.clock is None else self.clock.deadline(0.1)
-                memory = None if self.clock is None else self.clock.budget.memory_mb
-                c = run_symbolic(sp.cancel, d1, deadline=deadline, memory=memory, stage="interval slope")
+                c = self._run(sp.cancel, d1, stage="interval slope")
                 if not isinstance(c, Spent) and c != d1:
                     parts[key] = c
         return parts[key]
@@ -126,7 +129,8 @@ class _Variants:
         if key not in parts:
             d1 = self.partial(fixed, sym)
             try:
-                parts[key] = None if d1 is None else sp.diff(d1, sym)
+                d2 = None if d1 is None else self._run(sp.diff, d1, sym, stage="interval curvature")
+                parts[key] = None if isinstance(d2, Spent) else d2
             except Exception:
                 parts[key] = None
         return parts[key]
@@ -140,16 +144,14 @@ class _Variants:
             parts[key] = []
             d1 = self.partial(fixed, sym)
             if d1 is not None and d1.free_symbols == {sym}:
-                deadline = 2.0 if self.clock is None else self.clock.deadline(0.1)
-                memory = None if self.clock is None else self.clock.budget.memory_mb
-                sols = run_symbolic(sp.solveset, d1, sym, sp.S.Reals, deadline=deadline, memory=memory, stage="roots")
+                sols = self._run(sp.solveset, d1, sym, sp.S.Reals, stage="roots")
                 if isinstance(sols, sp.FiniteSet):
                     for r in list(sols)[:6]:
                         if r.free_symbols or r.has(sp.I, sp.zoo, sp.nan):
                             continue
                         z = d1.xreplace({sym: r})
                         if z != 0:
-                            z = run_symbolic(sp.simplify, z, deadline=deadline, memory=memory, stage="roots")
+                            z = self._run(sp.simplify, z, stage="roots")
                         if not isinstance(z, Spent) and z == 0:
                             parts[key].append(r)
                             self.special.setdefault(sym, set()).add(r)  # the face at r is simplified
@@ -159,7 +161,8 @@ class _Variants:
         e, parts = self.get(fixed)
         if sym not in parts:
             try:
-                parts[sym] = sp.diff(e, sym)
+                d1 = None if e is None else self._run(sp.diff, e, sym, stage="interval slope")
+                parts[sym] = None if isinstance(d1, Spent) else d1
             except Exception:
                 parts[sym] = None
         return parts[sym]
@@ -235,6 +238,9 @@ def certify_nonnegative(
             if any(_outside(c, full) for c in cons):
                 continue
             e, _ = variants.get(fixed)
+            if e is None:  # the face could not be formed within the budget: not certified
+                left.append(full)
+                continue
             if e.is_number and not e.free_symbols:
                 # a constant at a face: its sign by Arb at rising precision (exact for a rational);
                 # SymPy's is_nonnegative would decide it in floating point

@@ -38,7 +38,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Domain, free_names
-from .budget import Spent, run_symbolic
+from .budget import CHECK, Spent, run_symbolic
 from .signs import arb_sign, certain_nonnegative
 
 
@@ -404,7 +404,7 @@ def _dl(clock: Any, share: float) -> float | None:
 
 
 def _mem(clock: Any) -> float | None:
-    return 768.0 if clock is None else clock.budget.memory_mb
+    return CHECK.memory_mb if clock is None else clock.budget.memory_mb
 
 
 def _fmt(pt: Mapping[sp.Symbol, sp.Expr]) -> dict[str, str]:
