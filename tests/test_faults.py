@@ -222,7 +222,7 @@ def _forked(pid: int) -> list[int]:
 
 def _claim_file(path: pathlib.Path, n: int = 30) -> pathlib.Path:
     claims = [
-        f'[[claim]]\nname = "c{i}"\nclaim = \'\\log(1 + {i + 1} x) \\le {i + 1} x\'\nwhere = {{ x = [0, {i + 2}] }}\n'
+        f"[[claim]]\nname = \"c{i}\"\nclaim = '\\log(1 + {i + 1} x) \\le {i + 1} x'\nwhere = {{ x = [0, {i + 2}] }}\n"
         for i in range(n)
     ]
     path.write_text("\n".join(claims))

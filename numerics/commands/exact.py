@@ -28,7 +28,11 @@ def add_arguments(p) -> None:
     )
     p.add_argument("--k", default="1-8", help=f"values of k: {SYNTAX} (default 1-8)")
     p.add_argument("--digits", type=int, default=30, help="significant digits of the output (default 30)")
-    p.add_argument("--json", action="store_true", help="print one JSON object, numbers as decimal strings")
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (numbers as JSON numbers, their digits as text beside them)",
+    )
     p.add_argument("--no-search", action="store_true", help="skip H_k (the similarity-search cross-entropy)")
     p.add_argument(
         "--budget",
@@ -63,7 +67,9 @@ def run(args) -> int:
             file=sys.stderr,
         )
     if args.json:
-        print(json.dumps(to_json(res, args.digits), indent=1))
+        from ..jsonout import exact_json
+
+        print(json.dumps(exact_json(to_json(res, args.digits)), indent=1))
         return 130 if res.get("interrupted") else 0
     d = min(args.digits, 12)
 
