@@ -57,11 +57,12 @@ def down(text: Any) -> float | None:
 
 def nearest(text: Any) -> float | None:
     """The number nearest to an exact number (a parameter, an exact value): not a bound, so no direction; an
-    integer that a float holds exactly stays an integer."""
+    integer written as one (``"256"``, not ``"0.0"``) that a float holds exactly stays an integer."""
     x = _fraction(text)
     if x is None:
         return None
-    if x.denominator == 1 and abs(x.numerator) <= 2**53:
+    written_int = isinstance(text, int) or (isinstance(text, str) and text.strip().lstrip("+-").isdigit())
+    if written_int and abs(x.numerator) <= 2**53:
         return int(x.numerator)
     try:
         f = float(x)
