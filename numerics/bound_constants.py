@@ -172,6 +172,7 @@ def certify_quantity(q: Quantity, values: dict, digits: int = 6) -> dict:
         interval=[c.lower_str(digits), c.upper_str(digits)],
         float=None if c.overflow else c.float_value,
         float_overflows=c.overflow,
+        float_underflows=c.underflow,
         float_in_interval=c.float_in_interval,
         float_intermediate_overflow=c.intermediate_overflow,
         status="certified",
@@ -247,6 +248,9 @@ def _footnotes(values: dict, rows: list[dict] = ()) -> list[str]:
     inter = [r["name"] for r in rows if r.get("float_intermediate_overflow")]
     if huge:
         notes.append(f"beyond the float range (certified by the interval path only): {', '.join(huge)}.")
+    tiny = [r["name"] for r in rows if r.get("float_underflows")]
+    if tiny:
+        notes.append(f"below the normal float range (certified by the interval path only): {', '.join(tiny)}.")
     if inter:
         notes.append(
             f"the float form overflows in an intermediate step although the value fits a float "

@@ -142,7 +142,7 @@ def _short(value: Any) -> str:
 
 
 _BOUND = ("constants", "compare")
-_CHECKS = ("verify", "check", "report", "errata", "show")
+_CHECKS = ("verify", "errata", "show --standalone")
 
 #: every parameter, by its Python name (the CLI flag is ``--`` + the name)
 PARAMETERS: dict[str, Param] = {
@@ -261,6 +261,17 @@ PARAMETERS: dict[str, Param] = {
             default="6",
         ),
         Param(
+            "exact_digits",
+            "digits",
+            "digits computed and printed by `exact` (its `--digits`)",
+            "5",
+            "1000",
+            integer=True,
+            commands=("exact",),
+            why="guard digits need a few; beyond 1000 the enumeration's mpmath arithmetic is slow",
+            default="30",
+        ),
+        Param(
             "a_cov",
             "A",
             "A = eRB_τ(Z_1, …, Z_n)C_Φ (`--set a_cov=A`)",
@@ -272,7 +283,7 @@ PARAMETERS: dict[str, Param] = {
         Param(
             "E_w2",
             "E_w2",
-            "E|dM(Z, ·)/dπ(Z')|² (`--set E_w2=S`)",
+            "E\\|dM(Z, ·)/dπ(Z')\\|² (`--set E_w2=S`)",
             "1",
             MAG_HI,
             commands=("constants --paper",),
@@ -307,7 +318,7 @@ PARAMETERS: dict[str, Param] = {
             str(2**63 - 1),
             hi_text="2^63 − 1",
             integer=True,
-            commands=_CHECKS,
+            commands=("verify", "errata"),
             why="numpy's generators take seeds in [0, 2^63 − 1]",
             default="0",
         ),

@@ -18,6 +18,12 @@ def test_verify_one_result_json(capsys):
     assert {r["result"] for r in out["results"]} == {"in_batch"}
     assert all(r["verdict"] != "refuted" for r in out["results"])
     assert out["counts"]
+    for r in out["results"]:  # issue 28: the boxes as JSON numbers (unbounded ends null), their texts beside
+        for key in ("covered", "attacked"):
+            if r[key]:
+                for name, ends in r[key].items():
+                    assert all(e is None or isinstance(e, (int, float)) for e in ends), (key, name, ends)
+                    assert len(r[key + "_text"][name]) == 2
 
 
 def test_verify_table_names_methods(capsys):

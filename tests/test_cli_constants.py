@@ -193,3 +193,44 @@ def test_report_sections(tmp_path):
     assert "| quantity |" in md and "sample_variability" in md
     md2 = compare.section_compare(tmp_path, ns)
     assert "compare.png" in md2 and (tmp_path / "compare.png").exists()
+
+
+# --- issue 28: misspelt --set, --set without --paper, numbers as JSON numbers
+
+
+def test_misspelt_set_name_is_refused_with_the_valid_names(capsys):
+    """`constants --paper --set tauu=1` was silently ignored (exit 0)."""
+    assert main(["constants", "--paper", "--set", "tauu=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'tauu'" in err and "a_cov" in err and "E_w2" in err
+    assert main(["constants", "--set", "a_cov=2"]) == 2  # not the paper's rows: --set does nothing there
+    assert "--paper" in capsys.readouterr().err
+    # planted: a valid name is accepted and reaches Theorem 1's rows
+    assert main(["constants", "--paper", "--set", "a_cov=2", "--set", "E_w2=1.5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["theorem1"]["status"] == "certified"
+
+
+def test_compare_json_numbers_are_numbers_rounded_outward(capsys):
+    from fractions import Fraction
+
+    data = _json(capsys, ["compare", "--k", "1,64", "--no-plot", "--json"])
+    for row in data["rows"]:
+        assert isinstance(row["k"], int) and isinstance(row["gamma"], (int, float))
+        cell = row["bound"]
+        assert isinstance(cell["upper"], float) and isinstance(cell["interval"][0], float)
+        assert Fraction(cell["upper"]) >= Fraction(cell["upper_text"])  # never understated
+        assert Fraction(cell["lo"]) <= Fraction(cell["lo_text"])
+        assert cell["interval"] == [cell["lo"], cell["upper"]]
+
+
+def test_python_api_errors_name_python_parameters():
+    import infonce_bounds
+
+    with pytest.raises(ValueError, match=r"^tau = 1e\+300 is out of range; allowed: τ ∈ \[1e-3, 1e2\]"):
+        infonce_bounds.constants(tau=1e300)
+    with pytest.raises(ValueError, match=r"^trials = 0 is out of range"):
+        infonce_bounds.verify(["in_batch"], trials=0)
+    with pytest.raises(ValueError, match=r"^seed = -1 "):
+        infonce_bounds.verify(["in_batch"], seed=-1)
+    with pytest.raises(ValueError, match="list of result names"):
+        infonce_bounds.verify("in_batch")

@@ -213,7 +213,7 @@ def compute(args) -> dict:
     values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
     gamma_mode = "given" if gamma in values else "auto"
     loss = loss_name(args)
-    digits = min(args.digits, 6)
+    digits = min(int(P.read("digits", args.digits, "--digits")), 6)
     rows = table(values, ks, gamma_mode, loss, digits=digits)
     # the note quotes 4 digits: the table's rows serve it when they have 4 digits too
     note, quoted = closing_note(values, gamma_mode, loss, rows if digits == 4 else None)

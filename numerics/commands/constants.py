@@ -90,9 +90,7 @@ def add_parameter_arguments(p_, k_default: str | None = DEFAULTS["k"], tau_defau
         "paper's §3.4), 'infonce' (the paper's ℓ of (14)), 'standard' (SimCLR cross-entropy = ℓ + log k); "
         "'averaged' is the deprecated name of 'dcl'",
     )
-    p_.add_argument(
-        "--digits", type=int, default=6, help=f"significant digits printed: {T['digits'].allowed()} (default 6)"
-    )
+    p_.add_argument("--digits", default=6, help=f"significant digits printed: {T['digits'].allowed()} (default 6)")
 
 
 def add_arguments(p_) -> None:

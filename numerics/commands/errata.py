@@ -123,8 +123,10 @@ def format_text(data: dict) -> str:
 
 
 def run(args) -> int:
-    if args.trials < 1:
-        raise ValueError(f"--trials = {args.trials} is out of range; allowed: an integer ≥ 1")
+    from .. import params
+
+    params.read("trials", args.trials, "--trials")
+    params.read("seed", args.seed, "--seed")
     if getattr(args, "standalone", False) and not getattr(args, "latex", False):
         raise ValueError("--standalone needs --latex")
     data = collect(args.trials, args.seed)

@@ -210,7 +210,9 @@ def theorem1_rows(args, values: dict, extras: dict, digits: int = 6) -> dict:
 
 def payload(args) -> dict:
     values, how = values_from(args)
-    digits = getattr(args, "digits", 6)
+    from .. import params as P
+
+    digits = int(P.read("digits", getattr(args, "digits", 6), "--digits"))
     prove = getattr(args, "prove", False)
     extras = parse_sets(getattr(args, "set", None))
     # first: it validates --set a_cov and --set E_w2 (E_w2 < 1 would reach Lemma 3's √(E_w2(E_w2 − 1)) below)
