@@ -29,6 +29,25 @@ import numpy as np
 from . import validate as V
 
 
+def _brief(value) -> str:
+    """A field in a short repr: an array by its shape, dtype and range (a 10⁶-row array is one line), a float to 6
+    significant digits."""
+    if isinstance(value, np.ndarray):
+        if value.size and np.issubdtype(value.dtype, np.number):
+            with np.errstate(all="ignore"):
+                lo, hi = np.nanmin(value), np.nanmax(value)
+            return f"array(shape={value.shape}, {value.dtype}, range [{lo:.6g}, {hi:.6g}])"
+        return f"array(shape={value.shape}, {value.dtype})"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return repr(value)
+
+
+def _brief_repr(self) -> str:
+    """``Name(field=…, …)`` with every array summarised (``_brief``): the repr of a result is a few lines."""
+    return f"{type(self).__name__}(" + ", ".join(f"{k}={_brief(v)}" for k, v in zip(self._fields, self)) + ")"
+
+
 class Risk(NamedTuple):
     """Mean loss over anchors with its standard error std(ddof=1)/√n (nan when n = 1)."""
 
@@ -44,6 +63,8 @@ class Gradient(NamedTuple):
     anchors: np.ndarray
     positives: np.ndarray
     negatives: np.ndarray
+
+    __repr__ = _brief_repr
 
 
 def _triplet(anchors, positives, negatives, normalize):
@@ -538,6 +559,8 @@ class PooledGradient(NamedTuple):
     positives: np.ndarray
     pool: np.ndarray
 
+    __repr__ = _brief_repr
+
 
 def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="dcl") -> PooledGradient:
     """Mean loss and its gradient w.r.t. anchors, positives and pool (rows must be unit; plain dot products).
@@ -689,6 +712,8 @@ class BatchGradient(NamedTuple):
     loss: float
     anchors: np.ndarray
     positives: np.ndarray
+
+    __repr__ = _brief_repr
 
 
 def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symmetric=False) -> BatchGradient:
@@ -852,6 +877,8 @@ class Prop4Bound(NamedTuple):
     max_neg: np.ndarray
     tau: float
     beta: float
+
+    __repr__ = _brief_repr
 
 
 def _prop4_shapes(phi, name, pooled):
