@@ -348,7 +348,7 @@ def data_continuity_factor(similarities_, gamma=None, tau=None, *, beta=None):
         if bp < 1.0:
             raise ValueError(f"beta must be ≥ 1 (the paper's power-mean exponent), got {beta!r}")
         if bp == 1.0:  # γ = ∞: exp(max_j z_j/τ − Λ(1/τ; z)) = max_j k w_j
-            zz = z.astype(np.float64, copy=False)
+            zz = V.as_float64(z, "similarities", "the max form (β = 1) is evaluated in float64")
             return np.exp(zz.max(axis=1) / t - log_mean_exp(zz, [1.0 / t])[:, 0])
         b = bp / (t * (bp - 1.0))
     else:
@@ -368,8 +368,9 @@ def data_continuity_factor_segment(v, v_prime, gamma=None, tau=None, points=65, 
     Returns (n,) float64. A grid maximum is a *lower*
     estimate of the supremum over the segment; raise ``points`` to tighten it.
     """
-    z0 = V.scores_array(v, "v").astype(np.float64, copy=False)
-    z1 = V.scores_array(v_prime, "v_prime").astype(np.float64, copy=False)
+    why = "the segment v + t(v′ − v) is evaluated in float64"
+    z0 = V.as_float64(V.scores_array(v, "v"), "v", why)
+    z1 = V.as_float64(V.scores_array(v_prime, "v_prime"), "v_prime", why)
     if z1.shape != z0.shape:
         raise ValueError(f"v_prime must have the shape of v {z0.shape}, got shape {z1.shape}")
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
@@ -897,9 +898,12 @@ def _prop4_shapes(phi, name, pooled):
 
 
 def _prop4_arrays(given, arrays, name, pooled, normalize, screened, dt):
-    """The map's arrays as C-contiguous ``dt`` (a copy of a caller's array is announced), with finite unit rows."""
+    """The map's anchors and positives as C-contiguous ``dt`` (a copy of a caller's array is announced), the
+    negatives or pool as given (their dtype and strides: a broadcast of 10⁹ negatives is not copied), with finite
+    unit rows."""
     names = ("anchors", "positives", "pool" if pooled else "negatives")
-    a, p, ng = (V.small_operand(x, f"{name} {nm}", dt, g) for x, nm, g in zip(arrays, names, given))
+    a, p = (V.small_operand(x, f"{name} {nm}", dt, g) for x, nm, g in zip(arrays[:2], names[:2], given[:2]))
+    ng = arrays[2]
     a = V.finite_unit_rows(a, f"{name} anchors", normalize)
     p = V.finite_unit_rows(p, f"{name} positives", normalize)
     if not screened:  # else the per-anchor kernel screens the (n, k, d) rows in its own pass
@@ -955,7 +959,7 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
     for x, y, nm in zip(m1, m2, ("anchors", "positives", "pool" if pooled else "negatives")):
         if x.shape != y.shape:
             raise ValueError(f"phi_prime {nm} must have the shape of phi {nm} {x.shape}, got shape {y.shape}")
-    dt = V.common_dtype(*m1, *m2)  # the kernel reads both maps in one dtype
+    dt = V.common_dtype(*m1, *m2)  # the small arrays of both maps in one dtype; the big ones as given
     a, p, ng = _prop4_arrays(g1, m1, "phi", pooled, normalize, screened, dt)
     a2, p2, ng2 = _prop4_arrays(g2, m2, "phi_prime", pooled, normalize, screened, dt)
     n = a.shape[0]

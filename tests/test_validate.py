@@ -316,3 +316,84 @@ def test_certify_underflow_is_checked_not_waved_through():
     y = sp.Symbol("y", positive=True)
     with pytest.raises(CertificationError):  # e^{-1000}·1e300 ≈ 5e-135 fits a float; the float route gives 0.0
         certify(sp.exp(-x) * y, {x: 1000, y: 10**300})
+
+
+# --- issue 28: broadcast (zero-stride) inputs are read in place; a copy is announced or, too large, refused
+
+
+def _units(rng, *shape):
+    x = rng.normal(size=shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def test_broadcast_negatives_are_not_materialised():
+    """10⁷ negatives that are one row repeated (np.broadcast_to): checked and normalised on the distinct row, read in
+    place; before, normalize=True made 550 MiB of temporaries and prop4_bound copied them (10⁹: out of memory)."""
+    import tracemalloc
+    import warnings
+
+    import infonce_bounds as ib
+
+    rng = np.random.default_rng(5)
+    n, k, d = 100, 100_000, 4
+    a, p, row = _units(rng, n, d), _units(rng, n, d), _units(rng, d)
+    ng = np.broadcast_to(row, (n, k, d))
+    dense = np.broadcast_to(row, (3, 5, d)).copy()
+    same = lambda x, y: np.testing.assert_allclose(x, y, rtol=1e-13, atol=1e-15)  # noqa: E731 - the dot's rounding
+    for norm in (False, True):  # the values of the materialised array, on a small case (and compiled first)
+        same(
+            ib.infonce_loss(a[:3], p[:3], np.broadcast_to(row, (3, 5, d)), 0.5, normalize=norm),
+            ib.infonce_loss(a[:3], p[:3], dense, 0.5, normalize=norm),
+        )
+    small = ((a[:3], p[:3], np.broadcast_to(row, (3, 5, d))), (p[:3], a[:3], np.broadcast_to(row, (3, 5, d))))
+    same(ib.prop4_bound(*small, 0.5, 2.0).ours, ib.prop4_bound(*((x, y, dense) for x, y, _ in small), 0.5, 2.0).ours)
+    # an eighth of the materialised negatives (320 MB): what remains are per-row temporaries (a few rows' k
+    # negatives re-read in a compensated form); before, normalize=True peaked at 550 MB and prop4_bound at 660 MB
+    budget = n * k * d * 8 // 8
+    calls = (
+        lambda a, p, ng: ib.infonce_loss(a, p, ng, 0.5),
+        lambda a, p, ng: ib.infonce_loss(a, p, ng, 0.5, normalize=True),
+        lambda a, p, ng: ib.prop4_bound((a, p, ng), (p, a, ng), 0.5, 2.0),
+        lambda a, p, ng: ib.search_cross_entropy(a, ng, np.broadcast_to(1.0, ng.shape[:2]), 0.5),
+    )
+    for call in calls:
+        call(a[:3], p[:3], np.broadcast_to(row, (3, 5, d)))  # compiled for these strides before measuring
+        tracemalloc.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no copy, so no InputCopyWarning either
+            call(a, p, ng)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < budget, peak
+
+
+def test_broadcast_bad_row_is_still_refused():
+    """Planted: the check on the distinct rows is a check: a non-unit or NaN row repeated is named."""
+    import infonce_bounds as ib
+
+    rng = np.random.default_rng(6)
+    a, p = _units(rng, 4, 3), _units(rng, 4, 3)
+    with pytest.raises(ValueError, match=r"negatives must have unit rows.*row \(0, 0\)"):
+        ib.infonce_loss(a, p, np.broadcast_to(np.array([2.0, 0, 0]), (4, 1000, 3)), 0.5)
+    with pytest.raises(ValueError, match="negatives must be finite"):
+        ib.infonce_loss(a, p, np.broadcast_to(np.array([np.nan, 0, 0]), (4, 1000, 3)), 0.5, normalize=True)
+
+
+def test_broadcast_copy_is_announced_or_refused(monkeypatch):
+    """A copy of a caller's array is announced (InputCopyWarning with its size); a broadcast whose copy would not fit
+    in half the free memory is refused naming the argument and the memory it would need."""
+    import infonce_bounds as ib
+    from infonce_bounds.numerics import validate as V
+
+    rng = np.random.default_rng(7)
+    n, k, d = 200_000, 2, 4
+    anchors = np.broadcast_to(_units(rng, d), (n, d))
+    p, ng = _units(rng, n, d), _units(rng, n, k, d)
+    with pytest.warns(V.InputCopyWarning, match=r"anchors \(broadcast float64 array of shape \(200000, 4\)\)"):
+        ib.infonce_loss(anchors, p, ng, 0.5)
+    monkeypatch.setattr(V, "copy_limit", lambda: 1 << 20)  # 1 MiB free, as a full machine would have
+    with pytest.raises(ValueError, match=r"anchors is a broadcast .* would need 6\.1 MiB"):
+        ib.infonce_loss(anchors, p, ng, 0.5)
+    z32 = rng.normal(size=(5, 3)).astype(np.float32)  # and a dtype widening is a copy too: announced
+    with pytest.warns(V.InputCopyWarning, match="similarities"):
+        ib.numerics.api.data_continuity_factor(z32, tau=0.5, beta=1.0)
