@@ -173,3 +173,32 @@ def exact_json(out: dict) -> dict:
         rows.append(row)
     res["by_k"] = rows
     return res
+
+
+def paper_json(data: dict) -> dict:
+    """``constants --paper --json``: upper ends (paper, ours, each Theorem-1 term) rounded up, the certified ratio
+    paper/ours (a lower end) rounded down, intervals outward; texts and exact parameters beside them."""
+    out = dict(data)
+    out["parameters"], out["parameters_exact"] = exact_parameters(data["parameters"])
+    rows = []
+    for r in data["rows"]:
+        row = certified(r, value="paper", pair="paper_interval", lower=("ratio",))
+        row = certified(row, value="ours", pair="ours_interval")
+        rows.append(row)
+    out["rows"] = rows
+    t1 = data.get("theorem1")
+    if isinstance(t1, dict):
+        t = certified(t1, value="trivial", pair="trivial_interval")
+        if isinstance(t1.get("parameters"), dict):
+            t["parameters"], t["parameters_exact"] = exact_parameters(t1["parameters"])
+        if isinstance(t1.get("versions"), list):
+            versions = []
+            for v in t1["versions"]:
+                w = certified(v, value="bound", pair="interval")
+                for key in ("complexity", "variability", "bias", "trivial", "capped"):
+                    if isinstance(v.get(key), str):
+                        w[key], w[key + "_text"] = up(v[key]), v[key]
+                versions.append(w)
+            t["versions"] = versions
+        out["theorem1"] = t
+    return out

@@ -267,8 +267,9 @@ def format_text(data: dict) -> str:
 
 
 def run(args) -> int:
+    from ..jsonout import paper_json
     from ..report import render_json
 
     data = payload(args)
-    print(render_json(data) if getattr(args, "json", False) else format_text(data))
+    print(render_json(paper_json(data)) if getattr(args, "json", False) else format_text(data))
     return 0
