@@ -32,6 +32,9 @@ def test_errata_json_runs_every_erratum(capsys):
         assert r["kind"] in paper.ERRATUM_KINDS and r["correction"] and r["consequence"]
         if r["printed_step"]:
             assert r["printed_step"]["verdict"] == "refuted" and r["printed_step"]["counterexample"]
+            # issue 28: the point as JSON numbers (null beyond the float range), its exact text beside
+            ce, text = r["printed_step"]["counterexample"], r["printed_step"]["counterexample_text"]
+            assert set(ce) == set(text) and all(v is None or isinstance(v, (int, float)) for v in ce.values())
         if r["corrected_step"]:
             assert r["corrected_step"]["verdict"] == "proved"
 

@@ -135,9 +135,14 @@ def run(args) -> int:
 
         print(errata_document(data) if args.standalone else errata_latex(data), end="\n")
     elif args.json:
+        from ..jsonout import verdict_json
         from ..report import render_json
 
-        print(render_json(data))
+        steps = ("printed_step", "corrected_step")  # counterexamples as numbers, their exact texts beside
+        rows = [
+            {**r, **{s_: verdict_json(r[s_]) for s_ in steps if isinstance(r.get(s_), dict)}} for r in data["errata"]
+        ]
+        print(render_json({**data, "errata": rows}))
     else:
         print(format_text(data))
     if not data["ok"]:
