@@ -219,7 +219,7 @@ def test_cli_bad_model_is_one_line_exit_2(tmp_path, capsys):
         (["--k", "0-3"], "k = 0 is out of range; allowed: integers k ≥ 1"),
         (["--k", "4-2"], "is empty"),
         (["--k", "a"], "'a' is not an integer k ≥ 1"),
-        (["--digits", "2"], "--digits must be in"),
+        (["--digits", "2"], "--digits = '2' is out of range; allowed: an integer digits ∈ [5, 1000]"),
     ):
         assert main(["exact", str(good), *argv]) == 2
         assert msg in capsys.readouterr().err
