@@ -40,7 +40,7 @@ def test_unknown_result_is_a_one_line_error(capsys):
 
 def test_bad_trials(capsys):
     assert main(["verify", "loss", "--trials", "0"]) == 2
-    assert "--trials must be ≥ 1" in capsys.readouterr().err
+    assert "--trials = 0 is out of range; allowed: an integer trials ∈ [1, 1e9]" in capsys.readouterr().err
 
 
 def test_show_unicode_and_latex(capsys):
