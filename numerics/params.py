@@ -89,8 +89,19 @@ class Param:
     def read(self, value: Any, shown: str | None = None):
         """``value`` (a number or its text) as an exact SymPy rational in the allowed range; the string 'auto'
         (any case) is returned as ``"auto"`` when allowed. ``ValueError`` naming ``shown`` (default: the name)."""
-        from .certify import exact
+        got = self.read_fraction(value, shown)
+        if got == "auto":
+            return got
+        import sympy as sp
 
+        return sp.Integer(got.numerator) if got.denominator == 1 else sp.Rational(got.numerator, got.denominator)
+
+    def read_int(self, value: Any, shown: str | None = None) -> int:
+        """An integer parameter as a Python int (no SymPy import: ``verify`` on an unchanged catalogue stays light)."""
+        return int(self.read_fraction(value, shown))
+
+    def read_fraction(self, value: Any, shown: str | None = None):
+        """``read`` as a ``fractions.Fraction`` (or ``"auto"``)."""
         shown = shown or self.name
         given = value
         if self.auto and isinstance(value, str) and value.strip().lower() == "auto":
@@ -102,13 +113,12 @@ class Param:
             if as_int is None:
                 raise self.error(shown, given, "is not an integer (write N or NeM, e.g. 256 or 1e12)")
             value = as_int
-        try:
-            val = exact(value, shown)
-        except ValueError:
-            raise self.error(shown, given, "is not a number") from None
-        if self.integer and not val.is_Integer:
+        val = _fraction_of(value)
+        if val is None:
+            raise self.error(shown, given, "is not a number")
+        if self.integer and val.denominator != 1:
             raise self.error(shown, given, "is not an integer")
-        if not self.contains(Fraction(int(val.p), int(val.q))):
+        if not self.contains(val):
             raise self.error(shown, given)
         return val
 
@@ -124,6 +134,41 @@ class Param:
             if v > hi or (self.hi_open and v == hi):
                 return False
         return True
+
+
+def _fraction_of(value: Any) -> Fraction | None:
+    """A finite number exactly as a Fraction (a decimal text or a float as the decimal it prints as: "0.1" and 0.1
+    are 1/10); ``None`` for anything that is not one. SymPy and mpmath numbers go through ``certify.exact``."""
+    import math
+    import numbers
+    from decimal import Decimal
+
+    if value is None or isinstance(value, bool) or type(value).__name__ == "bool_":
+        return None
+    try:
+        if isinstance(value, numbers.Integral):
+            return Fraction(int(value))
+        if isinstance(value, float) or type(value).__module__ == "numpy":
+            f = float(value)
+            return Fraction(repr(f)) if math.isfinite(f) else None
+        if isinstance(value, str) and "/" not in value:
+            d = Decimal(value.strip())
+            if not d.is_finite():
+                return None
+            if d and abs(d.adjusted()) > 1000:  # 1e999999999 is out of every range: never build 10^999999999
+                return (1 if d > 0 else -1) * Fraction(10) ** (1001 if d.adjusted() > 0 else -1001)
+            return Fraction(d)
+        if isinstance(value, (Fraction, str)):
+            return Fraction(value.strip() if isinstance(value, str) else value)
+    except (ValueError, ZeroDivisionError, OverflowError, TypeError, ArithmeticError):
+        return None
+    try:  # SymPy, mpmath, Decimal …: the one exact reader of the toolkit
+        from .certify import exact
+
+        r = exact(value, "value")
+        return Fraction(int(r.p), int(r.q))
+    except (ValueError, TypeError, AttributeError):
+        return None
 
 
 def short_int(v: int) -> str:

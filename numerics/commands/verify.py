@@ -77,7 +77,7 @@ def run(args) -> int:
 
     for name in ("trials", "seed", "workers"):
         if getattr(args, name) is not None:
-            params.read(name, getattr(args, name), params.flag(name))
+            params.PARAMETERS[name].read_int(getattr(args, name), params.flag(name))
     summary = verify_all(
         args.results, args.trials, args.seed, progress=not args.json, workers=args.workers, use_cache=not args.no_cache
     )

@@ -117,6 +117,6 @@ def verify(
 
     if isinstance(results, str):  # verify("loss") would check the results "l", "o", "s", "s"
         raise ValueError(f"results must be a list of result names, got the string {results!r}; write [{results!r}]")
-    trials = None if trials is None else int(params.read("trials", trials, "trials"))
-    seed = int(params.read("seed", seed, "seed"))
+    trials = None if trials is None else params.PARAMETERS["trials"].read_int(trials, "trials")
+    seed = params.PARAMETERS["seed"].read_int(seed, "seed")
     return verify_all(list(results or []), trials, seed, progress=flag(progress, "progress"))
