@@ -285,3 +285,45 @@ def test_killed_or_interrupted_command_leaves_no_process(tmp_path, command, sig)
         timeout=300,
     )
     assert res.returncode == 0, res.stderr
+
+
+_TRACKER_SCRIPT = r"""
+import multiprocessing, os, pathlib, signal, sys, time
+multiprocessing.get_context("spawn").Lock()  # starts the resource tracker here, as an earlier test's process pool does
+pid = os.fork()
+if pid == 0:  # as test_fuzz runs a command: in a forked child, stopped by SIGKILL at its time limit
+    from infonce_bounds.numerics.cli import main
+    main(["verify", "--no-cache"])
+    os._exit(0)
+def kids():
+    out = []
+    for task in pathlib.Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            out += (task / "children").read_text().split()
+        except OSError:
+            pass
+    return out
+t0 = time.monotonic()
+while len(kids()) < 2 and time.monotonic() - t0 < 120:
+    time.sleep(0.1)
+time.sleep(1)
+os.kill(pid, signal.SIGKILL)
+os.waitpid(pid, 0)
+"""
+
+
+def test_killed_forked_verify_leaves_no_resource_tracker(tmp_path):
+    """The suite left a resource_tracker behind: test_fuzz SIGKILLs a forked `verify`, whose worker slots (never
+    seeing EOF: each held the parent's pipe ends) lived on under init, holding the pipe of the resource tracker
+    that an earlier test's process pool had started in the pytest process; the tracker waited for ever."""
+    tag = f"tracker-{os.getpid()}-{time.monotonic_ns()}"
+    env = {**os.environ, MARK: tag, "XDG_CACHE_HOME": str(tmp_path / "xdg")}
+    with open(tmp_path / "stderr", "w") as err:
+        subprocess.run(
+            [sys.executable, "-c", _TRACKER_SCRIPT], env=env, stdout=subprocess.DEVNULL, stderr=err, timeout=300
+        )
+    try:
+        _wait_for(lambda: not _marked(tag), 15, "the slots and the resource tracker to end")
+    finally:
+        for pid in _marked(tag):
+            os.kill(pid, signal.SIGKILL)
