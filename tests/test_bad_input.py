@@ -182,7 +182,7 @@ def test_experiment_at_tau_1e3_runs(tmp_path, capsys):
 @pytest.mark.parametrize("tau", ["1e-4", "101", "nan", "inf", "0"])
 def test_experiment_tau_outside_the_stated_range_is_refused(tmp_path, capsys, tau):
     assert main(["experiment", "rate", "--tau", tau, "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--tau", "[0.001, 100]")
+    one_line_error(capsys, "--tau", "τ ∈ [1e-3, 1e2]")  # the one range of τ (numerics.params)
 
 
 # ------------------------------------------------------------------------------------------ exact
@@ -679,7 +679,7 @@ def test_mixed_float32_negatives_match_a_50_digit_reference():
 def test_negative_seed_names_the_option(tmp_path, capsys):
     """Row '--seed -1': the error did not name --seed."""
     assert main(["experiment", "rate", "--quick", "--seed", "-1", "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--seed", "-1", "0 ≤ seed < 2^63")
+    one_line_error(capsys, "--seed", "-1", "seed ∈ [0, 2^63 − 1]")
 
 
 def test_compare_plot_path_is_the_file_written(tmp_path, capsys):
@@ -710,7 +710,7 @@ def test_temperature_grid_at_the_low_end_of_the_stated_range(tmp_path, capsys):
     row = json.loads((tmp_path / "temperature.json").read_text())["per_tau"]["0.001"]
     assert math.isfinite(row["bias_constant"]["measured_max_k_times_gap"])
     assert main(["experiment", "temperature", "--taus", "0.0009", "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--taus", "0.0009", "[0.001, 100]")
+    one_line_error(capsys, "--taus", "0.0009", "τ ∈ [1e-3, 1e2]")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])
