@@ -220,7 +220,16 @@ def _forked(pid: int) -> list[int]:
     return out
 
 
-def _claim_file(path: pathlib.Path, n: int = 30) -> pathlib.Path:
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU seconds of process ``pid`` so far (0 once it is gone)."""
+    try:
+        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(") ", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _claim_file(path: pathlib.Path, n: int = 2000) -> pathlib.Path:
     claims = [
         f"[[claim]]\nname = \"c{i}\"\nclaim = '\\log(1 + {i + 1} x) \\le {i + 1} x'\nwhere = {{ x = [0, {i + 2}] }}\n"
         for i in range(n)
@@ -254,8 +263,9 @@ def test_killed_or_interrupted_command_leaves_no_process(tmp_path, command, sig)
     with open(tmp_path / "stderr", "w") as err:
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=err, env=env, start_new_session=True)
     try:
-        if command == "check":  # checks in this process or in workers: mid-run is once its imports are done
-            time.sleep(6)
+        if command == "check":  # in this process or in workers: mid-run is some CPU seconds into the checks
+            _wait_for(lambda: _cpu_seconds(proc.pid) >= 6 or len(_marked(tag)) >= 3, 120, "check to be under way")
+            time.sleep(1)
         else:
             _wait_for(lambda: len(_forked(proc.pid)) >= 2, 120, "the worker processes")
             time.sleep(1.5)
