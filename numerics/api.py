@@ -29,6 +29,25 @@ import numpy as np
 from . import validate as V
 
 
+def _brief(value) -> str:
+    """A field in a short repr: an array by its shape, dtype and range (a 10⁶-row array is one line), a float to 6
+    significant digits."""
+    if isinstance(value, np.ndarray):
+        if value.size and np.issubdtype(value.dtype, np.number):
+            with np.errstate(all="ignore"):
+                lo, hi = np.nanmin(value), np.nanmax(value)
+            return f"array(shape={value.shape}, {value.dtype}, range [{lo:.6g}, {hi:.6g}])"
+        return f"array(shape={value.shape}, {value.dtype})"
+    if isinstance(value, (float, np.floating)):
+        return f"{float(value):.6g}"
+    return repr(value)
+
+
+def _brief_repr(self) -> str:
+    """``Name(field=…, …)`` with every array summarised (``_brief``): the repr of a result is a few lines."""
+    return f"{type(self).__name__}(" + ", ".join(f"{k}={_brief(v)}" for k, v in zip(self._fields, self)) + ")"
+
+
 class Risk(NamedTuple):
     """Mean loss over anchors with its standard error std(ddof=1)/√n (nan when n = 1)."""
 
@@ -44,6 +63,8 @@ class Gradient(NamedTuple):
     anchors: np.ndarray
     positives: np.ndarray
     negatives: np.ndarray
+
+    __repr__ = _brief_repr
 
 
 def _triplet(anchors, positives, negatives, normalize):
@@ -327,7 +348,7 @@ def data_continuity_factor(similarities_, gamma=None, tau=None, *, beta=None):
         if bp < 1.0:
             raise ValueError(f"beta must be ≥ 1 (the paper's power-mean exponent), got {beta!r}")
         if bp == 1.0:  # γ = ∞: exp(max_j z_j/τ − Λ(1/τ; z)) = max_j k w_j
-            zz = z.astype(np.float64, copy=False)
+            zz = V.as_float64(z, "similarities", "the max form (β = 1) is evaluated in float64")
             return np.exp(zz.max(axis=1) / t - log_mean_exp(zz, [1.0 / t])[:, 0])
         b = bp / (t * (bp - 1.0))
     else:
@@ -347,8 +368,9 @@ def data_continuity_factor_segment(v, v_prime, gamma=None, tau=None, points=65, 
     Returns (n,) float64. A grid maximum is a *lower*
     estimate of the supremum over the segment; raise ``points`` to tighten it.
     """
-    z0 = V.scores_array(v, "v").astype(np.float64, copy=False)
-    z1 = V.scores_array(v_prime, "v_prime").astype(np.float64, copy=False)
+    why = "the segment v + t(v′ − v) is evaluated in float64"
+    z0 = V.as_float64(V.scores_array(v, "v"), "v", why)
+    z1 = V.as_float64(V.scores_array(v_prime, "v_prime"), "v_prime", why)
     if z1.shape != z0.shape:
         raise ValueError(f"v_prime must have the shape of v {z0.shape}, got shape {z1.shape}")
     if isinstance(points, bool) or not isinstance(points, (int, np.integer)) or points < 2:
@@ -538,6 +560,8 @@ class PooledGradient(NamedTuple):
     positives: np.ndarray
     pool: np.ndarray
 
+    __repr__ = _brief_repr
+
 
 def infonce_gradient_pooled(anchors, positives, pool, index, tau, variant="dcl") -> PooledGradient:
     """Mean loss and its gradient w.r.t. anchors, positives and pool (rows must be unit; plain dot products).
@@ -689,6 +713,8 @@ class BatchGradient(NamedTuple):
     loss: float
     anchors: np.ndarray
     positives: np.ndarray
+
+    __repr__ = _brief_repr
 
 
 def infonce_gradient_in_batch(anchors, positives, tau, variant="standard", symmetric=False) -> BatchGradient:
@@ -853,6 +879,8 @@ class Prop4Bound(NamedTuple):
     tau: float
     beta: float
 
+    __repr__ = _brief_repr
+
 
 def _prop4_shapes(phi, name, pooled):
     """One embedding map's three arrays, validated in shape (no conversion yet), and the arrays as given."""
@@ -870,9 +898,12 @@ def _prop4_shapes(phi, name, pooled):
 
 
 def _prop4_arrays(given, arrays, name, pooled, normalize, screened, dt):
-    """The map's arrays as C-contiguous ``dt`` (a copy of a caller's array is announced), with finite unit rows."""
+    """The map's anchors and positives as C-contiguous ``dt`` (a copy of a caller's array is announced), the
+    negatives or pool as given (their dtype and strides: a broadcast of 10⁹ negatives is not copied), with finite
+    unit rows."""
     names = ("anchors", "positives", "pool" if pooled else "negatives")
-    a, p, ng = (V.small_operand(x, f"{name} {nm}", dt, g) for x, nm, g in zip(arrays, names, given))
+    a, p = (V.small_operand(x, f"{name} {nm}", dt, g) for x, nm, g in zip(arrays[:2], names[:2], given[:2]))
+    ng = arrays[2]
     a = V.finite_unit_rows(a, f"{name} anchors", normalize)
     p = V.finite_unit_rows(p, f"{name} positives", normalize)
     if not screened:  # else the per-anchor kernel screens the (n, k, d) rows in its own pass
@@ -928,7 +959,7 @@ def prop4_bound(phi, phi_prime, tau, beta, *, index=None, normalize=False) -> Pr
     for x, y, nm in zip(m1, m2, ("anchors", "positives", "pool" if pooled else "negatives")):
         if x.shape != y.shape:
             raise ValueError(f"phi_prime {nm} must have the shape of phi {nm} {x.shape}, got shape {y.shape}")
-    dt = V.common_dtype(*m1, *m2)  # the kernel reads both maps in one dtype
+    dt = V.common_dtype(*m1, *m2)  # the small arrays of both maps in one dtype; the big ones as given
     a, p, ng = _prop4_arrays(g1, m1, "phi", pooled, normalize, screened, dt)
     a2, p2, ng2 = _prop4_arrays(g2, m2, "phi_prime", pooled, normalize, screened, dt)
     n = a.shape[0]

@@ -11,7 +11,9 @@ When the float overflows (``τ = 1e-3`` gives ``e^{2000}``), the certified inter
 returned and printed in scientific form; ``float_value`` is then ``inf`` and ``overflow`` is true.
 If the float overflows although the value itself fits in a float (an intermediate ``e^{2000}``
 in a form that is not float-stable), ``intermediate_overflow`` is true: the interval result
-stands, and the expression deserves a stable rewrite.
+stands, and the expression deserves a stable rewrite. A value below the normal float range (|x| < 2.2e-308)
+has a float of 0.0 or a subnormal: ``underflow`` is true, and the check asks only that the float be that small
+too (an intermediate underflow of a value that fits, 0.0 for 1e-200, still fails it).
 
 Parameters are converted to exact rationals first: a decimal string ``"0.1"`` becomes ``1/10``
 exactly, an ``int`` stays exact, a ``float`` is read through its shortest ``repr`` (so ``0.1``
@@ -95,11 +97,20 @@ class Certified:
         return not math.isfinite(self.float_value)
 
     @property
+    def underflow(self) -> bool:
+        """True when the value lies below the normal float range (|value| < 2.2e-308, e.g. a complexity term at
+        n = 1e300 and τ = 100): the float route keeps few digits there (subnormals) or none (0.0)."""
+        return math.isfinite(self.float_value) and bool(max(abs(self.float_lo), abs(self.float_hi)) < _FLOAT_TINY)
+
+    @property
     def float_in_interval(self) -> bool:
         """``float ∈ [lo₅₃, hi₅₃]``; when the float overflows, true iff the interval really is beyond
-        the float range (so an overflow is never a disguised wrong formula)."""
+        the float range (so an overflow is never a disguised wrong formula); when the value underflows, true iff
+        the float is below the normal range too (0.0 or a subnormal: it cannot hold the 53-bit enclosure)."""
         if self.overflow:
             return bool(abs(self.float_hi) > _FLOAT_MAX or abs(self.float_lo) > _FLOAT_MAX)
+        if self.underflow:
+            return abs(self.float_value) < sys.float_info.min
         return bool(self.float_lo <= self.float_value <= self.float_hi)
 
     @property
@@ -134,6 +145,8 @@ class Certified:
 
 
 _FLOAT_MAX = mpmath.mpf(sys.float_info.max)
+#: the smallest normal float: below it a float has fewer than 53 bits (or is 0)
+_FLOAT_TINY = mpmath.mpf(sys.float_info.min)
 
 
 def _params_exact(params: Mapping) -> dict:

@@ -134,6 +134,83 @@ def _k_work(k_: int, S: int, N: int, std: bool, search: bool) -> float:
     return K_OVERHEAD + comps * S * per + S * k_ / 4 + k_ * k_ * math.log2(k_ + 1) / 12800
 
 
+def _as_list(x: Any) -> Any:
+    """A tuple or a numpy array as a list (of its entries, as Python numbers); anything else as it is."""
+    if hasattr(x, "tolist") and not isinstance(x, (str, bytes)):
+        x = x.tolist()
+    return list(x) if isinstance(x, tuple) else x
+
+
+def _checked(tau: Any, pi_in: Any, M_in: Any, phi_in: Any) -> tuple:
+    """(τ, π, M, φ) as exact rationals, each rule checked: τ ∈ ``TAU_EVAL``, π ≥ 0 summing to 1, M row-stochastic
+    (N × N, ≥ 0), φ (N × d) with unit rows, within ``TOL``; a one-line ``ValueError`` naming the entry otherwise."""
+    tau_ = _fraction(tau, "tau")
+    if tau_ <= 0:
+        raise ValueError(f"tau = {_short(tau)} must be > 0")
+    if not (TAU_EVAL[0] <= tau_ <= TAU_EVAL[1]):
+        raise ValueError(
+            f"tau = {_short(tau)} is out of range; allowed: {float(TAU_EVAL[0]):g} ≤ τ ≤ "
+            f"{float(TAU_EVAL[1]):g} (the weights e^{{s/τ}} are evaluated exactly there; the toolkit's "
+            "stated range is [1e-3, 1e2])"
+        )
+    pi_in = _as_list(pi_in)
+    if not isinstance(pi_in, list) or not pi_in:
+        raise ValueError("pi must be a non-empty list of N probabilities")
+    pi = [_fraction(v, f"pi[{i}]") for i, v in enumerate(pi_in)]
+    N = len(pi)
+    for i, p_ in enumerate(pi):
+        if p_ < 0:
+            raise ValueError(f"pi[{i}] = {_fmt(p_)} is negative")
+    if abs(sum(pi) - 1) > TOL:
+        raise ValueError(f"pi sums to {_fmt(sum(pi))}, not 1 (tolerance {float(TOL):g})")
+    M = _as_list(M_in)
+    if not isinstance(M, list) or len(M) != N:
+        raise ValueError(
+            f"M must have N = {N} rows (one per state of pi), got {len(M) if isinstance(M, list) else type(M).__name__}"
+        )
+    rows = []
+    for i, row in enumerate(M):
+        row = _as_list(row)
+        if not isinstance(row, list) or len(row) != N:
+            raise ValueError(
+                f"M row {i} must have N = {N} entries, got {len(row) if isinstance(row, list) else type(row).__name__}"
+            )
+        vals = [_fraction(v, f"M[{i}][{j}]") for j, v in enumerate(row)]
+        for j, v in enumerate(vals):
+            if v < 0:
+                raise ValueError(f"M[{i}][{j}] = {_fmt(v)} is negative")
+        if abs(sum(vals) - 1) > TOL:
+            raise ValueError(
+                f"M row {i} sums to {_fmt(sum(vals))}, not 1: M must be row-stochastic (tolerance {float(TOL):g})"
+            )
+        rows.append(vals)
+    phi = [_as_list(r) for r in _as_list(phi_in)] if isinstance(_as_list(phi_in), list) else phi_in
+    if not isinstance(phi, list) or len(phi) != N:
+        raise ValueError(
+            f"phi must have N = {N} rows (one per state of pi), got "
+            f"{len(phi) if isinstance(phi, list) else type(phi).__name__}"
+        )
+    if not isinstance(phi[0], list) or not phi[0]:
+        raise ValueError("phi row 0 must be a non-empty list of coordinates")
+    d_ = len(phi[0])
+    emb = []
+    for i, row in enumerate(phi):
+        if not isinstance(row, list) or len(row) != d_:
+            raise ValueError(
+                f"phi row {i} must have d = {d_} entries (as row 0), got "
+                f"{len(row) if isinstance(row, list) else type(row).__name__}"
+            )
+        vals = [_fraction(v, f"phi[{i}][{j}]") for j, v in enumerate(row)]
+        norm2 = sum(v * v for v in vals)
+        if abs(norm2 - 1) > TOL:
+            raise ValueError(
+                f"phi row {i} has squared norm {_fmt(norm2)}, not 1: embeddings must be unit "
+                f"vectors (tolerance {float(TOL):g})"
+            )
+        emb.append(vals)
+    return tau_, pi, rows, emb
+
+
 @dataclass
 class FiniteModel:
     """A finite-state model: π (N,), M (N × N) row-stochastic, φ (N × d) unit rows, τ > 0, all exact rationals.
@@ -158,6 +235,11 @@ class FiniteModel:
     description: str = ""
     _cache: dict = field(default_factory=dict, repr=False, compare=False)
 
+    def __post_init__(self) -> None:
+        """Every model is validated where it is made (``FiniteModel(tau=…, pi=…)`` in Python as well as
+        ``from_dict``/``from_json``): its entries become exact rationals, or a ``ValueError`` names the rule broken."""
+        self.tau, self.pi, self.M, self.phi = _checked(self.tau, self.pi, self.M, self.phi)
+
     # ------------------------------------------------------------------ construction
     @classmethod
     def from_dict(cls, data: Any) -> FiniteModel:
@@ -167,72 +249,13 @@ class FiniteModel:
         for key in ("tau", "pi", "M", "phi"):
             if key not in data:
                 raise ValueError(f"model is missing key {key!r} (needs tau, pi, M, phi)")
-        tau_ = _fraction(data["tau"], "tau")
-        if tau_ <= 0:
-            raise ValueError(f"tau = {_short(data['tau'])} must be > 0")
-        if not (TAU_EVAL[0] <= tau_ <= TAU_EVAL[1]):
-            raise ValueError(
-                f"tau = {_short(data['tau'])} is out of range; allowed: {float(TAU_EVAL[0]):g} ≤ τ ≤ "
-                f"{float(TAU_EVAL[1]):g} (the weights e^{{s/τ}} are evaluated exactly there; the toolkit's "
-                "stated range is [1e-3, 1e2])"
-            )
-        if not isinstance(data["pi"], list) or not data["pi"]:
-            raise ValueError("pi must be a non-empty list of N probabilities")
-        pi = [_fraction(v, f"pi[{i}]") for i, v in enumerate(data["pi"])]
-        N = len(pi)
-        for i, p_ in enumerate(pi):
-            if p_ < 0:
-                raise ValueError(f"pi[{i}] = {_fmt(p_)} is negative")
-        if abs(sum(pi) - 1) > TOL:
-            raise ValueError(f"pi sums to {_fmt(sum(pi))}, not 1 (tolerance {float(TOL):g})")
-        M = data["M"]
-        if not isinstance(M, list) or len(M) != N:
-            raise ValueError(
-                f"M must have N = {N} rows (one per state of pi), got "
-                f"{len(M) if isinstance(M, list) else type(M).__name__}"
-            )
-        rows = []
-        for i, row in enumerate(M):
-            if not isinstance(row, list) or len(row) != N:
-                raise ValueError(
-                    f"M row {i} must have N = {N} entries, got "
-                    f"{len(row) if isinstance(row, list) else type(row).__name__}"
-                )
-            vals = [_fraction(v, f"M[{i}][{j}]") for j, v in enumerate(row)]
-            for j, v in enumerate(vals):
-                if v < 0:
-                    raise ValueError(f"M[{i}][{j}] = {_fmt(v)} is negative")
-            if abs(sum(vals) - 1) > TOL:
-                raise ValueError(
-                    f"M row {i} sums to {_fmt(sum(vals))}, not 1: M must be row-stochastic (tolerance {float(TOL):g})"
-                )
-            rows.append(vals)
-        phi = data["phi"]
-        if not isinstance(phi, list) or len(phi) != N:
-            raise ValueError(
-                f"phi must have N = {N} rows (one per state of pi), got "
-                f"{len(phi) if isinstance(phi, list) else type(phi).__name__}"
-            )
-        if not isinstance(phi[0], list) or not phi[0]:
-            raise ValueError("phi row 0 must be a non-empty list of coordinates")
-        d_ = len(phi[0])
-        emb = []
-        for i, row in enumerate(phi):
-            if not isinstance(row, list) or len(row) != d_:
-                raise ValueError(
-                    f"phi row {i} must have d = {d_} entries (as row 0), got "
-                    f"{len(row) if isinstance(row, list) else type(row).__name__}"
-                )
-            vals = [_fraction(v, f"phi[{i}][{j}]") for j, v in enumerate(row)]
-            norm2 = sum(v * v for v in vals)
-            if abs(norm2 - 1) > TOL:
-                raise ValueError(
-                    f"phi row {i} has squared norm {_fmt(norm2)}, not 1: embeddings must be unit "
-                    f"vectors (tolerance {float(TOL):g})"
-                )
-            emb.append(vals)
         return cls(
-            tau_, pi, rows, emb, name=str(data.get("name", "model")), description=str(data.get("description", ""))
+            data["tau"],
+            data["pi"],
+            data["M"],
+            data["phi"],
+            name=str(data.get("name", "model")),
+            description=str(data.get("description", "")),
         )
 
     @classmethod
@@ -559,4 +582,16 @@ def to_json(result: dict[str, Any], digits: int) -> dict[str, Any]:
     return out
 
 
-__all__ = ["EXAMPLE_MODEL", "MAX_COMPOSITIONS", "TOL", "WORK_BUDGET", "FiniteModel", "guard_digits", "to_json"]
+#: the name that says what it is beside the experiments' float64 twin (``experiments.models.FloatFiniteModel``)
+ExactFiniteModel = FiniteModel
+
+__all__ = [
+    "EXAMPLE_MODEL",
+    "MAX_COMPOSITIONS",
+    "TOL",
+    "WORK_BUDGET",
+    "ExactFiniteModel",
+    "FiniteModel",
+    "guard_digits",
+    "to_json",
+]

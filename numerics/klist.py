@@ -16,13 +16,13 @@ longer than ``max_values`` (or with a value above ``max_k``) from its ranges alo
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-SYNTAX = "comma-separated items N, A-B (every integer), A..B (doubling) or A,B,...,C (geometric)"
-
-_INT = re.compile(r"^\+?\d+$")
+SYNTAX = (
+    "comma-separated items N, A-B (every integer), A..B (doubling) or A,B,...,C (geometric); "
+    "each integer written N or NeM (1e12)"
+)
 
 
 @dataclass(frozen=True)
@@ -84,10 +84,13 @@ class KList:
 
 
 def _int(tok: str, flag: str, text: str) -> int:
+    """One k of a list, written as every integer parameter is (``numerics.params.integer_token``: 256, 1e12)."""
+    from .params import integer_token
+
     tok = tok.strip()
-    if not _INT.match(tok):
+    v = integer_token(tok)
+    if v is None:
         raise ValueError(f"{flag} = {text!r}: {tok!r} is not an integer k ≥ 1; allowed: {SYNTAX}")
-    v = int(tok)
     if v < 1:
         raise ValueError(f"{flag} = {text!r}: k = {v} is out of range; allowed: integers k ≥ 1")
     return v
@@ -146,7 +149,9 @@ def parse_k_list(text: object, flag: str = "--k", max_values: int | None = None,
     if max_k is not None:
         top = max(r.stop for r in ranges)
         if top > max_k:
-            raise ValueError(f"{flag} = {s!r} reaches k = {top}; allowed here: k ≤ {max_k}")
+            from .params import short_int
+
+            raise ValueError(f"{flag} = {s!r} reaches k = {short_int(top)}; allowed here: k ≤ {short_int(max_k)}")
     if max_values is not None and out.size_bound > max_values:
         raise ValueError(f"{flag} = {s!r} gives {out.size_bound} values; allowed here: at most {max_values}")
     return out

@@ -13,7 +13,9 @@ refused (say what to convert to) rather than silently converted.
 
 Copies. The big array of a call — the ``(n, k, d)`` negatives, the ``(m, d)`` pool — is handed to the kernels
 as it is: its own dtype (float32 negatives with float64 anchors are read as float32 and widened per product)
-and its own strides (Fortran order, strided views), never copied. The small ``(n, d)`` arrays (anchors,
+and its own strides (Fortran order, strided views, broadcasts), never copied; a broadcast (zero stride) is
+checked and normalised on its distinct rows (``distinct_rows``). A broadcast that would have to be copied and
+would not fit in half the free memory is refused (``refuse_broadcast_copy``). The small ``(n, d)`` arrays (anchors,
 positives; in-batch both) are brought to one C-contiguous dtype, float64 if any array of the call is
 float64 (``small_operand``); when that copies an array the caller passed, an ``InputCopyWarning`` says which,
 its size and why. ``normalize=True`` returns new, normalised arrays by definition.
@@ -74,18 +76,53 @@ def embeddings(x, name: str, ndim: int, dtype=None) -> np.ndarray:
     return a
 
 
+def copy_limit() -> int:
+    """Bytes a copy of a broadcast input may take: half the memory free now (``os.sysconf``; 4 GiB if unknown)."""
+    import os
+
+    try:
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")) // 2
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - not POSIX
+        return 4 << 30
+
+
+def _gib(nbytes: float) -> str:
+    return f"{nbytes / 2**30:.3g} GiB" if nbytes >= 2**30 else f"{nbytes / 2**20:.3g} MiB"
+
+
+def refuse_broadcast_copy(a: np.ndarray, name: str, dtype, why: str) -> None:
+    """A broadcast (zero-stride) ``a`` whose contiguous copy would exceed ``copy_limit()``: a ValueError naming
+    ``name``, the memory the copy would need and the memory free, instead of running out of memory."""
+    axes = broadcast_axes(a) if a.ndim > 1 else ((0,) if a.ndim == 1 and a.strides[0] == 0 and a.size > 1 else ())
+    if not axes:
+        return
+    need = a.size * np.dtype(dtype).itemsize
+    limit = copy_limit()
+    if need > limit:
+        raise ValueError(
+            f"{name} is a broadcast (zero-stride along axis {', '.join(map(str, axes))}) array of shape {a.shape} "
+            f"whose copy would need {_gib(need)} ({why}), more than half the free memory ({_gib(2 * limit)}); pass "
+            f"the distinct rows, or a contiguous {np.dtype(dtype)} array"
+        )
+
+
 def small_operand(a: np.ndarray, name: str, dtype, given=None, why: str = "") -> np.ndarray:
     """``a`` as a C-contiguous ``dtype`` array; if that copies an array the caller passed (``given``, by default
-    ``a``), an ``InputCopyWarning`` names it, its shape, dtype, layout and size, and why.
+    ``a``), an ``InputCopyWarning`` names it, its shape, dtype, layout and size, and why. A broadcast array whose
+    copy would not fit in memory is refused first (``refuse_broadcast_copy``).
 
     Used for the small ``(n, d)`` operands only (anchors, positives), so that each kernel is compiled for one
     dtype and layout of them (the big negatives or pool keep theirs: a combination of dtypes and layouts for
     every array would multiply the compiled specialisations)."""
+    if not (a.flags.c_contiguous and a.dtype == np.dtype(dtype)):
+        refuse_broadcast_copy(a, name, dtype, why or "the kernels read it as a C-contiguous array")
     out = np.ascontiguousarray(a, dtype=dtype)
     given = a if given is None else given
     if isinstance(given, np.ndarray) and not np.may_share_memory(out, given):
         layout = (
-            "C-ordered" if given.flags.c_contiguous else ("Fortran-ordered" if given.flags.f_contiguous else "strided")
+            "C-ordered"
+            if given.flags.c_contiguous
+            else ("Fortran-ordered" if given.flags.f_contiguous else ("broadcast" if 0 in given.strides else "strided"))
         )
         reason = why or (
             f"the kernels read the small (n, d) arrays of a call as C-contiguous {np.dtype(dtype)}"
@@ -97,6 +134,21 @@ def small_operand(a: np.ndarray, name: str, dtype, given=None, why: str = "") ->
             f"np.ascontiguousarray({name}, dtype=np.{np.dtype(dtype)}) to avoid the copy",
             InputCopyWarning,
         )
+    return out
+
+
+def as_float64(a: np.ndarray, name: str, why: str) -> np.ndarray:
+    """``a`` as float64: the array itself when it is float64, else a copy announced by an ``InputCopyWarning`` (its
+    name, size and ``why``); a broadcast array too large to copy is refused (``refuse_broadcast_copy``)."""
+    if a.dtype == np.float64:
+        return a
+    refuse_broadcast_copy(a, name, np.float64, why)
+    out = a.astype(np.float64)
+    warn(
+        f"{name} ({a.dtype} array of shape {a.shape}) was copied to a float64 array of {_gib(out.nbytes)}: {why}; "
+        f"pass it as float64 to avoid the copy",
+        InputCopyWarning,
+    )
     return out
 
 
@@ -265,12 +317,32 @@ def _row_index(flat: int, shape: tuple) -> tuple:
     return tuple(int(i) for i in np.unravel_index(flat, shape[:-1]))
 
 
+def broadcast_axes(x: np.ndarray) -> tuple[int, ...]:
+    """The axes of ``x`` other than the last along which every row is the same row: stride 0 (``np.broadcast_to``,
+    ``np.lib.stride_tricks``) and more than one entry."""
+    return tuple(i for i in range(x.ndim - 1) if x.strides[i] == 0 and x.shape[i] > 1)
+
+
+def distinct_rows(x: np.ndarray) -> np.ndarray:
+    """``x`` with each broadcast axis (``broadcast_axes``) cut to its one distinct entry: a view, no copy. A row
+    index of the view is a row index of ``x`` (0 along a broadcast axis), so an error names a real row."""
+    axes = broadcast_axes(x)
+    if not axes:
+        return x
+    return x[tuple(slice(0, 1) if i in axes else slice(None) for i in range(x.ndim))]
+
+
 def finite_unit_rows(x: np.ndarray, name: str, normalize: bool) -> np.ndarray:
     """Refuse NaN/inf; with ``normalize`` return ``x/‖x‖`` row-wise, otherwise require unit rows.
 
     The norms are computed so that rows like [1e-200, 0, …] or [1e200, …] (whose squared norm under- or
-    overflows) are normalised correctly, not reported as zero or turned into zeros."""
+    overflows) are normalised correctly, not reported as zero or turned into zeros. A broadcast array (a zero
+    stride: 10⁹ negatives that are one row repeated) is checked on its distinct rows only, and normalised into a
+    broadcast of its normalised distinct rows: nothing of the size of ``x`` is allocated."""
     normalize = flag(normalize, "normalize")
+    if broadcast_axes(x):
+        out = finite_unit_rows(distinct_rows(x), name, normalize)
+        return np.broadcast_to(out, x.shape) if normalize else x
     dev = _deviation(x)
     if not normalize:
         raise_bad_rows(x, name, dev, np.arange(dev.size))
@@ -384,12 +456,21 @@ def scores_array(x, name: str) -> np.ndarray:
 
 
 def weights_array(x, name: str, shape: tuple) -> np.ndarray:
-    """Nonnegative finite ``shape`` weights with a positive sum per row, normalised to sum to 1 (float64)."""
+    """Nonnegative finite ``shape`` weights with a positive sum per row, normalised to sum to 1: a new float64 array
+    (a broadcast one stays a broadcast: its distinct entries are normalised, nothing of size n × k is made)."""
     a = as_array(x, name, f"a real array of shape {shape}")
     if a.dtype.kind not in "iuf":
         raise ValueError(f"{name} must be a real array, got dtype {a.dtype}")
     if a.shape != shape:
         raise ValueError(f"{name} must have shape {shape}, got shape {a.shape}")
+    full = a.shape
+    rows_same, cols_same = (a.ndim == 2 and a.strides[i] == 0 and a.shape[i] > 1 for i in (0, 1))
+    if rows_same or cols_same:  # a broadcast: normalise its distinct entries, return their broadcast (no n × k array)
+        part = a[: 1 if rows_same else None, : 1 if cols_same else None]
+        out = weights_array(np.ascontiguousarray(part), name, part.shape)
+        if cols_same:  # one entry stands for k equal ones: each is 1/k of the row
+            out = out / full[1]
+        return np.broadcast_to(out, full)
     a = a.astype(np.float64)
     if not np.all(np.isfinite(a) & (a >= 0)):
         bad = tuple(int(i) for i in np.argwhere(~(np.isfinite(a) & (a >= 0)))[0])

@@ -53,18 +53,30 @@ def one_line_error(capsys, *needles: str) -> str:
 # ------------------------------------------------------------------------------------------ constants
 
 
-@pytest.mark.parametrize("tau", ["1e-20", "1e-50", "1e-300"])
-def test_constants_tiny_tau_prints_certified_values(capsys, tau):
-    """Row 1: `constants --tau 1e-20` raised OverflowError in certify._fmt; now the huge values print,
-    rounded up from their enclosure, and log C(τ) = 2/τ + O(1) as the formula says."""
+def _rows_at(tau):
+    """The constants' rows at τ, past the command's range check (the certification path itself)."""
+    from infonce_bounds.numerics import bound_constants as B
+    from infonce_bounds.numerics.certify import exact
+
+    raw = {**B.DEFAULTS, "tau": "0.1"}
+    values = B.validate(raw)
+    values[B.tau] = exact(tau)
+    values[B.gamma] = 1 / values[B.tau]
+    return {r["name"]: r for r in B.rows_for(values)}
+
+
+@pytest.mark.parametrize("tau", ["1e-20", "1e-300"])
+def test_tiny_tau_certifies_huge_values(tau):
+    """Row 1: `constants --tau 1e-20` raised OverflowError in certify._fmt; the certification path still prints the
+    huge values, rounded up from their enclosure, and log C(τ) = 2/τ + O(1) as the formula says (the command now
+    refuses τ outside [1e-3, 1e2], where the bounds are not proved: test_constants_tau_outside_its_range)."""
     from infonce_bounds.derivations import bias
     from infonce_bounds.derivations.symbols import tau as tau_sym
     from infonce_bounds.numerics.certify import enclose
 
     t0 = time.perf_counter()
-    assert main(["constants", "--tau", tau, "--json"]) == 0
+    rows = _rows_at(tau)
     assert time.perf_counter() - t0 < 60
-    rows = {r["name"]: r for r in json.loads(capsys.readouterr().out)["rows"]}
     printed = mpmath.mpf(rows["bias_constant"]["value"])
     _, hi = enclose(bias.bias_constant(tau_sym), {tau_sym: tau})
     assert printed >= hi and (printed - hi) / hi < mpmath.mpf("1e-5")
@@ -72,24 +84,36 @@ def test_constants_tiny_tau_prints_certified_values(capsys, tau):
     assert abs(mpmath.log(printed) * t / 2 - 1) < 3 * t  # log C = 2/τ + O(1)
 
 
-@pytest.mark.parametrize("tau", ["1e-6", "1e-8", "1e-10"])
-def test_constants_small_tau_is_fast(capsys, tau):
+@pytest.mark.parametrize("tau", ["1e-20", "1e-300", "1e-4", "100.0001", "1e154", "1e155", "1e300"])
+def test_constants_tau_outside_its_range(capsys, tau):
+    """Issue 28: `constants --tau 1e300` printed an internal certification message with τ in 300 digits (1e154: a
+    NameError traceback); τ beyond [1e-3, 1e2], where the inequalities behind the constants are proved, is one line
+    naming --tau and that range, exit 2, from constants and compare alike."""
+    for cmd in (["constants"], ["compare", "--no-plot", "--k", "2"]):
+        assert main([*cmd, "--tau", tau]) == 2
+        err = one_line_error(capsys, "--tau", "[1e-3, 1e2]")
+        assert len(err) < 200
+
+
+@pytest.mark.parametrize("tau", ["1e-6", "1e-10"])
+def test_constants_small_tau_is_fast(tau):
     """Row 2: τ = 1e-6 … 1e-10 gave no output for > 150 s (the exact decimal rounding of e^{2·10⁶})."""
     t0 = time.perf_counter()
-    assert main(["constants", "--tau", tau]) == 0
+    assert "bias_constant" in _rows_at(tau)
     assert time.perf_counter() - t0 < 30
-    assert "bias_constant" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize(
     ("argv", "needles"),
     [
-        (["--tau", "1e-3000"], ["--tau", "[1e-300, 1e300]"]),
-        (["--tau", "1e3000"], ["--tau", "[1e-300, 1e300]"]),
-        (["--n", "1e3000"], ["--n", "[1e-300, 1e300]"]),
-        (["--beta", "1e-3000"], ["--beta", "[1e-300, 1e300]"]),
-        (["--gamma", "1e-3000"], ["--gamma", "[1e-300, 1e300]"]),
+        (["--tau", "1e-3000"], ["--tau", "[1e-3, 1e2]"]),
+        (["--tau", "1e3000"], ["--tau", "[1e-3, 1e2]"]),
+        (["--n", "1e3000"], ["--n", "[1, 1e300]"]),
+        (["--beta", "1e-3000"], ["--beta", "[1, 1e300]"]),
+        (["--gamma", "1e-3000"], ["--gamma", "[1/τ, 1e300]"]),
+        (["--gamma", "1e3000"], ["--gamma", "[1/τ, 1e300]"]),
         (["--k", "9" * 500], ["--k", "characters long"]),
+        (["--delta", "1e-301"], ["--delta", "[1e-300, 1)"]),
     ],
 )
 def test_constants_unevaluable_values_are_refused(capsys, argv, needles):
@@ -158,7 +182,7 @@ def test_experiment_at_tau_1e3_runs(tmp_path, capsys):
 @pytest.mark.parametrize("tau", ["1e-4", "101", "nan", "inf", "0"])
 def test_experiment_tau_outside_the_stated_range_is_refused(tmp_path, capsys, tau):
     assert main(["experiment", "rate", "--tau", tau, "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--tau", "[0.001, 100]")
+    one_line_error(capsys, "--tau", "τ ∈ [1e-3, 1e2]")  # the one range of τ (numerics.params)
 
 
 # ------------------------------------------------------------------------------------------ exact
@@ -655,7 +679,7 @@ def test_mixed_float32_negatives_match_a_50_digit_reference():
 def test_negative_seed_names_the_option(tmp_path, capsys):
     """Row '--seed -1': the error did not name --seed."""
     assert main(["experiment", "rate", "--quick", "--seed", "-1", "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--seed", "-1", "0 ≤ seed < 2^63")
+    one_line_error(capsys, "--seed", "-1", "seed ∈ [0, 2^63 − 1]")
 
 
 def test_compare_plot_path_is_the_file_written(tmp_path, capsys):
@@ -686,7 +710,7 @@ def test_temperature_grid_at_the_low_end_of_the_stated_range(tmp_path, capsys):
     row = json.loads((tmp_path / "temperature.json").read_text())["per_tau"]["0.001"]
     assert math.isfinite(row["bias_constant"]["measured_max_k_times_gap"])
     assert main(["experiment", "temperature", "--taus", "0.0009", "--out", str(tmp_path)]) == 2
-    one_line_error(capsys, "--taus", "0.0009", "[0.001, 100]")
+    one_line_error(capsys, "--taus", "0.0009", "τ ∈ [1e-3, 1e2]")
 
 
 @pytest.mark.parametrize("dtype", [np.float64, np.float32])

@@ -19,6 +19,12 @@ def test_verify_one_result_json(capsys):
     assert {r["result"] for r in out["results"]} == {"in_batch"}
     assert all(r["verdict"] != "refuted" for r in out["results"])
     assert out["counts"]
+    for r in out["results"]:  # issue 28: the boxes as JSON numbers (unbounded ends null), their texts beside
+        for key in ("covered", "attacked"):
+            if r[key]:
+                for name, ends in r[key].items():
+                    assert all(e is None or isinstance(e, (int, float)) for e in ends), (key, name, ends)
+                    assert len(r[key + "_text"][name]) == 2
 
 
 def test_verify_table_names_methods(capsys):
@@ -35,7 +41,7 @@ def test_unknown_result_is_a_one_line_error(capsys):
 
 def test_bad_trials(capsys):
     assert main(["verify", "loss", "--trials", "0"]) == 2
-    assert "--trials must be ≥ 1" in capsys.readouterr().err
+    assert "--trials = 0 is out of range; allowed: an integer trials ∈ [1, 1e9]" in capsys.readouterr().err
 
 
 def test_show_unicode_and_latex(capsys):

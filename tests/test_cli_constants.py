@@ -38,14 +38,17 @@ def test_constants_runs_with_defaults(capsys):
 
 def test_constants_json_rows_are_certified(capsys):
     data = _json(capsys, ["constants", "--json"])
-    assert data["parameters"]["tau"] == "0.1" and data["parameters"]["gamma"] == "20"
+    assert data["parameters"]["tau"] == 0.1 and data["parameters"]["gamma"] == 20  # numbers (issue 28) …
+    assert data["parameters_exact"]["tau"] == "0.1"  # … and the exact rationals beside them
     names = [r["name"] for r in data["rows"]]
     assert {"sample_variability", "complexity", "finite_k_bias", "bound"} <= set(names)
     for r in data["rows"]:
         assert r["show"] and r["provenance"] in ("ours", "classical", "paper")
         if r["status"] == "certified":
-            lo, hi = r["interval"]
-            assert float(lo) <= float(hi) and r["value"] == hi
+            lo, hi = r["interval"]  # JSON numbers, rounded outward from the printed decimal ends
+            assert isinstance(hi, float) and lo <= hi and r["value"] == hi
+            lo_t, hi_t = r["interval_text"]
+            assert lo <= float(lo_t) and float(hi_t) <= hi and r["value_text"] == hi_t
             assert r["float_in_interval"] or r["float_intermediate_overflow"]
 
 
@@ -80,12 +83,12 @@ def test_huge_values_are_certified_never_inf_or_nan(capsys):
     for r in data["rows"]:
         if r["status"] != "certified":
             continue
-        assert r["value"] not in ("inf", "nan") and "nan" not in r["value"]
+        assert r["value_text"] not in ("inf", "nan") and "nan" not in r["value_text"]
     sv = {r["name"]: r for r in data["rows"]}["sample_variability"]
-    assert float(sv["value"]) > 0
+    assert sv["value"] > 0
     bias = {r["name"]: r for r in data["rows"]}.get("bias_constant")
-    if bias and bias["status"] == "certified":
-        assert "e+" in bias["value"] and bias["float_overflows"]
+    if bias and bias["status"] == "certified":  # beyond the float range: no JSON number, the text says it
+        assert "e+" in bias["value_text"] and bias["float_overflows"] and bias["value"] is None
 
 
 @pytest.mark.parametrize(
@@ -121,7 +124,7 @@ def test_gamma_given_and_auto(capsys):
     auto = _json(capsys, ["constants", "--json", "--k", "64"])
     given = _json(capsys, ["constants", "--json", "--k", "64", "--gamma", "40"])
     assert auto["gamma_choice"].startswith("auto") and given["gamma_choice"] == "given"
-    assert given["parameters"]["gamma"] == "40"
+    assert given["parameters"]["gamma"] == 40
     assert "beta" not in auto["parameters"]
 
 
@@ -130,13 +133,13 @@ def test_beta_is_the_papers_and_passes_through(capsys):
     base = _json(capsys, ["constants", "--json", "--k", "64"])
     for b, shown in (("1", "1"), ("2", "2"), ("3/2", "1.5")):
         got = _json(capsys, ["constants", "--json", "--k", "64", "--beta", b])
-        assert got["parameters"]["beta"] == shown and got["parameters"]["gamma"] == base["parameters"]["gamma"]
+        assert got["parameters_exact"]["beta"] == shown and got["parameters"]["gamma"] == base["parameters"]["gamma"]
         assert [r["value"] for r in got["rows"]] == [r["value"] for r in base["rows"]]
     assert main(["constants", "--k", "64", "--beta", "2"]) == 0
     assert "β = 2" in capsys.readouterr().out
     assert main(["constants", "--beta", "0.9"]) == 2
     err = capsys.readouterr().err
-    assert "--beta" in err and "β ≥ 1" in err and "--gamma" in err
+    assert "--beta" in err and "β ∈ [1, 1e300]" in err and "gamma" in err
 
 
 def test_loss_names(capsys):
@@ -190,3 +193,44 @@ def test_report_sections(tmp_path):
     assert "| quantity |" in md and "sample_variability" in md
     md2 = compare.section_compare(tmp_path, ns)
     assert "compare.png" in md2 and (tmp_path / "compare.png").exists()
+
+
+# --- issue 28: misspelt --set, --set without --paper, numbers as JSON numbers
+
+
+def test_misspelt_set_name_is_refused_with_the_valid_names(capsys):
+    """`constants --paper --set tauu=1` was silently ignored (exit 0)."""
+    assert main(["constants", "--paper", "--set", "tauu=1"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "'tauu'" in err and "a_cov" in err and "E_w2" in err
+    assert main(["constants", "--set", "a_cov=2"]) == 2  # not the paper's rows: --set does nothing there
+    assert "--paper" in capsys.readouterr().err
+    # planted: a valid name is accepted and reaches Theorem 1's rows
+    assert main(["constants", "--paper", "--set", "a_cov=2", "--set", "E_w2=1.5", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["theorem1"]["status"] == "certified"
+
+
+def test_compare_json_numbers_are_numbers_rounded_outward(capsys):
+    from fractions import Fraction
+
+    data = _json(capsys, ["compare", "--k", "1,64", "--no-plot", "--json"])
+    for row in data["rows"]:
+        assert isinstance(row["k"], int) and isinstance(row["gamma"], (int, float))
+        cell = row["bound"]
+        assert isinstance(cell["upper"], float) and isinstance(cell["interval"][0], float)
+        assert Fraction(cell["upper"]) >= Fraction(cell["upper_text"])  # never understated
+        assert Fraction(cell["lo"]) <= Fraction(cell["lo_text"])
+        assert cell["interval"] == [cell["lo"], cell["upper"]]
+
+
+def test_python_api_errors_name_python_parameters():
+    import infonce_bounds
+
+    with pytest.raises(ValueError, match=r"^tau = 1e\+300 is out of range; allowed: τ ∈ \[1e-3, 1e2\]"):
+        infonce_bounds.constants(tau=1e300)
+    with pytest.raises(ValueError, match=r"^trials = 0 is out of range"):
+        infonce_bounds.verify(["in_batch"], trials=0)
+    with pytest.raises(ValueError, match=r"^seed = -1 "):
+        infonce_bounds.verify(["in_batch"], seed=-1)
+    with pytest.raises(ValueError, match="list of result names"):
+        infonce_bounds.verify("in_batch")

@@ -32,6 +32,9 @@ def test_errata_json_runs_every_erratum(capsys):
         assert r["kind"] in paper.ERRATUM_KINDS and r["correction"] and r["consequence"]
         if r["printed_step"]:
             assert r["printed_step"]["verdict"] == "refuted" and r["printed_step"]["counterexample"]
+            # issue 28: the point as JSON numbers (null beyond the float range), its exact text beside
+            ce, text = r["printed_step"]["counterexample"], r["printed_step"]["counterexample_text"]
+            assert set(ce) == set(text) and all(v is None or isinstance(v, (int, float)) for v in ce.values())
         if r["corrected_step"]:
             assert r["corrected_step"]["verdict"] == "proved"
 
@@ -57,9 +60,40 @@ def test_errata_exit_1_when_a_printed_step_stops_being_refuted(monkeypatch, caps
     assert "PROBLEM" in captured.out and "not refuted" in captured.out
 
 
+def _as_text(obj):
+    """The JSON with each number replaced by its certified text (``x_text`` beside ``x``), after checking that the
+    number is that text rounded outward (issue 28: numbers as JSON numbers): an upper end (paper, ours, a bound)
+    rounded up, a ratio (a lower end) rounded down, an interval [down, up]; null beyond the float range."""
+    from fractions import Fraction
+
+    if isinstance(obj, list):
+        return [_as_text(x) for x in obj]
+    if not isinstance(obj, dict):
+        return obj
+    out = {key: _as_text(v) for key, v in obj.items() if not key.endswith("_text")}
+    for key, text in obj.items():
+        if not key.endswith("_text") or key[:-5] not in obj:
+            continue
+        num, name = obj[key[:-5]], key[:-5]
+        if isinstance(text, list):
+            assert num is None or (
+                (num[0] is None or Fraction(num[0]) <= Fraction(text[0]))
+                and (num[1] is None or Fraction(num[1]) >= Fraction(text[1]))
+            ), (name, num, text)
+        elif num is not None:
+            if name == "ratio":
+                assert Fraction(num) <= Fraction(text), (name, num, text)
+            else:
+                assert Fraction(num) >= Fraction(text), (name, num, text)
+        out[name] = text
+    if "parameters_exact" in obj:
+        out["parameters"] = obj["parameters_exact"]
+    return out
+
+
 def _rows(capsys, *argv):
     assert main(["constants", "--paper", "--json", *argv]) == 0
-    return json.loads(capsys.readouterr().out)["rows"]
+    return _as_text(json.loads(capsys.readouterr().out))["rows"]
 
 
 @pytest.mark.parametrize("tau", ["0.001", "0.1", "0.5", "1", "100"])
@@ -119,7 +153,7 @@ def test_constants_paper_set_gives_other_symbols(capsys):
 
 def _theorem1(capsys, *argv):
     assert main(["constants", "--paper", "--json", *argv]) == 0
-    return json.loads(capsys.readouterr().out)["theorem1"]
+    return _as_text(json.loads(capsys.readouterr().out))["theorem1"]
 
 
 def test_constants_paper_theorem1_is_capped_by_the_trivial_bound(capsys):

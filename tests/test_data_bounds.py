@@ -375,3 +375,18 @@ def test_power_routes_agree_on_random_tuples(dtype):
     r2 = ib.prop4_bound(cast(phi), cast(psi), 0.5, 4.0 + 1e-12)
     np.testing.assert_allclose(r1.power_mean, r2.power_mean, rtol=1e-11)
     np.testing.assert_allclose(r1.max_neg, r2.max_neg, rtol=1e-15)
+
+
+def test_prop4_bound_repr_is_short():
+    """Issue 28: the repr of a Prop4Bound printed every array (about 600 lines at n = 500); now one line with the
+    headline numbers and each array's shape and range, at any n."""
+    rng = np.random.default_rng(3)
+    for n in (5, 20_000):
+        phi, phi2 = _pair(rng, n, 4, 3, 0.1)
+        r = ib.prop4_bound(phi, phi2, 0.5, 2.0)
+        text = repr(r)
+        assert text.count("\n") == 0 and len(text) < 1000, text
+        assert f"shape=({n},)" in text and f"rho_info={r.rho_info:.6g}" in text and "rho_ours=" in text
+        assert "Prop4Bound(" in text and "tau=0.5" in text
+    g = ib.infonce_gradient(*phi, 0.5)
+    assert g.negatives.shape == phi[2].shape and len(repr(g)) < 600  # the gradients' results alike

@@ -10,6 +10,7 @@ from __future__ import annotations
 import itertools
 import json
 import pathlib
+import re
 from fractions import Fraction
 
 import mpmath
@@ -93,14 +94,20 @@ def test_enumeration_matches_brute_force(path):
 
 
 def test_cli_json_matches_brute_force(capsys):
-    """`infonce-bounds exact MODEL --k 1-4 --json` reproduces the brute-force values to 1e-25 (as strings)."""
+    """`infonce-bounds exact MODEL --k 1-4 --json` reproduces the brute-force values to 1e-25 (the digits, as text
+    beside each JSON number: issue 28 made the numbers numbers)."""
     path = SHARED_EXAMPLE if SHARED_EXAMPLE.exists() else DATA / "own_N4_d3_tau_half.json"
     assert main(["exact", str(path), "--k", "1-4", "--digits", "30", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     assert set(out) >= {"CE", "Z", "by_k"} and [r["k"] for r in out["by_k"]] == [1, 2, 3, 4]
+    assert isinstance(out["CE"], float) and out["CE"] == float(out["CE_text"])
+    assert all(isinstance(z, float) for z in out["Z"]) and isinstance(out["tau"], float)
+    for row in out["by_k"]:
+        assert all(isinstance(row[key], float) and row[key] == float(t) for key, t in row["text"].items())
     data = json.loads(path.read_text())
+    out = {**out, "CE": out["CE_text"], "Z": out["Z_text"]}
     with mpmath.workdps(40):
-        for row in out["by_k"]:
+        for row in (r["text"] | {"k": r["k"]} for r in out["by_k"]):
             assert isinstance(row["R_k"], str) and len(row["R_k"].replace("-", "").replace(".", "")) >= 25
             bf = brute_force(data, row["k"])
             for key in ("R_k", "R_std_k", "H_k"):
@@ -212,7 +219,7 @@ def test_cli_bad_model_is_one_line_exit_2(tmp_path, capsys):
         (["--k", "0-3"], "k = 0 is out of range; allowed: integers k ≥ 1"),
         (["--k", "4-2"], "is empty"),
         (["--k", "a"], "'a' is not an integer k ≥ 1"),
-        (["--digits", "2"], "--digits must be in"),
+        (["--digits", "2"], "--digits = '2' is out of range; allowed: an integer digits ∈ [5, 1000]"),
     ):
         assert main(["exact", str(good), *argv]) == 2
         assert msg in capsys.readouterr().err
@@ -309,3 +316,46 @@ def test_search_gap_first_order(model):
             ex = model.exact_at(k, with_std=False)
             errs.append(abs(k * (ex["H_k"] - mpmath.log(k) - ex["R_k"]) / d1 - 1))
         assert errs[1] < errs[0] and errs[1] < 0.05, errs
+
+
+# --- issue 28: a model is validated where it is made; the two finite models have names that say the difference
+
+
+@pytest.mark.parametrize(
+    ("kw", "needle"),
+    [
+        ({"pi": ["7/10", "7/10"]}, "pi sums to 7/5"),
+        ({"pi": ["3/2", "-1/2"]}, "pi[1]"),
+        ({"M": [["1", "0"], ["1/2", "1/4"]]}, "M row 1 sums to 3/4"),
+        ({"phi": [["1"], ["1/2"]]}, "phi row 1"),
+        ({"tau": "-1/2"}, "tau"),
+        ({"M": [["1", "0"]]}, "M must have N = 2 rows"),
+    ],
+)
+def test_python_construction_validates(kw, needle):
+    """`FiniteModel(tau=1/2, pi=[7/10, 7/10], …)` was accepted in Python (only from_dict/from_json validated)."""
+    good = {"tau": "1/2", "pi": ["1/2", "1/2"], "M": [["1", "0"], ["0", "1"]], "phi": [["1"], ["-1"]]}
+    with pytest.raises(ValueError, match=re.escape(needle)):
+        FiniteModel(**{**good, **kw})
+    m = FiniteModel(**good)  # the same model, valid: accepted, entries exact
+    assert m.pi == [Fraction(1, 2)] * 2 and m.tau == Fraction(1, 2)
+
+
+def test_python_construction_takes_arrays_and_fractions():
+    import numpy as np
+
+    m = FiniteModel(tau=0.25, pi=np.array([0.5, 0.5]), M=((1, 0), (0, 1)), phi=np.array([[1.0], [-1.0]]))
+    assert m.tau == Fraction(1, 4) and m.M == [[1, 0], [0, 1]] and m.phi == [[1], [-1]]
+    assert FiniteModel(Fraction(1, 4), [Fraction(1)], [[1]], [[1]]).N == 1
+
+
+def test_the_two_finite_models_are_named_apart():
+    import infonce_bounds
+    from infonce_bounds.numerics.experiments import models
+    from infonce_bounds.numerics.finite import ExactFiniteModel
+
+    assert infonce_bounds.FiniteModel is ExactFiniteModel is FiniteModel
+    assert infonce_bounds.ExactFiniteModel is FiniteModel
+    assert models.FloatFiniteModel is not FiniteModel
+    with pytest.warns(DeprecationWarning, match="FloatFiniteModel"):
+        assert models.FiniteModel is models.FloatFiniteModel

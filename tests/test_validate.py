@@ -204,3 +204,196 @@ def test_grouped_loss_kernels_are_bit_identical_to_one_anchor_at_a_time(rng):
     checked_loss_kernel(a, p, negs, 0.05, 1, out2, screen)
     assert np.array_equal(out, one) and np.array_equal(out2, one)
     assert np.all(screen < 1e-14)
+
+
+# --- issue 28: one table of parameter ranges (numerics.params), read by the CLI, the Python API and the README
+
+
+def test_readme_parameter_table_is_the_table():
+    import pathlib
+
+    from infonce_bounds.numerics import params
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    block = readme.split("<!-- parameter-table:start -->\n")[1].split("<!-- parameter-table:end -->")[0]
+    assert block.strip() == params.markdown_table().strip(), "README: paste params.markdown_table()"
+
+
+def _outside(p):
+    """Values just outside ``p``'s range (and one that is no number), as text."""
+    from fractions import Fraction
+
+    out = ["abc"]
+    if p.lo is not None:
+        lo = Fraction(p.lo)
+        out.append(str(lo - 1) if p.integer else (f"{float(lo) * 0.999:.6g}" if lo > 0 else "-1e-9"))
+    if p.hi is not None:
+        hi = Fraction(p.hi)
+        out.append(str(int(hi) + 1) if p.integer else (f"{float(hi) * 1.001:.6g}" if hi != 1 else "1"))
+    return out
+
+
+_BOUND_NAMES = ("tau", "k", "gamma", "beta", "n", "delta", "lipschitz", "params", "radius", "digits")
+
+
+@pytest.mark.parametrize("name", _BOUND_NAMES)
+def test_out_of_range_is_refused_alike_by_cli_and_python(capsys, name):
+    """Every value outside a parameter's range: exit 2 with one line naming ``--name`` and the table's allowed text
+    from ``constants``; a ValueError naming ``name`` (never ``--name``) and the same text from Python."""
+    import infonce_bounds
+    from infonce_bounds.numerics import params
+    from infonce_bounds.numerics.cli import main
+
+    p = params.PARAMETERS[name]
+    for bad in _outside(p):
+        assert main(["constants", f"--{name}", bad]) == 2, (name, bad)
+        err = capsys.readouterr().err.strip()
+        assert err.count("\n") == 0 and f"--{name} = " in err and p.allowed() in err, err
+        with pytest.raises(ValueError) as exc:
+            infonce_bounds.constants(**{name: bad})
+        msg = str(exc.value)
+        assert msg.startswith(f"{name} = ") and "--" not in msg and p.allowed() in msg, msg
+
+
+@pytest.mark.parametrize("name", [n for n in _BOUND_NAMES if n not in ("k", "digits")])
+def test_constants_and_compare_refuse_the_same_values(capsys, name):
+    from infonce_bounds.numerics import params
+    from infonce_bounds.numerics.cli import main
+
+    for bad in _outside(params.PARAMETERS[name]):
+        assert main(["constants", f"--{name}", bad]) == 2
+        one = capsys.readouterr().err.split("error: ", 1)[1]
+        assert main(["compare", "--no-plot", "--k", "2", f"--{name}", bad]) == 2
+        assert capsys.readouterr().err.split("error: ", 1)[1] == one  # the same message, word for word
+
+
+@pytest.mark.parametrize("text", ["1", "256", "1e12", "+7", "1E3", "1e300", "1e301", "0", "2.5", "1.5e3", "-3", "k"])
+def test_one_k_grammar_for_constants_and_compare(text):
+    """`--k 1e12` was accepted by constants and refused by compare: a single k is read by one grammar and range."""
+    from infonce_bounds.numerics import params
+    from infonce_bounds.numerics.klist import parse_k_list
+
+    def ok(fn):
+        try:
+            return fn()
+        except ValueError:
+            return "refused"
+
+    single = ok(lambda: int(params.read("k", text, "--k")))
+    listed = ok(lambda: parse_k_list(text, max_k=params.integer_token(params.PARAMETERS["k"].hi)).tolist()[0])
+    assert single == listed, (text, single, listed)
+
+
+@pytest.mark.parametrize(
+    "corner",
+    [
+        {"tau": "1e-3"},
+        {"tau": "1e2", "k": "1e300"},
+        {"tau": "1e2", "n": "1e300", "lipschitz": "1e-300", "radius": "1e-300", "params": "1"},
+        {"tau": "1e2", "n": "1", "lipschitz": "1e300", "radius": "1e300", "params": "1e300", "delta": "1e-300"},
+        {"tau": "1e-3", "gamma": "1e300", "k": "1e300", "beta": "1e300"},
+        {"lipschitz": "0", "radius": "0", "delta": "0.999999999"},
+    ],
+)
+def test_corners_of_the_allowed_ranges_are_certified(corner):
+    """What the table allows is certified: every row at the corners (a value below the float range, 8.9e-750 at
+    n = 1e300 and τ = 100, failed the float check before certify knew underflow)."""
+    from infonce_bounds.numerics import bound_constants as B
+
+    data, _ = B.compute({**B.DEFAULTS, **corner})
+    assert all(r["status"] == "certified" or r["name"] == "holder_exponent" for r in data["rows"])
+
+
+def test_certify_underflow_is_checked_not_waved_through():
+    """Planted: a formula whose float route underflows to 0 although its value fits a float still fails."""
+    import sympy as sp
+
+    from infonce_bounds.numerics.certify import CertificationError, certify
+
+    x = sp.Symbol("x", positive=True)
+    tiny = certify(sp.exp(-x), {x: 2000})  # e^{-2000}: below the float range, float 0.0: consistent
+    assert tiny.underflow and tiny.float_in_interval and tiny.float_value == 0.0
+    y = sp.Symbol("y", positive=True)
+    with pytest.raises(CertificationError):  # e^{-1000}·1e300 ≈ 5e-135 fits a float; the float route gives 0.0
+        certify(sp.exp(-x) * y, {x: 1000, y: 10**300})
+
+
+# --- issue 28: broadcast (zero-stride) inputs are read in place; a copy is announced or, too large, refused
+
+
+def _units(rng, *shape):
+    x = rng.normal(size=shape)
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def test_broadcast_negatives_are_not_materialised():
+    """10⁷ negatives that are one row repeated (np.broadcast_to): checked and normalised on the distinct row, read in
+    place; before, normalize=True made 550 MiB of temporaries and prop4_bound copied them (10⁹: out of memory)."""
+    import tracemalloc
+    import warnings
+
+    import infonce_bounds as ib
+
+    rng = np.random.default_rng(5)
+    n, k, d = 100, 100_000, 4
+    a, p, row = _units(rng, n, d), _units(rng, n, d), _units(rng, d)
+    ng = np.broadcast_to(row, (n, k, d))
+    dense = np.broadcast_to(row, (3, 5, d)).copy()
+    same = lambda x, y: np.testing.assert_allclose(x, y, rtol=1e-13, atol=1e-15)  # noqa: E731 - the dot's rounding
+    for norm in (False, True):  # the values of the materialised array, on a small case (and compiled first)
+        same(
+            ib.infonce_loss(a[:3], p[:3], np.broadcast_to(row, (3, 5, d)), 0.5, normalize=norm),
+            ib.infonce_loss(a[:3], p[:3], dense, 0.5, normalize=norm),
+        )
+    small = ((a[:3], p[:3], np.broadcast_to(row, (3, 5, d))), (p[:3], a[:3], np.broadcast_to(row, (3, 5, d))))
+    same(ib.prop4_bound(*small, 0.5, 2.0).ours, ib.prop4_bound(*((x, y, dense) for x, y, _ in small), 0.5, 2.0).ours)
+    # an eighth of the materialised negatives (320 MB): what remains are per-row temporaries (a few rows' k
+    # negatives re-read in a compensated form); before, normalize=True peaked at 550 MB and prop4_bound at 660 MB
+    budget = n * k * d * 8 // 8
+    calls = (
+        lambda a, p, ng: ib.infonce_loss(a, p, ng, 0.5),
+        lambda a, p, ng: ib.infonce_loss(a, p, ng, 0.5, normalize=True),
+        lambda a, p, ng: ib.prop4_bound((a, p, ng), (p, a, ng), 0.5, 2.0),
+        lambda a, p, ng: ib.search_cross_entropy(a, ng, np.broadcast_to(1.0, ng.shape[:2]), 0.5),
+    )
+    for call in calls:
+        call(a[:3], p[:3], np.broadcast_to(row, (3, 5, d)))  # compiled for these strides before measuring
+        tracemalloc.start()
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")  # no copy, so no InputCopyWarning either
+            call(a, p, ng)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        assert peak < budget, peak
+
+
+def test_broadcast_bad_row_is_still_refused():
+    """Planted: the check on the distinct rows is a check: a non-unit or NaN row repeated is named."""
+    import infonce_bounds as ib
+
+    rng = np.random.default_rng(6)
+    a, p = _units(rng, 4, 3), _units(rng, 4, 3)
+    with pytest.raises(ValueError, match=r"negatives must have unit rows.*row \(0, 0\)"):
+        ib.infonce_loss(a, p, np.broadcast_to(np.array([2.0, 0, 0]), (4, 1000, 3)), 0.5)
+    with pytest.raises(ValueError, match="negatives must be finite"):
+        ib.infonce_loss(a, p, np.broadcast_to(np.array([np.nan, 0, 0]), (4, 1000, 3)), 0.5, normalize=True)
+
+
+def test_broadcast_copy_is_announced_or_refused(monkeypatch):
+    """A copy of a caller's array is announced (InputCopyWarning with its size); a broadcast whose copy would not fit
+    in half the free memory is refused naming the argument and the memory it would need."""
+    import infonce_bounds as ib
+    from infonce_bounds.numerics import validate as V
+
+    rng = np.random.default_rng(7)
+    n, k, d = 200_000, 2, 4
+    anchors = np.broadcast_to(_units(rng, d), (n, d))
+    p, ng = _units(rng, n, d), _units(rng, n, k, d)
+    with pytest.warns(V.InputCopyWarning, match=r"anchors \(broadcast float64 array of shape \(200000, 4\)\)"):
+        ib.infonce_loss(anchors, p, ng, 0.5)
+    monkeypatch.setattr(V, "copy_limit", lambda: 1 << 20)  # 1 MiB free, as a full machine would have
+    with pytest.raises(ValueError, match=r"anchors is a broadcast .* would need 6\.1 MiB"):
+        ib.infonce_loss(anchors, p, ng, 0.5)
+    z32 = rng.normal(size=(5, 3)).astype(np.float32)  # and a dtype widening is a copy too: announced
+    with pytest.warns(V.InputCopyWarning, match="similarities"):
+        ib.numerics.api.data_continuity_factor(z32, tau=0.5, beta=1.0)

@@ -8,11 +8,22 @@ forked again (``Slot.knows`` says what it can check) once the whole catalogue is
 
 A slot that dies (killed, out of memory) is reported by ``Slot.receive`` raising ``SlotDied``; the tasks
 it held are handed back (``Slot.inflight``).
+
+A slot never outlives its parent (``die_with_parent``): killed with ``kill -9``, the parent takes its
+workers with it, and Ctrl-C is the parent's alone to handle (a worker ignores SIGINT and is ended by the
+parent's clean-up). Before this, the second slot inherited the parent's end of the first slot's pipe (and
+each slot its own), so neither ever saw EOF, and both slept for ever under init.
 """
 
 from __future__ import annotations
 
+import os
+import signal
+import sys
+import threading
+import time
 import traceback
+import weakref
 from collections.abc import Callable, Iterable
 from multiprocessing import get_context
 from multiprocessing.connection import Connection, wait
@@ -27,8 +38,49 @@ class TaskFailed(RuntimeError):
     """A check raised in the worker: the parent re-raises it with the worker's traceback."""
 
 
-def _serve(conn: Connection, work: Callable[[Any], Any]) -> None:
+#: the parent's ends of the live slots' pipes: a newly forked slot closes its copies of them (else a slot's
+#: pipe never reads EOF while another slot is alive, and the slots keep each other alive)
+_PARENT_ENDS: weakref.WeakSet[Connection] = weakref.WeakSet()
+
+#: how often (s) a worker's watchdog thread looks for its parent
+WATCH_PERIOD = 0.25
+
+
+def die_with_parent(parent_pid: int) -> None:
+    """Make this (worker) process end when process ``parent_pid``, its parent, ends, however it ends.
+
+    On Linux the kernel sends SIGKILL when the parent dies (``prctl(PR_SET_PDEATHSIG)``); everywhere, a daemon
+    thread looks at ``getppid()`` every ``WATCH_PERIOD`` s (it changes when the parent dies), which also closes
+    the race in which the parent died before ``prctl`` ran. SIGINT is ignored: Ctrl-C reaches the whole
+    process group, and the parent, which handles it, ends its workers itself.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG = 1
+        except (OSError, AttributeError):  # pragma: no cover - no prctl symbol
+            pass
+    if os.getppid() != parent_pid:
+        os._exit(1)
+
+    def watch() -> None:
+        while os.getppid() == parent_pid:
+            time.sleep(WATCH_PERIOD)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True, name="parent-watch").start()
+
+
+def _serve(conn: Connection, work: Callable[[Any], Any], parent_pid: int, inherited: list[Connection]) -> None:
     """The child's loop: a task in, its result out, until the parent sends ``None`` or goes away."""
+    die_with_parent(parent_pid)
+    for end in inherited:  # the parent's ends, this slot's own among them: EOF on ``conn`` must mean "parent gone"
+        try:
+            end.close()
+        except OSError:
+            pass
     while True:
         try:
             task = conn.recv()
@@ -49,8 +101,10 @@ class Slot:
     def __init__(self, work: Callable[[Any], Any], knows: Iterable[str]) -> None:
         ctx = get_context("fork")
         self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=_serve, args=(child, work), daemon=True)
+        inherited = [*_PARENT_ENDS, self.conn]
+        self.proc = ctx.Process(target=_serve, args=(child, work, os.getpid(), inherited), daemon=True)
         self.proc.start()
+        _PARENT_ENDS.add(self.conn)
         child.close()  # the parent keeps one end: the child's exit then shows as EOF here
         self.knows = frozenset(knows)
         self.inflight: list[Any] = []  # tasks sent, in order (answers come back in that order)
@@ -83,6 +137,7 @@ class Slot:
         if self.proc.is_alive():
             self.proc.terminate()
             self.proc.join()
+        _PARENT_ENDS.discard(self.conn)
         self.conn.close()
 
 

@@ -206,17 +206,14 @@ def _format_table(rows: list[dict]) -> str:
 def compute(args) -> dict:
     import argparse
 
-    ks = parse_k_list(args.k, max_values=200).tolist()
-    values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
-    from .constants import _number
+    from .. import params as P
 
-    gamma_mode = "auto"
-    if gamma in values:
-        gamma_mode = "given"
-    elif str(args.gamma).strip().lower() != "auto":  # pragma: no cover - validate_params handles it
-        values[gamma] = _number("gamma", args.gamma, "γ ≥ 1/τ")
+    # every k of the list in the one range of k that `constants --k` has (numerics.params)
+    ks = parse_k_list(args.k, max_values=200, max_k=P.integer_token(P.PARAMETERS["k"].hi)).tolist()
+    values = validate_params(argparse.Namespace(**{**vars(args), "k": None}))
+    gamma_mode = "given" if gamma in values else "auto"
     loss = loss_name(args)
-    digits = min(args.digits, 6)
+    digits = min(int(P.read("digits", args.digits, "--digits")), 6)
     rows = table(values, ks, gamma_mode, loss, digits=digits)
     # the note quotes 4 digits: the table's rows serve it when they have 4 digits too
     note, quoted = closing_note(values, gamma_mode, loss, rows if digits == 4 else None)
@@ -261,6 +258,7 @@ def plot_path(text: str) -> pathlib.Path:
 
 
 def run(args) -> int:
+    from ..jsonout import compare_json
     from ..report import render_json
 
     target = None if args.no_plot else plot_path(args.plot)  # before the work
@@ -280,7 +278,7 @@ def run(args) -> int:
                 {
                     "parameters": title,
                     "columns": {k_: v[0] for k_, v in COLUMNS.items()},
-                    "rows": data["rows"],
+                    "rows": compare_json(data["rows"]),
                     "note": data["note"],
                     "quoted": data["quoted"],
                     "plot": str(written) if written else None,

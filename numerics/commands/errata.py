@@ -123,8 +123,10 @@ def format_text(data: dict) -> str:
 
 
 def run(args) -> int:
-    if args.trials < 1:
-        raise ValueError(f"--trials = {args.trials} is out of range; allowed: an integer ≥ 1")
+    from .. import params
+
+    params.read("trials", args.trials, "--trials")
+    params.read("seed", args.seed, "--seed")
     if getattr(args, "standalone", False) and not getattr(args, "latex", False):
         raise ValueError("--standalone needs --latex")
     data = collect(args.trials, args.seed)
@@ -133,9 +135,14 @@ def run(args) -> int:
 
         print(errata_document(data) if args.standalone else errata_latex(data), end="\n")
     elif args.json:
+        from ..jsonout import verdict_json
         from ..report import render_json
 
-        print(render_json(data))
+        steps = ("printed_step", "corrected_step")  # counterexamples as numbers, their exact texts beside
+        rows = [
+            {**r, **{s_: verdict_json(r[s_]) for s_ in steps if isinstance(r.get(s_), dict)}} for r in data["errata"]
+        ]
+        print(render_json({**data, "errata": rows}))
     else:
         print(format_text(data))
     if not data["ok"]:

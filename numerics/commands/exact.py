@@ -27,8 +27,18 @@ def add_arguments(p) -> None:
         help='model file with keys tau, pi, M, phi (entries numbers or exact strings such as "3/11")',
     )
     p.add_argument("--k", default="1-8", help=f"values of k: {SYNTAX} (default 1-8)")
-    p.add_argument("--digits", type=int, default=30, help="significant digits of the output (default 30)")
-    p.add_argument("--json", action="store_true", help="print one JSON object, numbers as decimal strings")
+    from .. import params
+
+    p.add_argument(
+        "--digits",
+        default=30,
+        help=f"significant digits of the output: {params.PARAMETERS['exact_digits'].allowed()} (default 30)",
+    )
+    p.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object (numbers as JSON numbers, their digits as text beside them)",
+    )
     p.add_argument("--no-search", action="store_true", help="skip H_k (the similarity-search cross-entropy)")
     p.add_argument(
         "--budget",
@@ -49,8 +59,9 @@ def _budget(text) -> float:
 
 
 def run(args) -> int:
-    if args.digits < 5 or args.digits > 1000:
-        raise ValueError(f"--digits = {args.digits} is out of range; --digits must be in [5, 1000]")
+    from .. import params
+
+    args.digits = int(params.read("exact_digits", args.digits, "--digits"))
     budget = _budget(args.budget)
     ks = parse_k_list(args.k, max_values=100_000)  # lazy: counted from its ranges, never materialised to refuse
     model = FiniteModel.from_json(args.model, budget=budget)
@@ -63,7 +74,9 @@ def run(args) -> int:
             file=sys.stderr,
         )
     if args.json:
-        print(json.dumps(to_json(res, args.digits), indent=1))
+        from ..jsonout import exact_json
+
+        print(json.dumps(exact_json(to_json(res, args.digits)), indent=1))
         return 130 if res.get("interrupted") else 0
     d = min(args.digits, 12)
 

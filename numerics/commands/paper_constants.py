@@ -29,25 +29,37 @@ PARAM_SYMBOLS = {"tau": tau, "beta": beta, "k": k}
 
 def validate_beta(text: object, tau_: sp.Rational) -> tuple[sp.Rational, str]:
     """The paper's β ≥ 1 from the command line ('auto' → 1 ∨ 2/τ); ValueError naming flag and range."""
-    raw = str(text).strip().lower()
-    if raw == "auto":
+    from .. import params as P
+
+    val = P.read("beta", "auto" if text is None else text, "--beta")
+    if val == "auto":
         return sp.Max(1, 2 / tau_), "auto: β = 1 ∨ 2/τ (Lemma 1's choice)"
-    try:
-        val = exact(text, "beta")
-    except ValueError:
-        raise ValueError(f"--beta = {text!r} is not a number; allowed: the paper's β ≥ 1, or 'auto'") from None
-    if val < 1:
-        raise ValueError(f"--beta = {text!r} is out of range; allowed: the paper's β ≥ 1 (Prop. 4), or 'auto'")
     return val, "given"
 
 
+def set_names() -> tuple[str, ...]:
+    """The names ``--set`` accepts: the symbols of the paper's constants other than τ, β, k, and Theorem 1's
+    ``a_cov``, ``E_w2`` and ``d_Theta`` (``numerics.params.SET_NAMES``)."""
+    from .. import params as P
+
+    names = set(P.SET_NAMES)
+    for c in paper.constants():
+        for e in c.build():
+            names |= {str(s_) for s_ in sp.sympify(e).free_symbols} - {str(s_) for s_ in PARAM_SYMBOLS.values()}
+    return tuple(sorted(names))
+
+
 def parse_sets(items: list[str] | None) -> dict:
-    """``--set NAME=VALUE`` (repeatable): values of symbols other than τ, β, k, read exactly."""
+    """``--set NAME=VALUE`` (repeatable): values of symbols other than τ, β, k, read exactly; a NAME that no row
+    uses (a misspelling) is refused with the valid names."""
     out = {}
+    valid = set_names() if items else ()
     for item in items or []:
         name, sep, val = str(item).partition("=")
         if not sep or not name.strip():
             raise ValueError(f"--set {item!r} is malformed; allowed: NAME=VALUE, e.g. --set E_w2=2")
+        if name.strip() not in valid:
+            raise ValueError(f"--set {name.strip()!r} is not a symbol of the paper's rows; valid: {', '.join(valid)}")
         try:
             out[name.strip()] = exact(val, name.strip())
         except ValueError:
@@ -56,8 +68,11 @@ def parse_sets(items: list[str] | None) -> dict:
 
 
 def values_from(args) -> tuple[dict, str]:
+    from .. import params as P
+
     t_ = validate_tau(args.tau)
     k_ = validate_k(args.k)
+    P.read("digits", getattr(args, "digits", 6), "--digits")
     b_, how = validate_beta(getattr(args, "beta", "auto"), t_)
     return {tau: t_, k: k_, beta: b_}, how
 
@@ -121,24 +136,20 @@ def _theorem1_values(args, values: dict, extras: dict) -> tuple[dict, list[str]]
     (ValueError naming the flag and range); and the ``--set`` names still missing."""
     from infonce_bounds.derivations.symbols import Ew2, a_cov, d_Theta, delta, n
 
-    from .constants import DEFAULTS, _integer, _number
+    from .. import params as P
+    from .constants import DEFAULTS
 
     out = dict(values)
-    out[n] = _integer("n", getattr(args, "n", DEFAULTS["n"]), 1, "an integer n ≥ 1")
-    d = _number("delta", getattr(args, "delta", DEFAULTS["delta"]), "0 < δ < 1")
-    if not 0 < d < 1:
-        raise ValueError(f"--delta = {getattr(args, 'delta', d)!r} is out of range; allowed: 0 < δ < 1")
-    out[delta] = d
-    dt = extras.get("d_Theta", getattr(args, "params", DEFAULTS["params"]))
-    out[d_Theta] = _integer("set d_Theta" if "d_Theta" in extras else "params", dt, 1, "an integer d_Θ ≥ 1")
+    out[n] = P.read("n", getattr(args, "n", DEFAULTS["n"]), "--n")
+    out[delta] = P.read("delta", getattr(args, "delta", DEFAULTS["delta"]), "--delta")
+    if "d_Theta" in extras:
+        out[d_Theta] = P.read("d_Theta", extras["d_Theta"], "--set d_Theta")
+    else:
+        out[d_Theta] = P.read("params", getattr(args, "params", DEFAULTS["params"]), "--params")
     if "a_cov" in extras:
-        if not extras["a_cov"] > 0:
-            raise ValueError(f"--set a_cov={extras['a_cov']} is out of range; allowed: {THEOREM1_NEEDS['a_cov']}")
-        out[a_cov] = extras["a_cov"]
+        out[a_cov] = P.read("a_cov", extras["a_cov"], "--set a_cov")
     if "E_w2" in extras:
-        if not extras["E_w2"] >= 1:
-            raise ValueError(f"--set E_w2={extras['E_w2']} is out of range; allowed: {THEOREM1_NEEDS['E_w2']}")
-        out[Ew2] = extras["E_w2"]
+        out[Ew2] = P.read("E_w2", extras["E_w2"], "--set E_w2")
     return out, [name for name in THEOREM1_NEEDS if name not in extras]
 
 
@@ -199,7 +210,9 @@ def theorem1_rows(args, values: dict, extras: dict, digits: int = 6) -> dict:
 
 def payload(args) -> dict:
     values, how = values_from(args)
-    digits = getattr(args, "digits", 6)
+    from .. import params as P
+
+    digits = int(P.read("digits", getattr(args, "digits", 6), "--digits"))
     prove = getattr(args, "prove", False)
     extras = parse_sets(getattr(args, "set", None))
     # first: it validates --set a_cov and --set E_w2 (E_w2 < 1 would reach Lemma 3's √(E_w2(E_w2 − 1)) below)
@@ -254,8 +267,9 @@ def format_text(data: dict) -> str:
 
 
 def run(args) -> int:
+    from ..jsonout import paper_json
     from ..report import render_json
 
     data = payload(args)
-    print(render_json(data) if getattr(args, "json", False) else format_text(data))
+    print(render_json(paper_json(data)) if getattr(args, "json", False) else format_text(data))
     return 0

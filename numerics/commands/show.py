@@ -42,8 +42,9 @@ def run(args) -> int:
             der = catalogue.get(name)
             print(f"{name:28s} {der.source:9s} {der.title}")
         return 0
-    if args.trials < 1:
-        raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
+    from .. import params
+
+    params.read("trials", args.trials, "--trials")
     der = catalogue.get(args.result)
     if args.standalone:
         results = None if args.no_verify else der.verify(trials=args.trials)

@@ -5,15 +5,14 @@ from __future__ import annotations
 import json
 import re
 import sys
-import time
 
 # Only the cache's file-and-hash module at import time: an unchanged catalogue is answered from one
 # cache entry without importing SymPy, numpy, python-flint or numba (the whole command then takes
 # about a second); the catalogue and the checkers are imported on a miss.
 from infonce_bounds.derivations import _checkcache
 
-from ..progress import Progress
 from ..report import _clip, _pad, _width  # column widths that ignore combining marks (ℓ̃, R̃)
+from ..verification import verify_all  # noqa: F401 - the library call; `report` imports it from here too
 
 HELP = "check every step of the registered derivations and say how each was checked"
 
@@ -34,87 +33,6 @@ def add_arguments(p) -> None:
         action="store_true",
         help="check every step again instead of reusing results from the cache ($XDG_CACHE_HOME/infonce-bounds/verify)",
     )
-
-
-def verify_all(
-    names: list[str],
-    trials: int | None = None,
-    seed: int | None = None,
-    progress: bool = True,
-    workers: int = 2,
-    use_cache: bool = True,
-) -> dict:
-    """Run the checks; returns {"results": [...], "seconds": …, "counts": {...}, "cache": {...}}.
-
-    ``trials``/``seed`` ``None`` mean the engine's defaults (``checks.DEFAULTS``). Steps are checked
-    by ``workers`` processes; results come from the content-hashed cache
-    (``derivations.checks.runner``) unless ``use_cache`` is false. An unchanged catalogue is answered
-    from one catalogue-level entry without building the derivations.
-    """
-    t0 = time.perf_counter()
-    # the catalogue entry is keyed on the options as given: a default (None) stands for DEFAULTS,
-    # whose source file is part of the engine version, so a changed default is a miss
-    given = {"trials": trials, "seed": seed}
-    whole = None
-    if use_cache and not names:
-        whole = _checkcache.catalogue_key(given)
-        hit = _checkcache.load(whole)
-        if isinstance(hit, dict) and isinstance(hit.get("results"), list):
-            hit["seconds"] = time.perf_counter() - t0
-            hit["cache"] = {**hit.get("cache", {}), "catalogue_hit": True, "cached": len(hit["results"]), "checked": 0}
-            return hit
-    from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import DEFAULTS, runner
-    from infonce_bounds.derivations.ledger import Verdict
-
-    options = {
-        "trials": DEFAULTS["trials"] if trials is None else trials,
-        "seed": DEFAULTS["seed"] if seed is None else seed,
-    }
-    wholes = []  # catalogue keys, taken before any source is read to build the catalogue
-    if whole is not None:
-        # stored under every way of asking for these options: each one given, or left to its default
-        forms: list[dict] = [{}]
-        for name, value in options.items():
-            alts = [value, None] if value == DEFAULTS[name] else [value]
-            forms = [{**f, name: a} for f in forms for a in alts]
-        wholes = [_checkcache.catalogue_key(form) for form in forms]
-    bar = Progress(1, "verify", enabled=progress)
-    seen: list = []
-
-    def counted(it):  # the whole catalogue is built lazily, while the first workers check: count as it comes
-        for der in it:
-            seen.append(der)
-            bar.total = sum(len(d.steps) for d in seen)
-            yield der
-
-    ders = counted([catalogue.get(n) for n in names] if names else catalogue.iter_derivations())
-
-    def tick(name, res, _cached):
-        bar.update(1, f"{name}: {res.step}")
-
-    by_der, stats = runner.verify_derivations(ders, options, workers=workers, use_cache=use_cache, on_result=tick)
-    bar.close()
-    rows = []
-    for der in seen:
-        for res in by_der[der.name]:
-            rows.append({"result": der.name, "source": der.source, **res.as_dict()})
-    counts: dict[str, int] = {}
-    for r in rows:
-        counts[r["verdict"]] = counts.get(r["verdict"], 0) + 1
-    summary = {
-        "results": rows,
-        "options": options,
-        "seconds": time.perf_counter() - t0,
-        "counts": counts,
-        "symbolic": sum(r["symbolic"] for r in rows),
-        "certified": sum(r["certified"] for r in rows),
-        "falsifier_only": sum(r["verdict"] == str(Verdict.VERIFIED) and r["kind"] == "inequality" for r in rows),
-        "cache": {**stats, "catalogue_hit": False},
-    }
-    for key in wholes:
-        _checkcache.store(key, summary)
-    return summary
 
 
 #: what the worst ratio means, in the footer of every table that prints it (``verify``, the report)
@@ -220,15 +138,18 @@ def run(args) -> int:
 
         for name in args.results:
             catalogue.get(name)  # unknown names: one-line error before any work
-    if args.trials is not None and args.trials < 1:
-        raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
-    if args.workers < 1:
-        raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    from .. import params
+
+    for name in ("trials", "seed", "workers"):
+        if getattr(args, name) is not None:
+            params.PARAMETERS[name].read_int(getattr(args, name), params.flag(name))
     summary = verify_all(
         args.results, args.trials, args.seed, progress=not args.json, workers=args.workers, use_cache=not args.no_cache
     )
     if args.json:
-        print(json.dumps(summary, indent=1))
+        from ..jsonout import verify_json
+
+        print(json.dumps(verify_json(summary), indent=1))
     else:
         print(format_table(summary))
     unexpected = [r for r in summary["results"] if not r["as_expected"]]

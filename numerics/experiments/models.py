@@ -9,7 +9,7 @@ W = e^{s(x, Y)/τ}, Z(x) = E W, Z_k = (1/k) Σ_j W_j, U = Z_k/Z.
 
 Two kinds of model:
 
-``FiniteModel``  N states with probabilities π, a row-stochastic kernel M with full support
+``FloatFiniteModel``  N states with probabilities π, a row-stochastic kernel M with full support
     (so Σ_i m(x, y_i) > 0 always), unit embeddings Φ (N × d) and similarities S = Φ Φᵀ ∈ [−1, 1].
     Exact values enumerate the multinomial counts of the k negatives over the N states
     (C(k + N − 1, N − 1) compositions; used while that is ≤ ``EXACT_LIMIT``); beyond, Monte Carlo
@@ -47,8 +47,12 @@ EXACT_LIMIT = 2_000_000
 
 
 @dataclasses.dataclass(frozen=True)
-class FiniteModel:
-    """A finite-state contrastive model: π (N,), M (N, N) row-stochastic, Φ (N, d) unit rows, τ."""
+class FloatFiniteModel:
+    """A finite-state contrastive model in float64: π (N,), M (N, N) row-stochastic, Φ (N, d) unit rows, τ.
+
+    The experiments' float64 form of a finite model (their Monte Carlo and float enumeration); the exact one, in
+    rationals and to any number of digits, is ``numerics.finite.FiniteModel`` (also named ``ExactFiniteModel``).
+    The old name ``FiniteModel`` of this module is a deprecated alias."""
 
     name: str
     pi: np.ndarray
@@ -141,7 +145,7 @@ def _unit(v):
     return v / np.linalg.norm(v, axis=-1, keepdims=True)
 
 
-def finite_models(tau: float = 0.5) -> list[FiniteModel]:
+def finite_models(tau: float = 0.5) -> list[FloatFiniteModel]:
     """The built-in finite models (fixed: their internal generator seed is not the experiment's seed).
 
     * ``binary``  2 states at angle 2π/3 on the circle, π = (0.7, 0.3), M keeps the state w.p. 0.8.
@@ -153,7 +157,7 @@ def finite_models(tau: float = 0.5) -> list[FiniteModel]:
     out = []
     ang = np.array([0.0, 2 * np.pi / 3])
     out.append(
-        FiniteModel(
+        FloatFiniteModel(
             "binary",
             np.array([0.7, 0.3]),
             np.array([[0.8, 0.2], [0.2, 0.8]]),
@@ -165,15 +169,17 @@ def finite_models(tau: float = 0.5) -> list[FiniteModel]:
     pi = np.array([1, 2, 3, 1, 2, 3], float)
     pi /= pi.sum()
     K = pi[None, :] * np.exp(2 * np.cos(th[:, None] - th[None, :]))
-    out.append(FiniteModel("ring6", pi, K / K.sum(1, keepdims=True), np.column_stack([np.cos(th), np.sin(th)]), tau))
+    out.append(
+        FloatFiniteModel("ring6", pi, K / K.sum(1, keepdims=True), np.column_stack([np.cos(th), np.sin(th)]), tau)
+    )
     Phi = _unit(g.normal(size=(8, 3)))
     pi = g.dirichlet(2 * np.ones(8))
     K = pi[None, :] * np.exp(3 * Phi @ Phi.T) * g.uniform(0.5, 1.5, size=(8, 8))
-    out.append(FiniteModel("random8", pi, K / K.sum(1, keepdims=True), Phi, tau))
+    out.append(FloatFiniteModel("random8", pi, K / K.sum(1, keepdims=True), Phi, tau))
     return out
 
 
-def finite_model(name: str, tau: float) -> FiniteModel:
+def finite_model(name: str, tau: float) -> FloatFiniteModel:
     for mdl in finite_models(tau):
         if mdl.name == name:
             return mdl
@@ -234,11 +240,11 @@ def _multinomial_logpmf(C: np.ndarray, k: int, pi: np.ndarray) -> np.ndarray:
     return logfact[k] - logfact[C].sum(1) + C @ np.log(pi)
 
 
-def exact_possible(model: FiniteModel, k: int) -> bool:
+def exact_possible(model: FloatFiniteModel, k: int) -> bool:
     return n_compositions(k, model.N) <= EXACT_LIMIT
 
 
-def finite_exact(model: FiniteModel, k: int) -> dict:
+def finite_exact(model: FloatFiniteModel, k: int) -> dict:
     """Exact (enumerated) R̃ − CE and D_k for a finite model: float64 sums over the compositions."""
     if not exact_possible(model, k):
         raise ValueError(f"k = {k} needs {n_compositions(k, model.N)} compositions (> {EXACT_LIMIT}); use Monte Carlo")
@@ -260,7 +266,7 @@ def finite_exact(model: FiniteModel, k: int) -> dict:
     return {"gap": gap, "gap_se": 0.0, "D": -snis / model.tau, "D_se": 0.0, "method": "exact"}
 
 
-def finite_mc(model: FiniteModel, k: int, n: int, rng: np.random.Generator, chunk: int = 200_000) -> dict:
+def finite_mc(model: FloatFiniteModel, k: int, n: int, rng: np.random.Generator, chunk: int = 200_000) -> dict:
     """Monte Carlo R̃ − CE and D_k (n samples per anchor state, stratified over x, control variates)."""
     Z, S, m = model.Zs(), model.S, model.m  # U = Z_k/Z is scale-free
     logW = (S - model.shift[:, None]) / model.tau
@@ -413,3 +419,17 @@ def sphere_mc(model: SphereModel, k: int, n: int, rng: np.random.Generator, chun
         "D_se": math.sqrt(max(d_sq / n - dm**2, 0.0) / (n - 1)) / model.tau,
         "method": f"monte carlo ({n} samples)",
     }
+
+
+def __getattr__(name: str):
+    if name == "FiniteModel":  # the exact model has that name (numerics.finite); this one says it is float64
+        import warnings
+
+        warnings.warn(
+            "numerics.experiments.models.FiniteModel is now FloatFiniteModel (the exact model is "
+            "numerics.finite.FiniteModel, also named ExactFiniteModel)",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return FloatFiniteModel
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

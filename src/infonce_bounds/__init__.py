@@ -39,6 +39,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "theorem1_bound": ("infonce_bounds.numerics.api", "theorem1_bound"),
     # exact finite models
     "FiniteModel": ("infonce_bounds.numerics.finite", "FiniteModel"),
+    "ExactFiniteModel": ("infonce_bounds.numerics.finite", "ExactFiniteModel"),
     # constants, derivations, verification
     "constants": ("infonce_bounds._top", "constants"),
     "verify": ("infonce_bounds._top", "verify"),

@@ -1,8 +1,9 @@
-"""The two top-level calls that wrap a subcommand: ``constants`` and ``verify``."""
+"""The two top-level calls ``constants`` and ``verify``: thin doors to the library (``numerics.bound_constants``,
+``numerics.verification``), which the command line calls too. Errors name the arguments of these functions
+(``tau``), never a command-line flag."""
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 
@@ -50,34 +51,33 @@ def constants(
     Returns
     -------
     dict
-        ``parameters`` (exact strings), ``gamma_choice``, ``loss``, ``rows`` (one dict per quantity:
-        ``name``, ``symbol``, ``value``, ``interval``, ``provenance``, ``rate``, ``show``, …) and ``notes``.
+        ``parameters`` (numbers; ``parameters_exact``: the exact values as text), ``gamma_choice``, ``loss``,
+        ``rows`` (one dict per quantity: ``name``, ``symbol``, ``value`` — the certified upper end as a number,
+        rounded up — ``interval`` [lo, hi] as numbers rounded outward, ``value_text``/``interval_text`` as the
+        table prints them, ``provenance``, ``rate``, ``show``, …), ``theorem1`` and ``notes``.
 
     Raises
     ------
     ValueError
-        Naming the parameter, its value and the allowed range.
+        Naming the parameter (``tau``, not ``--tau``), its value and its allowed range: the ranges are the
+        table ``infonce_bounds.numerics.params.PARAMETERS`` (τ ∈ [1e-3, 1e2], where the inequalities behind
+        the constants were proved; the README's table of parameters).
     """
-    from .derivations.loss import canonical_loss
-    from .numerics.commands import constants as C
+    from .numerics.bound_constants import constants as compute
 
-    loss = canonical_loss(loss)
-    ns = argparse.Namespace(
-        tau=str(tau),
-        k=str(k),
-        gamma=str(gamma),
-        beta=None if beta is None else str(beta),
-        n=str(n),
-        delta=str(delta),
-        lipschitz=str(lipschitz),
-        params=str(params),
-        radius=str(radius),
+    return compute(
+        tau,
+        k,
+        gamma=gamma,
+        beta=beta,
+        n=n,
+        delta=delta,
+        lipschitz=lipschitz,
+        params=params,
+        radius=radius,
         loss=loss,
         digits=digits,
     )
-    data = C.payload(ns)
-    data.pop("_values", None)
-    return data
 
 
 def verify(
@@ -111,10 +111,12 @@ def verify(
     ValueError
         For an unknown result name (the message lists the known ones) or ``trials < 1``.
     """
-    from .derivations.checks import DEFAULTS
-    from .numerics.commands.verify import verify_all
+    from .numerics import params
+    from .numerics.validate import flag
+    from .numerics.verification import verify_all
 
-    trials = DEFAULTS["trials"] if trials is None else int(trials)
-    if trials < 1:
-        raise ValueError(f"trials = {trials!r} is out of range; allowed: an integer ≥ 1")
-    return verify_all(list(results or []), trials, int(seed), progress=progress)
+    if isinstance(results, str):  # verify("loss") would check the results "l", "o", "s", "s"
+        raise ValueError(f"results must be a list of result names, got the string {results!r}; write [{results!r}]")
+    trials = None if trials is None else params.PARAMETERS["trials"].read_int(trials, "trials")
+    seed = params.PARAMETERS["seed"].read_int(seed, "seed")
+    return verify_all(list(results or []), trials, seed, progress=flag(progress, "progress"))
