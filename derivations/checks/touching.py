@@ -83,10 +83,10 @@ def is_zero(e: Any) -> bool:
     if e == 0:
         return True
     try:
-        if sp.simplify(e) == 0:
-            return True
-        return sp.simplify(sp.expand_log(sp.together(e))) == 0
-    except Exception:  # a failed rewrite proves nothing
+        return _time_limited(
+            lambda: sp.simplify(e) == 0 or sp.simplify(sp.expand_log(sp.together(e))) == 0, CALL_SECONDS
+        )
+    except Exception:  # a failed (or interrupted) rewrite proves nothing
         return False
 
 
@@ -94,6 +94,9 @@ def _forms(e: sp.Expr) -> list[sp.Expr]:
     """Equal forms of ``e`` to enclose: the factored form first (a square stays a square, so Arb sees
     its sign: Hoeffding's ``∂²_λ`` gap is ``(p e^λ + p − 1)²/(4(p e^λ − p + 1)²)``), then ``e`` itself."""
     out: list[sp.Expr] = []
+    if e.has(sp.sinh) and e.has(sp.cosh):
+        # sinh u = tanh u · cosh u (an identity): sinh/cosh quotients cancel to a bounded tanh
+        e = e.xreplace({a_: sp.tanh(a_.args[0]) * sp.cosh(a_.args[0]) for a_ in e.atoms(sp.sinh)})
     if sp.count_ops(e) < 400:
         try:
             f = sp.factor(sp.together(e))
@@ -103,6 +106,38 @@ def _forms(e: sp.Expr) -> list[sp.Expr]:
     if e not in out:
         out.append(e)
     return out
+
+
+#: wall-clock limit of one branch-and-bound call (SymPy's simplify of a face value can hang:
+#: ``simplify(-log(2) - 1/10**9 + 2*exp(-1))`` does not return)
+CALL_SECONDS = 4.0
+
+
+class _TimeUp(Exception):
+    """A branch-and-bound call ran out of its wall-clock limit (it then proves nothing)."""
+
+
+def _time_limited(fn, seconds: float):
+    """``fn()``, interrupted after ``seconds`` by SIGALRM where that is available (the main thread of
+    a POSIX process); elsewhere ``fn()`` runs unlimited."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
+        return fn()
+    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
+        return fn()  # someone else's timer is running: do not replace it
+
+    def on_alarm(signum, frame):
+        raise _TimeUp()
+
+    old = signal.signal(signal.SIGALRM, on_alarm)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        return fn()
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, old)
 
 
 def certify(e: sp.Expr, ranges: Mapping[sp.Symbol, tuple[Any, Any]], budget: int, strict: bool = False) -> bool:
@@ -122,12 +157,40 @@ def certify(e: sp.Expr, ranges: Mapping[sp.Symbol, tuple[Any, Any]], budget: int
             return False
         dom = Domain({x_: ranges[x_] for x_ in names})
         try:
-            out = certify_nonnegative(f, dom, strict=strict, budget=budget, max_dims=4)
-        except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError):
+            out = _time_limited(
+                lambda f=f, dom=dom: certify_nonnegative(f, dom, strict=strict, budget=budget, max_dims=4), CALL_SECONDS
+            )
+        except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError, _TimeUp):
             continue
         if out.status == "proved":
             return True
     return False
+
+
+def finite_on(exprs: list[sp.Expr], ranges: Mapping[sp.Symbol, tuple[Any, Any]], pieces: int = 8) -> bool:
+    """Every expression has a finite Arb enclosure on the box (split into ``pieces`` per axis if the whole
+    box does not give one): each is then defined and continuous there, as Taylor's theorem needs of
+    ``gap, gap′, …, gap⁽ⁿ⁾`` (a log at 0 or a pole would enclose to ±∞)."""
+
+    def ok(e: sp.Expr, box: Mapping) -> bool:
+        try:
+            v = intervals.compiled(e)({s_: intervals.to_iv(*r_) for s_, r_ in box.items() if s_ in e.free_symbols})
+        except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError):
+            return False
+        return v.lo.is_finite() and v.hi.is_finite()
+
+    for e in exprs:
+        if ok(e, ranges):
+            continue
+        axes = [s_ for s_ in ranges if s_ in e.free_symbols]
+        boxes: list[dict] = [dict(ranges)]
+        for s_ in axes:
+            lo, hi = ranges[s_]
+            cuts = [lo + (hi - lo) * sp.Rational(i, pieces) for i in range(pieces + 1)]
+            boxes = [{**b_, s_: (cuts[i], cuts[i + 1])} for b_ in boxes for i in range(pieces)]
+        if not all(ok(e, b_) for b_ in boxes):
+            return False
+    return True
 
 
 def _lt(a: Any, b: Any) -> bool:
@@ -290,7 +353,9 @@ def _side_taylor(
         # below it vanish at z) may hold on the whole segment, where the leading one need not
         for n in (lead, *range(lead - 1, 0, -1)) if r == 1 else (lead,):
             # the whole segment is a long shot for some orders: a small budget there
-            if certify(side**n * derivs[n], {x: (lo_, hi_)}, budget // 4 if r == 1 else budget):
+            if certify(side**n * derivs[n], {x: (lo_, hi_)}, budget // 4 if r == 1 else budget) and finite_on(
+                derivs[: n + 1], {x: (lo_, hi_)}
+            ):
                 return n, end
     return None
 
@@ -431,8 +496,12 @@ def _prove_line(gap: sp.Expr, xi: sp.Symbol, base: sp.Expr, ranges: Mapping, bud
         length = (hi_i - base) if side > 0 else (base - lo_i)
         if base == (hi_i if side > 0 else lo_i):
             continue  # the line is the face itself: nothing on this side
-        if not base.free_symbols and const_sign(length) != 1:
-            continue
+        if not base.free_symbols:
+            sl = const_sign(length)
+            if sl == 0:
+                continue
+            if sl != 1:
+                return None
         phi = {xi: base + side * tau * length}
         pbox = {tau: (sp.Integer(0), sp.Integer(1)), xj: ranges[xj]}
         g = _resolve_abs(gap, phi, pbox)
@@ -453,9 +522,11 @@ def _prove_line(gap: sp.Expr, xi: sp.Symbol, base: sp.Expr, ranges: Mapping, bud
         done = None
         for n in (lead, *range(lead - 1, 0, -1)):
             top = side**n * derivs[n]
-            if certify(top, {xi: ranges[xi], xj: ranges[xj]}, budget):
+            if certify(top, {xi: ranges[xi], xj: ranges[xj]}, budget) and finite_on(
+                derivs[: n + 1], {xi: ranges[xi], xj: ranges[xj]}
+            ):
                 done = f"box {xi} ∈ [{lo_i}, {hi_i}], {xj} ∈ [{ranges[xj][0]}, {ranges[xj][1]}]"
-            elif certify(top.subs(phi), pbox, budget):
+            elif certify(top.subs(phi), pbox, budget) and finite_on([d_.subs(phi) for d_ in derivs[: n + 1]], pbox):
                 done = f"the segments {xi} = {phi[xi]}, τ ∈ [0, 1]"
             if done:
                 told.append(
@@ -521,4 +592,4 @@ def prove_touching(
         return RouteOutcome(False, "touching: no proof", f"{type(exc).__name__}: {exc}", None)
 
 
-__all__ = ["RouteOutcome", "certify", "const_sign", "find_zeros_1d", "is_zero", "prove_touching"]
+__all__ = ["RouteOutcome", "certify", "const_sign", "find_zeros_1d", "finite_on", "is_zero", "prove_touching"]
