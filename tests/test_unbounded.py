@@ -83,3 +83,16 @@ def test_route_does_not_apply_to_bounded_or_doubly_unbounded_boxes():
     assert prove_unbounded(sp.exp(x) + sp.exp(a), Domain({x: (0, oo), a: (0, oo)}), False, {}) is None
     with pytest.raises(TypeError, match="domain"):
         prove_unbounded(x, {x: (0, oo)}, False, {})
+
+
+@pytest.mark.parametrize(
+    "name", ["exp above its quadratic on R", "log(1+x) <= x - x^2/4", "log below x/e minus 1e-9", "cosh with 0.49 on R"]
+)
+def test_proof_machinery_alone_proves_no_false_claim(name, monkeypatch):
+    # the float pre-filter only saves time: without it, tails and middle must still fail to prove
+    from infonce_bounds.derivations.checks import unbounded
+
+    monkeypatch.setattr(unbounded, "_negative_somewhere", lambda *args: False)
+    gap, ranges = FALSE[name]
+    out = prove_unbounded(gap, Domain(ranges), False, {})
+    assert out is None or not out.proved, (name, out)
