@@ -105,3 +105,22 @@ def test_route_does_not_apply_where_it_should_not():
     assert prove_touching((x - 1) ** 2 * k, Domain({x: (0, 2), k: (1, 5)}), False, {}) is None
     with pytest.raises(TypeError, match="domain"):
         prove_touching(x**2, {x: (0, 1)}, False, {})
+
+
+def test_called_as_check_inequality_would_call_it():
+    # the gap of a Step, as check_inequality forms it: big − small, with the claim's relation
+    from infonce_bounds.derivations.checks.sampling import _sides
+    from infonce_bounds.derivations.ledger import Step
+
+    step = Step(
+        "Pinsker, two points",
+        p * sp.log(p / q) + (1 - p) * sp.log((1 - p) / (1 - q)),
+        2 * (p - q) ** 2,
+        kind="inequality",
+        relation=">=",
+        domain=Domain({p: PQ, q: PQ}),
+    )
+    small, big, strict = _sides(step)
+    out = prove_touching(big - small, step.domain, strict, {"box_budget": 1500})
+    assert out.proved and out.covered == {"p": ("1/1000", "999/1000"), "q": ("1/1000", "999/1000")}
+    assert "p = q" in out.method
