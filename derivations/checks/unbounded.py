@@ -191,9 +191,9 @@ def prove_unbounded(
                 cut, how = got
                 mid_lo = -cut
                 steps.append(f"left tail ({x} = −y): {how}")
-            if mid_lo == -sp.oo or mid_hi == sp.oo or not bool(mid_lo <= mid_hi):
+            if mid_lo == -sp.oo or mid_hi == sp.oo or const_sign(mid_hi - mid_lo) not in (0, 1):
                 return RouteOutcome(False, "unbounded: no proof", "no bounded middle", None)
-            if mid_lo < mid_hi:
+            if const_sign(mid_hi - mid_lo) == 1:  # Arb decides the order of the cuts
                 how = _prove_middle(gap, {x: (mid_lo, mid_hi), **others}, strict, opts, budget)
                 if how is None:
                     return RouteOutcome(
