@@ -38,6 +38,7 @@ TRUE = {
     "Pinsker, two points": (_pinsker(2), {p: PQ, q: PQ}),
     "Hoeffding two-point": (_hoeffding(R(1, 8)), {p: (0, 1), lam: (-20, 20)}),
     "softplus 1-Lipschitz": (sp.Abs(x - y) - _softplus(x) + _softplus(y), {x: (-40, 40), y: (-40, 40)}),
+    "convex only near the line (strip)": ((x - y) ** 2 - (x - y) ** 4 / 60, {x: (-3, 3), y: (-3, 3)}),
     "a double zero at 1/3": ((x - R(1, 3)) ** 2 * sp.exp(x), {x: (-2, 2)}),
 }
 
@@ -49,6 +50,7 @@ FALSE = {
     "exp above its quadratic": (sp.exp(x) - 1 - x - x**2 / 2, {x: (-30, 30)}),
     "log(1+x) <= x - x^2/4": (x - x**2 / 4 - sp.log(1 + x), {x: (0, 100)}),
     "tanh cubic": (x - x**3 / 4 - sp.tanh(x), {x: (0, 1)}),
+    "strip claim false at the corners": ((x - y) ** 2 - (x - y) ** 4 / 35, {x: (-3, 3), y: (-3, 3)}),
     "softplus 0.9-Lipschitz": (R(9, 10) * sp.Abs(x - y) - _softplus(x) + _softplus(y), {x: (-40, 40), y: (-40, 40)}),
 }
 

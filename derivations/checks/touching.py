@@ -539,12 +539,78 @@ def _prove_line(gap: sp.Expr, xi: sp.Symbol, base: sp.Expr, ranges: Mapping, bud
     return "; ".join(told)
 
 
+def _prove_line_strip(gap: sp.Expr, xi: sp.Symbol, base: sp.Expr, ranges: Mapping, budget: int) -> str | None:
+    """``gap ≥ 0`` on the box from ``gap ≡ 0`` on ``xᵢ = base`` when ``±∂ⁿ_{xᵢ} gap ≥ 0`` holds only near the
+    line: on the strip ``|xᵢ − base| ≤ r`` Taylor's theorem as in ``_prove_line`` (the strip covered by
+    boxes over pieces of ``xⱼ``'s range of width ``r/2``), and away from it (``|xᵢ − base| ≥ r``, covered
+    by boxes whose points lie at least ``r/2`` from the line) branch and bound on ``gap`` itself."""
+    (xj,) = [s_ for s_ in ranges if s_ != xi]
+    lo_i, hi_i = ranges[xi]
+    lo_j, hi_j = ranges[xj]
+    width_i = hi_i - lo_i
+    for frac in (sp.Rational(1, 8), sp.Rational(1, 32)):
+        r = width_i * frac
+        told: list[str] = []
+        for side in (1, -1):
+            face = hi_i if side > 0 else lo_i
+            if base == face:
+                continue
+            # Abs resolved on the whole side (as in _prove_line), then the leading order on the line
+            tau = sp.Dummy("tau", real=True)
+            length = (hi_i - base) if side > 0 else (base - lo_i)
+            g = _resolve_abs(
+                gap, {xi: base + side * tau * length}, {tau: (sp.Integer(0), sp.Integer(1)), xj: ranges[xj]}
+            )
+            derivs = [g]
+            lead = None
+            for n in range(1, NMAX + 1):
+                derivs.append(sp.diff(derivs[-1], xi))
+                if not is_zero(derivs[n].subs(xi, base)):
+                    lead = n
+                    break
+            if lead is None:
+                return None
+            top = side**lead * derivs[lead]
+            if base.free_symbols:  # the diagonal xᵢ = xⱼ: pieces of xⱼ's range
+                m = int(sp.ceiling((hi_j - lo_j) / (r / 2)))
+                cuts = [lo_j + (hi_j - lo_j) * sp.Rational(k, m) for k in range(m + 1)]
+                strips, aways = [], []
+                for c0, c1 in zip(cuts, cuts[1:], strict=False):
+                    if side > 0:
+                        s_lo, s_hi = c0, sp.Min(c1 + r, hi_i)
+                        a_lo, a_hi = c0 + r, hi_i
+                    else:
+                        s_lo, s_hi = sp.Max(c0 - r, lo_i), c1
+                        a_lo, a_hi = lo_i, c1 - r
+                    strips.append({xi: (s_lo, s_hi), xj: (c0, c1)})
+                    if const_sign(a_hi - a_lo) == 1:
+                        aways.append({xi: (a_lo, a_hi), xj: (c0, c1)})
+            else:
+                near = base + side * r
+                if const_sign(side * (face - near)) != 1:
+                    near = face  # the side is narrower than the strip: the strip is the whole side
+                strips = [{xi: tuple(sorted((base, near), key=_num)), xj: ranges[xj]}]
+                aways = [] if near == face else [{xi: tuple(sorted((near, face), key=_num)), xj: ranges[xj]}]
+            if not all(certify(top, b_, budget // 4) and finite_on(derivs[: lead + 1], b_) for b_ in strips):
+                break
+            if not all(certify(gap, b_, budget // 4) for b_ in aways):
+                break
+            told.append(
+                f"{'above' if side > 0 else 'below'} the line: ∂^j_{xi} gap ≡ 0 on it for j < {lead} (exact),"
+                f" {'' if side > 0 else f'(−1)^{lead}·'}∂^{lead}_{xi} gap ≥ 0 on the strip |{xi} − {base}| ≤ {r}"
+                f" ({len(strips)} boxes, Arb); gap ≥ 0 beyond it ({len(aways)} boxes, Arb)"
+            )
+        else:
+            return "; ".join(told)
+    return None
+
+
 def _prove_2d(gap: sp.Expr, syms: list[sp.Symbol], ranges: Mapping, budget: int) -> RouteOutcome | None:
     lines = _line_candidates(gap, syms, ranges)
     if not lines:
         return None
     for xi, base in lines:
-        how = _prove_line(gap, xi, base, ranges, budget)
+        how = _prove_line(gap, xi, base, ranges, budget) or _prove_line_strip(gap, xi, base, ranges, budget)
         if how is not None:
             return RouteOutcome(
                 True,
