@@ -19,6 +19,7 @@ from .falsifier import falsify
 from .identity import expand_then_simplify
 from .interval import certify_nonnegative
 from .prescreen import assumption_witness
+from .routes import prove_by_routes
 from .sampling import _sides, symbolic_cover
 from .signs import certain_nonnegative
 
@@ -127,7 +128,9 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             if narrow:  # the box covers the stated domain: the interval proof is the one recorded
                 symbolic_ok = False
                 methods.clear()
-            methods.append(f"interval arithmetic: certified on {interval.boxes} boxes")
+            methods.append(
+                f"interval arithmetic: certified on {interval.boxes} box{'' if interval.boxes == 1 else 'es'}"
+            )
         elif narrow:
             interval = None  # the symbolic proof stands (on what the assumptions allow)
         elif interval.status == "refuted":
@@ -136,6 +139,28 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             evidence.append(f"interval: {interval.reason}")
     elif interval is not None and interval.status != "proved":
         interval = None  # the symbolic proof stands; an undecided early interval attempt is not evidence
+
+    # (b') the proof routes (sums over every k, unbounded ranges, touching points), in their registry's order
+    route = None
+    if not (symbolic_ok or certified) and (interval is None or interval.status != "refuted"):
+
+        def run_route(stage: str, fn: Any, *a: Any) -> Any:
+            # each route under its own cap (opts["route_seconds"], default 4 s) within the claim's budget
+            cap = float(opts.get("route_seconds", 4.0))
+            left = clock.deadline(0.7)
+            out = run_symbolic(fn, *a, deadline=cap if left is None else min(cap, left), memory=mem, stage=stage)
+            if isinstance(out, Spent):
+                evidence.append(str(out))
+                return None
+            return out
+
+        route, notes = prove_by_routes(step, strict, opts, run_route)
+        if route is not None:
+            certified = True
+            methods.append(f"{route.route} route: {route.method}")
+            evidence.append(f"reduction: {route.reduction}")
+        else:
+            evidence += notes
 
     # (c) falsifier, always (its worst ratio is part of the record), within what the claim has left (no
     # memory cap: it may JIT-compile, and LLVM aborts on a failed allocation)
@@ -153,6 +178,8 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             certified=certified,
             covered=symbolic_cover([small, big])
             if symbolic_ok
+            else route.covered
+            if route is not None
             else _interval_cover(small, big, interval)
             if certified
             else None,
@@ -197,6 +224,8 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     covered = None
     if symbolic_ok:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
         covered = symbolic_cover([small, big])
+    elif route is not None:
+        covered = route.covered
     elif certified:
         covered = _interval_cover(small, big, interval)
     if fz.trials == 0 and verdict is Verdict.VERIFIED:

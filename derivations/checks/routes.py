@@ -1,0 +1,115 @@
+"""Proof routes tried after the symbolic and interval stages: one registry, in order, each in its own module.
+
+``ROUTES`` maps a name to a ``Route``: ``applies(step)`` says whether the claim has the shape the route
+handles, ``prove(step, strict, opts)`` returns an outcome with ``proved``, ``method``, ``reduction`` and
+``covered`` (or None: not applicable). A route never refutes (only ``refute.confirm`` does) and decides every
+sign with Arb or exact arithmetic. ``prove_by_routes`` runs the applicable routes under the claim's clock and
+returns the first proof, with the route's name, its reduction (the argument a reader can follow) and what it
+covers.
+
+* ``sums`` (``checks/sums.py``): claims with a sum, mean or product over ``j = 1..k`` for every ``k``;
+* ``unbounded`` (``checks/unbounded.py``): a range with an infinite end (proved tails, a bounded middle);
+* ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line.
+
+Adding a route: a module with an entry point of that shape and its own test file (a planted false claim it
+must not prove), and one entry below.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from ..ledger import Step, free_names
+from .sampling import _sides
+
+
+@dataclass(frozen=True)
+class Route:
+    name: str
+    applies: Callable[[Step], bool]
+    prove: Callable[[Step, bool, Mapping[str, Any]], Any]
+
+
+def _has_sums(step: Step) -> bool:
+    return any(sp.sympify(e).has(sp.Sum, sp.Product, sp.Indexed) for e in (step.lhs, step.rhs))
+
+
+def _unbounded(step: Step) -> bool:
+    names = free_names(step.lhs) | free_names(step.rhs)
+    for sym, (lo, hi) in step.domain.ranges.items():
+        if sym in names and not (sp.sympify(lo).is_finite and sp.sympify(hi).is_finite):
+            return True
+    return False
+
+
+def _gap(step: Step) -> sp.Expr:
+    small, big, _ = _sides(step)
+    return sp.sympify(big) - sp.sympify(small)
+
+
+def _sums(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .sums import prove_sums
+
+    return prove_sums(step, opts)
+
+
+def _unbounded_route(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .unbounded import prove_unbounded
+
+    return prove_unbounded(_gap(step), step.domain, strict, opts)
+
+
+def _touching(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .touching import prove_touching
+
+    return prove_touching(_gap(step), step.domain, strict, opts)
+
+
+ROUTES: dict[str, Route] = {
+    "sums": Route("sums", _has_sums, _sums),
+    "unbounded": Route("unbounded", lambda s: not _has_sums(s) and _unbounded(s), _unbounded_route),
+    "touching": Route("touching", lambda s: not _has_sums(s) and not _unbounded(s), _touching),
+}
+
+
+@dataclass(frozen=True)
+class RouteProof:
+    route: str
+    method: str
+    reduction: str
+    covered: dict[str, tuple[str, str]]
+
+
+def prove_by_routes(step: Step, strict: bool, opts: Mapping[str, Any], run: Callable[..., Any]) -> tuple[Any, list]:
+    """The first route that proves ``step`` (a ``RouteProof``) or None, and notes on the routes that did not.
+
+    ``run(stage, fn, *args)`` runs one route under the claim's budget (``inequality.check_inequality``'s
+    ``symbolic`` helper); a route that runs out or raises is a note, never a verdict."""
+    notes: list[str] = []
+    for route in ROUTES.values():
+        try:
+            if not route.applies(step):
+                continue
+        except Exception as exc:  # noqa: BLE001 - a shape the test cannot read: the route does not apply
+            notes.append(f"{route.name}: shape not read ({exc.__class__.__name__})")
+            continue
+        try:
+            out = run(f"route {route.name}", route.prove, step, strict, opts)
+        except Exception as exc:  # noqa: BLE001 - a failing route proves nothing; the others still run
+            notes.append(f"{route.name}: {exc.__class__.__name__}: {str(exc)[:120]}")
+            continue
+        if out is None or getattr(out, "stage", None) or not getattr(out, "proved", False):
+            if out is not None and getattr(out, "method", ""):
+                notes.append(f"{route.name}: no proof ({str(out.method)[:160]})")
+            continue
+        covered = dict(out.covered or {})
+        in_gap = {str(s_) for s_ in free_names(_gap(step))}
+        for name in sorted(str(s_) for s_ in free_names(step.lhs) | free_names(step.rhs)):
+            if name not in in_gap:  # a symbol the gap cancelled: the proof holds for any value of it
+                covered.setdefault(name, ("-oo", "oo"))
+        return RouteProof(route.name, str(out.method), str(out.reduction), covered), notes
+    return None, notes
