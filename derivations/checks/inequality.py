@@ -96,21 +96,22 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             # the assumptions may already settle the gap as written (a product of factors ≥ 0, as a
             # factored certificate is): then simplify (often the most expensive call here) is spared
             sign = symbolic("sign of the gap", certain_nonnegative, gap, strict, share=0.25 if limited else 0.5)
-            if not sign and limited:
-                interval = interval_stage()
-            if not sign and (interval is None or interval.status not in ("proved", "refuted")):
+            if not sign:
                 # where the claim fails at a point the symbols' assumptions allow (outside the stated
                 # domain), SymPy's sign deduction cannot succeed: simplify is spared (prescreen.py)
                 witness = assumption_witness([small, big], "<" if strict else "<=", step.name, step.domain)
-                if witness is None and not clock.spent(0.8):
+                if witness is not None:
+                    evidence.append(f"no symbolic sign: the claim fails at {_fmt(witness)}, allowed by the assumptions")
+                if limited:
+                    interval = interval_stage()
+                settled = interval is not None and interval.status in ("proved", "refuted")
+                if witness is None and not settled and not clock.spent(0.8):
                     g = symbolic("simplify of the gap", sp.simplify, gap)
                     sign = (
                         False
                         if isinstance(g, Spent)
                         else symbolic("sign of the simplified gap", certain_nonnegative, g, strict)
                     )
-                elif witness is not None:
-                    evidence.append(f"no symbolic sign: the claim fails at {_fmt(witness)}, allowed by the assumptions")
         except Exception:
             sign = None
         if sign:

@@ -96,7 +96,7 @@ def conditions(exprs: Sequence[Any], domain: Domain | None = None) -> list[Condi
             if p.is_integer:
                 if not p.is_nonnegative:
                     add(b, "!=", f"denominator of {e}")
-            elif p.is_positive or (domain is not None and _positive_on(p, domain)):
+            elif certain_nonnegative(p, True) or (domain is not None and _positive_on(p, domain)):
                 add(b, ">=", f"base of {e}")
             else:
                 add(b, ">", f"base of {e}")
@@ -120,7 +120,7 @@ def conditions(exprs: Sequence[Any], domain: Domain | None = None) -> list[Condi
 
 def _positive_on(e: sp.Expr, domain: Domain) -> bool:
     """``e > 0`` on the domain box, by structural sign deduction (``ranged``), else False."""
-    if e.is_positive:
+    if certain_nonnegative(e, True):  # (a constant exponent signed by Arb, not by SymPy's evalf)
         return True
     key = (e, tuple((s_, domain.ranges.get(s_)) for s_ in sorted(free_names(e), key=str)))
     if key not in _POSITIVE:
