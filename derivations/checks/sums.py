@@ -73,16 +73,16 @@ def _enclose(e: sp.Expr, box: Mapping[sp.Symbol, tuple[sp.Expr, sp.Expr]]) -> in
 
 
 def _forms(e: sp.Expr) -> list[sp.Expr]:
-    """``e`` as written and over a common denominator (interval arithmetic is sensitive to the form)."""
+    """``e`` as written, over a common denominator with the numerator expanded, and factored: each an
+    identity of SymPy's, tried in turn (interval arithmetic is sensitive to the form)."""
     out = [e]
-    for f in (sp.together, sp.factor_terms, sp.factor):
-        try:
-            g = f(out[-1] if f is not sp.factor_terms else sp.together(e))
-        except Exception:  # a form SymPy cannot build is simply not tried
-            continue
-        if g not in out:
-            out.append(g)
-    return out
+    try:
+        n, d = sp.fraction(sp.together(e))
+        out.append(sp.expand(n, power_exp=False) / d)
+        out.append(sp.factor(out[-1]))
+    except Exception:  # a form SymPy cannot build is simply not tried
+        pass
+    return list(dict.fromkeys(out))
 
 
 def _sign(e: sp.Expr, box: Box) -> int:
@@ -163,35 +163,22 @@ class _Prover:
         g = sp.expand_log(g)
         box = {s_: r_ for s_, r_ in box.items() if s_ in g.free_symbols}
         if self.symbolic(g, box):
-            self.note(f"{_show(g)} ≥ 0 by SymPy's assumptions on the ranges")
+            self.note(f"{_show(g)} {'>' if self.strict else '≥'} 0 by SymPy's assumptions on the ranges")
             return True
         if self.enclosed(g, box):
-            self.note(f"{_show(g)} ≥ 0 by an Arb enclosure over the box")
+            self.note(f"{_show(g)} {'>' if self.strict else '≥'} 0 by an Arb enclosure over the box")
             return True
-        if depth > 5 or not self._time_left():
+        if depth > 6 or not self._time_left():
             return False
-        # monotone elimination: a variable whose partial has one sign moves to the end holding the minimum
-        for s_, (lo, hi) in sorted(box.items(), key=lambda kv: str(kv[0])):
-            if lo == hi:
-                continue
-            sgn = _sign(sp.diff(g, s_), box)
-            if sgn == 0:
-                continue
-            end = lo if sgn > 0 else hi
-            how = "increasing" if sgn > 0 else "decreasing"
-            if end.is_finite:
-                rest = {x_: r_ for x_, r_ in box.items() if x_ != s_}
-                self.note(
-                    f"∂/∂{_show(s_)} {'≥' if sgn > 0 else '≤'} 0 on the box (Arb): {how} in {_show(s_)}, so {_show(s_)} = {end}"
-                )
-                return self.prove(g.subs(s_, end), rest, depth + 1)
-            if end == sp.oo and lo.is_finite and lo > 0:
-                u = sp.Dummy(f"u_{s_.name}", nonnegative=True)
-                self.note(
-                    f"∂/∂{_show(s_)} ≤ 0 on the box (Arb): decreasing in {_show(s_)}; write u = 1/{_show(s_)} ∈ [0, {1 / lo}]"
-                )
-                rest = {x_: r_ for x_, r_ in box.items() if x_ != s_}
-                return self.prove(_at_infinity(g, s_, u), {**rest, u: (sp.Integer(0), 1 / lo)}, depth + 1)
+        for attempt in (self._monotone, self._factors, self._fraction):
+            mark = len(self.notes)
+            res = attempt(g, box, depth)
+            if res is not None:
+                if res:
+                    return True
+                del self.notes[mark:]
+                if attempt is self._monotone:  # a proved monotone move is the best the route knows
+                    return False
         if not self.strict and self.tangent(g, box, depth):
             return True
         # an unbounded variable not known monotone: the bounded form in u = 1/s
@@ -203,6 +190,100 @@ class _Prover:
                 self.note(f"u = 1/{_show(s_)} ∈ [0, {1 / lo}] maps {_show(s_)} ∈ [{lo}, ∞) to a bounded range")
                 return self.prove(g_u, {**rest, u: (sp.Integer(0), 1 / lo)}, depth + 1)
         return self.certified(g, box)
+
+    def _positive(self, e: sp.Expr, box: Box) -> bool:
+        """``e > 0`` on the box, by SymPy's assumptions or one Arb enclosure (no subdivision)."""
+        if e.is_positive:
+            return True
+        for f in _forms(e)[:2]:
+            v = _enclose(f, box)
+            if v is not None and v.lo > 0:
+                return True
+        return False
+
+    def _factors(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
+        """``g = P·h`` with every factor of ``P`` proved positive: prove ``h`` (None: no such factor)."""
+        if not isinstance(g, sp.Mul):
+            return None
+        keep = [f for f in g.args if not self._positive(f, box)]
+        if len(keep) == len(g.args):
+            return None
+        h = sp.Mul(*keep)
+        self.note(f"the factors of {_show(g)} other than {_show(h)} are > 0 on the box (SymPy/Arb)")
+        return self.prove(h, box, depth + 1)
+
+    def _fraction(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
+        """``g = n/d`` over a common denominator with ``d > 0`` proved: prove the (expanded) numerator."""
+        try:
+            n, d = sp.fraction(sp.together(g))
+        except Exception:  # SymPy could not bring g over one denominator: this step does not apply
+            return None
+        if d.is_number or not d.free_symbols:
+            return None
+        if not self._positive(d, box):
+            return None
+        n = sp.expand(n, power_exp=False)
+        self.note(f"{_show(g)} = ({_show(n)})/({_show(d)}) with the denominator > 0 on the box (SymPy/Arb)")
+        return self.prove(n, box, depth + 1)
+
+    def _derivative_sign(self, d: sp.Expr, box: Box, depth: int) -> int:
+        """The sign of ``d`` on the box: one Arb enclosure, else (for an unbounded box, shallow depth) a
+        proof of ``±d ≥ 0`` by this prover (its notes kept)."""
+        if depth > 1 or all(hi.is_finite for _, hi in box.values()):
+            return 0
+        for want in (1, -1):
+            sub = _Prover(False, self.budget, self.max_dims, self.deadline)
+            if sub.prove(want * d, box, depth + 3):
+                self.note(f"[{'; '.join(sub.notes)}]")
+                return want
+        return 0
+
+    def _monotone(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
+        """A variable whose partial has one sign moves to the end holding the minimum (None: none moves)."""
+        order = sorted(box.items(), key=lambda kv: (kv[1][1] != sp.oo, str(kv[0])))
+        signs = {s_: _sign(sp.diff(g, s_), box) for s_, (lo, hi) in order if lo != hi}
+        if not any(signs.values()):  # a second look, by this prover, at an unbounded variable's derivative
+            for s_, (lo, hi) in order:
+                if hi == sp.oo and lo != hi:
+                    signs[s_] = self._derivative_sign(sp.diff(g, s_), box, depth)
+                    if signs[s_]:
+                        break
+        for s_, (lo, hi) in order:
+            sgn = signs.get(s_, 0)
+            if sgn == 0:
+                continue
+            end = lo if sgn > 0 else hi
+            how = "increasing" if sgn > 0 else "decreasing"
+            rest = {x_: r_ for x_, r_ in box.items() if x_ != s_}
+            if end.is_finite:
+                self.note(
+                    f"∂/∂{_show(s_)} {'≥' if sgn > 0 else '≤'} 0 on the box: {how} in {_show(s_)}, "
+                    f"so {_show(s_)} = {end}"
+                )
+                return self.prove(g.subs(s_, end), rest, depth + 1)
+            if end == sp.oo and lo.is_finite and lo > 0:
+                u = sp.Dummy(f"u_{s_.name}", nonnegative=True)
+                mark = len(self.notes)
+                self.note(f"∂/∂{_show(s_)} ≤ 0 on the box: decreasing in {_show(s_)}; write u = 1/{_show(s_)}")
+                if self.prove(_at_infinity(g, s_, u), {**rest, u: (sp.Integer(0), 1 / lo)}, depth + 1):
+                    return True
+                del self.notes[mark:]
+                self.note(f"∂/∂{_show(s_)} ≤ 0 on the box: decreasing in {_show(s_)}")
+                return self._at_limit(g, s_, rest, depth)
+            return None
+        return None
+
+    def _at_limit(self, g: sp.Expr, s_: sp.Symbol, rest: Box, depth: int) -> bool:
+        """``g`` decreasing in ``s`` on ``[lo, ∞)`` ⇒ ``g ≥ lim_{s→∞} g``: the limit by SymPy's Gruntz algorithm
+        (symbolic), then proved ≥ 0 over the other variables."""
+        try:
+            lim = sp.limit(g, s_, sp.oo)
+        except Exception:  # no symbolic limit: not proved
+            return False
+        if lim.has(sp.Limit, sp.AccumBounds, sp.nan, sp.zoo) or not lim.is_finite:
+            return False
+        self.note(f"lim_{{{_show(s_)}→∞}} = {_show(lim)} (SymPy's Gruntz algorithm), so the gap is ≥ this limit")
+        return self.prove(lim, rest, depth + 1)
 
     def tangent(self, g: sp.Expr, box: Box, depth: int) -> bool:
         """Convex in ``x`` with a horizontal tangent at ``x₀`` where ``g = 0``: ``g ≥ 0`` on the range."""
@@ -236,11 +317,11 @@ class _Prover:
         return False
 
     def certified(self, g: sp.Expr, box: Box) -> bool:
-        if any(not (lo.is_finite and hi.is_finite) for lo, hi in box.values()):
+        if not self._time_left() or any(not (lo.is_finite and hi.is_finite) for lo, hi in box.values()):
             return False
         try:
             out = certify_nonnegative(
-                g, Domain(dict(box)), strict=self.strict, budget=self.budget, max_dims=self.max_dims
+                g, Domain(dict(box)), strict=self.strict, budget=min(self.budget, 400), max_dims=self.max_dims
             )
         except Exception:  # a domain the subdivision cannot take (e.g. a degenerate range): not proved
             return False
@@ -352,13 +433,20 @@ class _Abstraction:
         lo, hi, how = self._term_range(t_x, list(entries.values()), box)
         is_sum = isinstance(node, sp.Sum)
         name = f"{'M' if is_sum else 'G'}{len(self.means) + 1}"
-        m = sp.Dummy(name, real=True)
-        (x0,) = entries.values() if len(entries) == 1 else (None,)
+        # the mean inherits the sign of the terms' lower end (proved by Arb): SymPy then simplifies
+        # (G^k)^(1/k) = G and log(k·M) = log k + log M, which it may not do for a merely real symbol
+        v_lo = _enclose(lo, box)
+        sign_kw = {}
+        if v_lo is not None and v_lo.lo > 0:
+            sign_kw = {"positive": True}
+        elif lo == 0 or (v_lo is not None and v_lo.lo >= 0):
+            sign_kw = {"nonnegative": True}
+        m = sp.Dummy(name, real=True, **sign_kw)
+        x0 = next(iter(entries.values())) if len(entries) == 1 else None
         vec = next(iter(entries)).base.label if len(entries) == 1 else None
         key = (vec, a, b, tuple(split))
-        if not is_sum:
-            if _sign(lo, self.scalar_box) <= 0 and lo != 0:
-                raise _GiveUp(f"{node}: a product's terms are not proved ≥ 0")
+        if not is_sum and not sign_kw:
+            raise _GiveUp(f"{node}: a product's terms are not proved ≥ 0")
         self.means.append(_Mean(m, lo, hi, vec, t_x, x0, key))
         rest = n - len(split)
         parts = [t_x.xreplace({x0: self.fixed[f_]}) for f_ in split]
@@ -428,7 +516,7 @@ class _Abstraction:
             rel = "≥" if sgn > 0 else "≤"
             what = "log t" if product else "f"
             self.notes.append(
-                f"Jensen: {what}({m_.entry}) = {_show(f)} has second derivative {_show(f2)} {rel} 0 on the entry "
+                f"Jensen: {what}({_show(m_.entry)}) = {_show(f)} has second derivative {_show(f2)} {rel} 0 on the entry "
                 f"range (Arb), so the {'geometric ' if product else ''}mean {_show(m_.sym)} {rel} "
                 f"{_show(f_at)}, the term at the mean {_show(lin.sym)}"
             )
@@ -518,7 +606,7 @@ def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
     has no sum, product or unbounded integer symbol. Never refutes: ``proved=False`` says only "not proved".
 
     ``opts``: ``box_budget`` (boxes for the final branch and bound, default 1500), ``max_dims`` (default 4;
-    raised by the reduction's own variables), ``sums_seconds`` (time limit, default 5).
+    raised by the reduction's own variables), ``sums_seconds`` (time limit, default 2.5).
     """
     if step.kind != "inequality":
         return None
@@ -534,7 +622,7 @@ def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
         strict=strict,
         budget=int(opts.get("box_budget", 1500)),
         max_dims=int(opts.get("max_dims", 4)) + 2,
-        deadline=t0 + float(opts.get("sums_seconds", 5.0)),
+        deadline=t0 + float(opts.get("sums_seconds", 2.5)),
         notes=notes,
     )
     try:
