@@ -85,6 +85,18 @@ def _forms(e: sp.Expr) -> list[sp.Expr]:
     return list(dict.fromkeys(out))
 
 
+def _is_zero(e: sp.Expr) -> bool:
+    """``e ≡ 0`` by SymPy identities cheap enough to try often (logarithms expanded, one denominator, the
+    numerator expanded); ``False`` means only "not seen to be zero"."""
+    if e == 0:
+        return True
+    try:
+        n, _ = sp.fraction(sp.together(sp.expand_log(e)))
+        return sp.expand(n) == 0
+    except Exception:  # SymPy could not rewrite it: not seen to be zero
+        return False
+
+
 def _sign(e: sp.Expr, box: Box) -> int:
     """+1 if ``e ≥ 0`` on the box, −1 if ``e ≤ 0`` (proved by Arb on one of its forms), else 0."""
     if e == 0:
@@ -232,9 +244,12 @@ class _Prover:
         if depth > 1 or all(hi.is_finite for _, hi in box.values()):
             return 0
         for want in (1, -1):
+            if not self._time_left():
+                return 0
             sub = _Prover(False, self.budget, self.max_dims, self.deadline)
             if sub.prove(want * d, box, depth + 3):
-                self.note(f"[{'; '.join(sub.notes)}]")
+                rel = "≥" if want > 0 else "≤"
+                self.note(f"the derivative {_show(d)} {rel} 0 on the box, because: [{'; '.join(sub.notes)}]")
                 return want
         return 0
 
@@ -248,6 +263,8 @@ class _Prover:
                     signs[s_] = self._derivative_sign(sp.diff(g, s_), box, depth)
                     if signs[s_]:
                         break
+        if any(signs.values()) and _enclose(g, box) is None:
+            return None  # g itself not enclosable on the box: its continuity there is not established
         for s_, (lo, hi) in order:
             sgn = signs.get(s_, 0)
             if sgn == 0:
@@ -270,12 +287,15 @@ class _Prover:
                 del self.notes[mark:]
                 self.note(f"∂/∂{_show(s_)} ≤ 0 on the box: decreasing in {_show(s_)}")
                 return self._at_limit(g, s_, rest, depth)
-            return None
+            continue  # decreasing towards −∞ or from a nonpositive end: no bounded form
         return None
 
     def _at_limit(self, g: sp.Expr, s_: sp.Symbol, rest: Box, depth: int) -> bool:
         """``g`` decreasing in ``s`` on ``[lo, ∞)`` ⇒ ``g ≥ lim_{s→∞} g``: the limit by SymPy's Gruntz algorithm
-        (symbolic), then proved ≥ 0 over the other variables."""
+        (symbolic; only for a gap in ``s`` alone, as Gruntz's answer with parameters may hold for generic values
+        only), then proved ≥ 0."""
+        if rest:  # with parameters, SymPy may answer for generic values only: not used as a proof
+            return False
         try:
             lim = sp.limit(g, s_, sp.oo)
         except Exception:  # no symbolic limit: not proved
@@ -294,7 +314,9 @@ class _Prover:
             for x0 in (sp.Integer(0), sp.Integer(1), sp.Integer(-1), sp.Rational(1, 2)):
                 if not (lo < x0 < hi):
                     continue
-                if sp.simplify(g.subs(x, x0)) != 0 or sp.simplify(g_x.subs(x, x0)) != 0:
+                if not self._time_left():
+                    return False
+                if not (_is_zero(g.subs(x, x0)) and _is_zero(g_x.subs(x, x0))):
                     continue
                 g_xx = sp.diff(g_x, x)
                 mark = len(self.notes)
