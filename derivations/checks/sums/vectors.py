@@ -1,0 +1,284 @@
+"""The vector stage of the sums route: sums and products over ``j = a..b`` replaced by mean variables with
+proved bounds (termwise, fixed-index entries split off, Jensen), the means then moved to their worst ends
+(monotone elimination) or, for symmetric claims concave in each entry, to the vertices of the entry box."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import sympy as sp
+
+from ...ledger import Domain, free_names
+from .scalar import Box, _enclose, _GiveUp, _is_zero, _rational, _show, _sign
+
+
+@dataclass
+class _Mean:
+    """A relaxed variable standing for the mean (geometric mean, for a product) of a sum's terms."""
+
+    sym: sp.Symbol
+    lo: sp.Expr
+    hi: sp.Expr
+    vector: sp.Symbol | None  #: the one vector its summand reads (None: several)
+    summand: sp.Expr  #: the summand with the entry as ``entry``
+    entry: sp.Symbol | None
+    key: tuple  #: (vector, lower, upper, split indices): sums over the same entries share it
+    jensen: bool = False
+
+
+def _entry_box(domain: Domain, names: set) -> Box:
+    return {s_: domain.range_of(s_) for s_ in names if s_ in domain.ranges}
+
+
+class _Abstraction:
+    """Each sum or product of the gap replaced by a mean variable with proved bounds (see the module doc)."""
+
+    def __init__(self, gap: sp.Expr, domain: Domain, notes: list[str]):
+        self.domain = domain
+        self.notes = notes
+        self.means: list[_Mean] = []
+        self.labels = {a_.base.label: a_.base for a_ in gap.atoms(sp.Indexed)}
+        #: fixed-index entries (s_1) → real symbols in the vector's range
+        self.fixed: dict[sp.Indexed, sp.Symbol] = {}
+        for a_ in gap.atoms(sp.Indexed):
+            if len(a_.indices) == 1 and a_.indices[0].is_Integer:
+                lo, hi = domain.range_of(a_.base.label)
+                self.fixed[a_] = sp.Dummy(f"{a_.base.label}_{a_.indices[0]}", real=True)
+        self.scalar_box: Box = {
+            s_: domain.range_of(s_) for s_ in free_names(gap) if s_ in domain.ranges and s_ not in self.labels
+        }
+        self.gap = gap
+
+    def run(self) -> sp.Expr:
+        nodes = sorted(self.gap.atoms(sp.Sum, sp.Product), key=sp.count_ops)
+        rep: dict[sp.Expr, sp.Expr] = {}
+        for node in nodes:
+            if node.function.has(sp.Sum, sp.Product):
+                raise _GiveUp("nested sums are not reduced")
+            rep[node] = self._replace(node)
+        g = self.gap.xreplace(rep)
+        left = [a_ for a_ in g.atoms(sp.Indexed) if a_ not in self.fixed]
+        if left:
+            raise _GiveUp(f"entry {left[0]} outside a sum with a non-integer index")
+        self._jensen()
+        return g.xreplace(self.fixed)
+
+    def _replace(self, node: sp.Expr) -> sp.Expr:
+        if len(node.limits) != 1:
+            raise _GiveUp(f"{node}: one summation index only")
+        j, a, b = node.limits[0]
+        t = node.function
+        entries = {}
+        for e_ in t.atoms(sp.Indexed):
+            if e_ in self.fixed:  # an entry with a fixed index (s_1 in e^{s_j − s_1}): a scalar of the term
+                continue
+            if e_.indices != (j,):
+                raise _GiveUp(f"{node}: entry {e_} is not indexed by the summation index alone")
+            entries[e_] = sp.Dummy(f"{e_.base.label}_j", real=True)
+        t_x = t.xreplace(entries).xreplace(self.fixed)
+        if j in t_x.free_symbols:
+            raise _GiveUp(f"{node}: the summand depends on the index {j} itself")
+        n = b - a + 1
+        box = {
+            **self.scalar_box,
+            **{x_: self.domain.range_of(f_.base.label) for f_, x_ in self.fixed.items()},
+            **{x_: self.domain.range_of(e_.base.label) for e_, x_ in entries.items()},
+        }
+        if _sign(n, box) <= 0 and n != 0:
+            raise _GiveUp(f"{node}: the number of terms {n} is not proved ≥ 0")
+        # split off the entries the claim names by a fixed index (s_1 of a softmax numerator)
+        split: list[sp.Indexed] = []
+        if len(entries) == 1:
+            (e0,) = entries
+            for f_ in self.fixed:
+                if f_.base == e0.base:
+                    i_ = f_.indices[0]
+                    if _sign(i_ - a, box) > 0 and _sign(b - i_, box) > 0:
+                        split.append(f_)
+        split.sort(key=lambda f_: int(f_.indices[0]))
+        lo, hi, how = self._term_range(t_x, list(entries.values()), box)
+        is_sum = isinstance(node, sp.Sum)
+        name = f"{'M' if is_sum else 'G'}{len(self.means) + 1}"
+        # the mean inherits the sign of the terms' lower end (proved by Arb): SymPy then simplifies
+        # (G^k)^(1/k) = G and log(k·M) = log k + log M, which it may not do for a merely real symbol
+        v_lo = _enclose(lo, box)
+        sign_kw = {}
+        if v_lo is not None and v_lo.lo > 0:
+            sign_kw = {"positive": True}
+        elif lo == 0 or (v_lo is not None and v_lo.lo >= 0):
+            sign_kw = {"nonnegative": True}
+        m = sp.Dummy(name, real=True, **sign_kw)
+        x0 = next(iter(entries.values())) if len(entries) == 1 else None
+        vec = next(iter(entries)).base.label if len(entries) == 1 else None
+        key = (vec, a, b, tuple(split))
+        if not is_sum and not sign_kw:
+            raise _GiveUp(f"{node}: a product's terms are not proved ≥ 0")
+        self.means.append(_Mean(m, lo, hi, vec, t_x, x0, key))
+        rest = n - len(split)
+        parts = [t_x.xreplace({x0: self.fixed[f_]}) for f_ in split]
+        term_txt = _show(t)
+        if is_sum:
+            val = sp.Add(*parts) + rest * m
+            self.notes.append(
+                f"termwise: each term {term_txt} ∈ [{_show(lo)}, {_show(hi)}] ({how}), so "
+                f"Σ_{{{j}={a}}}^{{{b}}} {term_txt} = "
+                + (" + ".join(_show(p_) for p_ in parts) + " + " if parts else "")
+                + f"({_show(rest)})·{name} with the mean {name} ∈ [{_show(lo)}, {_show(hi)}]"
+            )
+        else:
+            val = sp.Mul(*parts) * m**rest
+            self.notes.append(
+                f"termwise: each factor {term_txt} ∈ [{_show(lo)}, {_show(hi)}] ⊂ [0, ∞) ({how}), so "
+                f"∏_{{{j}={a}}}^{{{b}}} {term_txt} = "
+                + (" · ".join(_show(p_) for p_ in parts) + " · " if parts else "")
+                + f"{name}^({_show(rest)}) with the geometric mean {name} ∈ [{_show(lo)}, {_show(hi)}]"
+            )
+        return val
+
+    def _term_range(self, t_x: sp.Expr, xs: list[sp.Symbol], box: Box) -> tuple[sp.Expr, sp.Expr, str]:
+        """The summand's range over the entry box: symbolic ends where it is monotone in every entry."""
+        signs = [_sign(sp.diff(t_x, x_), box) for x_ in xs]
+        if all(signs):
+            lo_pt = {x_: box[x_][0] if s_ > 0 else box[x_][1] for x_, s_ in zip(xs, signs)}
+            hi_pt = {x_: box[x_][1] if s_ > 0 else box[x_][0] for x_, s_ in zip(xs, signs)}
+            if all(v_.is_finite for v_ in (*lo_pt.values(), *hi_pt.values())):
+                words = ", ".join(
+                    f"{'increasing' if s_ > 0 else 'decreasing'} in {_show(x_)}" for x_, s_ in zip(xs, signs)
+                )
+                return t_x.subs(lo_pt), t_x.subs(hi_pt), f"{words} by the sign of its derivative (Arb)"
+        v = _enclose(t_x, box)
+        if v is None or not (v.lo.is_finite() and v.hi.is_finite()):
+            raise _GiveUp(f"no finite enclosure of the summand {t_x} over the entry box")
+        return _rational(v.lo), _rational(v.hi), "Arb enclosure over the entry box"
+
+    def _jensen(self) -> None:
+        """(1/n)Σ f(v_j) ≥ f((1/n)Σ v_j) for f proved convex on the entry range (≤ for concave); for a product,
+        the same for log t: its geometric mean G = exp((1/n)Σ log t(v_j)) ≤ t(M) when log t is concave."""
+        linear = {m_.key: m_ for m_ in self.means if m_.entry is not None and m_.summand == m_.entry}
+        for m_ in self.means:
+            lin = linear.get(m_.key)
+            if lin is None or lin is m_ or m_.entry is None:
+                continue
+            box = {**self.scalar_box, m_.entry: self.domain.range_of(m_.vector)}
+            box.update({x_: self.domain.range_of(f_.base.label) for f_, x_ in self.fixed.items()})
+            product = m_.sym.name.startswith("G")
+            if product:
+                v = _enclose(m_.lo, box)
+                if v is None or not v.lo > 0:
+                    continue
+                f = sp.log(m_.summand)
+            else:
+                f = m_.summand
+            f2 = sp.diff(f, m_.entry, 2)
+            sgn = _sign(f2, box)
+            if sgn == 0:
+                continue
+            f_at = m_.summand.xreplace({m_.entry: lin.sym})
+            if sgn > 0:
+                m_.lo = f_at
+            else:
+                m_.hi = f_at
+            m_.jensen = True
+            rel = "≥" if sgn > 0 else "≤"
+            what = "log t" if product else "f"
+            self.notes.append(
+                f"Jensen: {what}({_show(m_.entry)}) = {_show(f)} has second derivative {_show(f2)} {rel} 0 on the entry "
+                f"range (Arb), so the {'geometric ' if product else ''}mean {_show(m_.sym)} {rel} "
+                f"{_show(f_at)}, the term at the mean {_show(lin.sym)}"
+            )
+
+
+def _hull(e: sp.Expr, box: Box, lower: bool) -> sp.Expr:
+    if not e.free_symbols:
+        return e
+    v = _enclose(e, box)
+    if v is None:
+        raise _GiveUp(f"no enclosure of the bound {e}")
+    return _rational(v.lo if lower else v.hi)
+
+
+def _eliminate(g: sp.Expr, ab: _Abstraction, notes: list[str]) -> tuple[sp.Expr, Box]:
+    """Move each mean variable to the end of its range where the gap is smallest (sign of ∂/∂M by Arb);
+    a mean that is not monotone stays a variable of the scalar claim (``M = lo + w(hi − lo)``, w ∈ [0, 1])."""
+    box: Box = {**ab.scalar_box}
+    for f_, x_ in ab.fixed.items():
+        box[x_] = ab.domain.range_of(f_.base.label)
+    pending = sorted(ab.means, key=lambda m_: not m_.jensen)
+    # the widest range of each mean, for the derivative tests (a Jensen end is enclosed over the others)
+    plain = {m_.sym: (_hull(m_.lo, box, True), _hull(m_.hi, box, False)) for m_ in ab.means if not m_.jensen}
+    for m_ in ab.means:
+        if m_.jensen:
+            full = {**box, **plain}
+            plain_lo = _hull(m_.lo, full, True)
+            plain_hi = _hull(m_.hi, full, False)
+            plain[m_.sym] = (plain_lo, plain_hi)
+    extra: Box = {}
+    for m_ in pending:
+        full = {**box, **plain, **extra}
+        if m_.sym not in g.free_symbols:
+            continue
+        sgn = _sign(sp.diff(g, m_.sym), full)
+        if sgn:
+            end = m_.lo if sgn > 0 else m_.hi
+            notes.append(
+                f"the gap is {'increasing' if sgn > 0 else 'decreasing'} in {_show(m_.sym)} (∂/∂{_show(m_.sym)} "
+                f"{'≥' if sgn > 0 else '≤'} 0 on the relaxed box, Arb): {_show(m_.sym)} = {_show(end)}"
+            )
+            g = g.xreplace({m_.sym: end})
+        elif not (m_.lo.free_symbols or m_.hi.free_symbols):
+            extra[m_.sym] = (m_.lo, m_.hi)
+            notes.append(f"{_show(m_.sym)} ∈ [{_show(m_.lo)}, {_show(m_.hi)}] stays a variable of the scalar claim")
+        else:
+            w = sp.Dummy(f"w_{m_.sym.name}", real=True)
+            g = g.xreplace({m_.sym: m_.lo + w * (m_.hi - m_.lo)})
+            extra[w] = (sp.Integer(0), sp.Integer(1))
+            notes.append(f"{_show(m_.sym)} = {_show(m_.lo)} + w·({_show(m_.hi)} − {_show(m_.lo)}), w ∈ [0, 1]")
+    return g, {**box, **extra}
+
+
+def _corners(g: sp.Expr, ab: _Abstraction, notes: list[str]) -> tuple[sp.Expr, Box] | None:
+    """Extremes at corners: every sum runs over the same entries ``v_j`` (one vector, same limits, nothing split
+    off) and the gap is proved concave in each entry separately (its second partial in one entry ≤ 0 over the
+    relaxed box, Arb). A function concave in each coordinate attains its minimum over a box at a vertex, and the
+    gap is symmetric in the entries, so a vertex is fixed by the count ``m`` of entries at the upper end:
+    ``M_i = t_i(lo) + w·(t_i(hi) − t_i(lo))`` with ``w = m/n ∈ [0, 1]`` (relaxed to a real). None: not applicable."""
+    keys = {m_.key for m_ in ab.means}
+    if len(keys) != 1 or ab.fixed or any(m_.entry is None for m_ in ab.means):
+        return None
+    (vec, a, b, split) = next(iter(keys))
+    if split or any(m_.sym.name.startswith("G") for m_ in ab.means):
+        return None
+    n = b - a + 1
+    x = sp.Dummy(f"{vec}_j", real=True)
+    lo, hi = ab.domain.range_of(vec)
+    if not (lo.is_finite and hi.is_finite):
+        return None
+    ts = {m_.sym: m_.summand.xreplace({m_.entry: x}) for m_ in ab.means}
+    # ∂M_i/∂v_j = t_i'(v_j)/n, so ∂²g/∂v_j² = Σ_i g_i t_i''/n + Σ_il g_il t_i' t_l'/n²
+    d2 = sp.Add(*(sp.diff(g, m) * sp.diff(t, x, 2) / n for m, t in ts.items()))
+    d2 += sp.Add(*(sp.diff(g, m, l_) * sp.diff(t, x) * sp.diff(ts[l_], x) / n**2 for m, t in ts.items() for l_ in ts))
+    box: Box = {**ab.scalar_box, x: (lo, hi)}
+    # M_i = (t_i(v_j) + (n − 1) R_i)/n exactly, R_i the mean of the other terms, in the termwise range: the
+    # second partial is enclosed over (v_j, R_i), which keeps the tie between M_i and the entry v_j
+    others = {}
+    for m_ in ab.means:
+        t = ts[m_.sym]
+        v = _enclose(t, box)
+        if v is None or not (v.lo.is_finite() and v.hi.is_finite()):
+            return None
+        r_ = sp.Dummy(f"R{len(others) + 1}", real=True)
+        others[m_.sym] = (t + (n - 1) * r_) / n
+        box[r_] = (_rational(v.lo), _rational(v.hi))
+    d2 = d2.xreplace(others)
+    if not (_is_zero(d2) or _sign(d2, box) < 0):
+        return None
+    w = sp.Dummy("w", real=True)
+    at = {m: t.subs(x, lo) + w * (t.subs(x, hi) - t.subs(x, lo)) for m, t in ts.items()}
+    notes.append(
+        f"corners: the gap is concave in each entry {vec}_j (∂²/∂{vec}_j² = {_show(d2)} ≤ 0 for every value of the "
+        "mean R of the other terms in its termwise range, Arb) "
+        f"and symmetric in them, so its minimum is at a vertex: m entries at {hi}, the rest at {lo}, w = m/n ∈ [0, 1]: "
+        + ", ".join(f"{_show(m)} = {_show(e)}" for m, e in at.items())
+    )
+    rest = {s_: r_ for s_, r_ in box.items() if s_ in ab.scalar_box}
+    return g.xreplace(at), {**rest, w: (sp.Integer(0), sp.Integer(1))}
