@@ -1023,13 +1023,21 @@ def _bound() -> Derivation:
     ce_minus_r = BiasGap(tau, k)
     steps = [
         Step("g(u)", sp.Function("g")(u), g_u, kind="definition", domain=Domain({u: (0, sp.oo)})),
-        Step(
-            "integral form of g",
-            g_u,
-            sp.Integral(t / (1 + t * (u - 1)), (t, 0, 1)),
-            kind="identity",
-            domain=Domain({u: (sp.Rational(1, 100), 100)}),
-            note="the integrand decreases in u for every t ∈ [0, 1], so g is decreasing",
+        # g's closed form is 0/0 at u = 1 (a removable singularity, g(1) = 1/2): the identity is stated on
+        # either side of it, where both sides are defined
+        *(
+            Step(
+                f"integral form of g (u {side})",
+                g_u,
+                sp.Integral(t / (1 + t * (u - 1)), (t, 0, 1)),
+                kind="identity",
+                domain=Domain({u: rng}),
+                note="the integrand decreases in u for every t ∈ [0, 1], so g is decreasing",
+            )
+            for side, rng in (
+                ("< 1", (sp.Rational(1, 100), sp.Rational(99, 100))),
+                ("> 1", (sp.Rational(101, 100), 100)),
+            )
         ),
         Step(
             "quadratic lower bound of log",

@@ -114,8 +114,10 @@ ORDER = 30
 def derivations() -> list[Derivation]:
     n = N_POINTS
     Dm = Domain(
-        {mu: (sp.Rational(1, 100), 1), nu: (0, 1), w: (sp.exp(-2), sp.exp(2)), t: (0, 1)},
-        name="μ_i ∈ [0.01, 1], ν_i ∈ [0, 1], w_i ∈ [e^{-2}, e^{2}], t ∈ [0, 1]",
+        # ν a nonzero measure as μ is: at t = 1 the segment's partition Σ ν_i w_i is F's denominator (ν = 0
+        # there would make F undefined, and the steps ill-posed)
+        {mu: (sp.Rational(1, 100), 1), nu: (sp.Rational(1, 100), 1), w: (sp.exp(-2), sp.exp(2)), t: (0, 1)},
+        name="μ_i, ν_i ∈ [0.01, 1], w_i ∈ [e^{-2}, e^{2}], t ∈ [0, 1]",
     )
     F_t = log_partition(segment(n), n)
     tilted = first_gateaux(n)

@@ -796,7 +796,7 @@ def coverage(step: Step, res: StepResult, opts: Mapping[str, Any]) -> tuple[str,
     return f"the coefficients/limit value spot-checked on {_sampled_box(step, opts, True)}", False
 
 
-def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, Any]:
+def check(source: Any, trials: int | None = None, seed: int = 0, budget: Any = None) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
     The claim file is TOML: ``[[claim]]`` tables with ``name``, ``claim`` (LaTeX) or ``sympy`` (a SymPy
@@ -812,6 +812,9 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
         Falsifier trials per inequality (default: the engine's, 10⁵).
     seed : int
         Seed of the falsifier and of the identity spot-checks.
+    budget : checks.budget.Budget, optional
+        The budget of each claim (default ``budget.CHECK``: 10 s of wall time, each symbolic call under a
+        deadline and a memory cap; the verdict names the stage that ran out).
 
     Returns
     -------
@@ -843,13 +846,16 @@ def check(source: Any, trials: int | None = None, seed: int = 0) -> dict[str, An
     der, claims = parse(source)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
     from .checks import check_step
+    from .checks.budget import CHECK, default_budget_set
 
     verdict_of = {}
     rows = []
     for claim in claims:
         t1 = time.perf_counter()
         try:
-            res = check_step(claim.step, trials=trials, seed=seed)
+            # a user's claim runs under the check budget (10 s, symbolic calls capped), from Python as from the CLI
+            with default_budget_set(CHECK if budget is None else budget):
+                res = check_step(claim.step, trials=trials, seed=seed)
             res.seconds = time.perf_counter() - t1
             covered, whole = coverage(claim.step, res, opts)
             outcome = {

@@ -12,14 +12,7 @@ from infonce_bounds.derivations.symbols import TAU_RANGE, j, k, s, tau, x
 
 FAST = {"trials": 3000}
 
-#: catalogue steps undefined at a point of their stated domain (checks/wellposed.py), reported, not repaired:
-#: the denominator ((1 − t)μ + tν)·w is 0 at t = 1, ν = 0 (ν ∈ [0, 1] entrywise); (u − log u − 1)/(u − 1)² is
-#: 0/0 at u = 1 ∈ [1/100, 100]. Each must stay ill-posed until its domain is fixed (then remove it here).
-KNOWN_ILL_POSED = {
-    ("gateaux", "second derivative along the segment = −(tilted difference at μ_t)²"),
-    ("gateaux", "concavity along segments: F'' ≤ 0 (Jensen: E log Z_k ≤ log Z)"),
-    ("bias_bound", "integral form of g"),
-}
+KNOWN_ILL_POSED: set[tuple[str, str]] = set()  # catalogue steps undefined somewhere in their domain: none
 
 
 @pytest.mark.parametrize("name", catalogue.names())
