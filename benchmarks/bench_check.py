@@ -32,7 +32,11 @@ import tempfile
 import threading
 import time
 
-import tomllib
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as a package (the [check] extra)
+    import tomli as tomllib
+
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))

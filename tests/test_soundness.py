@@ -18,10 +18,14 @@ from __future__ import annotations
 
 import pathlib
 import re
-import tomllib
 
 import mpmath
 import pytest
+
+try:
+    import tomllib
+except ModuleNotFoundError:  # Python 3.10: the same parser, as a package (the [check] extra)
+    import tomli as tomllib
 
 from infonce_bounds.derivations import userclaims
 
@@ -60,7 +64,9 @@ def test_the_suite_is_complete():
     assert sum(1 for c in CASES if c[0].startswith("soundness_adversarial")) >= 60
 
 
-@pytest.mark.parametrize(("cid", "block", "meta"), [c for c in CASES if "truth" in c[2]], ids=[c[0] for c in CASES if "truth" in c[2]])
+@pytest.mark.parametrize(
+    ("cid", "block", "meta"), [c for c in CASES if "truth" in c[2]], ids=[c[0] for c in CASES if "truth" in c[2]]
+)
 def test_truth_is_decided_independently(cid, block, meta):
     """The adversarial file's false and ill-posed claims are false (undefined) at their witness, in mpmath."""
     with mpmath.workdps(400):
