@@ -23,7 +23,11 @@ import sympy as sp
 
 from .. import intervals
 from ..ledger import Domain, Step, StepResult, Verdict, covers, free_names
+from .budget import Spent, run_symbolic
 from .sampling import _sides
+
+#: seconds for each SymPy call or branch and bound of an implication rule: a rule that needs longer decides nothing
+_CAP = 3.0
 
 
 def _gap(step: Step) -> tuple[sp.Expr, bool]:
@@ -38,7 +42,7 @@ def _is_zero(e: sp.Expr) -> bool:
         return True
     for reduce in (sp.expand, lambda x: sp.together(sp.expand(x)), sp.simplify):
         try:
-            if reduce(e) == 0:
+            if run_symbolic(reduce, e, deadline=_CAP, stage="implication: reduce to 0") == 0:
                 return True
         except Exception:  # noqa: BLE001 - a reduction SymPy cannot do decides nothing
             return False
@@ -148,7 +152,12 @@ def _implied(step, parts, results, multipliers, depth) -> tuple[bool, str]:
             if ok:
                 return True, how
         for p, _ in usable:
-            ratio = sp.simplify(form / _gap(p)[0]) if _gap(p)[0] != 0 else None
+            ratio = (
+                run_symbolic(sp.simplify, form / _gap(p)[0], deadline=_CAP, stage="implication: ratio")
+                if _gap(p)[0] != 0
+                else None
+            )
+            ratio = None if isinstance(ratio, Spent) else ratio
             if ratio is not None and not ratio.has(sp.zoo, sp.nan) and _sign_on_box(ratio, step, False):
                 ok, how = _combination(step, form, strict, [(p, ratio)])
                 if ok:
@@ -444,7 +453,10 @@ def _combination(step: Step, gap: sp.Expr, strict: bool, combo: list[tuple[Step,
         if need_strict:
             return False, "a strict claim from non-strict parts"
         return True, _describe(combo, "exactly")
-    forms = (rest, sp.simplify(rest), sp.factor(sp.together(rest)))
+    forms = [rest]
+    for reduce in (sp.simplify, lambda x: sp.factor(sp.together(x))):
+        f = run_symbolic(reduce, rest, deadline=_CAP, stage="implication: remainder form")
+        forms.append(rest if isinstance(f, Spent) else f)
     for form in forms:
         if _sign_on_box(form, step, need_strict):
             return True, _describe(combo, f"plus a remainder {sp.sstr(form)} ≥ 0 on the box (Arb enclosure)")
@@ -452,8 +464,10 @@ def _combination(step: Step, gap: sp.Expr, strict: bool, combo: list[tuple[Step,
 
     if not free_names(forms[1]) <= set(step.domain.ranges):
         return False, "the remainder involves symbols the claim does not range"
-    out = certify_nonnegative(forms[1], step.domain, strict=need_strict, budget=400)
-    if out.status == "proved":
+    out = run_symbolic(
+        certify_nonnegative, forms[1], step.domain, strict=need_strict, budget=400, deadline=_CAP, stage="remainder"
+    )
+    if not isinstance(out, Spent) and out.status == "proved":
         return True, _describe(
             combo, f"plus a remainder {sp.sstr(forms[1])} ≥ 0 (interval arithmetic, {out.boxes} boxes)"
         )
