@@ -38,6 +38,15 @@ def _has_sums(step: Step) -> bool:
     return any(sp.sympify(e).has(sp.Sum, sp.Product, sp.Indexed) for e in (step.lhs, step.rhs))
 
 
+def _integer_unbounded(step: Step) -> bool:
+    """An integer symbol of the claim with an infinite end (``k ≥ 1``, every k): the sums route's relaxations."""
+    names = free_names(step.lhs) | free_names(step.rhs)
+    return any(
+        sym in names and sym.is_integer and not (sp.sympify(lo).is_finite and sp.sympify(hi).is_finite)
+        for sym, (lo, hi) in step.domain.ranges.items()
+    )
+
+
 def _unbounded(step: Step) -> bool:
     names = free_names(step.lhs) | free_names(step.rhs)
     for sym, (lo, hi) in step.domain.ranges.items():
@@ -70,7 +79,7 @@ def _touching(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
 
 
 ROUTES: dict[str, Route] = {
-    "sums": Route("sums", _has_sums, _sums),
+    "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
     "unbounded": Route("unbounded", lambda s: not _has_sums(s) and _unbounded(s), _unbounded_route),
     "touching": Route("touching", lambda s: not _has_sums(s) and not _unbounded(s), _touching),
 }
