@@ -775,6 +775,8 @@ def coverage(step: Step, res: StepResult, opts: Mapping[str, Any]) -> tuple[str,
             how = f"symbolic in {step.var} → {step.point}, for every value of the other symbols"
         elif res.symbolic:
             how = "symbolic: the whole stated domain"
+        elif (m := re.search(r"\b(\w+) route: ", res.method or "")) is not None:
+            how = f"the {m.group(1)} route's reduction: the whole stated domain"
         else:
             how = "interval arithmetic: boxes covering the whole stated domain"
         if step.kind == "inequality" and res.trials:

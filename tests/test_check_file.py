@@ -56,8 +56,11 @@ def test_readme_example_verdicts(example_json):
         assert by[name]["worst_ratio"] == pytest.approx(1, abs=1e-6)
     assert by["standard-loss offset"]["verdict"] in ("proved", "verified numerically")
     assert by["standard-loss offset"]["uses"] == ["log(1 + x) <= x"]
-    assert by["log-mean-exp <= 1/tau"]["covered"].startswith(f"{by['log-mean-exp <= 1/tau']['trials']} falsifier")
-    assert "k ∈ [1, 12]" in by["log-mean-exp <= 1/tau"]["covered"]  # vector lengths actually sampled
+    # a mean over every k: proved by the sums route, whose reduction the verdict shows
+    lme = by["log-mean-exp <= 1/tau"]
+    assert lme["verdict"] == "proved" and lme["whole_domain"] and "sums route" in lme["method"], lme
+    assert lme["covered"].startswith("the sums route's reduction: the whole stated domain")
+    assert "reduction: " in lme["evidence"]
     # false: refuted with a counterexample that really violates the claim
     bad = by["exp(x) <= 1 + x + x^2"]
     assert bad["verdict"] == "refuted" and bad["counterexample"]
@@ -149,7 +152,8 @@ def test_identity_planted_error_and_vectors():
     res = _one(jensen, trials=2000)
     assert res["verdict"] == "refuted" and any(key.startswith("s[") for key in res["counterexample"])
     jensen["claim"] = jensen["claim"].replace(r"\le ", r"\ge ")
-    assert _one(jensen, trials=2000)["verdict"] == "verified numerically"
+    proved = _one(jensen, trials=2000)
+    assert proved["verdict"] == "proved" and "sums route" in proved["method"] and "Jensen" in proved["evidence"]
 
 
 def test_e_and_pi_are_constants_unless_declared():

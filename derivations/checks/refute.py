@@ -532,7 +532,11 @@ def _ball(e: sp.Expr, memo: dict) -> arb:  # noqa: C901 - one branch per node ty
             raise Undecided("a derivative SymPy does not take")
         out = _ball(done, memo)
     else:
-        raise Undecided(f"no Arb rule for {type(e).__name__}")
+        # a named function of the toolkit (log1p, expm1, …) through its exact rewrite in elementary functions
+        alt = next((r for r in (e.rewrite(sp.log), e.rewrite(sp.exp)) if r != e), None)
+        if alt is None or type(alt) is type(e):
+            raise Undecided(f"no Arb rule for {type(e).__name__}")
+        out = _ball(alt, memo)
     out = _ok(out)
     memo[e] = out
     return out
@@ -770,6 +774,8 @@ def _concrete(e: sp.Expr, point: Mapping[Any, sp.Expr]) -> sp.Expr:
             out = _expand(out)
         if out.has(sp.Derivative):  # derivatives taken (exact), integrals left to Arb's rigorous quadrature
             out = out.replace(lambda n: isinstance(n, sp.Derivative), lambda n: n.doit())
+        if out.has(sp.Subs):  # a substitution carried out (exact), e.g. a moment as the CGF's derivative at 0
+            out = out.replace(lambda n: isinstance(n, sp.Subs), lambda n: n.doit())
         if len(_CONCRETE) > 512:
             _CONCRETE.clear()
         labels = {b_.label for b_ in out.atoms(sp.IndexedBase)}
