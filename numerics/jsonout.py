@@ -128,9 +128,23 @@ def compare_json(rows: list[dict]) -> list[dict]:
     return out
 
 
+#: what a gate counterexample says beside its point (checks/refute.py): the two sides' Arb enclosures, the
+#: relation, whether the sides were shown exactly equal, the working precision
+GATE_KEYS = ("lhs_enclosure", "rhs_enclosure", "relation", "equal_exactly", "bits")
+
+
 def _point(values: dict) -> tuple[dict, dict]:
-    """A point ``{name: exact text}`` (a counterexample) → (numbers, the texts); a value no float holds is null."""
-    return {k: nearest(v) if isinstance(v, str) else v for k, v in values.items()}, dict(values)
+    """A point ``{name: exact text}`` (a counterexample) → (numbers, the texts); a value no float holds is null.
+    The gate's enclosures become ``[lo, hi]`` numbers; its relation, flag and precision pass as they are."""
+    nums = {}
+    for k, v in values.items():
+        if k in ("lhs_enclosure", "rhs_enclosure") and isinstance(v, (list, tuple)):
+            nums[k] = [nearest(e) if isinstance(e, str) else e for e in v]
+        elif k in GATE_KEYS:
+            nums[k] = v
+        else:
+            nums[k] = nearest(v) if isinstance(v, str) else v
+    return nums, dict(values)
 
 
 def _box(box: dict) -> tuple[dict, dict]:
