@@ -798,7 +798,9 @@ def coverage(step: Step, res: StepResult, opts: Mapping[str, Any]) -> tuple[str,
     return f"the coefficients/limit value spot-checked on {_sampled_box(step, opts, True)}", False
 
 
-def check(source: Any, trials: int | None = None, seed: int = 0, budget: Any = None) -> dict[str, Any]:
+def check(
+    source: Any, trials: int | None = None, seed: int = 0, budget: Any = None, on_result: Any = None
+) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
     The claim file is TOML: ``[[claim]]`` tables with ``name``, ``claim`` (LaTeX) or ``sympy`` (a SymPy
@@ -817,6 +819,8 @@ def check(source: Any, trials: int | None = None, seed: int = 0, budget: Any = N
     budget : checks.budget.Budget, optional
         The budget of each claim (default ``budget.CHECK``: 10 s of wall time, each symbolic call under a
         deadline and a memory cap; the verdict names the stage that ran out).
+    on_result : callable, optional
+        Called as ``on_result(done, total, name, verdict)`` after each claim (the CLI's progress bar).
 
     Returns
     -------
@@ -852,7 +856,9 @@ def check(source: Any, trials: int | None = None, seed: int = 0, budget: Any = N
 
     verdict_of = {}
     rows = []
-    for claim in claims:
+    for n_done, claim in enumerate(claims, start=1):
+        if on_result is not None and n_done > 1:  # the previous claim is done
+            on_result(n_done - 1, len(claims), rows[-1]["name"], rows[-1]["verdict"])
         t1 = time.perf_counter()
         try:
             # a user's claim runs under the check budget (10 s, symbolic calls capped), from Python as from the CLI
@@ -910,6 +916,8 @@ def check(source: Any, trials: int | None = None, seed: int = 0, budget: Any = N
                 "as_expected": meets(outcome["verdict"], claim.expect),
             }
         )
+    if on_result is not None and rows:
+        on_result(len(rows), len(claims), rows[-1]["name"], rows[-1]["verdict"])
     counts: dict[str, int] = {}
     for r_ in rows:
         counts[r_["verdict"]] = counts.get(r_["verdict"], 0) + 1

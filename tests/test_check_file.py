@@ -406,3 +406,13 @@ def test_bench_files_run_as_they_stand():
     for f in files:
         _, claims = parse(f)
         assert claims and all(c.expect in ("proved", "refuted", "holds", "ill-posed") for c in claims)
+
+
+def test_progress_is_reported_claim_by_claim(example_file):
+    """``check`` reports each finished claim (the CLI draws its progress bar from these calls)."""
+    calls = []
+    out = check(example_file, trials=300, seed=0, on_result=lambda *a: calls.append(a))
+    names = [c["name"] for c in out["claims"]]
+    assert [c[0] for c in calls] == list(range(1, len(names) + 1))
+    assert all(c[1] == len(names) for c in calls) and [c[2] for c in calls] == names
+    assert [c[3] for c in calls] == [c["verdict"] for c in out["claims"]]

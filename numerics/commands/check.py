@@ -86,6 +86,18 @@ def format_report(out: dict) -> str:
 def run(args) -> int:
     if args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
-    out = check(args.file, trials=args.trials, seed=args.seed)  # under the check budget (userclaims.check)
+    from ..progress import Progress
+
+    bar = None
+
+    def tick(done: int, total: int, name: str, verdict: str) -> None:
+        nonlocal bar
+        if bar is None:  # a bar (on a terminal) for files of more than a few claims
+            bar = Progress(total, "check", enabled=total > 3)
+        bar.update(done - bar.n, f"{name}: {verdict}")
+
+    out = check(args.file, trials=args.trials, seed=args.seed, on_result=tick)  # under the check budget
+    if bar is not None:
+        bar.close()
     print(json.dumps(out, indent=1, ensure_ascii=False) if args.json else format_report(out))
     return out["exit_status"]
