@@ -227,7 +227,10 @@ def test_all_of_checks_a_part_once_per_content():
     b = check_step(claim(part(3 / tau), "planted claim B"), trials=200)
     c = check_step(claim(part(5 / tau), "planted claim C"), trials=200)
     assert (a.verdict, b.verdict, c.verdict) == (Verdict.PROVED, Verdict.PROVED, Verdict.REFUTED)
-    assert len(custom._results()) == 5  # A, B, C and the two distinct parts (the good one once)
+    stored = [r.step for r in custom._results().values()]
+    # A, B, C once each and the two distinct parts (the good one once, though two conjunctions use it)
+    assert sorted(n for n in stored if n.startswith("planted claim")) == [f"planted claim {c_}" for c_ in "ABC"]
+    assert stored.count("planted part: c/τ ≤ 4/τ") == 2
     again = check_step(claim(part(3 / tau), "planted claim A"), trials=200)
     assert again.as_dict() == a.as_dict() and again is not a  # a copy of the stored result
 
