@@ -843,6 +843,8 @@ def _dec(x: arb, digits: int, up: bool) -> str:
     if x.is_zero():
         return "0"
     man, exp = x.man_exp()
+    if abs(int(exp)) > 4000:  # 2^exp exactly would be a number of millions of digits (x^(10^8) at x = 2)
+        return _dec_huge(x, digits, up)
     q = fractions.Fraction(int(man)) * (fractions.Fraction(2) ** int(exp))
     neg = q < 0
     a = -q if neg else q
@@ -860,6 +862,32 @@ def _dec(x: arb, digits: int, up: bool) -> str:
     exp10 = e10 - digits + len(s)  # a carry (9.99… rounded up to 10.0…) adds a digit
     frac = s[1:].rstrip("0")
     return f"{'-' if neg else ''}{s[0]}{'.' + frac if frac else ''}e{exp10}"
+
+
+def _dec_huge(x: arb, digits: int, up: bool) -> str:
+    """``_dec`` for a point of huge or tiny magnitude, by Arb: the decimal exponent from an enclosure of
+    log10|x|, the mantissa from an enclosure of |x|·10^(digits−1−e10), rounded outward from its ball."""
+    neg = x < 0
+    a = -x if neg else x
+    old = ctx.prec
+    ctx.prec = max(old, 4 * digits + 128)
+    try:
+        lg = a.log() / arb(10).log()
+        e10 = int(lg.floor().upper().man_exp()[0]) * 2 ** int(lg.floor().upper().man_exp()[1])
+        v = a * arb(10) ** (digits - 1 - e10)
+        toward_up = up != neg
+        end = v.upper() if toward_up else v.lower()
+        n = end.ceil() if toward_up else end.floor()
+        man, ex = n.upper().man_exp()
+        n_int = int(man) * 2 ** int(ex)
+    finally:
+        ctx.prec = old
+    if n_int == 0:  # |x| rounded down to nothing: 0 is still on the right side of x
+        return "0"
+    s_ = str(n_int)
+    exp10 = e10 - digits + len(s_)
+    frac = s_[1:].rstrip("0")
+    return f"{'-' if neg else ''}{s_[0]}{'.' + frac if frac else ''}e{exp10}"
 
 
 def _pair(b: arb, digits: int) -> tuple[str, str]:
