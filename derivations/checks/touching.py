@@ -118,26 +118,14 @@ class _TimeUp(Exception):
 
 
 def _time_limited(fn, seconds: float):
-    """``fn()``, interrupted after ``seconds`` by SIGALRM where that is available (the main thread of
-    a POSIX process); elsewhere ``fn()`` runs unlimited."""
-    import signal
-    import threading
+    """``fn()``, interrupted after ``seconds`` (``budget.run_symbolic``: a deadline that nests with the claim's
+    own, the earlier of the two winning); raises ``_TimeUp`` when spent."""
+    from .budget import Spent, run_symbolic
 
-    if threading.current_thread() is not threading.main_thread() or not hasattr(signal, "setitimer"):
-        return fn()
-    if signal.getitimer(signal.ITIMER_REAL)[0] > 0:
-        return fn()  # someone else's timer is running: do not replace it
-
-    def on_alarm(signum, frame):
+    out = run_symbolic(fn, deadline=seconds, memory=None, stage="touching")
+    if isinstance(out, Spent):
         raise _TimeUp()
-
-    old = signal.signal(signal.SIGALRM, on_alarm)
-    signal.setitimer(signal.ITIMER_REAL, seconds)
-    try:
-        return fn()
-    finally:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, old)
+    return out
 
 
 def certify(e: sp.Expr, ranges: Mapping[sp.Symbol, tuple[Any, Any]], budget: int, strict: bool = False) -> bool:
