@@ -154,16 +154,7 @@ def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) 
     )
     if tiled:
         box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-        pboxes = []
-        for p in parts:
-            pb = {}
-            for s_ in syms:
-                lo, hi = (sp.sympify(v) for v in p.domain.ranges.get(s_, (-sp.oo, sp.oo)))
-                if s_.is_integer:  # integer ranges [1, 12] and [13, ∞) tile: widen each by 1/2 on both sides
-                    lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
-                pb[s_] = (lo, hi)
-            pboxes.append(pb)
-        tiled = _tiles(box, pboxes)
+        tiled = _tiles(box, [part_box(p, syms) for p in parts])
     if tiled:
         return {**base, **region({s_: step.domain.ranges[s_] for s_ in syms})}
     covered = subs[0].covered
@@ -174,6 +165,18 @@ def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) 
     for name, rng in base.items():  # a symbol of the claim that no part mentions is not restricted
         covered.setdefault(name, rng)
     return covered
+
+
+def part_box(part: Step, syms: Sequence[Any]) -> dict[Any, tuple[Any, Any]]:
+    """A part's box on ``syms`` (unbounded where it does not range a symbol), ready for ``_tiles``: integer
+    ranges [1, 12] and [13, ∞) tile, so each is widened by 1/2 on both sides."""
+    pb = {}
+    for s_ in syms:
+        lo, hi = (sp.sympify(v) for v in part.domain.ranges.get(s_, (-sp.oo, sp.oo)))
+        if s_.is_integer:
+            lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
+        pb[s_] = (lo, hi)
+    return pb
 
 
 def _tiles(box: Mapping[Any, tuple[Any, Any]], pboxes: Sequence[Mapping[Any, tuple[Any, Any]]]) -> bool:

@@ -178,24 +178,16 @@ def _implied(step, parts, results, multipliers, depth) -> tuple[bool, str]:
 
 def _tiled(step: Step, proved) -> bool:
     """Each part's proof covers its own box, and those boxes (on the claim's symbols) tile the claim's box."""
-    from .custom import _tiles
+    from .custom import _tiles, part_box
 
     syms = list(step.domain.ranges)
-    pboxes = []
     for p, r in proved:
         if not covers(r.covered, p.domain, {s_ for s_ in p.domain.ranges if s_ in syms}):
             return False
         if set(p.domain.constraints) - set(step.domain.constraints):
             return False
-        pb = {}
-        for s_ in syms:
-            lo, hi = (sp.sympify(v) for v in p.domain.ranges.get(s_, (-sp.oo, sp.oo)))
-            if s_.is_integer:  # integer ranges [1, 12] and [13, ∞) tile: widen each by 1/2 on both sides
-                lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
-            pb[s_] = (lo, hi)
-        pboxes.append(pb)
     box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-    return _tiles(box, pboxes)
+    return _tiles(box, [part_box(p, syms) for p, _ in proved])
 
 
 def _decide_minmax(e: sp.Expr, step: Step) -> sp.Expr:
