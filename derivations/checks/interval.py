@@ -80,7 +80,7 @@ class _Variants:
         self.special = special or {}  # per symbol: the domain's own endpoints (and 0)
         self.cache: dict[frozenset, tuple[sp.Expr, dict]] = {}
 
-    def _run(self, fn: Any, *args: Any, stage: str, share: float = 0.1) -> Any:
+    def _run(self, fn: Any, *args: Any, stage: str, share: float = 0.1, cap: float | None = None) -> Any:
         """``fn(*args)`` under the claim's budget (a SymPy call can expand (1 + x)^{10⁶} while it builds a
         derivative); ``Spent`` when it runs out."""
         clock = self.clock
@@ -88,7 +88,10 @@ class _Variants:
             from .budget import default_budget
 
             clock = self.clock = default_budget().started()
-        return run_symbolic(fn, *args, deadline=clock.deadline(share), memory=clock.budget.memory_mb, stage=stage)
+        left = clock.deadline(share)
+        if cap is not None:  # an optional aid (the curvature test's roots): never worth the claim's whole budget
+            left = cap if left is None else min(cap, left)
+        return run_symbolic(fn, *args, deadline=left, memory=clock.budget.memory_mb, stage=stage)
 
     def get(self, fixed: Mapping[sp.Symbol, sp.Expr]) -> tuple[sp.Expr | None, dict]:
         """The expression on the face ``fixed`` (``None`` when substituting ran out of budget)."""
@@ -144,14 +147,14 @@ class _Variants:
             parts[key] = []
             d1 = self.partial(fixed, sym)
             if d1 is not None and d1.free_symbols == {sym}:
-                sols = self._run(sp.solveset, d1, sym, sp.S.Reals, stage="roots")
+                sols = self._run(sp.solveset, d1, sym, sp.S.Reals, stage="roots", cap=_ROOTS_SECONDS)
                 if isinstance(sols, sp.FiniteSet):
                     for r in list(sols)[:6]:
                         if r.free_symbols or r.has(sp.I, sp.zoo, sp.nan):
                             continue
                         z = d1.xreplace({sym: r})
                         if z != 0:
-                            z = self._run(sp.simplify, z, stage="roots")
+                            z = self._run(sp.simplify, z, stage="roots", cap=_ROOTS_SECONDS)
                         if not isinstance(z, Spent) and z == 0:
                             parts[key].append(r)
                             self.special.setdefault(sym, set()).add(r)  # the face at r is simplified
@@ -356,6 +359,11 @@ def certify_nonnegative(
     return IntervalOutcome(
         "undecided", done, f"{len(left)} boxes not certified after {done} evaluations (e.g. {_fmt_box(left[0])})"
     )
+
+
+#: seconds for each SymPy call that looks for a critical point (solveset, then simplify of a root): the curvature
+#: test is an aid, and solveset on a large derivative ran to the catalogue's 120 s deadline (Prop. 5's chain)
+_ROOTS_SECONDS = 5.0
 
 
 def _curvature_move(e, box, fixed, variants, constrained, slope, enclose, stack) -> bool:
