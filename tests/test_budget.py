@@ -48,6 +48,37 @@ def test_nested_deadlines_keep_the_tighter_one():
     assert isinstance(out, Spent) and time.monotonic() - t0 < 5
 
 
+def test_deadline_inside_a_gc_callback_is_deferred_not_lost():
+    """A deadline that falls while a gc callback runs is raised after it, in the caller's code: raised
+    inside the callback, CPython would swallow it (an unraisable-exception warning) and the deadline
+    would never fire."""
+    import gc
+
+    in_callback = []
+
+    def slow_callback(phase, info):
+        if phase == "start":
+            in_callback.append(1)
+            t0 = time.monotonic()
+            while time.monotonic() - t0 < 0.3:
+                pass
+
+    def work():
+        gc.collect()  # the alarm (0.1 s) rings inside slow_callback
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 3:
+            time.sleep(0.01)
+        return "the deadline was lost"
+
+    gc.callbacks.append(slow_callback)
+    try:
+        out = run_symbolic(work, deadline=0.1, stage="gc")
+    finally:
+        gc.callbacks.remove(slow_callback)
+    assert in_callback
+    assert isinstance(out, Spent) and out.stage == "gc"
+
+
 def test_other_exceptions_propagate():
     with pytest.raises(ZeroDivisionError):
         run_symbolic(lambda: 1 / 0, deadline=1, memory=None)

@@ -25,6 +25,7 @@ deadline and cap of the two.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import resource
 import signal
@@ -181,6 +182,17 @@ def _memory_cap(memory_mb: float | None) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+def _in_swallowing_frame(frame: Any) -> bool:
+    """Whether ``frame`` runs inside a gc callback or a finaliser, where CPython swallows exceptions."""
+    callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
+    while frame is not None:
+        code = frame.f_code
+        if code in callbacks or code.co_name == "__del__":
+            return True
+        frame = frame.f_back
+    return False
+
+
 @contextlib.contextmanager
 def _deadline(seconds: float | None) -> Iterator[bool]:
     """Arm ``SIGALRM`` for ``seconds`` (main thread only; yields whether it is armed). A nested deadline
@@ -194,8 +206,13 @@ def _deadline(seconds: float | None) -> Iterator[bool]:
     token = object()
 
     def fire(signum: int, frame: Any) -> None:
-        if getattr(_state, "token", None) is not None:
-            raise _Deadline()
+        if getattr(_state, "token", None) is None:
+            return
+        if _in_swallowing_frame(frame):
+            # raised there, the exception would be lost (and reported as unraisable): try again shortly
+            signal.setitimer(signal.ITIMER_REAL, 0.01)
+            return
+        raise _Deadline()
 
     old_handler = signal.signal(signal.SIGALRM, fire)
     old_token = getattr(_state, "token", None)
