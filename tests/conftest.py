@@ -83,3 +83,17 @@ def executed_notebooks(tmp_path_factory):
 
 
 NOTEBOOK_CELL_TIMEOUT = 300  #: seconds per cell (a cell that hangs fails the test instead of the suite)
+
+
+@pytest.fixture(scope="session")
+def catalogue_verdicts(session_verify_cache):
+    """Every catalogue step checked once per session (the suite's budget, both cores, the session's
+    verify cache): ``{derivation name: [(step, result), …]}``, shared by every whole-catalogue test."""
+    from suite_budget import SUITE_TRIALS
+
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.checks import DEFAULTS, runner
+
+    ders = catalogue.all_derivations()
+    by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
+    return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}

@@ -218,16 +218,9 @@ def _claim_symbols(step):
 
 
 @pytest.fixture(scope="module")
-def catalogue_results():
-    """Every catalogue step checked once (the suite's budget, both cores, the session's verify cache)."""
-    from suite_budget import SUITE_TRIALS
-
-    from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import DEFAULTS, runner
-
-    ders = catalogue.all_derivations()
-    by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
-    return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}
+def catalogue_results(catalogue_verdicts):
+    """Every catalogue step checked once (``conftest.catalogue_verdicts``)."""
+    return catalogue_verdicts
 
 
 def _k_names(step):

@@ -542,6 +542,10 @@ def _ball(e: sp.Expr, memo: dict) -> arb:  # noqa: C901 - one branch per node ty
     return out
 
 
+#: Arb's evaluation budget per integral (its default, 1000·prec + prec², is hours of Python at 1024 bits)
+INTEGRAL_EVALS = 4000
+
+
 def _integral(e: sp.Integral, memo: dict) -> arb:
     """∫_a^b f(t) dt by Arb's rigorous integration (``acb.integral``) of the integrand continued to the complex
     plane, with branch cuts checked (``analytic``): one variable, finite limits, an integrand of the analytic
@@ -563,7 +567,9 @@ def _integral(e: sp.Integral, memo: dict) -> arb:
         except (Undecided, ZeroDivisionError, ValueError):
             return acb("nan")
 
-    val = acb.integral(fn, acb(ab), acb(bb))
+    # Arb's default work limit grows like prec² evaluations (2 million at 1024 bits), each a walk of the SymPy
+    # tree here: cap it; a capped integral is still enclosed, only wider, and a wider ball decides less
+    val = acb.integral(fn, acb(ab), acb(bb), eval_limit=INTEGRAL_EVALS)
     if not val.imag.contains(0) or not val.real.is_finite():
         raise Undecided("the integral is not enclosed as a real number")
     return val.real
