@@ -317,3 +317,43 @@ uses = ["log of a product"]
     assert res is not None and res.verdict == Verdict.PROVED and "the claim is the instance" in res.method, notes
     res, notes = _route(text, "wrong", ["log of a product"])
     assert res is None
+
+
+def test_two_citations_combine_into_a_chain(monkeypatch):
+    # a ≤ b from one lemma and b ≤ c from another: with the single-lemma glue disabled, only the combination
+    # of both instances can prove the claim; a false claim citing the same two is not proved
+    from infonce_bounds.derivations.checks import citation
+
+    monkeypatch.setattr(citation, "_glue", lambda *a, **k: None)
+    # and no remainder by branch and bound: one lemma plus e^t − 1 − t ≥ 0 would otherwise do
+    from infonce_bounds.derivations.checks import interval
+
+    monkeypatch.setattr(interval, "certify_nonnegative", lambda *a, **k: type("Out", (), {"status": "undecided"})())
+    text = (
+        LEMMA
+        + """
+[[claim]]
+name = "x <= e^x - 1"
+claim = 'x \\le e^{x} - 1'
+where = { x = [0, "inf"] }
+
+[[claim]]
+name = "chain"
+claim = '\\log(1 + t) \\le e^{t} - 1'
+where = { t = [0, "inf"] }
+uses = ["log(1 + x) <= x", "x <= e^x - 1"]
+
+[[claim]]
+name = "chain, false"
+claim = '\\log(1 + 3 t) \\le e^{t} - 1'
+where = { t = [0, "inf"] }
+uses = ["log(1 + x) <= x", "x <= e^x - 1"]
+"""
+    )
+    both = ["log(1 + x) <= x", "x <= e^x - 1"]
+    res, notes = _route(text, "chain", both)
+    assert res is not None and res.verdict == Verdict.PROVED, notes
+    assert "instance 1 of 'log(1 + x) <= x' with x = t; instance 2 of 'x <= e^x - 1' with x = t" in res.method
+    assert "gap[instance 1] + gap[instance 2]" in res.method, res.method
+    res, notes = _route(text, "chain, false", both)
+    assert res is None and any("together do not imply" in n for n in notes), notes

@@ -11,7 +11,8 @@ substitution ``σ: x ↦ v(y)`` over the claim's symbols ``y`` (found by matchin
 3. *glue*: the claim follows from it: it is the instance itself (``gap(claim) − gap(instance) ≡ 0`` by exact
    reduction), or a nonnegative combination plus a remainder shown ``≥ 0`` (``implication.implied``), or
    ``lhs ≤ A(v)`` and ``B(v) ≤ rhs`` are each proved by ``check_step`` on ``Y`` (the chain
-   ``lhs ≤ A(v) ≤ B(v) ≤ rhs``).
+   ``lhs ≤ A(v) ≤ B(v) ≤ rhs``); with several cited claims, an instance of each, the claim implied by all of
+   them together (``implied``'s combination rule: a chain ``a ≤ b ≤ c`` from ``a ≤ b`` and ``b ≤ c``).
 
 An identity claim is proved when ``lhs − rhs ≡ ±(A(v) − B(v))`` exactly and (1) holds. The route never
 refutes, and a cited claim that is not proved is never used (``check_citing`` says so in the verdict).
@@ -28,6 +29,8 @@ it leaves out is matched (SymPy ``match`` of the cited sides against the claim's
 from __future__ import annotations
 
 import dataclasses
+import itertools
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -261,8 +264,12 @@ def _glue(step: Step, inst: Step, inst_res: StepResult, opts) -> str | None:
     return "glue: " + "; ".join(hows) + ", so lhs ≤ instance lhs ≤ instance rhs ≤ rhs"
 
 
-def _try(step: Step, name: str, cited: Step, res: StepResult, sub: dict, opts) -> tuple[str, str] | str:
-    """(method, evidence) when ``step`` follows from ``cited`` at ``sub``; else the reason it does not."""
+def _try(
+    step: Step, name: str, cited: Step, res: StepResult, sub: dict, opts, pool: list | None = None
+) -> tuple[str, str] | str:
+    """(method, evidence) when ``step`` follows from ``cited`` at ``sub``; else the reason it does not. An
+    instance shown to hold on the claim's box is added to ``pool`` (``(name, sub, instance, result, maps)``)
+    for the combination of several citations."""
     from .implication import instance
 
     names = set(step.domain.ranges) | {getattr(s_, "label", None) for s_ in step.domain.ranges}
@@ -314,6 +321,8 @@ def _try(step: Step, name: str, cited: Step, res: StepResult, sub: dict, opts) -
     if found is None:
         return "the instance's box is empty"
     inst, inst_res = found
+    if pool is not None:
+        pool.append((name, sub, inst, inst_res, maps))
     glue = _glue(step, inst, inst_res, opts)
     if glue is None:
         return f"not an instance: the claim does not follow from {name!r} at {_show_sub(sub)}"
@@ -348,6 +357,8 @@ def prove_by_citation(
         return None
     from .wellposed import check_wellposed
 
+    t0 = time.monotonic()
+    pool: list = []
     wp = check_wellposed([step.lhs, step.rhs], step.domain, step.name, opts.get("clock"))
     if wp.status != "defined":
         notes.append(f"the claim is not shown defined on its domain ({wp.status})")
@@ -358,28 +369,60 @@ def prove_by_citation(
         if cstep.kind not in ("inequality", "identity") or (step.kind == "identity") != (cstep.kind == "identity"):
             notes.append(f"{name!r}: a {cstep.kind} cannot give a {step.kind}")
             continue
-        try:
-            cands = _candidates(step, cstep, (given or {}).get(name, {}))
-        except ValueError:
-            raise
+        cands = _candidates(step, cstep, (given or {}).get(name, {}))  # a bad `with` key: ValueError
         if not cands:
             notes.append(f"{name!r}: no substitution makes the claim an instance of it")
             continue
-        for sub in cands:
-            out = _try(step, name, cstep, cres, sub, opts)
+        for sub in cands[:_MAX_CANDIDATES]:
+            if time.monotonic() - t0 > _ROUTE_SECONDS:
+                notes.append(f"the citation route stopped after {_ROUTE_SECONDS:g} s")
+                return None
+            out = _try(step, name, cstep, cres, sub, opts, pool)
             if isinstance(out, str):
                 notes.append(f"{name!r}: {out}")
                 continue
-            method, evidence = out
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.PROVED,
-                method,
-                evidence,
-                covered=region(step.domain.ranges),  # the mapping and the glue were shown on the whole box
-            )
-    return None
+            return _proved(step, *out)
+    return _combined(step, pool, notes)
+
+
+#: candidate substitutions tried per citation, and the route's wall-time cap (each engine call has its own budget)
+_MAX_CANDIDATES = 4
+_MAX_COMBINATIONS = 16
+_ROUTE_SECONDS = 20.0
+
+
+def _proved(step: Step, method: str, evidence: str) -> StepResult:
+    # the mapping and the glue were shown on the whole box: the proof covers the stated domain
+    return StepResult(step.name, step.kind, Verdict.PROVED, method, evidence, covered=region(step.domain.ranges))
+
+
+def _combined(step: Step, pool: list, notes: list[str]) -> StepResult | None:
+    """Several cited claims together: one proved instance of each (every combination of their candidates, at
+    most ``_MAX_COMBINATIONS``), and the claim implied by all of them (a chain ``a ≤ b ≤ c`` from ``a ≤ b`` and
+    ``b ≤ c``: ``implication.implied``'s combination rule)."""
+    from .implication import implied
+
+    groups: dict[str, list[tuple]] = {}
+    for entry in pool:
+        groups.setdefault(entry[0], []).append(entry)
+    if len(groups) < 2 or step.kind != "inequality":
+        return None
+    for parts in itertools.islice(itertools.product(*groups.values()), _MAX_COMBINATIONS):
+        ok, how = implied(step, [p[2] for p in parts], [p[3] for p in parts])
+        if ok:
+            break
+    else:
+        notes.append(f"the instances of {', '.join(repr(n_) for n_ in groups)} together do not imply the claim")
+        return None
+    used = [p for p in parts if f"gap[{p[2].name}]" in how] or list(parts)  # the instances the rule used
+    parts = used
+    for n_, part in enumerate(parts, start=1):
+        how = how.replace(f"gap[{part[2].name}]", f"gap[instance {n_}]")
+    said = "; ".join(f"instance {n_} of {p[0]!r} with {_show_sub(p[1])}" for n_, p in enumerate(parts, start=1))
+    maps = "; ".join(m_ for p in parts for m_ in p[4])
+    method = f"citation route: {said}; domain mapped: {maps}; {how}"
+    evidence = "; ".join(f"instance {n_}: {p[2].statement}" for n_, p in enumerate(parts, start=1)) + f"; {how}"
+    return _proved(step, method, evidence)
 
 
 def check_citing(
