@@ -363,9 +363,11 @@ def prove_by_citation(
     if wp.status != "defined":
         notes.append(f"the claim is not shown defined on its domain ({wp.status})")
         return None
+    step = step.unwrapped()  # printed forms (Shown) are for the reader; the route works on the values
     for name, cstep, cres in cited:
         if cres is None or cres.verdict != Verdict.PROVED:
             continue
+        cstep = cstep.unwrapped()
         if cstep.kind not in ("inequality", "identity") or (step.kind == "identity") != (cstep.kind == "identity"):
             notes.append(f"{name!r}: a {cstep.kind} cannot give a {step.kind}")
             continue
