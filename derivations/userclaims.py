@@ -13,7 +13,10 @@ by ``checks.check_step``, exactly as the toolkit's own steps are. The format::
     where = { x = [0, 10] }      # the closed range of every free symbol
     kind = "inequality"          # optional: identity | inequality | limit | expansion (else inferred)
     assume = ['x \\le 5']        # optional: extra inequalities cutting the box (same syntax as the claim)
-    uses = ["an earlier claim"]  # optional: names of earlier claims this one relies on
+    uses = ["an earlier claim"]  # optional: earlier claims (or catalogue steps "derivation / step") it is an
+                                 # instance of: proved from them when the substitution maps into their domain
+    with = { x = "2*t" }         # optional: the substitution (cited symbol = expression, the claim's syntax);
+                                 # with several uses: with = { "cited name" = { x = "2*t" } }
     note = "…"                   # optional, carried into the output
     expect = "proved"            # optional: proved | refuted | holds | ill-posed (exit 1 when unmet)
 
@@ -45,7 +48,7 @@ import pathlib
 import re
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import sympy as sp
@@ -61,6 +64,7 @@ CLAIM_FIELDS = (
     "kind",
     "assume",
     "uses",
+    "with",
     "var",
     "point",
     "order",
@@ -416,6 +420,7 @@ class UserClaim:
     read_latex: str = ""  #: the claim as read, re-rendered by sympy.latex
     read_sympy: str = ""  #: the claim as read, as SymPy prints it
     second_reader: str = ""  #: "agrees", or "not applicable: …"
+    substitution: dict = field(default_factory=dict)  #: ``with``: {cited name: {cited symbol name: expression}}
 
 
 def _order_term(rhs: sp.Expr, claim: str) -> tuple[sp.Expr, sp.Symbol | None, int | None]:
@@ -488,13 +493,16 @@ def build_claim(
             raise _fail(name, "uses", "a claim cannot use itself")
         if u_ in later:
             raise _fail(name, "uses", f"{u_!r} comes later in the file: a claim may use only earlier claims")
-        if u_ not in earlier:
-            raise _fail(name, "uses", f"no claim named {u_!r} in this file")
+        if u_ not in earlier and catalogue_step(u_) is None:
+            raise _fail(
+                name, "uses", f"no claim named {u_!r} earlier in this file, nor a catalogue step 'derivation / step'"
+            )
 
     where = {**dict(shared), **dict(entry.get("where", {}))} if isinstance(entry.get("where", {}), Mapping) else None
     if where is None:
         raise _fail(name, "where", "must be a table of symbol = range")
     scope = parse_where(where, name)
+    substitution = _with(entry.get("with"), uses, name, syntax, scope, defines)
     expect = entry.get("expect")
     if expect is not None and expect not in EXPECTS:
         raise _fail(name, "expect", f"{expect!r} is not one of {', '.join(EXPECTS)}")
@@ -630,7 +638,52 @@ def build_claim(
         sp.latex(rel),
         str(rel),
         log.second,
+        substitution,
     )
+
+
+def catalogue_step(name: str) -> Step | None:
+    """The catalogue's step ``"derivation / step"`` (None when there is none: not that form, or not found)."""
+    der_name, sep, step_name = name.partition(" / ")
+    if not sep:
+        return None
+    from . import catalogue
+
+    try:
+        return catalogue.get(der_name).step(step_name)
+    except (DerivationError, KeyError):
+        return None
+
+
+def _with(table: Any, uses: list[str], name: str, syntax: str, scope: Scope, defines) -> dict[str, dict]:
+    """``with``: ``{cited symbol: expression}`` (one citation, or all), or ``{cited name: {symbol: expression}}``
+    → ``{cited name: {symbol name: SymPy expression over the claim's symbols}}``."""
+    if table is None:
+        return {}
+    if not uses:
+        raise _fail(name, "with", "a substitution needs `uses`: the claims it is substituted into")
+    if not isinstance(table, Mapping) or not table:
+        raise _fail(name, "with", 'must be a table: { x = "2*t" } or { "cited name" = { x = "2*t" } }')
+    per_use = all(isinstance(v, Mapping) for v in table.values())
+    if per_use:
+        unknown = sorted(set(table) - set(uses))
+        if unknown:
+            raise _fail(name, "with", f"{unknown[0]!r} is not among this claim's uses")
+        tables = dict(table)
+    elif any(isinstance(v, Mapping) for v in table.values()):
+        raise _fail(name, "with", "mixes symbol = expression and cited name = { … } entries")
+    else:
+        tables = {u_: table for u_ in uses}
+    out: dict[str, dict] = {}
+    for u_, sub in tables.items():
+        out[u_] = {}
+        for key, text in sub.items():
+            if not _SCALAR_KEY.match(_norm(key)):
+                raise _fail(name, "with", f"{key!r} is not a symbol name")
+            out[u_][_norm(key)] = parse_expression(
+                text if isinstance(text, str) else str(text), syntax, scope, name, "with", defines
+            )
+    return out
 
 
 def _make_step(name, lhs, rhs, kind, domain, relation, var, point, order, direction) -> Step:
@@ -725,6 +778,16 @@ def parse(source: Any) -> tuple[Derivation, list[UserClaim]]:
     names = tuple(e_.get("name") if isinstance(e_, Mapping) else None for e_ in entries)
     for n_, entry in enumerate(entries, start=1):
         claims.append(build_claim(entry, n_, [c_.name for c_ in claims], shared, later=names[n_:], defines=defines))
+    step_of = {c_.name: c_.step for c_ in claims}
+    for c_ in claims:  # `with` substitutes for the cited claim's own symbols
+        for u_, sub in c_.substitution.items():
+            cited = step_of.get(u_) or catalogue_step(u_)
+            have = {str(s_) for s_ in free_names(cited.lhs) | free_names(cited.rhs)}
+            for key in sub:
+                if key not in have:
+                    raise _fail(
+                        c_.name, "with", f"{key!r} is not a symbol of the cited {u_!r} (its symbols: {sorted(have)})"
+                    )
     der = Derivation(
         name=label,
         title=str(data.get("title", f"claims of {label}")),
@@ -851,10 +914,11 @@ def check(
     t0 = time.perf_counter()
     der, claims = parse(source)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
-    from .checks import check_step
     from .checks.budget import CHECK, default_budget_set
 
     verdict_of = {}
+    results_of: dict[str, StepResult | None] = {}  # what a later claim's `uses` cites (None: an internal error)
+    step_of = {c_.name: c_.step for c_ in claims}
     rows = []
     for n_done, claim in enumerate(claims, start=1):
         if on_result is not None and n_done > 1:  # the previous claim is done
@@ -863,7 +927,8 @@ def check(
         try:
             # a user's claim runs under the check budget (10 s, symbolic calls capped), from Python as from the CLI
             with default_budget_set(CHECK if budget is None else budget):
-                res = check_step(claim.step, trials=trials, seed=seed)
+                res = _check_claim(claim, results_of, step_of, trials, seed)
+            results_of[claim.name] = res
             res.seconds = time.perf_counter() - t1
             covered, whole = coverage(claim.step, res, opts)
             outcome = {
@@ -909,7 +974,9 @@ def check(
                 "covered": outcome["covered"],
                 "whole_domain": outcome["whole_domain"],
                 "uses": list(claim.uses),
-                "uses_not_proved": [u_ for u_ in claim.uses if verdict_of[u_] != str(Verdict.PROVED)],
+                "uses_not_proved": [
+                    u_ for u_ in claim.uses if getattr(results_of.get(u_), "verdict", None) != Verdict.PROVED
+                ],
                 **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds")},
                 "note": claim.note,
                 "expect": claim.expect,
@@ -933,6 +1000,35 @@ def check(
         "seed": seed,
         "seconds": round(time.perf_counter() - t0, 4),
     }
+
+
+def _check_claim(
+    claim: UserClaim, results_of: dict[str, StepResult | None], step_of: Mapping[str, Step], trials: int, seed: int
+) -> StepResult:
+    """``check_step``, or for a claim with ``uses`` the citation route first (``checks.citation.check_citing``):
+    the cited results are the file's earlier verdicts (an earlier claim that met an internal error: None) and the
+    catalogue's (its verify cache, else checked here)."""
+    from .checks import check_step
+
+    if not claim.uses:
+        return check_step(claim.step, trials=trials, seed=seed)
+    from .checks import DEFAULTS
+    from .checks.chain import _cited_result
+    from .checks.citation import check_citing
+
+    opts = {**DEFAULTS, "trials": trials, "seed": seed}
+    cited = []
+    for u_ in claim.uses:
+        if u_ in step_of:
+            cited.append((u_, step_of[u_], results_of.get(u_)))
+        else:
+            step = catalogue_step(u_)
+            if u_ not in results_of:  # a catalogue step: its verdict once per file
+                results_of[u_] = _cited_result(u_.partition(" / ")[0], step, opts)
+            cited.append((u_, step, results_of[u_]))
+    return check_citing(
+        claim.step, cited, opts, lambda: check_step(claim.step, trials=trials, seed=seed), claim.substitution
+    )
 
 
 ERROR = "error"

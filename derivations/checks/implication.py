@@ -364,30 +364,43 @@ def _instances(step: Step, parts, results, subs) -> tuple[list[Step], list[StepR
                 break
         if not inside:
             continue  # the instance is not shown to lie where the part was proved: unusable
-        mapping = {sym: sp.sympify(val) for sym, val in sub.items()}
-        # the instance holds on the claim's box cut to the part's ranges of the symbols they share
-        ranges = dict(step.domain.ranges)
-        for sym, (lo, hi) in p.domain.ranges.items():
-            if sym in ranges:
-                ranges[sym] = (sp.Max(sp.sympify(lo), ranges[sym][0]), sp.Min(sp.sympify(hi), ranges[sym][1]))
-        try:
-            dom = Domain(ranges, step.domain.constraints, name=f"{step.domain.name} ∩ {p.domain.name}")
-        except Exception:  # noqa: BLE001 - an empty intersection: the part says nothing on the claim's box
+        if any(c.subs(sub, simultaneous=True) not in (sp.true, *step.domain.constraints) for c in p.domain.constraints):
+            continue  # the part holds only where its constraints do, and they are not the claim's: unusable
+        found = instance(step, p, sub)
+        if found is None:  # an empty intersection: the part says nothing on the claim's box
             continue
-        inst = Step(
-            f"{p.name} [at {sp.sstr(mapping)}]",
-            sp.sympify(p.lhs).subs(mapping, simultaneous=True),
-            sp.sympify(p.rhs).subs(mapping, simultaneous=True),
-            kind=p.kind,
-            relation=p.relation,
-            domain=dom,
-        )
-        covered = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in dom.ranges.items()}
-        res = StepResult(inst.name, p.kind, Verdict.PROVED, f"instance of {p.name}", covered=covered)
+        inst, res = found
         out_p.append(inst)
         out_r.append(res)
         kept.append(i)
     return out_p, out_r, kept
+
+
+def instance(step: Step, part: Step, sub: Mapping) -> tuple[Step, StepResult] | None:
+    """``part`` at ``sub`` (``{ε: 1/k}``) as a step on ``step``'s box, with the proved result it inherits.
+
+    Contract: the caller has shown that every substituted value lies where ``part`` was proved, on the whole
+    box, and that ``part``'s constraints hold there after substitution; then the instance holds on the claim's
+    box cut to ``part``'s ranges of the symbols they share (None when that cut is empty)."""
+    mapping = {sym: sp.sympify(val) for sym, val in sub.items()}
+    ranges = dict(step.domain.ranges)
+    for sym, (lo, hi) in part.domain.ranges.items():
+        if sym in ranges and sym not in mapping:
+            ranges[sym] = (sp.Max(sp.sympify(lo), ranges[sym][0]), sp.Min(sp.sympify(hi), ranges[sym][1]))
+    try:
+        dom = Domain(ranges, step.domain.constraints, name=f"{step.domain.name} ∩ {part.domain.name}")
+    except Exception:  # noqa: BLE001 - an empty intersection
+        return None
+    inst = Step(
+        f"{part.name} [at {sp.sstr(mapping)}]",
+        sp.sympify(part.lhs).subs(mapping, simultaneous=True),
+        sp.sympify(part.rhs).subs(mapping, simultaneous=True),
+        kind=part.kind,
+        relation=part.relation,
+        domain=dom,
+    )
+    covered = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in dom.ranges.items()}
+    return inst, StepResult(inst.name, part.kind, Verdict.PROVED, f"instance of {part.name}", covered=covered)
 
 
 def _region(step: Step) -> dict[str, tuple[str, str]]:
@@ -471,7 +484,7 @@ def _describe(combo: list[tuple[Step, sp.Expr]], tail: str) -> str:
     return f"combination: gap = {terms}, {tail}"
 
 
-__all__ = ["implied"]
+__all__ = ["implied", "instance"]
 
 
 def _replace_facts(e: sp.Expr, facts: list[tuple[sp.Expr, sp.Expr]]) -> sp.Expr:
