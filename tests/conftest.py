@@ -97,3 +97,9 @@ def catalogue_verdicts(session_verify_cache):
     ders = catalogue.all_derivations()
     by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
     return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}
+
+
+@pytest.fixture(scope="session")
+def catalogue_runs(catalogue_verdicts):
+    """``{derivation name: {step name: result}}`` of the session's one check of the catalogue."""
+    return {name: {st.name: res for st, res in pairs} for name, pairs in catalogue_verdicts.items()}

@@ -72,8 +72,8 @@ def derivs():
         "bias_expansion",
     ],
 )
-def test_every_step_verifies(derivs, name):
-    results = derivs[name].verify(**FAST)
+def test_every_step_verifies(catalogue_runs, name):
+    results = list(catalogue_runs[name].values())  # the session's one check of the catalogue
     bad = [(r.step, str(r.verdict), r.evidence) for r in results if r.verdict in (Verdict.REFUTED, Verdict.UNDECIDED)]
     assert not bad, bad
     proved = {r.step for r in results if r.verdict is Verdict.PROVED}
