@@ -76,6 +76,7 @@ def test_a_non_differentiable_path_is_not_proved():
         ({"path": sp.log(x + t), "var": x, "point": c}, "var"),  # x is a symbol of the claim
         ({"path": sp.log(x + t), "var": t}, "missing"),
         ({"path": sp.log(x + t), "var": t, "point": c, "points": -1}, "points"),
+        ({"path": sp.log(x + t), "var": t, "point": c, "end": c}, "end"),  # the segment cannot depend on c
     ],
 )
 def test_a_malformed_hint_names_its_parameter(params, what):

@@ -64,6 +64,9 @@ def _params(step: Step, params: Mapping[str, Any]) -> dict[str, Any]:
         raise DerivationError(f"{name} var {var} must be a fresh symbol (not in the claim or its domain)")
     start, end = sp.sympify(params.get("start", 0)), sp.sympify(params.get("end", 1))
     for p, v in (("start", start), ("end", end), ("path", path)):
+        if point in free_names(v):  # c is what the theorem supplies: the segment and G cannot depend on it
+            raise DerivationError(f"{name} {p} must not contain the point {point}")
+    for p, v in (("start", start), ("end", end), ("path", path)):
         missing = free_names(v) - {var} - set(step.domain.ranges)
         if missing:
             raise DerivationError(f"{name} {p} uses {sorted(map(str, missing))}, which have no range")

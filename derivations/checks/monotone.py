@@ -35,6 +35,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import DerivationError, Domain, Step, StepResult, covers, free_names
+from .budget import run_symbolic
 from .custom import proof_cover, proof_result, with_range
 from .falsifier import falsify
 from .interval import certify_nonnegative
@@ -111,8 +112,10 @@ def prove_monotone(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
     base_ok = same = sign_ok = defined = False
     outcome = None
     if why_not is None:
-        base_ok = sp.simplify(gap.subs(var, end)) == 0
-        same = sp.simplify(sp.diff(gap, var) - derivative) == 0
+        deadline = 5.0 if opts.get("clock") is None else opts["clock"].deadline(0.25)
+        base_ok = run_symbolic(sp.simplify, gap.subs(var, end), deadline=deadline, stage="monotone: gap(end)") == 0
+        diff = sp.diff(gap, var) - derivative
+        same = run_symbolic(sp.simplify, diff, deadline=deadline, stage="monotone: gap' = derivative") == 0
         parts += [f"gap({end}) = 0: {base_ok}", f"gap' = {derivative}: {same}"]
         head = smooth(gap)
         if head is not None:
