@@ -90,3 +90,39 @@ def test_the_papers_mean_value_steps_are_proved_and_refuted_when_the_derivative_
     res = check_step(st, **OPTS)
     assert res.verdict is Verdict.PROVED and covers(res.covered, st.domain)
     assert check_step(dataclasses.replace(st, rhs=2 * st.rhs), **OPTS).verdict is Verdict.REFUTED
+
+
+# ----------------------------------------------------------------------------- the derivative-bound shape
+
+y = sp.Symbol("y_mv", real=True)
+z = sp.Symbol("z_mv", real=True)
+LIP = Domain({y: (-40, 40), z: (-40, 40)}, name="x, y ∈ [−40, 40]")
+
+
+def _lipschitz(bound, lhs=None):
+    lhs = sp.log(1 + sp.exp(y)) - sp.log(1 + sp.exp(z)) if lhs is None else lhs
+    hint = ("mean value", {"path": sp.log(1 + sp.exp(t)), "var": t, "start": z, "end": y, "bound": bound})
+    return Step(
+        "softplus is 1-Lipschitz", lhs, bound * sp.Abs(y - z), kind="inequality", relation="<=", domain=LIP, route=hint
+    )
+
+
+def test_softplus_is_one_lipschitz_with_the_bound_certified_by_arb():
+    res = check_step(_lipschitz(1), **OPTS)
+    assert res.verdict is Verdict.PROVED, res.method
+    assert res.certified and covers(res.covered, LIP)
+    res = check_step(_lipschitz(1, sp.Abs(sp.log(1 + sp.exp(y)) - sp.log(1 + sp.exp(z)))), **OPTS)
+    assert res.verdict is Verdict.PROVED, res.method
+
+
+def test_a_derivative_bound_too_small_by_one_percent_is_not_proved():
+    """sigmoid reaches 0.99 near t = 4.6: L = 99/100 fails there, and the falsifier finds it."""
+    res = check_step(_lipschitz(sp.Rational(99, 100)), **OPTS)
+    assert res.verdict is not Verdict.PROVED and res.covered is None
+    assert "L − G' ≥ 0 (Arb): proved" not in res.method
+
+
+def test_a_bound_hint_on_a_strict_claim_names_the_shape():
+    st = _lipschitz(1)
+    with pytest.raises(DerivationError, match="non-strict"):
+        check_step(dataclasses.replace(st, relation="<"), **OPTS)

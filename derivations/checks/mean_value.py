@@ -1,4 +1,4 @@
-"""Route "mean value": ``lhs = rhs`` read as "(G(b) − G(a))/(b − a) = G'(a + c(b − a)) for some c ∈ [0, 1]".
+"""Route "mean value": "(G(b) − G(a))/(b − a) = G'(a + c(b − a)) for some c ∈ [0, 1]", or |G(b) − G(a)| ≤ L|b − a|.
 
 Claim shape: an identity step whose ``rhs`` contains the existential symbol ``point`` (c), whose range in the
 domain must be exactly [0, 1]. The claim is: for every point of the domain (c excluded) some c ∈ [0, 1] makes
@@ -25,7 +25,14 @@ Proved, on the whole domain, when all hold:
 Never floats: the identities are symbolic, definedness is symbolic or Arb, and the theorem does the rest. The
 cover is the domain's box (c's entry is the range in which c exists).
 
-Refutation (run in every case, for the record): at ``points`` seeded exact rational points of the domain
+Second shape, a derivative bound (hint ``"bound": L`` instead of ``"point"``): a non-strict inequality whose
+small side is ``G(b) − G(a)`` or ``|G(b) − G(a)|`` and whose big side is ``L·|b − a|`` (``L`` free of t). Proved
+when both sides reduce to those forms in SymPy, G is C¹ along every segment (2. above) and ``L − G'(t) ≥ 0``
+and ``L + G'(t) ≥ 0`` are certified by Arb branch and bound (``interval.certify_nonnegative``) on the domain
+with t over the segments' hull: then |G(b) − G(a)| = |G'(ξ)|·|b − a| ≤ L·|b − a|. The box falsifier runs for
+the record (its counterexamples go through the refutation gate).
+
+Refutation of the existence shape (run in every case, for the record): at ``points`` seeded exact rational points of the domain
 (b ≠ a), ``rhs`` is enclosed over c ∈ [0, 1] by Arb (``intervals.interval_eval``, [0, 1] cut into ``pieces``)
 in [L, U] with exact endpoints; if the refutation gate (``refute.confirm``) shows ``lhs > U`` or ``lhs < L``
 there, no c exists and the claim is refuted at that point. Without a proof and without a refutation the
@@ -43,8 +50,12 @@ import sympy as sp
 from .. import intervals
 from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, free_names, region
 from .budget import run_symbolic
+from .custom import proof_result
+from .falsifier import falsify
+from .interval import certify_nonnegative
 from .monotone import smooth
 from .refute import confirm
+from .sampling import _sides
 from .wellposed import check_wellposed
 
 #: default parameters: exact points the refutation attempt tries, pieces [0, 1] is cut into for c
@@ -54,19 +65,30 @@ POINTS, PIECES = 8, 32
 def _params(step: Step, params: Mapping[str, Any]) -> dict[str, Any]:
     name = f"step {step.name!r}: route 'mean value' parameter"
     path = sp.sympify(params["path"])
-    var, point = sp.sympify(params["var"]), sp.sympify(params["point"])
+    var = sp.sympify(params["var"])
+    shape = "bound" if "bound" in params else "exists"
+    if shape == "exists" and "point" not in params:
+        raise DerivationError(f"{name}s: give point (an existence claim) or bound (a derivative bound); missing both")
+    if shape == "bound" and "point" in params:
+        raise DerivationError(f"{name}s: give point (an existence claim) or bound (a derivative bound), not both")
+    point = sp.sympify(params["point"]) if shape == "exists" else None
+    bound = sp.sympify(params["bound"]) if shape == "bound" else None
     for p, v in (("var", var), ("point", point)):
-        if not isinstance(v, sp.Symbol):
+        if v is not None and not isinstance(v, sp.Symbol):
             raise DerivationError(f"{name} {p} must be a SymPy symbol, got {v!r}")
-    if point not in step.domain.ranges or tuple(step.domain.ranges[point]) != (0, 1):
+    if point is not None and (point not in step.domain.ranges or tuple(step.domain.ranges[point]) != (0, 1)):
         raise DerivationError(f"{name} point {point} must range over exactly [0, 1] in the domain")
     if var in step.domain.ranges or var in free_names(step.lhs) | free_names(step.rhs):
         raise DerivationError(f"{name} var {var} must be a fresh symbol (not in the claim or its domain)")
     start, end = sp.sympify(params.get("start", 0)), sp.sympify(params.get("end", 1))
-    for p, v in (("start", start), ("end", end), ("path", path)):
-        if point in free_names(v):  # c is what the theorem supplies: the segment and G cannot depend on it
+    given = (("start", start), ("end", end), ("path", path), ("bound", bound))
+    for p, v in given:
+        if v is None:
+            continue
+        if point is not None and point in free_names(v):  # c is what the theorem supplies, not an input
             raise DerivationError(f"{name} {p} must not contain the point {point}")
-    for p, v in (("start", start), ("end", end), ("path", path)):
+        if p != "path" and var in free_names(v):
+            raise DerivationError(f"{name} {p} must not contain the path's variable {var}")
         missing = free_names(v) - {var} - set(step.domain.ranges)
         if missing:
             raise DerivationError(f"{name} {p} uses {sorted(map(str, missing))}, which have no range")
@@ -76,9 +98,23 @@ def _params(step: Step, params: Mapping[str, Any]) -> dict[str, Any]:
         if not isinstance(v, int) or not 0 <= v <= top:
             raise DerivationError(f"{name} {p} must be an integer in [0, {top}], got {v!r}")
         counts[p] = v
-    if step.kind != "identity":
-        raise DerivationError(f"step {step.name!r}: route 'mean value' proves identities, not {step.kind}")
-    return {"path": path, "var": var, "point": point, "start": start, "end": end, **counts}
+    if shape == "exists" and step.kind != "identity":
+        raise DerivationError(f"step {step.name!r}: route 'mean value' with a point proves identities, not {step.kind}")
+    if shape == "bound" and (step.kind != "inequality" or step.relation not in ("<=", ">=")):
+        raise DerivationError(
+            f"step {step.name!r}: route 'mean value' with a bound proves a non-strict inequality "
+            f"|G(b) − G(a)| ≤ L·|b − a|, not {step.kind} {step.relation or ''}"
+        )
+    return {
+        "path": path,
+        "var": var,
+        "point": point,
+        "bound": bound,
+        "start": start,
+        "end": end,
+        "shape": shape,
+        **counts,
+    }
 
 
 def _zero(e: sp.Expr, simplifier: Any, screen: Mapping[Any, sp.Expr] | None, clock: Any) -> bool:
@@ -118,29 +154,65 @@ def _hull(expr: sp.Expr, domain: Domain) -> tuple[sp.Expr, sp.Expr] | None:
     return _rational(iv.lo), _rational(iv.hi)
 
 
+def _segment(step: Step, p: Mapping[str, Any], clock: Any) -> tuple[Domain | None, str]:
+    """The domain with the path's variable over the hull of a and b (Arb, rounded out to rationals), when G
+    is built from analytic heads and G, G' are defined there (``wellposed``): a set containing every segment."""
+    G, t, a, b = p["path"], p["var"], p["start"], p["end"]
+    head = smooth(G)
+    if head is not None:
+        return None, f"the path contains {head}, which need not be differentiable"
+    ha, hb = _hull(a, step.domain), _hull(b, step.domain)
+    if ha is None or hb is None:
+        return None, "the segment's ends are not bounded on the domain (Arb)"
+    seg = (min(ha[0], hb[0]), max(ha[1], hb[1]))
+    dom = Domain({**step.domain.ranges, t: seg}, step.domain.constraints)
+    wp = check_wellposed([G, sp.diff(G, t)], dom, step.name, clock)
+    note = f"G, G' defined for {t} ∈ [{seg[0]}, {seg[1]}] over the domain: {wp.status == 'defined'} ({wp.reason})"
+    return (dom if wp.status == "defined" else None), note
+
+
 def _proof(
     step: Step, p: Mapping[str, Any], screen: Mapping[Any, sp.Expr] | None, clock: Any
 ) -> tuple[bool, list[str]]:
+    """The existence shape: the two identities, then definedness along the segment."""
     G, t, c, a, b = p["path"], p["var"], p["point"], p["start"], p["end"]
     notes: list[str] = []
-    head = smooth(G)
-    if head is not None:
-        return False, [f"the path contains {head}, which need not be differentiable"]
     quotient_ok = _zero(step.lhs - (G.subs(t, b) - G.subs(t, a)) / (b - a), step.simplifier, screen, clock)
     notes.append(f"lhs = (G(b) − G(a))/(b − a): {quotient_ok}")
-    dG = sp.diff(G, t)
-    derivative_ok = _zero(step.rhs - dG.subs(t, a + c * (b - a)), step.simplifier, screen, clock)
+    derivative_ok = _zero(step.rhs - sp.diff(G, t).subs(t, a + c * (b - a)), step.simplifier, screen, clock)
     notes.append(f"rhs = G'(a + c(b − a)): {derivative_ok}")
     if not (quotient_ok and derivative_ok):
         return False, notes
-    ha, hb = _hull(a, step.domain), _hull(b, step.domain)
-    if ha is None or hb is None:
-        return False, [*notes, "the segment's ends are not bounded on the domain (Arb)"]
-    seg = (min(ha[0], hb[0]), max(ha[1], hb[1]))
-    dom = Domain({**step.domain.ranges, t: seg}, step.domain.constraints)
-    wp = check_wellposed([G, dG], dom, step.name, clock)
-    notes.append(f"G, G' defined for t ∈ [{seg[0]}, {seg[1]}] over the domain: {wp.status == 'defined'} ({wp.reason})")
-    return wp.status == "defined", notes
+    dom, note = _segment(step, p, clock)
+    return dom is not None, [*notes, note]
+
+
+def _bound_proof(
+    step: Step, p: Mapping[str, Any], screen: Mapping[Any, sp.Expr] | None, opts: Mapping[str, Any]
+) -> tuple[bool, list[str]]:
+    """The bound shape: small ≡ G(b) − G(a) or |G(b) − G(a)|, big ≡ L·|b − a|, and L ∓ G' ≥ 0 certified by Arb
+    branch and bound over the set containing every segment."""
+    G, t, a, b, L = p["path"], p["var"], p["start"], p["end"], p["bound"]
+    clock = opts.get("clock")
+    small, big, _ = _sides(step)
+    diff = G.subs(t, b) - G.subs(t, a)
+    small_ok = _zero(small - diff, step.simplifier, screen, clock)
+    small_ok = small_ok or _zero(small - sp.Abs(diff), step.simplifier, screen, clock)
+    big_ok = _zero(big - L * sp.Abs(b - a), step.simplifier, screen, clock)
+    notes = [f"small side = G(b) − G(a) or its absolute value: {small_ok}", f"big side = L·|b − a|: {big_ok}"]
+    if not (small_ok and big_ok):
+        return False, notes
+    dom, note = _segment(step, p, clock)
+    notes.append(note)
+    if dom is None:
+        return False, notes
+    dG = sp.diff(G, t)
+    for sign in (1, -1):  # L − G' ≥ 0 and L + G' ≥ 0: |G'| ≤ L without enclosing an Abs
+        out = certify_nonnegative(L - sign * dG, dom, budget=opts["box_budget"], clock=clock)
+        notes.append(f"L {'−' if sign > 0 else '+'} G' ≥ 0 (Arb): {out.status}")
+        if out.status != "proved":
+            return False, notes
+    return True, notes
 
 
 def _sample(rng: random.Random, lo: sp.Expr, hi: sp.Expr, integer: bool) -> sp.Expr:
@@ -203,13 +275,19 @@ def prove_mean_value(step: Step, params: Mapping[str, Any], opts: Mapping[str, A
     """The route's verdict on ``step`` with hint ``params`` (module docstring)."""
     p = _params(step, params)
     screen = next(_points(step, p, opts), None)
+    box = region(step.domain.ranges)  # a symbol of the domain the claim does not contain restricts nothing
+    if p["shape"] == "bound":
+        proved, notes = _bound_proof(step, p, screen, opts)
+        how = f"route mean value, |G'| ≤ {p['bound']} (path {p['var']} ↦ G from {p['start']} to {p['end']}: "
+        how += "; ".join(notes) + ")"
+        fz = falsify(step, opts)
+        return proof_result(step, fz, proved, how, covered=box if proved else None, symbolic=True, certified=True)
     proved, notes = _proof(step, p, screen, opts.get("clock"))
     cx, tried = _attack(step, p, opts)
     how = (
         f"route mean value (path {p['var']} ↦ G from {p['start']} to {p['end']}: {'; '.join(notes)}); "
         f"refutation attempt: {tried} exact points, rhs enclosed by Arb over c ∈ [0, 1] in {p['pieces']} pieces"
     )
-    box = region(step.domain.ranges)  # a symbol of the domain the claim does not contain restricts nothing
     if cx is not None:
         return StepResult(
             step.name,

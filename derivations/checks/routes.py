@@ -22,7 +22,7 @@ through ``refute.confirm`` or the falsifier's gate), and a malformed hint raises
 the parameter.
 
 * ``mean value`` (``checks/mean_value.py``): ``lhs = rhs`` as "(G(b) − G(a))/(b − a) = G'(a + c(b − a)) for
-  some c ∈ [0, 1]";
+  some c ∈ [0, 1]", or ``|G(b) − G(a)| ≤ L·|b − a|`` from ``|G'| ≤ L`` on the segment (Arb);
 * ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``.
 """
 
@@ -158,7 +158,7 @@ def _monotone(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) ->
 
 HINTED: dict[str, HintedRoute] = {
     "mean value": HintedRoute(
-        "mean value", ("path", "var", "point"), ("start", "end", "points", "pieces"), _mean_value
+        "mean value", ("path", "var"), ("point", "bound", "start", "end", "points", "pieces"), _mean_value
     ),
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
 }
