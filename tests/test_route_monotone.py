@@ -84,3 +84,16 @@ def test_the_catalogues_monotone_steps_are_proved_on_their_domain():
     for st in steps:
         res = check_step(st, **OPTS)
         assert res.verdict is Verdict.PROVED and covers(res.covered, st.domain), st.name
+
+
+def test_the_hint_is_keyed_by_value_in_the_verify_cache():
+    """A route is data: the same hint gives the same cache key, another derivative another key."""
+    import dataclasses
+
+    from infonce_bounds.derivations.checks.runner import step_key
+
+    dom = Domain({x: (0, 10)})
+    st = _st(sp.log(1 + x), x, dom, {"end": 0, "derivative": x / (1 + x), "var": x})
+    same = _st(sp.log(1 + x), x, dom, {"end": 0, "derivative": x / (1 + x), "var": x})
+    other = dataclasses.replace(st, route=("monotone", {"end": 0, "derivative": x / (2 + x), "var": x}))
+    assert step_key(st, OPTS) == step_key(same, OPTS) != step_key(other, OPTS)
