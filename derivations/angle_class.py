@@ -26,7 +26,6 @@ import sympy as sp
 from .checks.custom import checked_once
 from .ledger import Derivation, Domain, Step, StepResult, Verdict, region
 from .paper._gen import all_of
-from .paper._laws import monotone_from
 from .results import ClosedForm
 from .symbols import ang, dth1, dth2, dtheta, phase, t_line, z_norm, zc1, zc2
 
@@ -78,7 +77,7 @@ def half_chord_upper() -> Step:
         domain=_ANG,
         provenance="classical",
         reference="|sin x| ≤ |x| (e.g. Abramowitz & Stegun 4.3.79)",
-        check=_covering(monotone_from(0, 2 * sp.sin(ang / 4) ** 2, ang), {ang: (0, sp.oo)}),
+        route=("monotone", {"end": 0, "derivative": 2 * sp.sin(ang / 4) ** 2, "var": ang}),
     )
 
 
@@ -93,7 +92,7 @@ def half_chord_lower() -> Step:
         domain=_ANG,
         provenance="classical",
         reference="|sin x| ≤ |x| (e.g. Abramowitz & Stegun 4.3.79)",
-        check=_covering(monotone_from(0, 2 * sp.cos(ang / 4) ** 2, ang), {ang: (0, sp.oo)}),
+        route=("monotone", {"end": 0, "derivative": 2 * sp.cos(ang / 4) ** 2, "var": ang}),
     )
 
 

@@ -280,6 +280,11 @@ class Step:
         ``rhs − lhs`` (for ``<=``) that SymPy can see is nonnegative; the checker verifies both.
     check : optional callable ``(step, options) -> StepResult`` replacing the standard checker
         for claims that SymPy cannot state (expectations over laws, say); it must be able to fail.
+    route : optional hint ``(name, parameters)`` naming a proof route of ``checks.routes.HINTED``
+        (``"mean value"``, ``"monotone"``) and its parameters as data (SymPy expressions, numbers,
+        strings): the step is checked by that route instead of the standard checker. Data, not code, so
+        the verify cache keys it by value; each route's module states the claim shape it proves. A ``check``
+        given as well takes precedence (a test may swap in a planted checker).
     adversarial : extra points (dicts symbol → value) the falsifier tries first.
     simplifier : optional callable used instead of ``sp.simplify`` for identities.
     links : for a chain (kind ``"chain"``): the ``Link`` s whose composition proves ``lhs (relation) rhs``
@@ -309,6 +314,7 @@ class Step:
     note: str = ""
     expected: str | None = None
     links: Sequence[Link] = ()
+    route: tuple[str, Mapping[str, Any]] | None = None
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -325,6 +331,14 @@ class Step:
             self.links = tuple(self.links)
         elif self.links:
             raise DerivationError(f"step {self.name!r}: only a chain has links")
+        if self.route is not None:
+            if not (
+                isinstance(self.route, tuple)
+                and len(self.route) == 2
+                and isinstance(self.route[0], str)
+                and isinstance(self.route[1], Mapping)
+            ):
+                raise DerivationError(f"step {self.name!r}: route must be a pair (name, parameters mapping)")
         if self.expected not in (None, "refuted"):
             raise DerivationError(f"step {self.name!r}: expected must be None or 'refuted'")
         if self.expected == "refuted" and self.provenance != "paper":

@@ -95,7 +95,9 @@ def check_step(step: Step, **options: Any) -> StepResult:
     printed = step
     step = step.unwrapped()  # printed forms (Shown) are for the reader; checks run on the values
     wp = None
-    if step.check is None and step.kind in ("identity", "inequality") and opts.get("wellposed", True):
+    # a hinted route decides definedness itself, as part of its contract (``routes.HINTED``)
+    own = step.check is not None or step.route is not None
+    if not own and step.kind in ("identity", "inequality") and opts.get("wellposed", True):
         from .wellposed import check_wellposed
 
         wp = check_wellposed([step.lhs, step.rhs], step.domain, step.name, opts["clock"])
@@ -134,9 +136,13 @@ def check_step(step: Step, **options: Any) -> StepResult:
 
 
 def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
-    """The checker for the step's kind (its own ``check`` first)."""
+    """The checker for the step's kind (its own ``check`` first, then the route its hint names)."""
     if step.check is not None:
         res = step.check(step, opts)
+    elif step.route is not None:
+        from .routes import prove_hinted
+
+        res = prove_hinted(step, opts)
     elif step.kind == "definition":
         res = StepResult(step.name, step.kind, Verdict.DEFINED, "definition (well-formed: free symbols covered)")
     elif step.kind == "identity":

@@ -13,6 +13,17 @@ covers.
 
 Adding a route: a module with an entry point of that shape and its own test file (a planted false claim it
 must not prove), and one entry below.
+
+``HINTED`` lists the routes a step names itself, with its parameters as data (``Step.route = (name,
+params)``; ``check_step`` dispatches on it): their claim shapes need parameters no claim carries (the path of
+a mean value, the end a gap grows from). Each module's docstring states the claim shape, the domain and how
+every sign is certified; ``prove(step, params, opts)`` returns the step's ``StepResult`` (a refutation only
+through ``refute.confirm`` or the falsifier's gate), and a malformed hint raises ``DerivationError`` naming
+the parameter.
+
+* ``mean value`` (``checks/mean_value.py``): ``lhs = rhs`` as "(G(b) − G(a))/(b − a) = G'(a + c(b − a)) for
+  some c ∈ [0, 1]", or ``|G(b) − G(a)| ≤ L·|b − a|`` from ``|G'| ≤ L`` on the segment (Arb);
+* ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``.
 """
 
 from __future__ import annotations
@@ -122,3 +133,50 @@ def prove_by_routes(step: Step, strict: bool, opts: Mapping[str, Any], run: Call
                 covered.setdefault(name, ("-oo", "oo"))
         return RouteProof(route.name, str(out.method), str(out.reduction), covered), notes
     return None, notes
+
+
+@dataclass(frozen=True)
+class HintedRoute:
+    name: str
+    #: the parameter names a hint must give, and those it may give
+    required: tuple[str, ...]
+    optional: tuple[str, ...]
+    prove: Callable[[Step, Mapping[str, Any], Mapping[str, Any]], Any]
+
+
+def _mean_value(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .mean_value import prove_mean_value
+
+    return prove_mean_value(step, params, opts)
+
+
+def _monotone(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .monotone import prove_monotone
+
+    return prove_monotone(step, params, opts)
+
+
+HINTED: dict[str, HintedRoute] = {
+    "mean value": HintedRoute(
+        "mean value", ("path", "var"), ("point", "bound", "start", "end", "points", "pieces"), _mean_value
+    ),
+    "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
+}
+
+
+def prove_hinted(step: Step, opts: Mapping[str, Any]) -> Any:
+    """The verdict of the route ``step.route`` names, with its parameters (``HINTED``)."""
+    from ..ledger import DerivationError
+
+    name, params = step.route
+    route = HINTED.get(name)
+    if route is None:
+        raise DerivationError(f"step {step.name!r}: route {name!r} is not one of {sorted(HINTED)}")
+    missing = [p for p in route.required if p not in params]
+    unknown = sorted(set(params) - set(route.required) - set(route.optional))
+    if missing or unknown:
+        raise DerivationError(
+            f"step {step.name!r}: route {name!r} needs parameters {list(route.required)} (optional "
+            f"{list(route.optional)}); missing {missing}, unknown {unknown}"
+        )
+    return route.prove(step, params, opts)

@@ -5,7 +5,8 @@ probability ``π_i`` under π_data and (where a claim needs ν = M(z, ·)) densi
 positive-pair law. The checker, ``law_check``, and the exact multinomial expectation ``expect`` live in
 ``derivations.checks.laws`` (the one law falsifier that bias, prior and these modules share); this module
 re-exports them (with ``fmax``/``fmin``, the max/min a claim can use on law batches too) and adds the quantities the paper's claims are written in (μ, μ̂, the bias gap, Var W), and
-the two proof-shaped checkers ``monotone_from`` and ``factored_certificate``.
+the proof-shaped checker ``factored_certificate`` (and ``monotone_from``, a closure over the route
+"monotone" of ``checks/monotone.py``, which steps name as a hint instead).
 """
 
 from __future__ import annotations
@@ -15,9 +16,8 @@ from typing import Any
 
 import mpmath
 
-from ..checks.custom import proof_cover, proof_result, with_range
+from ..checks.custom import proof_cover, proof_result
 from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
-from ..checks.signs import certain_nonnegative
 from ..ledger import Step, StepResult
 
 __all__ = [
@@ -65,44 +65,13 @@ def var_w(L: Any, law: Law) -> Any:
 
 
 def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Callable:
-    """Checker for ``gap(var) ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap' = derivative``.
+    """A ``Step.check`` running the route "monotone" (``checks/monotone.py``) with these parameters; a step
+    should name the route instead (``route=("monotone", {"end": …, "derivative": …, "var": …, "side": …})``).
+    Kept for callers that swap a planted checker into a step."""
+    from ..checks.monotone import prove_monotone
 
-    The sign is read from SymPy's assumptions or, failing that, certified by interval arithmetic on the
-    step's domain.
-
-    ``side="left"``: the domain starts at ``end`` and ``gap' ≥ 0`` to its right; ``side="right"``: the
-    domain ends at ``end`` and ``gap' ≤ 0`` to its left. SymPy must reduce ``gap(end)`` to 0, match
-    ``derivative`` with the derivative of the gap, and read its sign from its assumptions after the
-    substitution ``var = end ± v`` with ``v > 0``. The falsifier then runs for the record.
-    """
-    import sympy as sp
-
-    from ..checks import _sides, certify_nonnegative, falsify
-
-    def check(step: Step, opts: dict) -> StepResult:
-        small, big, _ = _sides(step)
-        gap = big - small
-        base_ok = sp.simplify(gap.subs(var, end)) == 0
-        same = sp.simplify(sp.diff(gap, var) - derivative) == 0
-        dmy = sp.Dummy("v", positive=True)
-        signed = derivative if side == "left" else -derivative
-        shifted = signed.subs(var, end + dmy if side == "left" else end - dmy)
-        sign_ok = certain_nonnegative(sp.simplify(shifted))  # constants signed by Arb (checks/signs.py)
-        outcome = None
-        if not sign_ok:  # SymPy's assumptions do not see it: certified interval arithmetic over the domain
-            outcome = certify_nonnegative(signed, step.domain, budget=opts["box_budget"])
-            sign_ok = outcome.status == "proved"
-        parts = [f"gap({end}) = 0: {base_ok}", f"gap' = {derivative}: {same}", f"sign of gap' certain: {sign_ok}"]
-        fz = falsify(step, opts)
-        proved = base_ok and same and sign_ok
-        # gap(end) = 0 and the sign of gap' on the side of ``end``: every value of ``var`` on that side (or
-        # the certified box), the other symbols over their assumption ranges
-        ends = (end, sp.oo) if side == "left" else (-sp.oo, end)
-        cover = proof_cover(step, outcome, None if outcome else with_range(var, *ends)) if proved else None
-        method = f"monotone from the {side} end ({'; '.join(parts)})"
-        return proof_result(step, fz, proved, method, covered=cover, symbolic=True)
-
-    return check
+    params = {"end": end, "derivative": derivative, "var": var, "side": side}
+    return lambda step, opts: prove_monotone(step, params, opts)
 
 
 def factored_certificate(cert: Any) -> Callable:

@@ -23,7 +23,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
 from . import Erratum
-from ._laws import Law, bias_gap, expect, fmax, law_check, monotone_from, mu, mu_hat, var_w
+from ._laws import Law, bias_gap, expect, fmax, law_check, mu, mu_hat, var_w
 from .prop2 import risk_tilde
 
 POSITION = ("A", 5)
@@ -174,7 +174,7 @@ def _a1() -> Derivation:
             kind="inequality",
             relation="<=",
             domain=Domain({x: (0, 10**6)}),
-            check=monotone_from(0, x**3 / (1 + x), x, side="left"),
+            route=("monotone", {"end": 0, "derivative": x**3 / (1 + x), "var": x, "side": "left"}),
             note="d/dx[x³/3 − remainder] = x³/(1 + x) ≥ 0, zero at x = 0",
         ),
         Step(
@@ -184,7 +184,7 @@ def _a1() -> Derivation:
             kind="inequality",
             relation="<=",
             domain=Domain({x: (sp.Rational(-999999, 10**6), 0)}),
-            check=monotone_from(0, -(x**2) / (1 + x), x, side="right"),
+            route=("monotone", {"end": 0, "derivative": -(x**2) / (1 + x), "var": x, "side": "right"}),
             note="d/dx[−remainder] = −x²/(1 + x) ≤ 0, zero at x = 0",
         ),
         Step(

@@ -22,13 +22,11 @@ whose exponent γ maps to the paper's β by β = q = γτ/(γτ − 1) (``contin
 from __future__ import annotations
 
 import math
-import random
 
-import mpmath
 import sympy as sp
 
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
-from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import (
     TAU_MAX,
@@ -62,7 +60,6 @@ from . import Erratum, PaperConstant
 from ._embed import (
     Config,
     add,
-    configs,
     direction,
     distances,
     dot,
@@ -75,7 +72,6 @@ from ._embed import (
     segment,
     tilt,
     tilted_mean,
-    to_mp,
     vector_check,
     weight_h,
 )
@@ -85,6 +81,8 @@ POSITION = (4, 1, 4)  # Prop. 4 (§4.1); registered after Lemmas 6–8, which it
 
 E2 = sp.exp(2 / tau)
 D_SYM, K_SYM = 2, 2  #: the symbolic realisation of the identity steps (d = 2, k = 2)
+#: the parameter of the segment φ − tη, t ∈ [0, 1], along which (43)'s mean value route runs
+T_PATH = sp.Symbol("t_path", real=True)
 
 
 # ----------------------------------------------------------------------------- the constants
@@ -174,156 +172,6 @@ def _fast(e: sp.Expr) -> sp.Expr:
 
 
 # ----------------------------------------------------------------------------- vector checks
-
-
-def _numeric_derivative(cfg: Config, c_, lib=mpmath):
-    """δℓ(ξ_c)[φ − φ'] by a central difference (independent of Lemma 6's formula): at the working precision
-    (40 digits) with h = 10⁻¹⁵ for ``lib=mpmath``; in doubles with h = 10⁻⁵τ for ``lib=math`` (truncation and
-    rounding then both ≲ 10⁻⁷ of ℓ's scale 1/τ at τ ≥ 0.02: the screening pass only)."""
-    if lib is mpmath:
-        return _numeric_derivatives(cfg, [c_])[0]
-    xa, xp, xn = segment(cfg, c_)
-    ea, ep, en = direction(cfg)
-    h_ = 1e-5 * cfg.tau
-
-    def at(t_):
-        if np_pass(cfg, lib):  # (k, d) arrays: the same a + t·b per coordinate
-            return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), xn + t_ * en, lib)
-        return loss(cfg.tau, add(xa, ea, t_), add(xp, ep, t_), [add(u, e, t_) for u, e in zip(xn, en)], lib)
-
-    return (at(h_) - at(-h_)) / (2 * h_)
-
-
-def _numeric_derivatives(cfg: Config, cs) -> list:
-    """``_numeric_derivative(cfg, c, mpmath)`` at every c of ``cs`` (the same central differences, h = 10⁻¹⁵, at
-    the working precision), ℓ evaluated along the line: ξ_c + tη = φ + (t − c)η exactly, so at u = t − c every
-    exponent is τ s_j(u) = ⟨φ_a + uη_a, (φ_j − φ_+) + u(η_j − η_+)⟩ = A_j + u B_j + u² C_j, the k·d products
-    made once per configuration instead of twice per point (each ℓ then costs O(k), not O(k·d)).
-
-    The O(k) part, ℓ(u) = log(1 + Σ_j e^{s_j(u)}) − log k, is done in Arb balls (python-flint) at the working
-    precision's bits (~9× mpmath's speed for the exponentials): A, B, C, h, c and τ enter exactly (their binary
-    mantissas), Arb has no overflow (no max shift needed) and each result's midpoint is returned as an mpf; its
-    radius, ~10⁻²⁵ after the division by 2h at 40 digits, is far inside the check's 10⁻²⁰ slack."""
-    from flint import arb, ctx
-
-    (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
-    ea = [x - y for x, y in zip(a, a2)]
-    ep = [x - y for x, y in zip(p, p2)]
-    rows = []
-    for u, u2 in zip(n_, n2):
-        dn = [x - y for x, y in zip(u, p)]  # φ_j − φ_+
-        de = [(x - x2) - e for x, x2, e in zip(u, u2, ep)]  # η_j − η_+
-        rows.append((mpmath.fdot(a, dn), mpmath.fdot(ea, dn) + mpmath.fdot(a, de), mpmath.fdot(ea, de)))
-    h_ = mpmath.mpf(10) ** -15
-
-    def exact(x_):  # an mpf's value as an Arb ball of radius 0 (its sign, mantissa and exponent; man_exp is unsigned)
-        sign, man, ex, _ = mpmath.mpf(x_)._mpf_
-        return arb((-man if sign else man, ex))
-
-    old = ctx.prec
-    ctx.prec = mpmath.mp.prec
-    try:
-        tau_ = exact(cfg.tau)
-        terms = [(exact(a_) / tau_, exact(b_) / tau_, exact(c2) / tau_) for a_, b_, c2 in rows]
-        log_k = arb(len(n_)).log()
-        one, h_a = arb(1), exact(h_)
-
-        def ell(u):
-            return (one + sum(((a_ + u * (b_ + u * c2)).exp() for a_, b_, c2 in terms), arb(0))).log() - log_k
-
-        out = []
-        for c_ in cs:
-            c_a = exact(c_)
-            man, ex = ((ell(h_a - c_a) - ell(-h_a - c_a)) / (2 * h_a)).mid().man_exp()
-            out.append(mpmath.ldexp(mpmath.mpf(int(man)), int(ex)))
-    finally:
-        ctx.prec = old
-    return out
-
-
-def mvt_checker(derivative=None):
-    """A ``Step.check`` for (43); ``derivative(cfg, c, lib)`` is δℓ(ξ_c)[φ − φ'] (a wrong one is refuted)."""
-    return lambda step, opts: _mvt_check(step, opts, derivative or _numeric_derivative)
-
-
-#: the 40-digit pass: the configurations the double pass flags, the tightest and a fixed random sample
-MVT_TIGHTEST, MVT_SAMPLE = 8, 16
-#: the double pass's allowance: this many times the bound on its error (``_mvt_float_error``)
-MVT_NOISE = 10.0
-
-
-def _mvt_float_error(cfg: Config) -> float:
-    """A bound on the error of the double pass at ``cfg``: along t ↦ ξ + tη every exponent s_j(t) is quadratic
-    with |s_j′| ≤ 4E/τ, |s_j″| ≤ 4E²/τ (E = the largest ‖Δ‖, ‖ξ‖ ≤ 1), so |ℓ‴| ≤ 64E³/τ³ + 48E³/τ² and the
-    central difference at h = 10⁻⁵τ is off by ≤ h²|ℓ‴|/6; each ℓ (|ℓ| ≤ L = 2/τ + log(k + 1)) carries ≤ 4·2⁻⁵³L
-    of rounding, ÷ h in the difference quotient."""
-    da, dp, dn = distances(cfg)
-    e_ = max(da, dp, max(dn))
-    t_ = cfg.tau
-    big_l = 2 / t_ + math.log(cfg.k + 1)
-    trunc = (1e-5 * t_) ** 2 / 6 * (64 * e_**3 / t_**3 + 48 * e_**3 / t_**2)
-    return trunc + 4.5e-16 * big_l / (1e-5 * t_) + 4.5e-16 * big_l
-
-
-def _mvt_check(step: Step, opts: dict, derivative=None) -> StepResult:
-    """(43): ℓ(φ) − ℓ(φ') lies between min and max of δℓ(ξ_c)[φ − φ'] over c ∈ [0, 1], so a c exists (IVT).
-
-    Every configuration is evaluated in doubles; at 40 digits (the verdict) are re-evaluated those whose
-    difference is within ``MVT_NOISE`` × the double pass's error bound of an end of the range (or outside, or not
-    finite), the ``MVT_TIGHTEST`` tightest (smallest distance to an end, in units of that allowance) and
-    ``MVT_SAMPLE`` more drawn at random."""
-    derivative = derivative or _numeric_derivative
-    n_ = max(16, min(int(opts.get("trials", 100_000)) // 400, 250))
-    ks = (1, 2, 3, 8, 64)
-    cfgs = configs(f"{opts.get('seed', 0)}:{step.name}", n_, ks, (2, 3, 8))
-    tight = []
-    for cfg in cfgs:
-        try:
-            gap = loss(cfg.tau, *cfg.phi) - loss(cfg.tau, *cfg.psi)
-            grid = [derivative(cfg, i_ / 40, math) for i_ in range(41)]
-            lo, hi = min(grid), max(grid)
-            tight.append(min(gap - lo, hi - gap) / (MVT_NOISE * _mvt_float_error(cfg)))
-        except (OverflowError, ZeroDivisionError, ValueError):
-            tight.append(-math.inf)
-    near = {i for i, t_ in enumerate(tight) if not t_ > 1}  # NaN and -inf included
-    pick = near | set(sorted(range(n_), key=lambda i: tight[i])[:MVT_TIGHTEST])
-    rest = sorted(set(range(n_)) - pick)
-    pick |= set(random.Random(f"mvt-sample:{opts.get('seed', 0)}:{step.name}").sample(rest, min(MVT_SAMPLE, len(rest))))
-    for it in sorted(pick):
-        cfg = cfgs[it]
-        with mpmath.workdps(40):
-            m = to_mp(cfg)
-            gap = loss(m.tau, *m.phi, mpmath) - loss(m.tau, *m.psi, mpmath)
-            cs = [mpmath.mpf(i_) / 40 for i_ in range(41)]
-            grid = (
-                _numeric_derivatives(m, cs)
-                if derivative is _numeric_derivative
-                else [derivative(m, c_, mpmath) for c_ in cs]
-            )
-            lo, hi = min(grid), max(grid)
-            slack = mpmath.mpf(10) ** -20 * max(1, abs(gap))
-            if not (lo - slack <= gap <= hi + slack):
-                return StepResult(
-                    step.name,
-                    step.kind,
-                    Verdict.REFUTED,
-                    "loss difference outside the range of the derivative on the segment",
-                    f"ℓ(φ) − ℓ(φ') = {mpmath.nstr(gap, 12)} ∉ [{mpmath.nstr(lo, 12)}, {mpmath.nstr(hi, 12)}]",
-                    trials=it + 1,
-                    counterexample={"tau": str(cfg.tau), "k": str(cfg.k)},
-                )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"double-precision evaluation on {n_} configurations, k ∈ {list(ks)}, d ∈ {{2, 3, 8}}, and 40-digit "
-        f"re-evaluation of {len(pick)} of them (every one within {MVT_NOISE:g}× the double pass's error bound of an end, the {MVT_TIGHTEST} "
-        f"tightest, {MVT_SAMPLE} at random): ℓ(φ) − ℓ(φ') lies in the range of δℓ(ξ_c)[φ − φ'] (central "
-        "differences) over 41 points c ∈ [0, 1], so c exists (IVT)",
-        "every difference inside the range",
-        trials=n_,
-        attacked={"tau": ("1/50", "50"), "beta": ("1", "201"), "k": (str(min(ks)), str(max(ks))), "d": ("2", "8")},
-    )
 
 
 def _eq48(cfg: Config, lib=math):
@@ -459,6 +307,7 @@ def derivations() -> list[Derivation]:
         add(fa, ea, -1), add(fp, ep, -1), [add(u, e, -1) for u, e in zip(fn, en)]
     )
     mvt_rhs = derivative_of_loss(xi(fa, ea), xi(fp, ep), [xi(u, e) for u, e in zip(fn, en)], ea, ep, en)
+    mvt_path = -ell_finite(add(fa, ea, -T_PATH), add(fp, ep, -T_PATH), [add(u, e, -T_PATH) for u, e in zip(fn, en)])
     br = bracket_sym(fa, fp, fn, ea, ep, en)
     # (44)–(46) with free vectors g_A = G_τ(ξ, ξ), g_B = G_τ(ξ, η) (d = 3)
     a3 = [emb_a[i] for i in range(1, 4)]
@@ -546,9 +395,10 @@ def derivations() -> list[Derivation]:
             domain=D["mvt"],
             provenance="paper",
             reference="(43)",
-            check=mvt_checker(),
-            note="an existence claim (stated on d = 2, k = 2 with φ' = φ − η); checked by the intermediate value theorem "
-            "on unit configurations, the derivative by central differences (independent of Lemma 6)",
+            # G(t) = −ℓ(φ − tη): G(1) − G(0) = ℓ(φ) − ℓ(φ'), G'(c) = δℓ(φ − cη)[η] = δℓ(ξ)[φ − φ']
+            route=("mean value", {"path": mvt_path, "var": T_PATH, "point": c_mvt, "start": 0, "end": 1}),
+            note="an existence claim (stated on d = 2, k = 2 with φ' = φ − η): proved by the mean value route along "
+            "G(t) = −ℓ(φ − tη), t ∈ [0, 1]",
         ),
         Step(
             PRINTED_43,
