@@ -1,0 +1,475 @@
+"""The contract every proof route keeps, checked over every entry of ``routes.ROUTES``, ``routes.HINTED`` and the
+citation route (``citation.prove_by_citation``), each on the cases of ``CASES`` (true claims and planted false ones):
+
+1. a planted false claim is never proved (each route has several: off by a small constant, a range extended past
+   where the claim holds);
+2. a refutation comes only through the gate: a ``ROUTES`` outcome never says refuted at all; a REFUTED
+   ``StepResult`` (hinted and citation routes) carries a counterexample that ``refute.replay`` confirms again;
+3. a proved cover contains the stated domain (``ledger.covers``);
+4. the route returns within its budget slice: run under ``budget.run_symbolic`` with a deadline of
+   ``ROUTE_SECONDS`` (the ``route_seconds`` option's default), it returns at most ``SLACK`` seconds later (the
+   machine is shared: generous, yet a route that swallows the deadline and sleeps fails it);
+5. a true claim is proved, and not refuted.
+
+A route added to a registry is parametrised here at once and fails until ``CASES`` has its cases; the fake routes at
+the end (one that proves everything, one that sleeps through its deadline) show the contract can fail.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import sys
+import time
+import types
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import sympy as sp
+
+from infonce_bounds.derivations import intervals, userclaims
+from infonce_bounds.derivations.checks import DEFAULTS, check_step, refute, routes
+from infonce_bounds.derivations.checks.budget import CHECK, Budget, Spent, default_budget_set, run_symbolic
+from infonce_bounds.derivations.checks.citation import prove_by_citation
+from infonce_bounds.derivations.checks.sampling import _sides
+from infonce_bounds.derivations.ledger import Domain, Step, StepResult, Verdict, covers, free_names
+
+#: a route's slice (``inequality.check_inequality`` gives each route ``opts["route_seconds"]``, default 4 s)
+ROUTE_SECONDS = 4.0
+#: how much later than its deadline a route may return: unwinding, Arb cleanup, a loaded machine
+SLACK = 4.0
+OPTS = {**DEFAULTS, "trials": 1500, "spot_points": 2, "box_budget": 600, "route_seconds": ROUTE_SECONDS}
+R = sp.Rational
+oo = sp.oo
+
+
+@dataclass(frozen=True)
+class Case:
+    """One claim for a route: the ``step`` (a hinted route's hint is ``step.route``) and, for the citation route,
+    the cited claims (``cited()``: ``(name, Step, StepResult)`` as ``check FILE`` hands them)."""
+
+    name: str
+    step: Step
+    cited: Callable[[], list] = lambda: []
+
+
+@dataclass(frozen=True)
+class Cases:
+    true: list[Case]
+    false: list[Case] = field(default_factory=list)
+
+
+def claim(lhs: Any, rel: str, rhs: Any, ranges: Mapping | None = None, route: tuple | None = None, name: str = ""):
+    """A ``Case`` for ``lhs rel rhs`` on the box ``ranges`` (``rel`` "=" makes an identity)."""
+    kind, relation = ("identity", None) if rel == "=" else ("inequality", rel)
+    name = name or f"{sp.sstr(lhs)} {rel} {sp.sstr(rhs)}"
+    step = Step(name, lhs, rhs, kind=kind, relation=relation, domain=Domain(dict(ranges or {})), route=route)
+    return Case(name, step)
+
+
+def _parsed(text: str, where: str) -> Case:
+    """A ``Case`` from one claim as a user writes it (LaTeX and ``where``): the sums route reads that shape."""
+    _, claims = userclaims.parse(f"[[claim]]\nname = 'c'\nclaim = '{text}'\nwhere = {where}\n")
+    return Case(text, claims[0].step)
+
+
+# ------------------------------------------------------------------------------------------------ the cases
+
+x = sp.Symbol("x_rc", real=True)
+y = sp.Symbol("y_rc", real=True)
+z = sp.Symbol("z_rc", real=True)
+t = sp.Symbol("t_rc", real=True)
+c = sp.Symbol("c_rc", real=True)
+eps = sp.Symbol("eps_rc", real=True)
+xp = sp.Symbol("xp_rc", positive=True)
+BERN = '{ x = [-1, 10], k = "integer [1, inf]" }'
+LSE = r"\log\left(\sum_{j=1}^{k} e^{a_j}\right)"
+A1 = '{ k = "integer [1, inf]", "a[j]" = [-1, 1] }'
+
+
+def _sums() -> Cases:
+    return Cases(
+        true=[_parsed(r"(1 + x)^{k} \ge 1 + k x", BERN), _parsed(LSE + r" \le 1 + \log(k)", A1)],
+        false=[
+            _parsed(r"(1 + x)^{k} \ge 1 + k x + \frac{1}{100}", BERN),  # off by 1/100 (at x = 0)
+            _parsed(r"(1 + x)^{k} \ge 1 + k x", '{ x = [-3, 10], k = "integer [1, inf]" }'),  # fails at x = −3, k = 5
+            _parsed(LSE + r" \le 1 + \log(k) - \frac{1}{100}", A1),  # off by 1/100 (all a_j = 1)
+        ],
+    )
+
+
+def _unbounded() -> Cases:
+    return Cases(
+        true=[claim(sp.log(1 + x), "<=", x, {x: (0, oo)}), claim(sp.exp(x), ">=", 1 + x, {x: (-oo, oo)})],
+        false=[
+            claim(sp.log(1 + x), "<=", x - R(1, 100), {x: (0, oo)}),  # off by 1/100 at x = 0
+            claim(sp.exp(x), ">=", 1 + x + R(1, 10**6), {x: (-oo, oo)}),  # off by 1e-6 at the touching point
+            claim(sp.tanh(x), "<=", x, {x: (-1, oo)}),  # holds on [0, ∞) only
+        ],
+    )
+
+
+def _touching() -> Cases:
+    return Cases(
+        true=[
+            claim(1 + x, "<=", sp.exp(x), {x: (-30, 30)}),
+            claim(sp.cosh(x), "<=", sp.exp(x**2 / 2), {x: (-50, 50)}),
+        ],
+        false=[
+            claim(1 + x + R(1, 10**6), "<=", sp.exp(x), {x: (-30, 30)}),  # off by 1e-6 at the touching point
+            claim(sp.cosh(x), "<=", sp.exp(R(49, 100) * x**2), {x: (-50, 50)}),  # the constant off by 1/100
+            claim(sp.tanh(x), "<=", x, {x: (-1, 40)}),  # holds on [0, 40] only
+        ],
+    )
+
+
+def _mean_value() -> Cases:
+    dom = {xp: (2, 3), eps: (-1, 1), c: (0, 1)}
+    hint = ("mean value", {"path": sp.log(xp + t), "var": t, "point": c, "start": 0, "end": eps})
+    quotient = (sp.log(xp + eps) - sp.log(xp)) / eps
+    lip = {y: (-40, 40), z: (-40, 40)}
+    soft = sp.log(1 + sp.exp(y)) - sp.log(1 + sp.exp(z))
+
+    def lipschitz(L, ranges=lip):
+        hint_ = ("mean value", {"path": sp.log(1 + sp.exp(t)), "var": t, "start": z, "end": y, "bound": L})
+        return claim(soft, "<=", L * sp.Abs(y - z), ranges, hint_)
+
+    wide = {xp: (R(1, 2), 3), eps: (-1, 1), c: (0, 1)}
+    return Cases(
+        true=[claim(quotient, "=", 1 / (xp + c * eps), dom, hint), lipschitz(1)],
+        false=[
+            claim(quotient, "=", 1 / (xp + c * eps) + R(1, 100), dom, hint),  # off by 1/100
+            claim(quotient, "=", R(99, 100) / (xp + c * eps), dom, hint),  # off by 1 %
+            claim(quotient, "=", 1 / (xp + c * eps), wide, hint),  # x + ε reaches 0 and below: log undefined
+            lipschitz(R(99, 100)),  # sigmoid reaches 0.99 near t = 4.6
+        ],
+    )
+
+
+def _monotone() -> Cases:
+    log_hint = ("monotone", {"end": 0, "derivative": x / (1 + x), "var": x})
+    quad_hint = ("monotone", {"end": 0, "derivative": x**2 / (1 + x), "var": x})
+    return Cases(
+        true=[
+            claim(sp.log(1 + x), "<=", x, {x: (0, 10)}, log_hint),
+            claim(x - x**2 / 2, "<=", sp.log(1 + x), {x: (0, 5)}, quad_hint),
+        ],
+        false=[
+            claim(sp.log(1 + x), "<=", x - R(1, 100), {x: (0, 10)}, log_hint),  # off by 1/100 at the end
+            claim(x - x**2 / 2 + R(1, 100), "<=", sp.log(1 + x), {x: (0, 5)}, quad_hint),  # off by 1/100
+            claim(x - x**2 / 2, "<=", sp.log(1 + x), {x: (R(-1, 2), 5)}, quad_hint),  # false at x = −1/2
+        ],
+    )
+
+
+@functools.cache
+def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
+    """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
+    st = claim(lhs, rel, rhs, {x: (lo, hi)}).step
+    with default_budget_set(CHECK):
+        return (st.name, st, check_step(st, trials=2000))
+
+
+def _citation() -> Cases:
+    def citing(case: Case, *lemmas: tuple) -> Case:
+        return dataclasses.replace(case, cited=lambda: [_lemma(*lem) for lem in lemmas])
+
+    log_le = (sp.log(1 + x), "<=", x, 0, oo)  # proved by the engine
+    log_half = (sp.log(1 + x), ">=", x / 2, 0, 1)  # proved on [0, 1]; true up to x ≈ 2.51 only
+    log_false = (sp.log(1 + x), "<=", x / 2, 0, 1)  # refuted by the engine: never to be used
+    sq = {y: (-3, 3)}
+    return Cases(
+        true=[
+            citing(claim(sp.log(1 + y**2), "<=", y**2, sq), log_le),
+            citing(claim(sp.log(1 + y), ">=", y / 2, {y: (0, 1)}), log_half),
+        ],
+        false=[
+            citing(claim(sp.log(1 + y**2), "<=", y**2 - R(1, 100), sq), log_le),  # off by 1/100 at y = 0
+            citing(claim(sp.log(1 + y), ">=", y / 2, {y: (0, 4)}), log_half),  # the range past where it holds
+            citing(claim(sp.log(1 + y**2), "<=", y**2 / 2, sq), log_false),  # a refuted citation
+        ],
+    )
+
+
+#: route name → its contract cases (a builder, called at collection); a new route needs an entry here
+CASES: dict[str, Callable[[], Cases]] = {
+    "sums": _sums,
+    "unbounded": _unbounded,
+    "touching": _touching,
+    "mean value": _mean_value,
+    "monotone": _monotone,
+    "citation": _citation,
+}
+
+# -------------------------------------------------------------------------------------------- the contract
+
+
+def _citation_route(step: Step, cited: list, opts: Mapping[str, Any]) -> StepResult | None:
+    return prove_by_citation(step, cited, opts, None, [])
+
+
+#: the citation route is no registry's entry (``check FILE`` calls it for a claim with ``uses``): its own table
+CITATION: dict[str, Callable[..., Any]] = {"citation": _citation_route}
+
+
+def _entries() -> list[tuple[str, str]]:
+    """Every registered route: (registry, name)."""
+    return (
+        [("routes", n) for n in routes.ROUTES]
+        + [("hinted", n) for n in routes.HINTED]
+        + [("citation", n) for n in CITATION]
+    )
+
+
+def _run(registry: str, name: str, case: Case) -> Any:
+    """The route's own entry point on the case, as the engine calls it, with a clock of ``ROUTE_SECONDS``."""
+    opts = {**OPTS, "clock": Budget(claim_seconds=ROUTE_SECONDS, symbolic_seconds=ROUTE_SECONDS).started()}
+    step = case.step
+    if registry == "routes":
+        return routes.ROUTES[name].prove(step, _sides(step)[2], opts)
+    if registry == "hinted":
+        if step.route is None or step.route[0] != name:
+            raise AssertionError(f"case {case.name!r} of hinted route {name!r} does not name it in Step.route")
+        return routes.prove_hinted(step, opts)
+    return CITATION[name](step, case.cited(), opts)
+
+
+def _existence_replays(step: Step, cx: Mapping[str, Any]) -> bool:
+    """A mean value refutation of ``lhs = rhs(c) for some c ∈ [0, 1]`` at a point without c: the gate shows
+    ``lhs`` beyond the rhs enclosure's outer end there, and Arb encloses ``rhs`` over every c ∈ [0, 1] inside it."""
+    c_ = step.route[1]["point"]
+    names = {str(s_): s_ for s_ in free_names(step.lhs) | free_names(step.rhs)}
+    point = {names[k_]: refute.parse_exact(v) for k_, v in cx.items() if k_ in names}
+    rel = cx["relation"]
+    end = sp.Rational(cx["rhs_enclosure"][1 if rel == "<=" else 0])
+    if not refute.replay({str(k_): v for k_, v in point.items()}, step.lhs.subs(point), end, rel):
+        return False
+    rhs_c = step.rhs.subs(point)
+    cuts = [R(i, 128) for i in range(129)]
+    for lo, hi in zip(cuts[:-1], cuts[1:]):
+        b = intervals.interval_eval(rhs_c, {c_: (lo, hi)})
+        if not (b.hi <= intervals.to_iv(end, end).lo if rel == "<=" else b.lo >= intervals.to_iv(end, end).hi):
+            return False
+    return True
+
+
+def _replays(step: Step, cx: Any) -> bool:
+    """Whether the gate refutes ``step`` again from the counterexample alone."""
+    if not isinstance(cx, Mapping):
+        return False
+    hint = step.route[1] if step.route else {}
+    names = {str(s_) for s_ in free_names(step.lhs) | free_names(step.rhs)}
+    if "point" in hint and str(hint["point"]) not in cx:  # the existence shape: no c at the point works
+        return _existence_replays(step, cx)
+    coords = {k_: v for k_, v in cx.items() if k_ in names or k_ in refute.RESERVED}
+    return refute.replay(coords, step.lhs, step.rhs, step.relation or "=", step.domain)
+
+
+def contract_violations(registry: str, name: str, case: Case, true: bool) -> tuple[list[str], float]:
+    """What the route breaks of the contract (module docstring) on one case, and its wall seconds."""
+    bad: list[str] = []
+    step = case.step
+    if registry == "routes" and not routes.ROUTES[name].applies(step):
+        bad.append("the case is not of the route's shape (applies() is False): it tests nothing")
+    t0 = time.perf_counter()
+    out = run_symbolic(_run, registry, name, case, deadline=ROUTE_SECONDS, memory=None, stage=f"route {name}")
+    wall = time.perf_counter() - t0
+    if wall > ROUTE_SECONDS + SLACK:
+        bad.append(f"returned after {wall:.1f} s, past its {ROUTE_SECONDS:g} s slice by more than {SLACK:g} s")
+    if isinstance(out, Spent) or out is None:
+        proved, refuted, covered, cx = False, False, None, None
+    elif isinstance(out, StepResult):
+        proved, refuted = out.verdict is Verdict.PROVED, out.verdict is Verdict.REFUTED
+        covered, cx = out.covered, out.counterexample
+    else:
+        proved, covered, cx = bool(getattr(out, "proved", False)), getattr(out, "covered", None), None
+        refuted = bool(getattr(out, "refuted", False) or getattr(out, "counterexample", None))
+        refuted = refuted or getattr(out, "verdict", None) is Verdict.REFUTED
+        if refuted:
+            bad.append("a ROUTES outcome says refuted: only the gate (refute.confirm) refutes")
+    if refuted and registry != "routes" and not _replays(step, cx):
+        bad.append(f"REFUTED without a counterexample the gate confirms again: {cx!r}"[:300])
+    if proved and not covers(covered, step.domain):
+        bad.append(f"proved, but its cover {covered} does not contain the stated domain {step.domain.ranges}")
+    if not true and proved:
+        bad.append("a planted false claim was proved")
+    if true and not proved:
+        bad.append(f"a true claim was not proved: {str(out)[:300]}")
+    if true and refuted:
+        bad.append("a true claim was refuted")
+    return bad, wall
+
+
+def _params() -> list:
+    out = []
+    for registry, name in _entries():
+        build = CASES.get(name)
+        cases = build() if build is not None else None
+        if not cases or not cases.true or len(cases.false) < 2:
+            out.append(pytest.param(registry, name, None, None, id=f"{name}-no-cases"))
+            continue
+        for i, case in enumerate(cases.true):
+            out.append(pytest.param(registry, name, case, True, id=f"{name}-true-{i}"))
+        for i, case in enumerate(cases.false):
+            out.append(pytest.param(registry, name, case, False, id=f"{name}-false-{i}"))
+    return out
+
+
+@pytest.mark.parametrize("registry, name, case, true", _params())
+def test_every_registered_route_keeps_the_contract(registry, name, case, true):
+    if case is None:
+        pytest.fail(
+            f"route {name!r} ({registry}) has no contract cases: add to CASES in tests/test_route_contract.py at least "
+            "one true claim and two planted false ones (see README, 'Adding a route')"
+        )
+    bad, wall = contract_violations(registry, name, case, true)
+    assert not bad, f"{name} on {case.name!r} ({'true' if true else 'planted false'}, {wall:.1f} s): {bad}"
+
+
+# ---------------------------------------------------------------------------- the contract can fail
+
+
+def _proves_everything(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in step.domain.ranges.items()}
+    return _Out(True, cover)
+
+
+@dataclass(frozen=True)
+class _Out:
+    proved: bool
+    covered: dict | None
+    method: str = "fake"
+    reduction: str = "none"
+
+
+def test_a_new_route_without_cases_fails_naming_it(monkeypatch):
+    monkeypatch.setitem(routes.ROUTES, "brand new", routes.Route("brand new", lambda s: True, _proves_everything))
+    params = [p for p in _params() if p.values[1] == "brand new"]
+    assert [p.id for p in params] == ["brand new-no-cases"]
+
+
+def test_a_route_that_proves_everything_is_flagged(monkeypatch):
+    monkeypatch.setitem(routes.ROUTES, "fake", routes.Route("fake", lambda s: True, _proves_everything))
+    for case in _touching().false:
+        bad, _ = contract_violations("routes", "fake", case, False)
+        assert "a planted false claim was proved" in bad
+
+
+def test_a_route_with_a_cover_short_of_the_domain_or_a_refutation_of_its_own_is_flagged(monkeypatch):
+    def short(step, strict, opts):
+        return _Out(True, {str(s_): ("0", "1") for s_ in step.domain.ranges})
+
+    @dataclass(frozen=True)
+    class Refutes:
+        proved: bool = False
+        covered: None = None
+        counterexample: dict = field(default_factory=lambda: {"x_rc": "0"})
+
+    monkeypatch.setitem(routes.ROUTES, "short", routes.Route("short", lambda s: True, short))
+    monkeypatch.setitem(routes.ROUTES, "refutes", routes.Route("refutes", lambda s: True, lambda *a: Refutes()))
+    case = _touching().true[0]
+    assert any("does not contain the stated domain" in b for b in contract_violations("routes", "short", case, True)[0])
+    assert any("only the gate" in b for b in contract_violations("routes", "refutes", case, True)[0])
+
+
+def test_a_hinted_route_refuting_without_a_confirmed_counterexample_is_flagged(monkeypatch):
+    def refutes(step, params, opts):
+        return StepResult(step.name, step.kind, Verdict.REFUTED, "fake", "", counterexample={"x_rc": "1"})
+
+    monkeypatch.setitem(routes.HINTED, "monotone", dataclasses.replace(routes.HINTED["monotone"], prove=refutes))
+    bad, _ = contract_violations("hinted", "monotone", _monotone().true[0], True)  # log(1 + 1) ≤ 1 holds at x = 1
+    assert any("gate confirms" in b for b in bad) and "a true claim was refuted" in bad
+
+
+def test_a_route_that_sleeps_past_its_slice_is_flagged(monkeypatch):
+    """A route that sleeps 30 s is cut at its deadline (and proves nothing); one that swallows the deadline and
+    sleeps on returns late, and the wall-time check says so."""
+
+    def sleeps(step, strict, opts):
+        time.sleep(30)
+        return _Out(True, None)
+
+    def swallows(step, strict, opts):
+        until = time.monotonic() + ROUTE_SECONDS + SLACK + 3
+        while time.monotonic() < until:
+            try:
+                time.sleep(until - time.monotonic())
+            except BaseException:  # noqa: BLE001, S110 - the planted fault: the deadline is eaten
+                pass
+        return _Out(False, None)
+
+    monkeypatch.setitem(routes.ROUTES, "sleeps", routes.Route("sleeps", lambda s: True, sleeps))
+    monkeypatch.setitem(routes.ROUTES, "swallows", routes.Route("swallows", lambda s: True, swallows))
+    case = _touching().true[0]
+    bad, wall = contract_violations("routes", "sleeps", case, True)
+    assert wall < ROUTE_SECONDS + SLACK and any("not proved" in b for b in bad)
+    bad, wall = contract_violations("routes", "swallows", case, False)
+    assert wall > ROUTE_SECONDS + SLACK and any("past its" in b for b in bad), (wall, bad)
+
+
+# ------------------------------------------------------------------------------ README: "Adding a route"
+
+
+def _readme_blocks() -> dict[str, str]:
+    """The README's "Adding a route" code blocks by the file their first line names."""
+    import pathlib
+
+    text = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text()
+    part = text.split("<!-- adding-a-route:start -->")[1].split("<!-- adding-a-route:end -->")[0]
+    blocks = [b.split("```")[0] for b in part.split("```python\n")[1:]]
+    return {b.splitlines()[0].lstrip("# ").split(":")[0].split(" ")[0]: b for b in blocks}
+
+
+def _install_readme_route(monkeypatch, module_text: str) -> None:
+    blocks = _readme_blocks()
+    assert set(blocks) == {
+        "derivations/checks/constant.py",
+        "derivations/checks/routes.py",
+        "tests/test_route_contract.py",
+    }
+    pkg = "infonce_bounds.derivations.checks"
+    mod = types.ModuleType(f"{pkg}.constant")
+    mod.__package__ = pkg
+    exec(compile(module_text, "README: derivations/checks/constant.py", "exec"), mod.__dict__)
+    monkeypatch.setitem(sys.modules, f"{pkg}.constant", mod)
+    monkeypatch.setattr(routes, "ROUTES", dict(routes.ROUTES))
+    exec(compile(blocks["derivations/checks/routes.py"], "README: routes.py", "exec"), dict(vars(routes)))
+    monkeypatch.setattr(sys.modules[__name__], "CASES", dict(CASES))
+    exec(compile(blocks["tests/test_route_contract.py"], "README: cases", "exec"), dict(globals(), CASES=CASES))
+
+
+def test_the_readme_route_is_registered_and_keeps_the_contract(monkeypatch):
+    """The README's example, pasted as written, adds a registered route whose cases pass; the same route with its
+    sign test broken (it proves a negative gap) is caught by its own planted false cases."""
+    module_text = _readme_blocks()["derivations/checks/constant.py"]
+    _install_readme_route(monkeypatch, module_text)
+    assert ("routes", "constant") in _entries()
+    cases = CASES["constant"]()
+    assert cases.true and len(cases.false) >= 2
+    for truth, group in ((True, cases.true), (False, cases.false)):
+        for case in group:
+            assert contract_violations("routes", "constant", case, truth)[0] == [], case.name
+    broken = module_text.replace("sign < 0", "sign < -1")
+    assert broken != module_text
+    _install_readme_route(monkeypatch, broken)
+    assert any(contract_violations("routes", "constant", case, False)[0] for case in CASES["constant"]().false)
+
+
+def test_the_citation_cases_cite_what_they_say():
+    """The planted citation cases rest on the engine's verdicts of the cited claims: the refuted one is refuted."""
+    verdicts = {case.name: [res.verdict for _, _, res in case.cited()] for case in _citation().true + _citation().false}
+    assert sorted(set(map(str, sum(verdicts.values(), [])))) == ["proved", "refuted"], verdicts
+
+
+def test_a_mean_value_refutation_at_a_point_where_some_c_works_is_flagged(monkeypatch):
+    """The existence shape's replay is not vacuous: the route's real counterexample for the claim off by 1/100,
+    handed back as the verdict on the true claim (where the quotient lies in rhs's range over c), is rejected."""
+    true, false = _mean_value().true[0], _mean_value().false[0]
+    real = routes.prove_hinted(false.step, {**OPTS, "clock": None})
+    assert real.verdict is Verdict.REFUTED and _replays(false.step, real.counterexample)
+    fake = dataclasses.replace(routes.HINTED["mean value"], prove=lambda s, p, o: real)
+    monkeypatch.setitem(routes.HINTED, "mean value", fake)
+    bad, _ = contract_violations("hinted", "mean value", true, True)
+    assert any("gate confirms" in b for b in bad), bad
