@@ -6,9 +6,10 @@ citation route (``citation.prove_by_citation``), each on the cases of ``CASES`` 
 2. a refutation comes only through the gate: a ``ROUTES`` outcome never says refuted at all; a REFUTED
    ``StepResult`` (hinted and citation routes) carries a counterexample that ``refute.replay`` confirms again;
 3. a proved cover contains the stated domain (``ledger.covers``);
-4. the route returns within its budget slice: run under ``budget.run_symbolic`` with a deadline of
-   ``ROUTE_SECONDS`` (the ``route_seconds`` option's default), it returns at most ``SLACK`` seconds later (the
-   machine is shared: generous, yet a route that swallows the deadline and sleeps fails it);
+4. the route returns within its budget slice, ``ROUTE_SECONDS`` (the ``route_seconds`` option's default) plus
+   ``SLACK`` (the machine is shared: generous, yet a route that sleeps 30 s fails it): a ``ROUTES`` entry under
+   ``budget.run_symbolic`` with that deadline, as the engine runs it (it must not swallow the deadline); a hinted
+   or citation route, which the engine runs bare, on a clock of ``ROUTE_SECONDS`` that it must keep itself;
 5. a true claim is proved, and not refuted.
 
 A route added to a registry is parametrised here at once and fails until ``CASES`` has its cases; the fake routes at
@@ -87,6 +88,12 @@ xp = sp.Symbol("xp_rc", positive=True)
 BERN = '{ x = [-1, 10], k = "integer [1, inf]" }'
 LSE = r"\log\left(\sum_{j=1}^{k} e^{a_j}\right)"
 A1 = '{ k = "integer [1, inf]", "a[j]" = [-1, 1] }'
+SOFT = r"\frac{e^{s_1/\tau}}{\sum_{j=1}^{k} e^{s_j/\tau}}"
+S1 = '{ k = "integer [1, inf]", "s[j]" = [-1, 1], tau = [0.05, 10] }'
+p = sp.Symbol("p_rc", real=True)
+q = sp.Symbol("q_rc", real=True)
+lam = sp.Symbol("lam_rc", real=True)
+PQ = (R(1, 1000), R(999, 1000))
 
 
 def _sums() -> Cases:
@@ -96,6 +103,8 @@ def _sums() -> Cases:
             _parsed(r"(1 + x)^{k} \ge 1 + k x + \frac{1}{100}", BERN),  # off by 1/100 (at x = 0)
             _parsed(r"(1 + x)^{k} \ge 1 + k x", '{ x = [-3, 10], k = "integer [1, inf]" }'),  # fails at x = −3, k = 5
             _parsed(LSE + r" \le 1 + \log(k) - \frac{1}{100}", A1),  # off by 1/100 (all a_j = 1)
+            _parsed(r"(1 + x)^{k} > 1 + k x", BERN),  # strict: equal at k = 1 and at x = 0
+            _parsed(SOFT + r" \le \frac{e^{1/\tau}}{k}", S1),  # e^{2/τ} needed; hard: the route runs out of time
         ],
     )
 
@@ -107,6 +116,8 @@ def _unbounded() -> Cases:
             claim(sp.log(1 + x), "<=", x - R(1, 100), {x: (0, oo)}),  # off by 1/100 at x = 0
             claim(sp.exp(x), ">=", 1 + x + R(1, 10**6), {x: (-oo, oo)}),  # off by 1e-6 at the touching point
             claim(sp.tanh(x), "<=", x, {x: (-1, oo)}),  # holds on [0, ∞) only
+            claim(1 + x, "<", sp.exp(x), {x: (-oo, oo)}),  # strict: equal at x = 0
+            claim(sp.cosh(x), "<=", sp.exp(R(49, 100) * x**2), {x: (-oo, oo)}),  # the constant off by 1/100
         ],
     )
 
@@ -121,6 +132,20 @@ def _touching() -> Cases:
             claim(1 + x + R(1, 10**6), "<=", sp.exp(x), {x: (-30, 30)}),  # off by 1e-6 at the touching point
             claim(sp.cosh(x), "<=", sp.exp(R(49, 100) * x**2), {x: (-50, 50)}),  # the constant off by 1/100
             claim(sp.tanh(x), "<=", x, {x: (-1, 40)}),  # holds on [0, 40] only
+            claim(1 + x, "<", sp.exp(x), {x: (-30, 30)}),  # strict: equal at x = 0
+            # two variables, a line of touching points; the constant 2 off by 1/100 (hard: seconds)
+            claim(
+                R(201, 100) * (p - q) ** 2,
+                "<=",
+                p * sp.log(p / q) + (1 - p) * sp.log((1 - p) / (1 - q)),
+                {p: PQ, q: PQ},
+            ),
+            claim(  # Hoeffding's lemma for a two-point law with 1/9 for 1/8 (hard: the route runs out of time)
+                sp.log(p * sp.exp(lam * (1 - p)) + (1 - p) * sp.exp(-lam * p)),
+                "<=",
+                lam**2 / 9,
+                {p: (0, 1), lam: (-20, 20)},
+            ),
         ],
     )
 
@@ -137,13 +162,20 @@ def _mean_value() -> Cases:
         return claim(soft, "<=", L * sp.Abs(y - z), ranges, hint_)
 
     wide = {xp: (R(1, 2), 3), eps: (-1, 1), c: (0, 1)}
+
+    def sigmoid_bound(L):  # σ' ≤ 1/4, touching at t = 0
+        sig = 1 / (1 + sp.exp(-t))
+        hint_ = ("mean value", {"path": sig, "var": t, "start": z, "end": y, "bound": L})
+        return claim(sig.subs(t, y) - sig.subs(t, z), "<=", L * sp.Abs(y - z), lip, hint_)
+
     return Cases(
-        true=[claim(quotient, "=", 1 / (xp + c * eps), dom, hint), lipschitz(1)],
+        true=[claim(quotient, "=", 1 / (xp + c * eps), dom, hint), lipschitz(1), sigmoid_bound(R(1, 4))],
         false=[
             claim(quotient, "=", 1 / (xp + c * eps) + R(1, 100), dom, hint),  # off by 1/100
             claim(quotient, "=", R(99, 100) / (xp + c * eps), dom, hint),  # off by 1 %
             claim(quotient, "=", 1 / (xp + c * eps), wide, hint),  # x + ε reaches 0 and below: log undefined
             lipschitz(R(99, 100)),  # sigmoid reaches 0.99 near t = 4.6
+            sigmoid_bound(R(1, 4) - R(1, 1000)),  # off by 1/1000 at t = 0
         ],
     )
 
@@ -151,15 +183,20 @@ def _mean_value() -> Cases:
 def _monotone() -> Cases:
     log_hint = ("monotone", {"end": 0, "derivative": x / (1 + x), "var": x})
     quad_hint = ("monotone", {"end": 0, "derivative": x**2 / (1 + x), "var": x})
+    sin_hint = ("monotone", {"end": 0, "derivative": 1 - sp.cos(x), "var": x})
+    sin_cubic = ("monotone", {"end": 0, "derivative": 1 - sp.cos(x) - 3 * x**2 / 1000, "var": x})
     return Cases(
         true=[
             claim(sp.log(1 + x), "<=", x, {x: (0, 10)}, log_hint),
             claim(x - x**2 / 2, "<=", sp.log(1 + x), {x: (0, 5)}, quad_hint),
+            claim(sp.sin(x), "<=", x, {x: (0, 100)}, sin_hint),  # gap' = 1 − cos x touches 0 at every 2πn
         ],
         false=[
             claim(sp.log(1 + x), "<=", x - R(1, 100), {x: (0, 10)}, log_hint),  # off by 1/100 at the end
             claim(x - x**2 / 2 + R(1, 100), "<=", sp.log(1 + x), {x: (0, 5)}, quad_hint),  # off by 1/100
             claim(x - x**2 / 2, "<=", sp.log(1 + x), {x: (R(-1, 2), 5)}, quad_hint),  # false at x = −1/2
+            claim(sp.log(1 + x), "<", x, {x: (0, 10)}, log_hint),  # strict: equal at the end
+            claim(sp.sin(x) + x**3 / 1000, "<=", x, {x: (0, 100)}, sin_cubic),  # the derivative's sign fails
         ],
     )
 
@@ -189,6 +226,7 @@ def _citation() -> Cases:
             citing(claim(sp.log(1 + y**2), "<=", y**2 - R(1, 100), sq), log_le),  # off by 1/100 at y = 0
             citing(claim(sp.log(1 + y), ">=", y / 2, {y: (0, 4)}), log_half),  # the range past where it holds
             citing(claim(sp.log(1 + y**2), "<=", y**2 / 2, sq), log_false),  # a refuted citation
+            citing(claim(sp.log(1 + y**2), "<", y**2, sq), log_le),  # strict from a non-strict lemma: equal at y = 0
         ],
     )
 
@@ -273,8 +311,12 @@ def contract_violations(registry: str, name: str, case: Case, true: bool) -> tup
     step = case.step
     if registry == "routes" and not routes.ROUTES[name].applies(step):
         bad.append("the case is not of the route's shape (applies() is False): it tests nothing")
+    # the engine runs a ROUTES entry under run_symbolic (its slice is that deadline: the route must let it
+    # through); a hinted or citation route runs bare under the claim's clock, so it must stop by itself: the
+    # deadline here is only a net past the limit
+    net = ROUTE_SECONDS if registry == "routes" else ROUTE_SECONDS + SLACK + 2
     t0 = time.perf_counter()
-    out = run_symbolic(_run, registry, name, case, deadline=ROUTE_SECONDS, memory=None, stage=f"route {name}")
+    out = run_symbolic(_run, registry, name, case, deadline=net, memory=None, stage=f"route {name}")
     wall = time.perf_counter() - t0
     if wall > ROUTE_SECONDS + SLACK:
         bad.append(f"returned after {wall:.1f} s, past its {ROUTE_SECONDS:g} s slice by more than {SLACK:g} s")
@@ -473,3 +515,17 @@ def test_a_mean_value_refutation_at_a_point_where_some_c_works_is_flagged(monkey
     monkeypatch.setitem(routes.HINTED, "mean value", fake)
     bad, _ = contract_violations("hinted", "mean value", true, True)
     assert any("gate confirms" in b for b in bad), bad
+
+
+def test_a_hinted_route_that_ignores_its_clock_is_flagged(monkeypatch):
+    """The engine runs a hinted route bare: one that sleeps 30 s past its clock is stopped only by the test's net,
+    and flagged."""
+
+    def sleeps(step, params, opts):
+        time.sleep(30)
+        return routes.HINTED["monotone"].prove(step, params, opts)
+
+    real = routes.HINTED["monotone"]
+    monkeypatch.setitem(routes.HINTED, "monotone", dataclasses.replace(real, prove=sleeps))
+    bad, wall = contract_violations("hinted", "monotone", _monotone().false[0], False)
+    assert ROUTE_SECONDS + SLACK < wall < 30 and any("past its" in b for b in bad), (wall, bad)
