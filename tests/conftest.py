@@ -103,3 +103,22 @@ def catalogue_verdicts(session_verify_cache):
 def catalogue_runs(catalogue_verdicts):
     """``{derivation name: {step name: result}}`` of the session's one check of the catalogue."""
     return {name: {st.name: res for st, res in pairs} for name, pairs in catalogue_verdicts.items()}
+
+
+#: session fixtures too costly to build twice: a test that uses one runs on the worker that built it
+#: (pytest-xdist's ``--dist loadgroup``), so the catalogue is checked once and the notebooks executed once
+_SHARED = {
+    "catalogue_verdicts": "catalogue",
+    "catalogue_runs": "catalogue",
+    "catalogue_results": "catalogue",
+    "executed_notebooks": "notebooks",
+}
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        groups = {_SHARED[f] for f in getattr(item, "fixturenames", ()) if f in _SHARED}
+        if len(groups) > 1:
+            raise pytest.UsageError(f"{item.nodeid} uses fixtures of two worker groups: {sorted(groups)}")
+        if groups and not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(groups.pop()))
