@@ -25,6 +25,7 @@ from .. import intervals
 from ..ledger import Domain, Step, StepResult, Verdict, covers, free_names
 from .budget import Spent, run_symbolic
 from .sampling import _sides
+from .verdicts import proved
 
 #: seconds for each SymPy call or branch and bound of an implication rule: a rule that needs longer decides nothing
 _CAP = 3.0
@@ -383,7 +384,7 @@ def _instances(step: Step, parts, results, subs) -> tuple[list[Step], list[StepR
             domain=dom,
         )
         covered = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in dom.ranges.items()}
-        res = StepResult(inst.name, p.kind, Verdict.PROVED, f"instance of {p.name}", covered=covered)
+        res = proved(inst, method=f"instance of {p.name}", cover=covered)
         out_p.append(inst)
         out_r.append(res)
         kept.append(i)
