@@ -9,7 +9,8 @@
   certified expression does not contain — over their assumption ranges (the proof does not restrict them).
 
 Every custom checker returns ``covered`` on a PROVED verdict and ``attacked`` on a VERIFIED one, as the
-standard checkers do (``tests/test_engine.py`` asserts it over the whole catalogue).
+standard checkers do: its verdict is made by a builder of ``checks/verdicts.py``, which refuses one without
+(``tests/test_engine.py`` also asserts it over the whole catalogue).
 """
 
 from __future__ import annotations
