@@ -131,6 +131,11 @@ def test_builders_fill_the_fields_the_verdict_means():
     a = V.refuted_argument("link 1", kind="chain", method="citation not found", reason="no such step")
     assert (a.verdict, a.kind, a.evidence, a.counterexample) == (Verdict.REFUTED, "chain", "no such step", None)
     v = V.verified(STEP, method="falsifier", attacked=RNG, worst_ratio=0.5, trials=10)
+    # a claim about constants has no range to attack: its one point was evaluated (a named part still needs one)
+    const = Step("a claim about constants", sp.cos(sp.pi / 7), sp.Integer(1), "identity", Domain({}))
+    assert V.verified(const, method="spot-check", attacked={}).attacked == {}
+    with pytest.raises(ValueError, match="attacked"):
+        V.verified("link 1", kind="identity", method="spot-check", attacked={})
     assert v.verdict is Verdict.VERIFIED and v.attacked == RNG and v.covered is None and not v.symbolic
     c = V.cited("link 1", kind="chain", reference="Hoeffding")
     assert c.verdict is Verdict.PROVED and c.method == f"{V.CITED}: Hoeffding" and c.covered is None

@@ -32,7 +32,7 @@ import inspect
 from collections.abc import Mapping
 from typing import Any
 
-from ..ledger import StepResult, Verdict
+from ..ledger import StepResult, Verdict, free_names
 
 __all__ = [
     "CITED",
@@ -202,7 +202,9 @@ def verified(
     kind: str | None = None,
 ) -> StepResult:
     """VERIFIED numerically: every attack on ``attacked`` (the non-empty ranges sampled, symbol → (lo, hi))
-    failed to refute. Without attacked ranges it is a ``ValueError`` (the verdict would say nothing)."""
+    failed to refute. Without attacked ranges it is a ``ValueError`` (the verdict would say nothing), except
+    ``{}`` for a ``Step`` whose claim has no symbols (a constant identity SymPy cannot reduce: its one point
+    was evaluated)."""
     name, kind = _named(step, kind, "verified")
     return StepResult(
         name,
@@ -212,8 +214,18 @@ def verified(
         evidence,
         worst_ratio=worst_ratio,
         trials=trials,
-        attacked=_ranges(attacked, "verified", "attacked", empty=False),
+        attacked=_ranges(attacked, "verified", "attacked", empty=_closed(step)),
     )
+
+
+def _closed(step: Any) -> bool:
+    """True when ``step`` is a ``Step`` whose two sides have no free symbols (a claim about constants)."""
+    if isinstance(step, str):
+        return False
+    try:
+        return not (free_names(step.lhs) | free_names(step.rhs))
+    except Exception:  # noqa: BLE001 - sides SymPy cannot read (a law claim's own objects): not a constant claim
+        return False
 
 
 def undecided(
