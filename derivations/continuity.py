@@ -40,6 +40,7 @@ from typing import Any, NamedTuple
 import mpmath
 import sympy as sp
 
+from .checks.verdicts import by_verdict, proved, refuted, verified
 from .ledger import Derivation, Domain, Shown, Step, StepResult, Verdict, free_names
 from .results import ClosedForm, KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, lam_gamma, lam_tau, q, r, rho, t, tau, v, x, y, z
@@ -366,12 +367,10 @@ def factored_check(
         )
         if Verdict.REFUTED in (ident.verdict, orig.verdict, cert.verdict):
             bad = orig if orig.verdict is Verdict.REFUTED else (ident if ident.verdict is Verdict.REFUTED else cert)
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                parts,
-                bad.evidence,
+            return refuted(
+                step,
+                method=parts,
+                evidence=bad.evidence,
                 worst_ratio=orig.worst_ratio,
                 trials=orig.trials,
                 counterexample=bad.counterexample,
@@ -380,25 +379,22 @@ def factored_check(
             from .checks.sampling import intersect
 
             covered = orig.covered if orig.verdict is Verdict.PROVED else intersect(ident.covered, cert.covered)
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.PROVED,
-                parts,
-                orig.evidence,
+            return proved(
+                step,
+                method=parts,
+                evidence=orig.evidence,
                 worst_ratio=orig.worst_ratio,
                 trials=orig.trials,
                 certified=True,
                 symbolic=orig.symbolic,
-                covered=covered,
+                cover=covered,
                 attacked=orig.attacked,
             )
-        return StepResult(
-            step.name,
-            step.kind,
+        return by_verdict(
             orig.verdict,
-            parts,
-            orig.evidence,
+            step,
+            method=parts,
+            evidence=orig.evidence,
             worst_ratio=orig.worst_ratio,
             trials=orig.trials,
             attacked=orig.attacked,
@@ -464,15 +460,12 @@ def _certificate_proof(cert_step: Step, opts: dict) -> StepResult | None:
         free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
         covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
         method, symbolic = f"interval arithmetic: certified on {iv.boxes} boxes", False
-    return StepResult(
-        cert_step.name,
-        cert_step.kind,
-        Verdict.PROVED,
-        f"{method}; no falsifier of its own (it is the claim's gap: the claim's falsifier attacks it)",
-        "",
+    return proved(
+        cert_step,
+        method=f"{method}; no falsifier of its own (it is the claim's gap: the claim's falsifier attacks it)",
         symbolic=symbolic,
         certified=not symbolic,
-        covered=covered,
+        cover=covered,
     )
 
 
@@ -498,24 +491,15 @@ def _claim_record(step: Step, opts: dict) -> StepResult:
     common = dict(worst_ratio=fz.worst_ratio, trials=fz.trials)
     if fz.counterexample is not None or iv.status == "refuted":
         cx = fz.counterexample if fz.counterexample is not None else iv.counterexample
-        return StepResult(
-            step.name, step.kind, Verdict.REFUTED, "; ".join(methods), "; ".join(evidence), counterexample=cx, **common
-        )
+        return refuted(step, method="; ".join(methods), evidence="; ".join(evidence), counterexample=cx, **common)
     covered = None
     if iv.status == "proved":
         free = {str(x_) for x_ in free_names(small) | free_names(big)} - set(iv.covered or {})
         covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.PROVED if covered is not None else Verdict.VERIFIED,
-        "; ".join(methods),
-        "; ".join(evidence),
-        certified=covered is not None,
-        covered=covered,
-        attacked=fz.attacked,
-        **common,
-    )
+    how = dict(method="; ".join(methods), evidence="; ".join(evidence), attacked=fz.attacked, **common)
+    if covered is not None:
+        return proved(step, certified=True, cover=covered, **how)
+    return verified(step, **how)
 
 
 #: mpmath.quad's rule: the integrand is analytic in t on each of the 8 panels, where Gauss–Legendre reaches 30 digits
@@ -552,21 +536,17 @@ def quadrature_check(step: Step, opts: dict) -> StepResult:
         worst = max(worst, err)
         if err > mpmath.mpf(10) ** -20:
             cx = {str(s_): str(val) for s_, val in pt.items() if s_ is not var}
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "30-digit quadrature at random points",
-                f"relative difference {mpmath.nstr(err, 3)}",
+            return refuted(
+                step,
+                method="30-digit quadrature at random points",
+                evidence=f"relative difference {mpmath.nstr(err, 3)}",
                 counterexample=cx,
                 trials=n_ok,
             )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"30-digit quadrature (mpmath.quad, {QUAD_METHOD}, 8 panels) at {n_ok} random points, k ≤ 6, τ ≥ {QUAD_TAU_MIN}",
-        f"max relative difference {mpmath.nstr(worst, 3)}",
+    return verified(
+        step,
+        method=f"30-digit quadrature (mpmath.quad, {QUAD_METHOD}, 8 panels) at {n_ok} random points, k ≤ 6, τ ≥ {QUAD_TAU_MIN}",
+        evidence=f"max relative difference {mpmath.nstr(worst, 3)}",
         trials=n_ok,
         attacked={
             **{key: rng_ for key, rng_ in sampler.attacked(ev).items() if key != str(var)},

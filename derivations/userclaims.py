@@ -713,6 +713,8 @@ def _two_sided(above: Step, below: Step):
 
     def check(step: Step, opts: Mapping[str, Any]) -> StepResult:
         from .checks import check_step
+        from .checks.sampling import intersect
+        from .checks.verdicts import by_verdict
 
         parts = [check_step(above, **opts), check_step(below, **opts)]
         verdicts = [p_.verdict for p_ in parts]
@@ -729,14 +731,21 @@ def _two_sided(above: Step, below: Step):
                 if Verdict.UNDECIDED in verdicts
                 else Verdict.VERIFIED
             )
-        return StepResult(
-            step.name,
-            step.kind,
+        # the two sides hold together where both do: the intersection of their covers and attacked ranges
+        cover = intersect(parts[0].covered, parts[1].covered) if verdict == Verdict.PROVED else None
+        attacked = None
+        if verdict == Verdict.VERIFIED:
+            attacked = intersect(parts[0].attacked or parts[0].covered, parts[1].attacked or parts[1].covered)
+        return by_verdict(
             verdict,
-            "two one-sided limits: " + "; ".join(f"{side}: {p_.method}" for side, p_ in zip(("above", "below"), parts)),
+            step,
+            method="two one-sided limits: "
+            + "; ".join(f"{side}: {p_.method}" for side, p_ in zip(("above", "below"), parts)),
             evidence="; ".join(f"{side}: {p_.evidence}" for side, p_ in zip(("above", "below"), parts)),
             counterexample=cx,
             symbolic=all(p_.symbolic for p_ in parts),
+            cover=cover,
+            attacked=attacked,
         )
 
     return check

@@ -36,6 +36,7 @@ from .inequality import check_inequality
 from .interval import IntervalOutcome, certify_nonnegative
 from .sampling import Evaluator, Instance, Sampler, _sides
 from .series import check_expansion, check_limit
+from .verdicts import defined, ill_posed
 
 __all__ = [
     "DEFAULTS",
@@ -102,13 +103,11 @@ def check_step(step: Step, **options: Any) -> StepResult:
 
         wp = check_wellposed([step.lhs, step.rhs], step.domain, step.name, opts["clock"])
         if wp.status == "ill-posed":
-            res = StepResult(
-                step.name,
-                step.kind,
-                Verdict.ILL_POSED,
-                "well-posedness: undefined at a point of the stated domain",
-                wp.reason,
-                counterexample=wp.point,
+            res = ill_posed(
+                step,
+                point=wp.point,
+                method="well-posedness: undefined at a point of the stated domain",
+                evidence=wp.reason,
             )
             res.provenance = step.provenance
             res.expected = step.expected
@@ -144,7 +143,7 @@ def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
 
         res = prove_hinted(step, opts)
     elif step.kind == "definition":
-        res = StepResult(step.name, step.kind, Verdict.DEFINED, "definition (well-formed: free symbols covered)")
+        res = defined(step, method="definition (well-formed: free symbols covered)")
     elif step.kind == "identity":
         res = check_identity(step, opts)
     elif step.kind == "inequality":

@@ -37,6 +37,8 @@ from ..ledger import (
     free_names,
     region,
 )
+from . import verdicts
+from .sampling import symbolic_cover
 
 _ORDER = {Verdict.REFUTED: 0, Verdict.UNDECIDED: 1, Verdict.VERIFIED: 2, Verdict.DEFINED: 3, Verdict.PROVED: 3}
 _WAY = {"<=": ("<=", "<"), "<": ("<=", "<"), ">=": (">=", ">"), ">": (">=", ">")}
@@ -177,18 +179,27 @@ def _resolve(link: Link) -> tuple[str, Step] | str:
         return f"cites step {step_name!r}, which derivation {der_name!r} does not have"
 
 
+def _fails(name: str, method: str, reason: str, kind: str = "chain") -> StepResult:
+    """A part of a chain's argument that fails: REFUTED without a point (the argument, not a value, is wrong)."""
+    return verdicts.refuted_argument(name, kind=kind, method=method, reason=reason)
+
+
 def _in_range(e: sp.Expr, sym: sp.Symbol, cited: Domain, use: Domain, opts, label: str) -> list[StepResult]:
     """Parts showing that the value ``e`` substituted for ``sym`` stays in ``cited``'s range of ``sym``."""
     lo, hi = cited.ranges[sym]
     name = f"{label}: {sym} ↦ {e} within [{lo}, {hi}]"
     if e.is_number:
         ok = bool(sp.Ge(e, lo)) and bool(sp.Le(e, hi))
-        return [StepResult(name, "inequality", Verdict.PROVED if ok else Verdict.REFUTED, "exact comparison")]
+        if ok:  # a number: nothing to cover
+            return [verdicts.proved(name, kind="inequality", method="exact comparison", cover={})]
+        return [_fails(name, "exact comparison", f"{e} is not in [{lo}, {hi}]", "inequality")]
     if isinstance(e, sp.Symbol) and e in use.ranges:
         ulo, uhi = use.ranges[e]
         ok = covers({str(e): (str(lo), str(hi))}, Domain({e: (ulo, uhi)}))  # cited range ⊇ the chain's
-        verdict = Verdict.PROVED if ok else Verdict.REFUTED
-        return [StepResult(name, "inequality", verdict, f"range of {e} on the chain: {use.ranges[e]}")]
+        how = f"range of {e} on the chain: {use.ranges[e]}"
+        if ok:
+            return [verdicts.proved(name, kind="inequality", method=how, cover={str(e): (str(ulo), str(uhi))})]
+        return [_fails(name, how, f"not within [{lo}, {hi}]", "inequality")]
     parts = []
     what = f"{sym} ↦ {e} within [{lo}, {hi}]"
     try:
@@ -197,7 +208,7 @@ def _in_range(e: sp.Expr, sym: sp.Symbol, cited: Domain, use: Domain, opts, labe
         if hi.is_finite:
             parts.append(_part(label, f"{what} (upper)", e, hi, "<=", use, opts))
     except DerivationError as exc:
-        parts.append(StepResult(name, "inequality", Verdict.REFUTED, "uncovered symbol", str(exc)))
+        parts.append(_fails(name, "uncovered symbol", str(exc), "inequality"))
     return parts
 
 
@@ -258,54 +269,61 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         try:
             res = check_step(Step(f"{label} (algebra)", link.lhs, link.rhs, kind, use, relation=rel), **opts)
         except DerivationError as exc:
-            return [StepResult(label, kind, Verdict.REFUTED, "malformed link", str(exc))], f"{label}: {exc}"
+            return [_fails(label, "malformed link", str(exc), kind)], f"{label}: {exc}"
         return [res], f"{label} [algebra: {res.verdict}]"
     found = _resolve(link)
     if isinstance(found, str):
-        return [StepResult(label, "chain", Verdict.REFUTED, "citation not found", found)], f"{label}: {found}"
+        return [_fails(label, "citation not found", found)], f"{label}: {found}"
     der_name, cited = found
     where = f"{label} [{link.cite}]"
     cited_rel = "=" if cited.kind == "identity" else cited.relation
     if cited.kind == "definition":
         if cited.provenance != "classical" or link.reads is None:
             why = "cites a definition (a premise, not a checked step); only a classical theorem with `reads` counts"
-            return [StepResult(label, "chain", Verdict.REFUTED, "citation not checkable", why)], f"{where}: {why}"
+            return [_fails(label, "citation not checkable", why)], f"{where}: {why}"
         cited_rel = link.reads
     elif cited.kind not in ("identity", "inequality", "chain"):
         why = f"cites a step of kind {cited.kind!r}, which states no inequality or identity"
-        return [StepResult(label, "chain", Verdict.REFUTED, "citation not usable", why)], f"{where}: {why}"
+        return [_fails(label, "citation not usable", why)], f"{where}: {why}"
     if cited.expected == "refuted":
         why = "cites a printed step known to be false (an erratum)"
-        return [StepResult(label, "chain", Verdict.REFUTED, "cites an erratum", why)], f"{where}: {why}"
+        return [_fails(label, "cites an erratum", why)], f"{where}: {why}"
     parts: list[StepResult] = []
     if cited.kind == "definition":
         ref = cited.reference or "classical"
         # a quoted theorem is a premise of the chain, not something this run proved: labelled *cited*
         parts.append(
-            StepResult(
-                label, "chain", Verdict.PROVED, f"{CITED}: {ref}", "classical premise, taken as given, not proved here"
+            verdicts.cited(
+                label, kind="chain", reference=ref, evidence="classical premise, taken as given, not proved here"
             )
         )
     else:
         got = _cited_result(der_name, cited, opts)
         if got.verdict == Verdict.REFUTED:
             why = f"the cited step is refuted ({got.method})"
-            return [StepResult(label, "chain", Verdict.REFUTED, "cites a refuted step", why)], f"{where}: {why}"
+            return [_fails(label, "cites a refuted step", why)], f"{where}: {why}"
         parts.append(got)
     # relations: an inequality cites an inequality of the same orientation after normalising, or an identity
     if link.relation == "=" and cited_rel != "=":
         why = f"an identity link cannot come from a {cited_rel} step"
-        return [*parts, StepResult(label, "chain", Verdict.REFUTED, "relation", why)], f"{where}: {why}"
+        return [*parts, _fails(label, "relation", why)], f"{where}: {why}"
     if link.relation in ("<", ">") and cited_rel not in ("<", ">"):
         why = f"a strict link cannot come from a non-strict ({cited_rel}) step"
-        return [*parts, StepResult(label, "chain", Verdict.REFUTED, "relation", why)], f"{where}: {why}"
+        return [*parts, _fails(label, "relation", why)], f"{where}: {why}"
     cited_gap = _gap(cited.lhs, cited.rhs, cited_rel if cited_rel != "=" else ">=")
     link_gap = _gap(link.lhs, link.rhs, link.relation if link.relation != "=" else ">=")
     inst = sp.sympify(cited_gap).subs(link.subs, simultaneous=True)
     try:
         same = _same_tree(link_gap, link.factor * inst, either_sign=cited_rel == "=")
         if same is not None:
-            r = StepResult(f"{label}: instance", "identity", Verdict.PROVED, same, symbolic=True)
+            # the same expression tree: it holds wherever its symbols take values
+            r = verdicts.proved(
+                f"{label}: instance",
+                kind="identity",
+                method=same,
+                symbolic=True,
+                cover=symbolic_cover([link_gap, link.factor * inst]),
+            )
         elif cited_rel == "=":  # an identity may be used in either orientation
             r1 = _identity(f"{label}: instance", link_gap, link.factor * inst, use, opts)
             r = (
@@ -316,7 +334,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         else:
             r = _identity(f"{label}: instance", link_gap, link.factor * inst, use, opts)
     except DerivationError as exc:
-        r = StepResult(label, "chain", Verdict.REFUTED, "instance has symbols without range on the chain", str(exc))
+        r = _fails(label, "instance has symbols without range on the chain", str(exc))
     if r.verdict == Verdict.REFUTED:
         r.method = "not an instance of the cited step: " + r.method
     parts.append(r)
@@ -324,12 +342,16 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         try:
             exact = _exact_sign(link.factor) if link.factor.is_number else None
             if exact is not None:  # a constant: compared exactly, as a substituted number is
-                verdict = Verdict.PROVED if exact else Verdict.REFUTED
-                parts.append(StepResult(f"{label}: factor ≥ 0", "inequality", verdict, "exact comparison"))
+                what = f"{label}: factor ≥ 0"
+                parts.append(
+                    verdicts.proved(what, kind="inequality", method="exact comparison", cover={})
+                    if exact
+                    else _fails(what, "exact comparison", f"{link.factor} < 0", "inequality")
+                )
             else:
                 parts.append(_part(label, "factor ≥ 0", link.factor, sp.Integer(0), ">=", use, opts))
         except DerivationError as exc:
-            parts.append(StepResult(label, "chain", Verdict.REFUTED, "factor has symbols without range", str(exc)))
+            parts.append(_fails(label, "factor has symbols without range", str(exc)))
     # domain: the cited claim is used at the substituted values, which must lie in its domain
     used = free_names(cited.lhs) | free_names(cited.rhs)
     subs_by_name = {}
@@ -345,7 +367,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         if cc is sp.true or cc in use.constraints:
             continue
         if cc is sp.false:
-            parts.append(StepResult(label, "chain", Verdict.REFUTED, "domain", f"constraint {c} fails"))
+            parts.append(_fails(label, "domain", f"constraint {c} fails"))
             continue
         rel = {sp.GreaterThan: ">=", sp.StrictGreaterThan: ">", sp.LessThan: "<=", sp.StrictLessThan: "<"}[type(cc)]
         parts.append(_part(label, f"constraint {c}", cc.lhs, cc.rhs, rel, use, opts))
@@ -360,7 +382,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
 
 
 #: the method prefix of a link part that is a quoted classical theorem (a premise, not proved by the run)
-CITED = "cited"
+CITED = verdicts.CITED
 
 
 def _is_cited(part: StepResult) -> bool:
@@ -390,7 +412,7 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
     if step.relation in ("<", ">") and not any(x.relation in ("<", ">") for x in links):
         fails.append(f"a strict ({step.relation}) chain needs a strict link")
     if fails:
-        return StepResult(step.name, step.kind, Verdict.REFUTED, "chain: relations do not compose", "; ".join(fails))
+        return verdicts.refuted_argument(step, method="chain: relations do not compose", reason="; ".join(fails))
     joins = [("claim's left side = link 1's left side", step.lhs, links[0].lhs)]
     joins += [
         (f"link {i + 1}'s right side = link {i + 2}'s left side", links[i].rhs, links[i + 1].lhs)
@@ -405,14 +427,12 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
         try:
             r = _identity(name, a, b, step.domain, opts)
         except DerivationError as exc:
-            return StepResult(step.name, step.kind, Verdict.REFUTED, "chain: malformed join", f"{name}: {exc}")
+            return verdicts.refuted_argument(step, method="chain: malformed join", reason=f"{name}: {exc}")
         if r.verdict == Verdict.REFUTED:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "chain: gap between links",
-                f"{name} fails: {r.evidence}",
+            return verdicts.refuted(
+                step,
+                method="chain: gap between links",
+                evidence=f"{name} fails: {r.evidence}",
                 counterexample=r.counterexample,
             )
         if r.verdict != Verdict.PROVED:
@@ -433,30 +453,25 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
                 attacked = _narrowest(attacked, p.attacked or {})
     n = len(links)
     if refuted:
-        return StepResult(
-            step.name, step.kind, Verdict.REFUTED, f"chain of {n} links: a link fails", "; ".join(refuted)
-        )
+        return verdicts.refuted_argument(step, method=f"chain of {n} links: a link fails", reason="; ".join(refuted))
     if not weakest:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.PROVED,
-            f"chain of {n} links: every join and every cited link proved"
+        return verdicts.proved(
+            step,
+            method=f"chain of {n} links: every join and every cited link proved"
             + (f"; premises cited, not proved here: {'; '.join(cited)}" if cited else ""),
-            "; ".join(evidence),
+            evidence="; ".join(evidence),
             symbolic=True,
-            covered=region(step.domain.ranges),  # every link was shown to hold on the chain's whole domain
+            cover=region(step.domain.ranges),  # every link was shown to hold on the chain's whole domain
         )
     verdict = min((v for v, _ in weakest), key=lambda v: _ORDER[v])
     if verdict == Verdict.DEFINED:  # pragma: no cover - definitions are turned into premises above
         verdict = Verdict.UNDECIDED
     names = sorted({w for v, w in weakest if v == verdict})
-    return StepResult(
-        step.name,
-        step.kind,
+    return verdicts.by_verdict(
         verdict,
-        f"chain of {n} links; weakest: {', '.join(names)} ({verdict})",
-        "; ".join(evidence),
+        step,
+        method=f"chain of {n} links; weakest: {', '.join(names)} ({verdict})",
+        evidence="; ".join(evidence),
         # what the links that are not proved were attacked on (per symbol, the narrowest of their ranges)
         attacked=attacked or None,
     )

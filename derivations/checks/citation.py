@@ -38,6 +38,7 @@ import sympy as sp
 
 from .. import intervals
 from ..ledger import Step, StepResult, Verdict, free_names, region
+from . import verdicts
 from .sampling import _sides
 
 #: trials of the falsifier inside each glue or domain-mapping check (a proof is wanted there, not a search)
@@ -395,7 +396,7 @@ _ROUTE_SECONDS = 20.0
 
 def _proved(step: Step, method: str, evidence: str) -> StepResult:
     # the mapping and the glue were shown on the whole box: the proof covers the stated domain
-    return StepResult(step.name, step.kind, Verdict.PROVED, method, evidence, covered=region(step.domain.ranges))
+    return verdicts.proved(step, method=method, evidence=evidence, cover=region(step.domain.ranges))
 
 
 def _combined(step: Step, pool: list, notes: list[str]) -> StepResult | None:

@@ -9,7 +9,8 @@
   certified expression does not contain — over their assumption ranges (the proof does not restrict them).
 
 Every custom checker returns ``covered`` on a PROVED verdict and ``attacked`` on a VERIFIED one, as the
-standard checkers do (``tests/test_engine.py`` asserts it over the whole catalogue).
+standard checkers do: its verdict is made by a builder of ``checks/verdicts.py``, which refuses one without
+(``tests/test_engine.py`` also asserts it over the whole catalogue).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from .falsifier import falsify
 from .implication import implied
 from .interval import IntervalOutcome
 from .sampling import _sides, intersect, symbolic_cover
+from .verdicts import by_verdict, refuted, refuted_argument, verified
+from .verdicts import proved as proved_verdict  # ``proof_result`` has a flag named ``proved``
 
 
 def proof_cover(
@@ -89,19 +92,19 @@ def all_of(
             verdict = Verdict.VERIFIED
         covered = _parts_cover(step, parts, results) if verdict == Verdict.PROVED else None
         ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in results)
-        return StepResult(
-            step.name,
-            step.kind,
+        method = f"conjunction of {len(parts)} checked parts ({how}); falsifier: {fz.trials} trials"
+        common = dict(method=method, worst_ratio=fz.worst_ratio, trials=fz.trials, attacked=fz.attacked)
+        if verdict == Verdict.REFUTED and fz.counterexample is None:  # a refuted part, no point on the claim
+            return refuted_argument(step, reason=f"{ev}; {fz.evidence}", **common)
+        return by_verdict(
             verdict,
-            f"conjunction of {len(parts)} checked parts ({how}); falsifier: {fz.trials} trials",
-            f"{ev}; {fz.evidence}",
-            worst_ratio=fz.worst_ratio,
-            trials=fz.trials,
+            step,
+            evidence=f"{ev}; {fz.evidence}",
             counterexample=fz.counterexample,
             certified=verdict == Verdict.PROVED and any(r.certified for r in results),
             symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in results),
-            covered=covered,
-            attacked=fz.attacked,
+            cover=covered,
+            **common,
         )
 
     return check
@@ -217,22 +220,15 @@ def proof_result(
     """The verdict of a checker that attempts a proof and runs the falsifier (``fz``, a ``FalsifierOutcome``)
     for the record: refuted on the falsifier's counterexample, proved (on ``covered``) when the argument
     went through, else verified numerically on the ranges the falsifier attacked."""
-    if fz.counterexample is not None:
-        verdict = Verdict.REFUTED
-    else:
-        verdict = Verdict.PROVED if proved else Verdict.VERIFIED
-    ok = verdict == Verdict.PROVED
-    return StepResult(
-        step.name,
-        step.kind,
-        verdict,
-        f"{method}; falsifier: {fz.trials} trials",
-        fz.evidence,
+    common = dict(
+        method=f"{method}; falsifier: {fz.trials} trials",
+        evidence=fz.evidence,
         worst_ratio=fz.worst_ratio,
         trials=fz.trials,
-        counterexample=fz.counterexample,
-        symbolic=ok and symbolic,
-        certified=ok and certified,
-        covered=covered if ok else None,
         attacked=fz.attacked,
     )
+    if fz.counterexample is not None:
+        return refuted(step, counterexample=fz.counterexample, **common)
+    if proved:
+        return proved_verdict(step, cover=covered, symbolic=symbolic, certified=certified, **common)
+    return verified(step, **common)

@@ -16,9 +16,10 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict, assumption_range, free_names
+from ..ledger import Step, StepResult, assumption_range, free_names
 from .refute import confirm_float_point
 from .sampling import Evaluator, Sampler, _satisfies, symbolic_cover
+from .verdicts import proved, refuted, undecided, verified
 
 #: functions whose rewriting in terms of ``exp`` is exact (trigonometric and hyperbolic)
 _EXP_REWRITABLE = (sp.sin, sp.cos, sp.tan, sp.sinh, sp.cosh, sp.tanh)
@@ -90,11 +91,9 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
         _ = exc
     spot = _spot_check(step, [step.lhs, step.rhs], opts)
     if spot["counterexample"] is not None:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            "spot-check refuted by the Arb gate"
+        return refuted(
+            step,
+            method="spot-check refuted by the Arb gate"
             + (
                 " (simplification bug: SymPy reduced lhs − rhs to 0, the sides differ at an exact point)"
                 if symbolic
@@ -105,35 +104,29 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
             trials=spot["n"],
         )
     if spot["n"] == 0 and not symbolic:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.UNDECIDED,
-            "no symbolic reduction and no evaluable point",
+        return undecided(
+            step,
+            method="no symbolic reduction and no evaluable point",
             evidence=str(reduced),
         )
     big_k = None if symbolic else _grouped_spot_check(step, [step.lhs, step.rhs], opts)
     if big_k is not None and big_k["counterexample"] is not None:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            f"spot-check at large k refuted by the Arb gate ({big_k['grouping']})",
+        return refuted(
+            step,
+            method=f"spot-check at large k refuted by the Arb gate ({big_k['grouping']})",
             evidence=big_k["evidence"],
             counterexample=big_k["counterexample"],
             trials=spot["n"] + big_k["n"],
         )
     if symbolic:
         covered = _symbolic_identity_cover(step, simp)
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.PROVED,
-            f"symbolic simplification to 0; spot-checked at {spot['n']} points ({opts['dps']} digits)",
+        return proved(
+            step,
+            method=f"symbolic simplification to 0; spot-checked at {spot['n']} points ({opts['dps']} digits)",
             evidence=spot["evidence"],
             trials=spot["n"],
             symbolic=True,
-            covered=covered,
+            cover=covered,
         )
     method = f"SymPy did not reduce lhs − rhs to 0; agrees at {spot['n']} random points ({opts['dps']} digits)"
     attacked, evidence, n = spot["attacked"], spot["evidence"], spot["n"]
@@ -147,7 +140,7 @@ def check_identity(step: Step, opts: Mapping[str, Any]) -> StepResult:
         }
         evidence = f"{evidence}; large k: {big_k['evidence']}"
         n += big_k["n"]
-    return StepResult(step.name, step.kind, Verdict.VERIFIED, method, evidence=evidence, trials=n, attacked=attacked)
+    return verified(step, method=method, evidence=evidence, trials=n, attacked=attacked)
 
 
 #: spot points of a vector identity at large k (``_grouped_spot_check``)

@@ -25,6 +25,7 @@ from .. import intervals
 from ..ledger import Domain, Step, StepResult, Verdict, covers, free_names
 from .budget import Spent, run_symbolic
 from .sampling import _sides
+from .verdicts import proved
 
 #: seconds for each SymPy call or branch and bound of an implication rule: a rule that needs longer decides nothing
 _CAP = 3.0
@@ -400,7 +401,7 @@ def instance(step: Step, part: Step, sub: Mapping) -> tuple[Step, StepResult] | 
         domain=dom,
     )
     covered = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in dom.ranges.items()}
-    return inst, StepResult(inst.name, part.kind, Verdict.PROVED, f"instance of {part.name}", covered=covered)
+    return inst, proved(inst, method=f"instance of {part.name}", cover=covered)
 
 
 def _region(step: Step) -> dict[str, tuple[str, str]]:

@@ -22,6 +22,7 @@ from .prescreen import assumption_witness
 from .routes import prove_by_routes
 from .sampling import _sides, symbolic_cover
 from .signs import certain_nonnegative
+from .verdicts import by_verdict, refuted
 
 
 def claim_clock(opts: Mapping[str, Any]) -> Any:
@@ -169,15 +170,14 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     if isinstance(fz, Spent):
         evidence.append(str(fz))
         verdict = Verdict.PROVED if (symbolic_ok or certified) else Verdict.UNDECIDED
-        return StepResult(
-            step.name,
-            step.kind,
+        return by_verdict(
             verdict,
-            "; ".join([*methods, "falsifier: time budget spent"]),
-            "; ".join(evidence),
+            step,
+            method="; ".join([*methods, "falsifier: time budget spent"]),
+            evidence="; ".join(evidence),
             symbolic=symbolic_ok,
             certified=certified,
-            covered=symbolic_cover([small, big])
+            cover=symbolic_cover([small, big])
             if symbolic_ok
             else route.covered
             if route is not None
@@ -189,12 +189,10 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
     evidence.append(fz.evidence)
 
     if fz.counterexample is not None:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            "; ".join(methods),
-            "; ".join(evidence),
+        return refuted(
+            step,
+            method="; ".join(methods),
+            evidence="; ".join(evidence),
             worst_ratio=fz.worst_ratio,
             trials=fz.trials,
             counterexample=fz.counterexample,
@@ -210,12 +208,10 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         except ValueError:
             gx = None
         if gx is not None:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                "interval subdivision found a violating point (confirmed by the Arb gate)",
-                interval.reason,
+            return refuted(
+                step,
+                method="interval subdivision found a violating point (confirmed by the Arb gate)",
+                evidence=interval.reason,
                 worst_ratio=fz.worst_ratio,
                 trials=fz.trials,
                 counterexample=gx.as_dict(),
@@ -231,16 +227,15 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         covered = _interval_cover(small, big, interval)
     if fz.trials == 0 and verdict is Verdict.VERIFIED:
         verdict = Verdict.UNDECIDED
-    return StepResult(
-        step.name,
-        step.kind,
+    return by_verdict(
         verdict,
-        "; ".join(methods),
-        "; ".join(evidence),
+        step,
+        method="; ".join(methods),
+        evidence="; ".join(evidence),
         worst_ratio=fz.worst_ratio,
         trials=fz.trials,
         symbolic=symbolic_ok,
         certified=certified,
-        covered=covered,
+        cover=covered,
         attacked=fz.attacked,
     )

@@ -56,8 +56,9 @@ from typing import Any
 
 import mpmath
 
-from ..ledger import Step, StepResult, Verdict
+from ..ledger import Step, StepResult
 from ..symbols import TAU_MAX, TAU_MIN
+from .verdicts import refuted, verified
 
 #: largest number of exact laws per inequality / per identity (see ``law_check``)
 LAW_CAP = 20_000
@@ -400,18 +401,10 @@ def confirm(evaluate: Callable[[Any, bool], tuple[Any, Any]], pt: Any, dps: int)
 def search_result(step: Step, out: SearchOutcome, method: str, attacked: dict[str, tuple[str, str]]) -> StepResult:
     """The verdict of a ``search``: refuted on a confirmed counterexample, else verified numerically on
     ``attacked`` (the ranges searched, recorded on the result)."""
-    verdict = Verdict.REFUTED if out.counterexample is not None else Verdict.VERIFIED
-    return StepResult(
-        step.name,
-        step.kind,
-        verdict,
-        method,
-        out.evidence,
-        worst_ratio=out.worst_ratio,
-        trials=out.trials,
-        counterexample=out.counterexample,
-        attacked=attacked,
-    )
+    common = dict(method=method, evidence=out.evidence, worst_ratio=out.worst_ratio, trials=out.trials)
+    if out.counterexample is not None:
+        return refuted(step, counterexample=out.counterexample, attacked=attacked, **common)
+    return verified(step, attacked=attacked, **common)
 
 
 # ------------------------------------------------------------------------------------- finite laws

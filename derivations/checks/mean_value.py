@@ -48,7 +48,8 @@ from typing import Any
 import sympy as sp
 
 from .. import intervals
-from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, free_names, region
+from ..ledger import DerivationError, Domain, Step, StepResult, free_names, region
+from . import verdicts
 from .budget import run_symbolic
 from .custom import proof_result
 from .falsifier import falsify
@@ -289,34 +290,28 @@ def prove_mean_value(step: Step, params: Mapping[str, Any], opts: Mapping[str, A
         f"refutation attempt: {tried} exact points, rhs enclosed by Arb over c ∈ [0, 1] in {p['pieces']} pieces"
     )
     if cx is not None:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            how,
-            "lhs outside the Arb range of rhs over every c ∈ [0, 1] (refutation gate)",
+        return verdicts.refuted(
+            step,
+            method=how,
+            evidence="lhs outside the Arb range of rhs over every c ∈ [0, 1] (refutation gate)",
             trials=tried,
             counterexample=cx,
         )
     if proved:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.PROVED,
-            how,
-            "symbolic identities, definedness established, Lagrange's mean value theorem",
+        return verdicts.proved(
+            step,
+            method=how,
+            evidence="symbolic identities, definedness established, Lagrange's mean value theorem",
             trials=tried,
             symbolic=True,
-            covered=box,
+            cover=box,
         )
     if tried == 0:
-        return StepResult(step.name, step.kind, Verdict.UNDECIDED, f"{how} (not proved)", "; ".join(notes))
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"{how} (not proved)",
-        f"lhs inside rhs's range over c at every point tried; {'; '.join(notes)}",
+        return verdicts.undecided(step, method=f"{how} (not proved)", evidence="; ".join(notes))
+    return verdicts.verified(
+        step,
+        method=f"{how} (not proved)",
+        evidence=f"lhs inside rhs's range over c at every point tried; {'; '.join(notes)}",
         trials=tried,
         attacked=box,
     )

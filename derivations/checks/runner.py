@@ -40,7 +40,8 @@ from typing import Any
 import sympy as sp
 
 from .._checkcache import cache_dir, canonical_options, catalogue_key, engine_version, file_hash, load, store
-from ..ledger import Derivation, DerivationError, Step, StepResult, Verdict
+from ..ledger import Derivation, DerivationError, Step, StepResult
+from .verdicts import restored
 
 __all__ = [
     "cache_dir",
@@ -337,26 +338,8 @@ def _step_key(step: Step, options: Mapping[str, Any], upstream: str) -> str:
 
 
 def result_from_dict(d: Mapping[str, Any]) -> StepResult:
-    """Rebuild a ``StepResult`` from ``StepResult.as_dict()``."""
-    res = StepResult(
-        d["step"],
-        d["kind"],
-        Verdict(d["verdict"]),
-        d["method"],
-        d.get("evidence", ""),
-        worst_ratio=d.get("worst_ratio"),
-        trials=d.get("trials", 0),
-        counterexample=d.get("counterexample"),
-        seconds=d.get("seconds", 0.0),
-        provenance=d.get("provenance", "ours"),
-        certified=d.get("certified", False),
-        symbolic=d.get("symbolic", False),
-        expected=d.get("expected"),
-    )
-    for name in ("covered", "attacked"):
-        if name in d and hasattr(res, name):
-            setattr(res, name, d[name])
-    return res
+    """Rebuild a ``StepResult`` from ``StepResult.as_dict()`` (``verdicts.restored``)."""
+    return restored(d)
 
 
 # ----------------------------------------------------------------------------- running

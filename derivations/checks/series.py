@@ -13,9 +13,10 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict
+from ..ledger import Step, StepResult
 from .identity import _spot_check, expand_then_simplify
 from .sampling import symbolic_cover
+from .verdicts import proved, refuted, undecided, verified
 
 
 def _series_coeffs(expr: sp.Expr, var: sp.Symbol, order: int) -> list[sp.Expr]:
@@ -33,7 +34,7 @@ def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
         got = _series_coeffs(step.lhs, step.var, step.order)
         want = _series_coeffs(step.rhs, step.var, step.order)
     except Exception as exc:
-        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy series failed", evidence=str(exc))
+        return undecided(step, method="SymPy series failed", evidence=str(exc))
     mismatches = []
     unsure = []
     for n_, (g, w_) in enumerate(zip(got, want)):
@@ -49,31 +50,25 @@ def check_expansion(step: Step, opts: Mapping[str, Any]) -> StepResult:
             unsure.append(n_)
     if mismatches:
         n_, g, w_, cx = mismatches[0]
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            f"SymPy series in 1/{step.var} to order {step.order}",
+        return refuted(
+            step,
+            method=f"SymPy series in 1/{step.var} to order {step.order}",
             evidence=f"coefficient of {step.var}^-{n_}: derived {g}, claimed {w_}",
             counterexample={"term": f"{step.var}^-{n_}", "derived": str(g), "claimed": str(w_), **cx},
         )
     if unsure:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.VERIFIED,
-            f"SymPy series in 1/{step.var} to order {step.order}",
+        return verified(
+            step,
+            method=f"SymPy series in 1/{step.var} to order {step.order}",
             evidence=f"coefficients {unsure} agree numerically only",
             attacked=spot["attacked"],
         )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.PROVED,
-        f"SymPy series in 1/{step.var} to order {step.order}",
+    return proved(
+        step,
+        method=f"SymPy series in 1/{step.var} to order {step.order}",
         evidence=f"{step.order + 1} coefficients equal",
         symbolic=True,
-        covered=symbolic_cover([step.lhs, step.rhs], {step.var}),
+        cover=symbolic_cover([step.lhs, step.rhs], {step.var}),
     )
 
 
@@ -81,55 +76,45 @@ def check_limit(step: Step, opts: Mapping[str, Any]) -> StepResult:
     try:
         got = sp.limit(step.lhs, step.var, step.point)
     except Exception as exc:
-        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy limit failed", evidence=str(exc))
+        return undecided(step, method="SymPy limit failed", evidence=str(exc))
     if isinstance(got, sp.Limit) or got.has(sp.Limit):
-        return StepResult(step.name, step.kind, Verdict.UNDECIDED, "SymPy returned an unevaluated limit")
+        return undecided(step, method="SymPy returned an unevaluated limit")
     if isinstance(got, sp.AccumBounds) or got.has(sp.AccumBounds):
         # a range of accumulation points (lim sin x = ⟨−1, 1⟩): SymPy says the limit may not exist, and its
         # ranges are not always tight; no comparison with one claimed value is decided from it
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.UNDECIDED,
-            f"SymPy limit {step.var} → {step.point} returned accumulation bounds, not a value",
+        return undecided(
+            step,
+            method=f"SymPy limit {step.var} → {step.point} returned accumulation bounds, not a value",
             evidence=f"limit ∈ {got}, claimed {step.rhs}",
         )
     same = got == step.rhs or (got.is_infinite is not True and expand_then_simplify(got - step.rhs) == 0)
     if same:  # ∞ = ∞ compared structurally: ∞ − ∞ is undefined, not 0
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.PROVED,
-            f"SymPy limit {step.var} → {step.point}",
+        return proved(
+            step,
+            method=f"SymPy limit {step.var} → {step.point}",
             evidence=f"limit = {got}",
             symbolic=True,
-            covered=symbolic_cover([step.lhs, step.rhs], {step.var}),
+            cover=symbolic_cover([step.lhs, step.rhs], {step.var}),
         )
     if got.is_infinite or sp.sympify(step.rhs).is_infinite:  # one side infinite, not the same infinity
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            f"SymPy limit {step.var} → {step.point}",
+        return refuted(
+            step,
+            method=f"SymPy limit {step.var} → {step.point}",
             evidence=f"limit is {got}, claimed {step.rhs}",
             counterexample={"limit": str(got), "claimed": str(step.rhs)},
         )
     probe = Step(f"{step.name}: limit value", got, step.rhs, kind="identity", domain=step.domain)
     spot = _spot_check(probe, [got, step.rhs], opts)
     if spot["counterexample"] is not None:
-        return StepResult(
-            step.name,
-            step.kind,
-            Verdict.REFUTED,
-            f"SymPy limit {step.var} → {step.point}",
+        return refuted(
+            step,
+            method=f"SymPy limit {step.var} → {step.point}",
             evidence=f"limit is {got}, claimed {step.rhs}",
             counterexample=spot["counterexample"],
         )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"SymPy limit {step.var} → {step.point}",
+    return verified(
+        step,
+        method=f"SymPy limit {step.var} → {step.point}",
         evidence=f"limit {got} agrees numerically with the claim",
         attacked=spot["attacked"],
     )

@@ -32,7 +32,8 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..checks.verdicts import refuted, verified
+from ..ledger import Derivation, Domain, Step, StepResult
 from ..symbols import TAU_RANGE, W, Z, a, k, tau, theta_c, u, x_e
 from . import Erratum
 from ._laws import factored_certificate
@@ -155,12 +156,10 @@ def _printed_liminf_check(step: Any, opts: dict) -> StepResult:
             k_star = int(mpmath.floor(b11 / printed)) + 1
             gap = a2_gap(tv, k_star)
             if gap < printed and b11 / k_star < printed:
-                return StepResult(
-                    step.name,
-                    step.kind,
-                    Verdict.REFUTED,
-                    "exact binomial sum on the A.2 construction (δ = 0), with the bound (11) for all k ≥ k*",
-                    f"at τ = {tv}, a = 1/2: CE − R̃ ≤ (11) = {mpmath.nstr(b11 / k_star, 8)} < printed "
+                return refuted(
+                    step,
+                    method="exact binomial sum on the A.2 construction (δ = 0), with the bound (11) for all k ≥ k*",
+                    evidence=f"at τ = {tv}, a = 1/2: CE − R̃ ≤ (11) = {mpmath.nstr(b11 / k_star, 8)} < printed "
                     f"{mpmath.nstr(printed, 8)} for every k ≥ {k_star}",
                     counterexample={
                         "tau": str(tv),
@@ -172,11 +171,9 @@ def _printed_liminf_check(step: Any, opts: dict) -> StepResult:
                     },
                     trials=len(CHECK_TAUS),
                 )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        "no τ refuted the printed liminf",
+    return verified(
+        step,
+        method="no τ refuted the printed liminf",
         trials=len(CHECK_TAUS),
         attacked={"tau": _tau_span(), "a": ("1/2", "1/2"), "k": ("k*", "oo (by (11))")},
     )
@@ -198,12 +195,10 @@ def _exact_scaled_check(step: Any, opts: dict) -> StepResult:
                 bad.append(vals[-1])
             if bad:
                 k_, v_ = bad[0]
-                return StepResult(
-                    step.name,
-                    step.kind,
-                    Verdict.REFUTED,
-                    "exact binomial sums",
-                    f"k(CE − R̃) = {mpmath.nstr(v_, 8)} < (e^{{1/τ}} − 2)/16 = {mpmath.nstr(low, 8)}",
+                return refuted(
+                    step,
+                    method="exact binomial sums",
+                    evidence=f"k(CE − R̃) = {mpmath.nstr(v_, 8)} < (e^{{1/τ}} − 2)/16 = {mpmath.nstr(low, 8)}",
                     counterexample={"tau": str(tv), "k": str(k_), "k*gap": mpmath.nstr(v_, 12)},
                 )
             rows.append(
@@ -211,12 +206,10 @@ def _exact_scaled_check(step: Any, opts: dict) -> StepResult:
                 f"(e^{{1/τ}} − 2)/16 = {mpmath.nstr(low, 6)}, worst ratio low/(k·gap), k ≥ 64: "
                 f"{mpmath.nstr(max(low / v_ for k_, v_ in vals if k_ >= 64), 6)}"
             )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"exact binomial sums, k = 2^0 … 2^12, τ ∈ {{{', '.join(map(str, CHECK_TAUS))}}}",
-        "; ".join(rows),
+    return verified(
+        step,
+        method=f"exact binomial sums, k = 2^0 … 2^12, τ ∈ {{{', '.join(map(str, CHECK_TAUS))}}}",
+        evidence="; ".join(rows),
         trials=13 * len(CHECK_TAUS),
         attacked={"tau": _tau_span(), "k": ("1", str(2**12)), "grid": ("k = 2^0 … 2^12", f"τ ∈ {list(CHECK_TAUS)}")},
     )
@@ -238,23 +231,19 @@ def _ratio13_check(step: Any, opts: dict) -> StepResult:
                 r_ = float(max(ratios) / bound)
                 worst = max(worst, r_)
                 if r_ > 1:
-                    return StepResult(
-                        step.name,
-                        step.kind,
-                        Verdict.REFUTED,
-                        "exact binomial sums",
-                        f"ratio/bound = {r_:.6g}",
+                    return refuted(
+                        step,
+                        method="exact binomial sums",
+                        evidence=f"ratio/bound = {r_:.6g}",
                         counterexample={"tau": str(tv), "lambda": str(lam), "ratio": mpmath.nstr(max(ratios), 10)},
                     )
                 rows.append(
                     f"τ={tv}, λ={lam}: ratio(4096) = {mpmath.nstr(ratios[-1], 6)}, bound {mpmath.nstr(bound, 6)}"
                 )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        "exact binomial sums at k = 1024 and 4096 (the ratio has settled: numerator and denominator are ~1/k)",
-        "; ".join(rows),
+    return verified(
+        step,
+        method="exact binomial sums at k = 1024 and 4096 (the ratio has settled: numerator and denominator are ~1/k)",
+        evidence="; ".join(rows),
         worst_ratio=worst,
         trials=2 * len(CHECK_TAUS) * len(CHECK_LAMBDAS),
         attacked={

@@ -20,7 +20,8 @@ from itertools import product
 
 import sympy as sp
 
-from ..ledger import Derivation, Domain, Step, StepResult, Verdict
+from ..checks.verdicts import refuted, verified
+from ..ledger import Derivation, Domain, Step, StepResult
 from ..render import printed
 from ..symbols import TAU_MAX, TAU_MIN, Rad_g, Rad_n, Rhat_n, Rk_risk, delta, dev, ell_hi, ell_lo, ghat, k, n, tau
 from . import PaperConstant, _gen
@@ -78,21 +79,17 @@ def shift_scale_check(step: Step, opts: dict) -> StepResult:
         if not want.is_Rational:  # nsimplify leaves a Rational as it is (at a cost of ~5 ms): only the rest
             want = sp.nsimplify(want)
         if sp.Rational(got.numerator, got.denominator) != want:
-            return StepResult(
-                step.name,
-                step.kind,
-                Verdict.REFUTED,
-                f"exact enumeration of 2^n sign vectors on random finite classes ({t_ + 1} classes)",
-                f"class of {m_} functions on n = {n_} points: R̂(g) = {got}, claimed {want}",
+            return refuted(
+                step,
+                method=f"exact enumeration of 2^n sign vectors on random finite classes ({t_ + 1} classes)",
+                evidence=f"class of {m_} functions on n = {n_} points: R̂(g) = {got}, claimed {want}",
                 trials=t_ + 1,
                 counterexample={"n": str(n_), "a": str(lo), "b": str(hi), "Rad_g": str(got), "claimed": str(want)},
             )
-    return StepResult(
-        step.name,
-        step.kind,
-        Verdict.VERIFIED,
-        f"exact enumeration of 2^n sign vectors on {trials} random finite classes (n ≤ 6, ≤ 5 functions)",
-        "R̂(g) = R̂(ℓ)/(b − a) exactly on every class (E Σ σ_i = 0 removes the shift)",
+    return verified(
+        step,
+        method=f"exact enumeration of 2^n sign vectors on {trials} random finite classes (n ≤ 6, ≤ 5 functions)",
+        evidence="R̂(g) = R̂(ℓ)/(b − a) exactly on every class (E Σ σ_i = 0 removes the shift)",
         trials=trials,
         attacked={"n": ("1", "6"), "functions": ("1", "5"), "a": ("-40", "0"), "b - a": ("1/9", "40")},
     )

@@ -15,7 +15,8 @@ from __future__ import annotations
 import sympy as sp
 
 from ..checks import falsify
-from ..ledger import Derivation, Domain, Link, Step, StepResult, Verdict
+from ..checks.verdicts import proved, refuted, verified
+from ..ledger import Derivation, Domain, Link, Step, StepResult
 from ..render import printed
 from ..symbols import (
     CE_risk,
@@ -90,19 +91,17 @@ def _by_cases(step: Step, opts: dict) -> StepResult:
         ok &= bool(where.is_subset(sp.solve_univariate_inequality(e >= 0, var, relational=False, domain=sp.Reals)))
     ok &= seen == sp.Reals
     fz = falsify(step, opts)
-    verdict = Verdict.REFUTED if fz.counterexample is not None else (Verdict.PROVED if ok else Verdict.VERIFIED)
-    return StepResult(
-        step.name,
-        step.kind,
-        verdict,
-        f"symbolic: {len(branches)} cases of rhs − lhs, each ≥ 0 on its condition; falsifier: {fz.trials} trials",
-        f"rhs − lhs = {gap}; {fz.evidence}",
+    common = dict(
+        method=f"symbolic: {len(branches)} cases of rhs − lhs, each ≥ 0 on its condition; falsifier: {fz.trials} trials",
+        evidence=f"rhs − lhs = {gap}; {fz.evidence}",
         worst_ratio=fz.worst_ratio,
         trials=fz.trials,
-        counterexample=fz.counterexample,
-        symbolic=verdict == Verdict.PROVED,
-        covered={str(var): ("-oo", "oo")} if verdict == Verdict.PROVED else None,
     )
+    if fz.counterexample is not None:
+        return refuted(step, counterexample=fz.counterexample, **common)
+    if ok:
+        return proved(step, symbolic=True, cover={str(var): ("-oo", "oo")}, **common)
+    return verified(step, attacked=fz.attacked, **common)  # the ranges the falsifier attacked
 
 
 #: the Cauchy–Schwarz step of prop5 is proved on U, c ∈ [1e-4, 1e4]; with U = (4/τ)(1 ∧ A), c = 4A/τ
