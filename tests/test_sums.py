@@ -153,6 +153,22 @@ KINDS = [
     ("exp(k*x) ? 1 + k*x", {"k": (1, sp.oo), "x": (-1, 1)}, ">=", True),
     ("exp(k*x) ? 1 + 2*k*x", {"k": (1, sp.oo), "x": (-1, 1)}, ">=", False),
     ("(1 + 1/k)**k ? 27/10", {"k": (1, sp.oo)}, "<=", False),
+    # in logarithms (both sides > 0): G^k ≤ e^{kM} is k(M − log G) ≥ 0; (1 + x/k)^k ≤ e^x is x − k log(1 + x/k) ≥ 0
+    (
+        "Product(1 + a[j], (j, 1, k)) ? exp(Sum(a[j], (j, 1, k)))",
+        {"k": (1, sp.oo), "a": (-sp.Rational(1, 2), 1)},
+        "<=",
+        True,
+    ),
+    (
+        "Product(1 + a[j], (j, 1, k)) ? exp(Sum(a[j], (j, 1, k))/2)",
+        {"k": (1, sp.oo), "a": (-sp.Rational(1, 2), 1)},
+        "<=",
+        False,
+    ),
+    ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", True),
+    ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, ">=", False),
+    ("(1 + x/k)**k ? exp(9*x/10)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", False),
 ]
 
 
