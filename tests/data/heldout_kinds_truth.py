@@ -6,7 +6,7 @@ integer k ≤ 400 and a geometric ladder of k to 10⁹, vector claims at every v
 end and k − m at the other plus seeded random vectors for k ≤ 8). Prints, per claim, the smallest gap found
 and where, and whether that agrees with the file's ``expect``. The truth is decided by the argument written
 beside each claim in the TOML; this script only checks the numbers quoted there. Run:
-``python tests/data/heldout_kinds_truth.py`` (about a minute).
+``python tests/data/heldout_kinds_truth.py`` (a few minutes).
 """
 
 from __future__ import annotations
