@@ -153,6 +153,22 @@ KINDS = [
     ("exp(k*x) ? 1 + k*x", {"k": (1, sp.oo), "x": (-1, 1)}, ">=", True),
     ("exp(k*x) ? 1 + 2*k*x", {"k": (1, sp.oo), "x": (-1, 1)}, ">=", False),
     ("(1 + 1/k)**k ? 27/10", {"k": (1, sp.oo)}, "<=", False),
+    # in logarithms (both sides > 0): G^k ≤ e^{kM} is k(M − log G) ≥ 0; (1 + x/k)^k ≤ e^x is x − k log(1 + x/k) ≥ 0
+    (
+        "Product(1 + a[j], (j, 1, k)) ? exp(Sum(a[j], (j, 1, k)))",
+        {"k": (1, sp.oo), "a": (-sp.Rational(1, 2), 1)},
+        "<=",
+        True,
+    ),
+    (
+        "Product(1 + a[j], (j, 1, k)) ? exp(Sum(a[j], (j, 1, k))/2)",
+        {"k": (1, sp.oo), "a": (-sp.Rational(1, 2), 1)},
+        "<=",
+        False,
+    ),
+    ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", True),
+    ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, ">=", False),
+    ("(1 + x/k)**k ? exp(9*x/10)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", False),
 ]
 
 
@@ -188,3 +204,17 @@ def test_median_time_per_public_claim_is_under_two_seconds():
         prove_sums(step, DEFAULTS)
         times.append(time.perf_counter() - t0)
     assert statistics.median(times) <= 2.0, times
+
+
+def test_a_relaxed_k_is_never_given_a_negative_base():
+    """(1 + x)^k ≥ 1 + kx is false at x = −2.2, k = 21. ``check_step`` lets enclosures clip outside a function's
+    domain once the *claim* is proved defined (integer k: (1 + x)^k is), but the route's relaxed claim (real k) and
+    its k-derivative (log(1 + x)) are undefined for 1 + x < 0: the route must not prove it under that context."""
+    from infonce_bounds.derivations import intervals
+
+    wrong = _step("Bernoulli past -2", "claim", r"(1 + x)^{k} \ge 1 + k x", '{ x = [-2.2, 1], k = "integer [1, inf]" }')
+    right = _step("Bernoulli", *PUBLIC_TRUE["Bernoulli"])
+    with intervals.assume_defined(True):
+        out = prove_sums(wrong, DEFAULTS)
+        assert out is not None and not out.proved, out.reduction
+        assert prove_sums(right, DEFAULTS).proved

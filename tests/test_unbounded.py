@@ -28,6 +28,12 @@ TRUE = {
     "exp above x on (-inf, 3], strict": (sp.exp(x) - x, {x: (-oo, 3)}),
     "exp above x on (-inf, 3]": (sp.exp(x) - x, {x: (-oo, 3)}),
     "a bounded second variable": (sp.exp(x) - 1 - a * x, {x: (0, oo), a: (0, 1)}),
+    # log(1 + e^x) = log 2 + x/2 + log cosh(x/2) ≤ log 2 + x/2 + x²/8: the right tail's derivative
+    # x/4 + 1/2 − e^x/(1 + e^x) encloses to [−∞, ∞] on [X, ∞] as written, not with e^x factored out
+    "softplus below its quadratic at 0 on R": (
+        sp.log(2) + x / 2 + x**2 / 8 - sp.log(1 + sp.exp(x)),
+        {x: (-oo, oo)},
+    ),
 }
 STRICT = {"exp above x on (-inf, 3], strict"}
 
@@ -40,7 +46,22 @@ FALSE = {
     "exp above its tangent, strict": (sp.exp(x) - 1 - x, {x: (-oo, oo)}),
     "softplus above identity, strict (its limit is 0)": (sp.log(1 + sp.exp(x)) - x, {x: (-oo, oo)}),
     "softplus above x + 1e-9": (sp.log(1 + sp.exp(x)) - x - R(1, 10**9), {x: (0, oo)}),
+    # the same quadratic with 8.08 (1% off): false for x² < 0.238, its tails still true
+    "softplus below its quadratic with 8.08": (
+        sp.log(2) + x / 2 + x**2 / R(808, 100) - sp.log(1 + sp.exp(x)),
+        {x: (-oo, oo)},
+    ),
 }
+
+
+def test_growing_exponentials_factored_out_is_an_identity():
+    from infonce_bounds.derivations.checks.unbounded import at_infinity
+
+    for e in (sp.log(1 + sp.exp(x)), sp.exp(x) / (1 + sp.exp(x)), x / 4 - sp.exp(2 * x) / (3 + sp.exp(2 * x) + x)):
+        f = at_infinity(e, x)
+        assert f != e and not f.has(sp.exp(x)) and not f.has(sp.exp(2 * x))
+        for t in (-3, R(1, 2), 7, 40):
+            assert abs(sp.N(e.subs(x, t) - f.subs(x, t), 40)) < 1e-30
 
 
 @pytest.mark.parametrize("name", sorted(TRUE))

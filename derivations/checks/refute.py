@@ -686,6 +686,15 @@ def _pow(e: sp.Pow, memo: dict) -> arb:
             raise Undecided("sqrt of an argument not certainly ≥ 0")
         return b.sqrt()
     x = _ball(expo, memo)
+    if x.is_exact() and x.is_integer():
+        # an integer symbol's value at the point ((1 + x)^k at k = 21): the power is the integer one, defined
+        # for a negative base too
+        n = int(x.unique_fmpz())
+        if n < 0:
+            if not (b > 0 or b < 0):
+                raise Undecided("a negative power of a ball around 0")
+            return arb(1) / b ** (-n)
+        return b**n
     if b.is_exact() and b.is_zero():
         if x > 0:
             return arb(0)

@@ -47,9 +47,57 @@ def _split_sides(gap: sp.Expr) -> tuple[sp.Expr, sp.Expr] | None:
     return sp.Add(*big), sp.Add(*small)
 
 
+def _exp_rate(e: sp.Expr, x: sp.Symbol) -> sp.Expr | None:
+    """The largest ``c > 0`` such that a term of ``e`` (expanded) holds ``e^{c·x + d}`` (``c`` a number, the
+    exponents linear in ``x``), ``0`` when there is none, ``None`` when an exponent is not linear in ``x``."""
+    best = sp.Integer(0)
+    for t in sp.Add.make_args(sp.expand(e)):
+        c = sp.Integer(0)
+        for f in sp.Mul.make_args(t):
+            if isinstance(f, sp.exp) or (f.is_Pow and f.base is sp.E):
+                arg = f.args[0] if isinstance(f, sp.exp) else f.exp
+                if not arg.is_polynomial(x) or sp.degree(arg, x) > 1:
+                    return None
+                c += sp.expand(arg).coeff(x, 1)
+        if c.free_symbols or not c.is_number:
+            return None
+        if c > best:
+            best = c
+    return best
+
+
+def _scaled(a: sp.Expr, c: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """``a·e^{−c·x}`` expanded, exponentials combined (``e^{x}·e^{−x} = 1``): an identity."""
+    return sp.expand(sp.powsimp(sp.expand(a * sp.exp(-c * x))))
+
+
+def at_infinity(e: sp.Expr, x: sp.Symbol) -> sp.Expr:
+    """``e`` with its growing exponentials factored out, an identity for real ``x`` that Arb can enclose on
+    ``[X, ∞]`` where the form as written gives ``∞ − ∞`` or ``∞/∞``: each ``log A`` whose argument grows like
+    ``e^{c·x}`` (``c > 0`` the largest rate of its terms) becomes ``c·x + log(A·e^{−c·x})`` (``A > 0``, as the
+    claim is defined), and a quotient ``n/d`` whose denominator grows like ``e^{c·x}`` becomes
+    ``(n·e^{−c·x})/(d·e^{−c·x})`` (``log(1 + e^x) = x + log(1 + e^{−x})``, ``e^x/(1 + e^x) = 1/(e^{−x} + 1)``)."""
+
+    def log_rw(node: sp.Expr) -> sp.Expr:
+        c = _exp_rate(node.args[0], x)
+        return node if not c else c * x + sp.log(_scaled(node.args[0], c, x))
+
+    out = e.replace(lambda n: isinstance(n, sp.log) and n.args[0].has(sp.exp), log_rw)
+    n, d = sp.fraction(sp.together(out))
+    c = _exp_rate(d, x) if d.has(sp.exp) else None
+    if c:
+        out = _scaled(n, c, x) / _scaled(d, c, x)
+    return out
+
+
 def _tail_forms(gap: sp.Expr, tail: Mapping, budget: int) -> list[tuple[str, sp.Expr]]:
     """Forms ``f`` of the claim on the tail box, each with ``f ≥ 0 ⇔ gap ≥ 0`` (and ``>`` for ``>``)."""
     out: list[tuple[str, sp.Expr]] = [("gap", gap)]
+    (x,) = [s_ for s_, (_, hi) in tail.items() if hi == sp.oo][:1] or [None]
+    if x is not None and gap.has(sp.exp):
+        g_inf = at_infinity(gap, x)
+        if g_inf != gap:  # the same gap, growing exponentials factored out (an identity)
+            out.append(("gap (growing exponentials factored out)", g_inf))
     sides = _split_sides(gap)
     if sides is None:
         return out
@@ -74,14 +122,22 @@ def _prove_right_tail(
         for name, f in _tail_forms(gap, tail, budget):
             if certify(f, tail, budget // 4, strict=strict):
                 return cut, f"{name} ≥ 0 on {x} ∈ [{cut}, ∞) (Arb, unbounded box)"
-            # a monotone tail: ∂ₓf ≥ 0 on [X, ∞] and f(X) ≥ 0
+            # a monotone tail: ∂ₓf ≥ 0 on [X, ∞] and f(X) ≥ 0 (the derivative as SymPy writes it, or with its
+            # growing exponentials factored out: x/4 − e^x/(1 + e^x) encloses to [−∞, ∞] on [X, ∞], its equal
+            # x/4 − 1/(1 + e^{−x}) to a finite lower end)
             d = sp.diff(f, x)
+            d_inf = at_infinity(d, x) if d.has(sp.exp) else d
             at = f.subs(x, cut)
-            if certify(d, tail, budget // 4) and certify(at, dict(others), budget, strict=strict):
-                return cut, f"∂_{x}({name}) ≥ 0 on {x} ∈ [{cut}, ∞) and {name} ≥ 0 at {x} = {cut} (Arb): monotone tail"
+            up = certify(d, tail, budget // 4) or (d_inf != d and certify(d_inf, tail, budget // 4) and d_inf)
+            if up and certify(at, dict(others), budget, strict=strict):
+                how = f" = {d_inf}" if up is d_inf else ""
+                return (
+                    cut,
+                    f"∂_{x}({name}){how} ≥ 0 on {x} ∈ [{cut}, ∞) and {name} ≥ 0 at {x} = {cut} (Arb): monotone tail",
+                )
             # a decreasing tail: ∂ₓf ≤ 0 on [X, ∞] and lim_{x→∞} f = L ≥ 0 (L > 0 if strict), the limit by
             # SymPy's Gruntz algorithm (symbolic), its sign by Arb: then f ≥ L on the tail
-            if not others and certify(-d, tail, budget // 4):
+            if not others and (certify(-d, tail, budget // 4) or (d_inf != d and certify(-d_inf, tail, budget // 4))):
                 if f not in limits:
                     limits[f] = _limit_at_infinity(f, x)
                 lim = limits[f]
@@ -210,4 +266,4 @@ def prove_unbounded(
     )
 
 
-__all__ = ["prove_unbounded"]
+__all__ = ["at_infinity", "prove_unbounded"]

@@ -43,9 +43,10 @@ from typing import Any
 
 import sympy as sp
 
+from ... import intervals
 from ...ledger import Domain, Step, free_names, region
 from ..sampling import _sides
-from .scalar import Box, _GiveUp, _Prover
+from .scalar import Box, _GiveUp, _Prover, _show
 from .vectors import _Abstraction, _corners, _eliminate
 
 __all__ = ["SumsOutcome", "prove_sums"]
@@ -114,6 +115,55 @@ def _method(notes: list[str]) -> str:
     return "sum reduction (" + ", ".join(sorted(first, key=first.get)) + ")"
 
 
+def _in_logs(g: sp.Expr, box: Mapping, prover: _Prover) -> bool:
+    """``g = big − small`` (its terms split by sign) with ``big, small > 0`` proved on the box (SymPy/Arb): ``g ≥ 0``
+    iff ``log big − log small ≥ 0`` (log is strictly increasing on (0, ∞)), each logarithm written out only where
+    the rule is proved there: ``log e^u = u``, ``log b^e = e·log b`` for ``b > 0``, ``log(ab) = log a + log b`` for
+    ``a, b > 0``. A product against the exponential of a sum, ``G^k ≤ e^{kM}``, becomes ``k(M − log G) ≥ 0``."""
+    if not isinstance(g, sp.Add):
+        return False
+    big = sp.Add(*[t for t in g.args if not t.could_extract_minus_sign()])
+    small = sp.Add(*[-t for t in g.args if t.could_extract_minus_sign()])
+
+    def pos(e: sp.Expr) -> bool:
+        """``e > 0`` on the box: e^u; b^e with b > 0; a product of such; else SymPy or one Arb enclosure."""
+        if isinstance(e, sp.exp) or (e.is_Pow and e.base is sp.E):
+            return True
+        if e.is_Pow and pos(e.base):
+            return True
+        if isinstance(e, sp.Mul) and all(pos(f) for f in e.args):
+            return True
+        return prover._positive(e, box)
+
+    if big == 0 or small == 0 or not (pos(big) and pos(small)):
+        return False
+
+    def lg(e: sp.Expr) -> sp.Expr:
+        if isinstance(e, sp.exp):
+            return e.args[0]
+        if e.is_Pow and e.base is sp.E:
+            return e.exp
+        if e.is_Pow and pos(e.base):
+            return e.exp * lg(e.base)
+        if isinstance(e, sp.Mul) and all(pos(f) for f in e.args):
+            return sp.Add(*[lg(f) for f in e.args])
+        return sp.log(e)
+
+    lb, ls = lg(big), lg(small)
+    if all(isinstance(v, sp.log) and v.args[0] == e for v, e in ((lb, big), (ls, small))):
+        return False  # nothing written out: the same claim
+    h = sp.factor_terms(lb - ls)
+    mark = len(prover.notes)
+    prover.note(
+        f"in logarithms: both sides of {_show(big)} ≥ {_show(small)} are > 0 on the box (SymPy/Arb), so the claim is "
+        f"{_show(h)} ≥ 0"
+    )
+    if prover.prove(h, dict(box)):
+        return True
+    del prover.notes[mark:]
+    return False
+
+
 def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
     """Prove the inequality ``step`` for every ``k`` by a shown reduction (module doc); ``None`` when the step
     has no sum, product or unbounded integer symbol. Never refutes: ``proved=False`` says only "not proved".
@@ -128,6 +178,40 @@ def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
     gap = sp.sympify(big - small)
     if not _applies(gap, step.domain):
         return None
+    return _prove(step, gap, strict, opts)
+
+
+def _relaxed_defined(g: sp.Expr, box: Mapping) -> bool:
+    """Every power of ``g`` whose exponent holds a variable (an integer k relaxed to a real) has a base proved > 0
+    on the box (SymPy, or an Arb enclosure taken without clipping): such a power is then defined for every real
+    exponent, as the relaxed claim needs. (``(1 + x)^k`` with ``1 + x`` reaching below 0 is not.)"""
+    with intervals.assume_defined(False):
+        for p_ in g.atoms(sp.Pow):
+            if not p_.exp.free_symbols or p_.base.is_positive:
+                continue
+            try:
+                v = intervals.interval_eval(p_.base, {s_: box[s_] for s_ in p_.base.free_symbols if s_ in box})
+            except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError, KeyError):
+                return False
+            if not v.lo > 0:
+                return False
+    return True
+
+
+def _on_relaxed(g: sp.Expr, box: Mapping, fn: Any) -> bool:
+    """``fn()`` for the relaxed claim ``g`` on ``box``. The stated claim's definedness was proved on its domain
+    (``check_step`` then lets enclosures clip what lies outside a function's domain: ``intervals.assume_defined``),
+    but the relaxed claim is another expression: an integer k relaxed to a real makes ``(1 + x)^k`` undefined for
+    ``1 + x < 0`` (and its k-derivative holds ``log(1 + x)``), and the monotonicity and tangent arguments need it
+    defined along whole segments. So clipping stays on only where the relaxed claim is itself proved defined on
+    the relaxed box; elsewhere a box that may be undefined is never certified."""
+    if _relaxed_defined(g, box):
+        return fn()
+    with intervals.assume_defined(False):
+        return fn()
+
+
+def _prove(step: Step, gap: sp.Expr, strict: bool, opts: Mapping[str, Any]) -> SumsOutcome:
     notes: list[str] = []
     method = "sum reduction"
     t0 = time.perf_counter()
@@ -148,7 +232,10 @@ def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
             g = gap
             box = {s_: step.domain.range_of(s_) for s_ in free_names(gap)}
         g, box = _relax_integers(g, box, notes)
-        ok = prover.prove(g, box)
+        # a power to a variable exponent against an exponential ((1 + x/k)^k ≤ e^x, G^k ≤ e^{kM}): in logarithms
+        # first, where the exponent becomes a factor; it is decided quickly (or not applicable)
+        powers = any(p_.exp.free_symbols for p_ in g.atoms(sp.Pow)) and g.has(sp.exp)
+        ok = _on_relaxed(g, box, lambda: (powers and _in_logs(g, box, prover)) or prover.prove(g, box))
         if not ok and ab is not None and prover._time_left():
             # the means moved independently lost how they are tied to one another: try the vertices instead
             tried = list(notes)
@@ -157,9 +244,11 @@ def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
             reduced = _corners(g0, ab, notes)
             if reduced is not None:
                 g, box = _relax_integers(*reduced, notes)
-                ok = prover.prove(g, box)
+                ok = _on_relaxed(g, box, lambda: prover.prove(g, box))
             if not ok:
                 notes[:] = tried
+        if not ok and prover._time_left():
+            ok = _on_relaxed(g, box, lambda: _in_logs(g, box, prover))
     except _GiveUp as exc:
         return SumsOutcome(False, method, f"not reduced: {exc}")
     reduction = "; ".join(notes)
