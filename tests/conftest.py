@@ -106,7 +106,8 @@ def catalogue_runs(catalogue_verdicts):
 
 
 #: session fixtures too costly to build twice: a test that uses one runs on the worker that built it
-#: (pytest-xdist's ``--dist loadgroup``), so the catalogue is checked once and the notebooks executed once
+#: (pytest-xdist's ``--dist loadgroup``), so the catalogue is checked once and the notebooks executed once;
+#: a file's other tests stay together
 _SHARED = {
     "catalogue_verdicts": "catalogue",
     "catalogue_runs": "catalogue",
@@ -116,9 +117,11 @@ _SHARED = {
 
 
 def pytest_collection_modifyitems(config, items):
+    """Each test on the worker of its group: the shared fixture's, else its file's (a file's tests share its
+    module fixtures and, in test_fuzz, a tally its last test reads)."""
     for item in items:
         groups = {_SHARED[f] for f in getattr(item, "fixturenames", ()) if f in _SHARED}
         if len(groups) > 1:
             raise pytest.UsageError(f"{item.nodeid} uses fixtures of two worker groups: {sorted(groups)}")
-        if groups and not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(groups.pop()))
+        if not item.get_closest_marker("xdist_group"):
+            item.add_marker(pytest.mark.xdist_group(groups.pop() if groups else item.nodeid.split("::")[0]))
