@@ -799,7 +799,13 @@ def coverage(step: Step, res: StepResult, opts: Mapping[str, Any]) -> tuple[str,
 
 
 def check(
-    source: Any, trials: int | None = None, seed: int = 0, budget: Any = None, on_result: Any = None
+    source: Any,
+    trials: int | None = None,
+    seed: int = 0,
+    budget: Any = None,
+    on_result: Any = None,
+    workers: int = 2,
+    use_cache: bool = True,
 ) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
@@ -820,7 +826,15 @@ def check(
         The budget of each claim (default ``budget.CHECK``: 10 s of wall time, each symbolic call under a
         deadline and a memory cap; the verdict names the stage that ran out).
     on_result : callable, optional
-        Called as ``on_result(done, total, name, verdict)`` after each claim (the CLI's progress bar).
+        Called as ``on_result(done, total, name, verdict)`` after each claim, in the order they finish (the
+        CLI's progress bar).
+    workers : int
+        Worker processes checking claims in parallel (default 2, as ``verify``; 1 = serial, in this process).
+        The verdicts, and their order in the output (the file's), do not depend on it.
+    use_cache : bool
+        Answer an unchanged claim from the run cache (``verify``'s; ``$XDG_CACHE_HOME/infonce-bounds``), keyed
+        on its parsed content, the options, the budget and the engine version (``derivations.run.claims``);
+        a claim so answered has ``cached`` true. False: check every claim.
 
     Returns
     -------
@@ -830,9 +844,9 @@ def check(
         ("agrees" or "not applicable: …"), ``statement``, ``kind``, ``verdict`` — proved / verified
         numerically / refuted / undecided / ill-posed / error (an internal error, its message in ``method``) —, ``method``,
         ``worst_ratio``, ``counterexample``, ``domain`` (as stated), ``covered`` (what the verdict
-        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``,
-        ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
-        ``second_reader_not_applicable``, ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
+        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds`` (of the check, also when
+        cached), ``cached``, ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
+        ``second_reader_not_applicable``, ``cache`` (``cached``, ``checked``, ``workers``), ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
         2 an unexpected ill-posed claim, 3 an internal error) and ``seconds``; the same object as
         ``infonce-bounds check --json``.
 
@@ -848,52 +862,35 @@ def check(
         raise ValueError(f"trials = {trials!r} is out of range; allowed: an integer ≥ 1")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed = {seed!r} is not an integer")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers = {workers!r} is out of range; allowed: an integer ≥ 1")
     t0 = time.perf_counter()
     der, claims = parse(source)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
-    from .checks import check_step
-    from .checks.budget import CHECK, default_budget_set
+    from .checks.budget import CHECK
+    from .run.claims import run_claims
 
+    done_count = [0]
+
+    def tick(_der: str, outcome: dict, _cached: bool) -> None:
+        done_count[0] += 1
+        if on_result is not None:
+            on_result(done_count[0], len(claims), outcome["name"], outcome["verdict"])
+
+    # every claim under the check budget (10 s, symbolic calls capped), from Python as from the CLI; the
+    # runner of `verify`: the same worker slots and run cache, results in file order
+    outcomes, stats = run_claims(
+        der,
+        claims,
+        opts,
+        CHECK if budget is None else budget,
+        workers=workers,
+        use_cache=use_cache,
+        on_result=tick,
+    )
     verdict_of = {}
     rows = []
-    for n_done, claim in enumerate(claims, start=1):
-        if on_result is not None and n_done > 1:  # the previous claim is done
-            on_result(n_done - 1, len(claims), rows[-1]["name"], rows[-1]["verdict"])
-        t1 = time.perf_counter()
-        try:
-            # a user's claim runs under the check budget (10 s, symbolic calls capped), from Python as from the CLI
-            with default_budget_set(CHECK if budget is None else budget):
-                res = check_step(claim.step, trials=trials, seed=seed)
-            res.seconds = time.perf_counter() - t1
-            covered, whole = coverage(claim.step, res, opts)
-            outcome = {
-                "verdict": str(res.verdict),
-                "method": res.method,
-                "worst_ratio": res.worst_ratio,
-                "counterexample": res.counterexample,
-                "covered": covered,
-                "whole_domain": whole,
-                "evidence": res.evidence,
-                "trials": res.trials,
-                "symbolic": res.symbolic,
-                "certified": res.certified,
-                "seconds": round(res.seconds, 4),
-            }
-        except Exception as exc:  # one claim's internal error must not hide the others' verdicts
-            msg = " ".join(str(exc).split()) or exc.__class__.__name__
-            outcome = {
-                "verdict": ERROR,
-                "method": f"internal error: {exc.__class__.__name__}: {msg}"[:300],
-                "worst_ratio": None,
-                "counterexample": None,
-                "covered": "nothing established (internal error)",
-                "whole_domain": False,
-                "evidence": "",
-                "trials": 0,
-                "symbolic": False,
-                "certified": False,
-                "seconds": round(time.perf_counter() - t1, 4),
-            }
+    for claim, outcome in zip(claims, outcomes):
         verdict_of[claim.name] = outcome["verdict"]
         rows.append(
             {
@@ -911,13 +908,12 @@ def check(
                 "uses": list(claim.uses),
                 "uses_not_proved": [u_ for u_ in claim.uses if verdict_of[u_] != str(Verdict.PROVED)],
                 **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds")},
+                "cached": outcome["cached"],
                 "note": claim.note,
                 "expect": claim.expect,
                 "as_expected": meets(outcome["verdict"], claim.expect),
             }
         )
-    if on_result is not None and rows:
-        on_result(len(rows), len(claims), rows[-1]["name"], rows[-1]["verdict"])
     counts: dict[str, int] = {}
     for r_ in rows:
         counts[r_["verdict"]] = counts.get(r_["verdict"], 0) + 1
@@ -931,6 +927,7 @@ def check(
         "exit_status": exit_status(rows),
         "trials": trials,
         "seed": seed,
+        "cache": {k_: stats[k_] for k_ in ("cached", "checked", "workers")},
         "seconds": round(time.perf_counter() - t0, 4),
     }
 
