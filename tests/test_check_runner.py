@@ -237,3 +237,39 @@ def test_bad_workers(tmp_path, capsys):
     assert "--workers must be ≥ 1" in capsys.readouterr().err
     with pytest.raises(ValueError, match="workers"):
         check(f, workers=0)
+
+
+def _long_file(n: int, bad: tuple[int, ...] = ()) -> str:
+    out = []
+    for i in range(n):
+        body = f"x^{{2}} + {i} \\ge 0" if i not in bad else "x^{2} \\ge \\frac{1}{"  # unbalanced: malformed
+        out.append(f"[[claim]]\nname = 'c{i}'\nclaim = '{body}'\nwhere = {{ x = [-{i + 1}, 1] }}\n")
+    out.append("[[claim]]\nname = 'two-sided'\nclaim = '\\lim_{x \\to 0} \\frac{\\sin x}{x} = 1'\n")
+    out.append("[[claim]]\nname = 'last'\nsympy = 'x <= 2'\nwhere = { x = [0, 1] }\nuses = ['c0', 'two-sided']\n")
+    return "\n".join(out)
+
+
+def test_a_long_file_is_read_in_parallel_as_serially():
+    from infonce_bounds.derivations.userclaims import PARALLEL_READ
+
+    text = _long_file(PARALLEL_READ + 10)
+    der1, serial = parse(text, workers=1)
+    der2, parallel = parse(text, workers=2)
+    assert [c.name for c in parallel] == [c.name for c in serial] == [s.name for s in der2.steps]
+    assert [c.read_sympy for c in parallel] == [c.read_sympy for c in serial]
+    assert [c.second_reader for c in parallel] == [c.second_reader for c in serial]
+    opts = {"trials": 100, "seed": 0}
+    assert [claim_key(c, opts, CHECK) for c in parallel] == [claim_key(c, opts, CHECK) for c in serial]
+    assert parallel[-2].step.check is not None  # the two-sided limit's check came back from its reader
+    assert parallel[-1].uses == ("c0", "two-sided")
+
+
+def test_a_long_file_raises_its_first_malformed_claim():
+    from infonce_bounds.derivations.userclaims import PARALLEL_READ, ClaimFileError
+
+    text = _long_file(PARALLEL_READ + 20, bad=(PARALLEL_READ + 15, PARALLEL_READ + 5))
+    with pytest.raises(ClaimFileError) as serial:
+        parse(text, workers=1)
+    with pytest.raises(ClaimFileError) as parallel:
+        parse(text, workers=2)
+    assert str(parallel.value) == str(serial.value) and f"c{PARALLEL_READ + 5}" in str(parallel.value)
