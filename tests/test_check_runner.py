@@ -273,3 +273,30 @@ def test_a_long_file_raises_its_first_malformed_claim():
     with pytest.raises(ClaimFileError) as parallel:
         parse(text, workers=2)
     assert str(parallel.value) == str(serial.value) and f"c{PARALLEL_READ + 5}" in str(parallel.value)
+
+
+def test_the_engine_imports_neither_the_runner_nor_the_catalogue():
+    """Every import in ``checks/`` (module level and inside functions): none reaches ``run`` or ``catalogue``."""
+    import ast
+    import pathlib
+
+    import infonce_bounds.derivations as pkg
+
+    root = pathlib.Path(pkg.__file__).parent
+    bad, seen = [], 0
+    for f in sorted((root / "checks").rglob("*.py")):
+        package = ["infonce_bounds", "derivations", *f.parent.relative_to(root).parts]
+        for node in ast.walk(ast.parse(f.read_text())):
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = package[: len(package) - node.level + 1] if node.level else []
+                mod = ".".join([*base, *([node.module] if node.module else [])])
+                targets = [mod, *(f"{mod}.{a.name}" for a in node.names)]
+            else:
+                continue
+            seen += 1
+            for t in targets:
+                if t.startswith(("infonce_bounds.derivations.run", "infonce_bounds.derivations.catalogue")):
+                    bad.append(f"{f.relative_to(root)}:{node.lineno}: {t}")
+    assert seen > 100 and not bad, bad
