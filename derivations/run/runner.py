@@ -694,11 +694,14 @@ def run_steps(
         return waits.get(task, set()) <= finished
 
     def pick(knows: frozenset[str] | None, force: bool = False) -> tuple[str, int] | None:
+        """The longest runnable task (in one process: the first, so a serial run goes in the given order)."""
         best = None
         for task, est in pending.items():
             if (knows is None or task[0] in knows) and (force or runnable(task)):
                 if best is None or est > pending[best]:
                     best = task
+                if state["serial"]:
+                    break
         if best is not None:
             del pending[best]
             if over["first_check_wall"] is None:
