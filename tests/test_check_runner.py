@@ -144,18 +144,43 @@ def test_a_changed_claim_is_checked_again(own_cache, monkeypatch):
 
 
 def test_the_key_is_the_parsed_content():
-    _, (a, b, c) = parse(
+    _, (a, b, c, d) = parse(
         "[[claim]]\nname = 'a'\nclaim = 'x^{2} \\ge 0'\nwhere = { x = [-1, 1] }\n"
         "[[claim]]\nname = 'b'\nsympy = 'x**2 >= 0'\nwhere = { x = [-1, 1] }\nnote = 'prose'\n"
         "[[claim]]\nname = 'c'\nsympy = 'x**2 >= 0'\nwhere = { x = [-1, 2] }\n"
+        "[[claim]]\nname = 'd'\nclaim = 'x^{2} \\ge 0'\nwhere = { x = [-1, 1] }\nnote = 'other prose'\n"
     )
     opts = {"trials": 100, "seed": 0}
-    # two spellings (LaTeX, SymPy) of one statement, different names and notes: one key
-    assert claim_key(a, opts, CHECK) == claim_key(b, opts, CHECK)
+    # two spellings (LaTeX, SymPy) of one statement, another note: one key; the name seeds the falsifier
+    b_as_a = type(b)(**{**vars(b), "name": "a"})
+    b_as_a.step = type(b.step)(**{**{f: getattr(b.step, f) for f in b.step.__dataclass_fields__}, "name": "a"})
+    assert claim_key(b_as_a, opts, CHECK) == claim_key(a, opts, CHECK)
+    assert claim_key(d, opts, CHECK) != claim_key(a, opts, CHECK)  # the same claim, another name
     assert claim_key(b, opts, CHECK) != claim_key(c, opts, CHECK)  # another range
     assert claim_key(a, opts, CHECK) != claim_key(a, {**opts, "seed": 1}, CHECK)
+    assert claim_key(a, opts, CHECK) != claim_key(a, {**opts, "trials": 101}, CHECK)
     assert claim_key(a, opts, CHECK) != claim_key(a, opts, CHECK.but(memory_mb=256.0))
     assert claim_key(a, opts, CHECK) != claim_key(a, opts, CHECK, ["the key of a cited claim"])
+
+
+def test_identical_claims_under_two_names_are_not_one_entry(own_cache):
+    """The falsifier draws from ``seed:name``: each name's own check is what the cache gives back."""
+    text = "".join(
+        f"[[claim]]\nname = 'log{i}'\nclaim = '\\log(1 + x) \\le x'\nwhere = {{ x = [0, 4] }}\n" for i in range(4)
+    )
+    cold = check(text, trials=2000, workers=1)
+    warm = check(text, trials=2000, workers=2)
+    assert all(c["cached"] for c in warm["claims"])
+    assert [c["evidence"] for c in warm["claims"]] == [c["evidence"] for c in cold["claims"]]
+    alone = [
+        check(
+            text.split("\n[[claim]]")[0] if i == 0 else "[[claim]]" + text.split("\n[[claim]]")[i],
+            trials=2000,
+            use_cache=False,
+        )
+        for i in range(4)
+    ]  # noqa: E501
+    assert [x["claims"][0]["evidence"] for x in alone] == [c["evidence"] for c in cold["claims"]]
 
 
 def test_a_crashing_worker_costs_its_claim_only(own_cache, monkeypatch, capsys):

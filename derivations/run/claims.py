@@ -9,8 +9,11 @@ cache, longest-first order and progress callback):
   is checked as its two one-sided halves, the options (``trials``, ``seed``), the claim budget (every field
   of ``Budget``), the engine version (``cache.engine_version``: the engine's and the run layer's source and
   the libraries' versions), the source of ``userclaims.py`` (how a claim is turned into a step and its
-  coverage described) and the keys of the claims it ``uses``. The claim's name and note are prose: two
-  claims stating the same thing share an entry.
+  coverage described), the keys of the claims it ``uses``, and the claim's *name*: the falsifier's random
+  stream is seeded by ``"{seed}:{name}"``, so two claims stating the same thing under two names may be
+  attacked at other points (another worst ratio, in principle another verdict) and never share an entry.
+  The note is prose, and the text as written is not keyed (a LaTeX and a SymPy spelling read alike share
+  an entry).
 * **work** — ``_check_claim`` checks one claim under the check budget (``budget.CHECK`` unless given:
   10 s), in a worker or, serially, in this process; an exception in a checker is that claim's verdict
   ``error`` (its message in ``method``), never the run's end; a worker process that dies checking a claim
@@ -44,8 +47,8 @@ from .cache import engine_version, file_hash
 CITED = "cited"
 #: the run state a worker inherits when it forks: derivation name → the parsed claims (``userclaims.UserClaim``)
 _CLAIMS: dict[str, Sequence[Any]] = {}
-#: step fields that do not change a claim's verdict (prose, the name) or are keyed another way (``check``)
-_NOT_KEYED = frozenset({"name", "note", "reference", "check", "domain"})
+#: step fields that do not change a claim's verdict (prose) or are keyed another way (``check``, ``domain``)
+_NOT_KEYED = frozenset({"note", "reference", "check", "domain"})
 _USERCLAIMS = Path(__file__).resolve().parents[1] / "userclaims.py"
 
 
