@@ -725,12 +725,13 @@ class _Names:
 PARALLEL_READ = 24
 
 
-def parse(source: Any, workers: int = 1) -> tuple[Derivation, list[UserClaim]]:
+def parse(source: Any, workers: int = 1, on_read: Any = None) -> tuple[Derivation, list[UserClaim]]:
     """Read and validate a claim file (path, TOML text or dict) into a ``Derivation`` of its claims.
 
     With ``workers`` > 1 and a long file, the claims are read by that many forked processes (the first
     claim here, so that every reader's grammar is built once), and come back in order; the first
-    malformed claim in the file's order is raised, as a serial read would.
+    malformed claim in the file's order is raised, as a serial read would. ``on_read(done, total)`` is
+    called as claims are read (the CLI's progress bar: a long file takes a while to read).
     """
     label, data = load(source)
     for key in data:
@@ -759,14 +760,28 @@ def parse(source: Any, workers: int = 1) -> tuple[Derivation, list[UserClaim]]:
         earlier, later = _Names(first, last, n_, True), _Names(first, last, n_, False)
         return build_claim(entries[n_ - 1], n_, earlier, shared, later=later, defines=defines)
 
-    claims = [build(1)]
+    done = [0]
+
+    def tick(k: int) -> None:
+        done[0] += k
+        if on_read is not None:
+            on_read(done[0], len(entries))
+
+    def build_here(n_: int) -> UserClaim:
+        claim = build(n_)
+        tick(1)
+        return claim
+
+    claims = [build_here(1)]
     rest = list(range(2, len(entries) + 1))
     read = None
     if workers > 1 and len(rest) >= PARALLEL_READ:
         from .run.pool import map_in_order
 
-        read = map_in_order(build, rest, workers)  # None: a reader died; read here
-    claims += read if read is not None else [build(n_) for n_ in rest]
+        read = map_in_order(build, rest, workers, on_chunk=tick)  # None: a reader died; read here
+        if read is None:
+            done[0] = 1
+    claims += read if read is not None else [build_here(n_) for n_ in rest]
     der = Derivation(
         name=label,
         title=str(data.get("title", f"claims of {label}")),
@@ -848,6 +863,7 @@ def check(
     on_result: Any = None,
     workers: int = 2,
     use_cache: bool = True,
+    on_read: Any = None,
 ) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
@@ -873,6 +889,8 @@ def check(
     workers : int
         Worker processes checking claims in parallel (default 2, as ``verify``; 1 = serial, in this process).
         The verdicts, and their order in the output (the file's), do not depend on it.
+    on_read : callable, optional
+        Called as ``on_read(done, total)`` while the file is read (``parse``).
     use_cache : bool
         Answer an unchanged claim from the run cache (``verify``'s; ``$XDG_CACHE_HOME/infonce-bounds``), keyed
         on its parsed content, the options, the budget and the engine version (``derivations.run.claims``);
@@ -907,7 +925,7 @@ def check(
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers = {workers!r} is out of range; allowed: an integer ≥ 1")
     t0 = time.perf_counter()
-    der, claims = parse(source, workers=workers)
+    der, claims = parse(source, workers=workers, on_read=on_read)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
     from .checks.budget import CHECK
     from .run.claims import run_claims

@@ -325,3 +325,14 @@ def test_the_engine_imports_neither_the_runner_nor_the_catalogue():
                 if t.startswith(("infonce_bounds.derivations.run", "infonce_bounds.derivations.catalogue")):
                     bad.append(f"{f.relative_to(root)}:{node.lineno}: {t}")
     assert seen > 100 and not bad, bad
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_reading_a_long_file_reports_progress(workers):
+    from infonce_bounds.derivations.userclaims import PARALLEL_READ
+
+    seen: list = []
+    _, claims = parse(_long_file(PARALLEL_READ + 10), workers=workers, on_read=lambda *a: seen.append(a))
+    total = len(claims)
+    assert seen[0] == (1, total) and seen[-1] == (total, total)
+    assert [d for d, _ in seen] == sorted(d for d, _ in seen) and all(t == total for _, t in seen)

@@ -150,14 +150,18 @@ def ready(slots: Iterable[Slot], timeout: float | None) -> list[Slot]:
 
 
 def map_in_order(
-    fn: Callable[[Any], Any], items: list[Any], workers: int, chunk: int | None = None
+    fn: Callable[[Any], Any],
+    items: list[Any],
+    workers: int,
+    chunk: int | None = None,
+    on_chunk: Callable[[int], None] | None = None,
 ) -> list[Any] | None:
     """``[fn(x) for x in items]`` computed by ``workers`` forked slots, chunk by chunk, in order.
 
     ``fn`` may be a closure (a slot is forked: nothing is pickled but the chunk's bounds and the results, which
     must pickle). An exception ``fn`` raises is returned in place of the chunk's results and re-raised here,
     the first in the items' order, after every slot is closed. ``None`` when a slot died: the caller then
-    computes the items itself.
+    computes the items itself. ``on_chunk(n)`` is called as each chunk of ``n`` items comes back.
     """
     n = len(items)
     size = chunk or max(4, -(-n // (workers * 8)))
@@ -180,6 +184,8 @@ def map_in_order(
             for slot in ready(slots, None):
                 _, (start, res) = slot.receive()
                 out[start] = res
+                if on_chunk is not None:
+                    on_chunk(next(b - a for a, b in bounds if a == start))
                 if todo:
                     slot.send(todo.pop(0))
     except (SlotDied, TaskFailed):

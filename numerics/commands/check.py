@@ -107,6 +107,15 @@ def run(args) -> int:
     from ..progress import Progress
 
     bar = None
+    reading = None
+
+    def read(done: int, total: int) -> None:
+        nonlocal reading
+        if reading is None:  # a long file takes a while to read (~25 ms a claim): a bar of its own
+            reading = Progress(total, "read", enabled=total > 50)
+        reading.update(done - reading.n)
+        if done == total:
+            reading.close()
 
     def tick(done: int, total: int, name: str, verdict: str) -> None:
         nonlocal bar
@@ -121,6 +130,7 @@ def run(args) -> int:
         on_result=tick,
         workers=args.workers,
         use_cache=not args.no_cache,
+        on_read=read,
     )
     if bar is not None:
         bar.close()
