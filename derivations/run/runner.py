@@ -1,6 +1,11 @@
-"""Whole-catalogue checking: content-hashed result cache and two worker processes.
+"""The one runner of ``verify`` and ``check FILE``: content-hashed result cache and worker processes.
 
-A step's cache key is a SHA-256 of everything its verdict depends on: every field of the step but
+``run_steps(ders, plan, workers, use_cache, on_result)`` is the loop: cache look-up, worker slots
+(``pool``), longest first, dependency waves, results in step order. A ``Plan`` says how one kind of run
+keys, orders and checks its steps: ``verify``'s (``verify_derivations``, below) and ``check``'s
+(``claims.ClaimPlan``: a user claim keyed on its parsed content).
+
+A catalogue step's cache key is a SHA-256 of everything its verdict depends on: every field of the step but
 its prose (``note``, ``reference``): both sides and the certificate by ``srepr``, kind, relation,
 domain, adversarial points, expected; the *code* of a custom checker or simplifier (bytecode,
 constants, defaults, closure, and, followed through its globals, the code of every function of ours
