@@ -336,3 +336,21 @@ def test_reading_a_long_file_reports_progress(workers):
     total = len(claims)
     assert seen[0] == (1, total) and seen[-1] == (total, total)
     assert [d for d, _ in seen] == sorted(d for d, _ in seen) and all(t == total for _, t in seen)
+
+
+def test_a_verdict_the_clock_may_have_shaped_is_not_stored():
+    from infonce_bounds.derivations.run.claims import ClaimPlan
+
+    plan = ClaimPlan([], {"trials": 1, "seed": 0}, CHECK)
+    ok = {"verdict": "proved", "method": "symbolic", "evidence": "", "seconds": 0.2}
+    assert plan.storable(ok)
+    for method, evidence in [
+        ("symbolic; falsifier: time budget spent", ""),
+        ("interval arithmetic", "interval arithmetic: time budget spent after 300 boxes"),
+        ("symbolic", "simplify of the gap: time budget (4 s) spent"),
+        ("x", "sign: memory budget (512 MB) spent"),
+    ]:
+        assert not plan.storable({**ok, "method": method, "evidence": evidence}), (method, evidence)
+    assert not plan.storable({**ok, "seconds": 0.5 * CHECK.claim_seconds})  # long enough for silent cuts
+    assert not plan.storable({**ok, "verdict": "error"})
+    assert ClaimPlan([], {"trials": 1, "seed": 0}, CHECK.but(claim_seconds=None)).storable({**ok, "seconds": 60.0})
