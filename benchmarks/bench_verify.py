@@ -55,7 +55,7 @@ def _load() -> str:
 def _run(names, trials, workers, vectorise, use_cache):
     """In-process verify: (wall s, CPU s incl. workers, CPU s per derivation, stats)."""
     from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import runner
+    from infonce_bounds.derivations.run import runner
 
     ders = [catalogue.get(n) for n in names] if names else catalogue.all_derivations()
     opts = {"trials": trials, "seed": 0}
@@ -117,7 +117,7 @@ _SERIAL_PROBE = r"""
 import json, time
 c0 = time.process_time()
 from infonce_bounds.derivations import catalogue
-from infonce_bounds.derivations.checks import runner
+from infonce_bounds.derivations.run import runner
 c1 = time.process_time()
 ders = catalogue.all_derivations()
 c2 = time.process_time()

@@ -15,6 +15,10 @@ from typing import Any
 
 __all__ = ["Derivation", "DerivationError", "Domain", "Step", "StepResult", "Verdict"]
 
+#: the library of cited claims the engine reads when nothing installed one (``checks.library``): the run
+#: layer's catalogue library. A name, not an import: the engine imports neither the runner nor the catalogue
+DEFAULT_LIBRARY = "infonce_bounds.derivations.run.library:CatalogueLibrary"
+
 
 def __getattr__(name: str) -> Any:  # PEP 562: the ledger (and SymPy) load on first use, so that
     # `infonce-bounds verify` can answer an unchanged catalogue from its cache without importing SymPy

@@ -47,7 +47,7 @@ import math
 import pathlib
 import re
 import time
-from collections.abc import Mapping
+from collections.abc import Container, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -461,9 +461,9 @@ def _point_value(value: Any, claim: str) -> sp.Expr:
 def build_claim(
     entry: Any,
     position: int,
-    earlier: list[str],
+    earlier: Container[str],
     shared: Mapping[str, Any],
-    later: tuple[str, ...] = (),
+    later: Container[str] = (),
     defines: dict | None = None,
 ) -> UserClaim:
     """Validate one ``[[claim]]`` table and build its ``Step``."""
@@ -704,18 +704,25 @@ def _make_step(name, lhs, rhs, kind, domain, relation, var, point, order, direct
             return Step(name, from_below, rhs, var=var, point=point, **common)
         above = Step(f"{name} (x → a⁺)", lhs, rhs, var=var, point=point, **common)
         below = Step(f"{name} (x → a⁻)", from_below, rhs, var=var, point=point, **common)
-        return Step(name, lhs, rhs, var=var, point=point, check=_two_sided(above, below), **common)
+        return Step(name, lhs, rhs, var=var, point=point, check=_TwoSided(above, below), **common)
     return Step(name, lhs, rhs, **common)
 
 
-def _two_sided(above: Step, below: Step):
-    """A two-sided limit at a finite point holds when both one-sided limits equal the claim."""
+@dataclass(frozen=True, eq=False)
+class _TwoSided:
+    """A two-sided limit at a finite point holds when both one-sided limits equal the claim.
 
-    def check(step: Step, opts: Mapping[str, Any]) -> StepResult:
+    A class, not a closure: a claim read by a worker process comes back pickled (``parse(workers=…)``)."""
+
+    above: Step
+    below: Step
+
+    def __call__(self, step: Step, opts: Mapping[str, Any]) -> StepResult:
         from .checks import check_step
         from .checks.sampling import intersect
         from .checks.verdicts import by_verdict
 
+        above, below = self.above, self.below
         parts = [check_step(above, **opts), check_step(below, **opts)]
         verdicts = [p_.verdict for p_ in parts]
         if Verdict.REFUTED in verdicts:
@@ -748,8 +755,6 @@ def _two_sided(above: Step, below: Step):
             attacked=attacked,
         )
 
-    return check
-
 
 def _defines(table: Any) -> dict:
     r"""``[define]``: ``"\\sigma(x)" = "\\frac{1}{1+e^{-x}}"`` → the reader's compiled definitions."""
@@ -766,8 +771,30 @@ def _defines(table: Any) -> dict:
         raise _fail(None, "define", str(exc)) from None
 
 
-def parse(source: Any) -> tuple[Derivation, list[UserClaim]]:
-    """Read and validate a claim file (path, TOML text or dict) into a ``Derivation`` of its claims."""
+class _Names:
+    """The names of the claims before (``before=True``) or after claim ``n`` (1-based), for ``in`` tests in O(1)."""
+
+    def __init__(self, first: Mapping[Any, int], last: Mapping[Any, int], n: int, before: bool) -> None:
+        self.first, self.last, self.n, self.before = first, last, n, before
+
+    def __contains__(self, name: object) -> bool:
+        if self.before:
+            return self.first.get(name, self.n) < self.n - 1
+        return self.last.get(name, -1) >= self.n
+
+
+#: claim files at least this long are read by worker processes (``workers`` > 1): reading is ~25 ms a claim
+PARALLEL_READ = 24
+
+
+def parse(source: Any, workers: int = 1, on_read: Any = None) -> tuple[Derivation, list[UserClaim]]:
+    """Read and validate a claim file (path, TOML text or dict) into a ``Derivation`` of its claims.
+
+    With ``workers`` > 1 and a long file, the claims are read by that many forked processes (the first
+    claim here, so that every reader's grammar is built once), and come back in order; the first
+    malformed claim in the file's order is raised, as a serial read would. ``on_read(done, total)`` is
+    called as claims are read (the CLI's progress bar: a long file takes a while to read).
+    """
     label, data = load(source)
     for key in data:
         if key not in ("claim", "where", "title", "define"):
@@ -783,10 +810,40 @@ def parse(source: Any) -> tuple[Derivation, list[UserClaim]]:
     if not isinstance(shared, Mapping):
         raise _fail(None, "where", "the top-level [where] must be a table of symbol = range")
     defines = _defines(data.get("define", {}))
-    claims: list[UserClaim] = []
     names = tuple(e_.get("name") if isinstance(e_, Mapping) else None for e_ in entries)
-    for n_, entry in enumerate(entries, start=1):
-        claims.append(build_claim(entry, n_, [c_.name for c_ in claims], shared, later=names[n_:], defines=defines))
+    first: dict[Any, int] = {}
+    last: dict[Any, int] = {}
+    for i_, nm in enumerate(names):
+        if isinstance(nm, str):
+            first.setdefault(nm, i_)
+            last[nm] = i_
+
+    def build(n_: int) -> UserClaim:
+        earlier, later = _Names(first, last, n_, True), _Names(first, last, n_, False)
+        return build_claim(entries[n_ - 1], n_, earlier, shared, later=later, defines=defines)
+
+    done = [0]
+
+    def tick(k: int) -> None:
+        done[0] += k
+        if on_read is not None:
+            on_read(done[0], len(entries))
+
+    def build_here(n_: int) -> UserClaim:
+        claim = build(n_)
+        tick(1)
+        return claim
+
+    claims = [build_here(1)]
+    rest = list(range(2, len(entries) + 1))
+    read = None
+    if workers > 1 and len(rest) >= PARALLEL_READ:
+        from .run.pool import map_in_order
+
+        read = map_in_order(build, rest, workers, on_chunk=tick)  # None: a reader died; read here
+        if read is None:
+            done[0] = 1
+    claims += read if read is not None else [build_here(n_) for n_ in rest]
     step_of = {c_.name: c_.step for c_ in claims}
     for c_ in claims:  # `with` substitutes for the cited claim's own symbols
         for u_, sub in c_.substitution.items():
@@ -871,7 +928,14 @@ def coverage(step: Step, res: StepResult, opts: Mapping[str, Any]) -> tuple[str,
 
 
 def check(
-    source: Any, trials: int | None = None, seed: int = 0, budget: Any = None, on_result: Any = None
+    source: Any,
+    trials: int | None = None,
+    seed: int = 0,
+    budget: Any = None,
+    on_result: Any = None,
+    workers: int = 2,
+    use_cache: bool = True,
+    on_read: Any = None,
 ) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
@@ -892,7 +956,17 @@ def check(
         The budget of each claim (default ``budget.CHECK``: 10 s of wall time, each symbolic call under a
         deadline and a memory cap; the verdict names the stage that ran out).
     on_result : callable, optional
-        Called as ``on_result(done, total, name, verdict)`` after each claim (the CLI's progress bar).
+        Called as ``on_result(done, total, name, verdict)`` after each claim, in the order they finish (the
+        CLI's progress bar).
+    workers : int
+        Worker processes checking claims in parallel (default 2, as ``verify``; 1 = serial, in this process).
+        The verdicts, and their order in the output (the file's), do not depend on it.
+    on_read : callable, optional
+        Called as ``on_read(done, total)`` while the file is read (``parse``).
+    use_cache : bool
+        Answer an unchanged claim from the run cache (``verify``'s; ``$XDG_CACHE_HOME/infonce-bounds``), keyed
+        on its parsed content, the options, the budget and the engine version (``derivations.run.claims``);
+        a claim so answered has ``cached`` true. False: check every claim.
 
     Returns
     -------
@@ -902,9 +976,9 @@ def check(
         ("agrees" or "not applicable: …"), ``statement``, ``kind``, ``verdict`` — proved / verified
         numerically / refuted / undecided / ill-posed / error (an internal error, its message in ``method``) —, ``method``,
         ``worst_ratio``, ``counterexample``, ``domain`` (as stated), ``covered`` (what the verdict
-        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds``,
-        ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
-        ``second_reader_not_applicable``, ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
+        covers), ``whole_domain``, ``uses``, ``uses_not_proved``, ``evidence``, ``trials``, ``seconds`` (of the check, also when
+        cached), ``cached``, ``expect``, ``as_expected``), ``counts`` by verdict, ``refuted``, ``unexpected`` (names),
+        ``second_reader_not_applicable``, ``cache`` (``cached``, ``checked``, ``workers``), ``exit_status`` (0 as expected, 1 refuted or an ``expect`` unmet,
         2 an unexpected ill-posed claim, 3 an internal error) and ``seconds``; the same object as
         ``infonce-bounds check --json``.
 
@@ -920,54 +994,35 @@ def check(
         raise ValueError(f"trials = {trials!r} is out of range; allowed: an integer ≥ 1")
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise ValueError(f"seed = {seed!r} is not an integer")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers = {workers!r} is out of range; allowed: an integer ≥ 1")
     t0 = time.perf_counter()
-    der, claims = parse(source)
+    der, claims = parse(source, workers=workers, on_read=on_read)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
-    from .checks.budget import CHECK, default_budget_set
+    from .checks.budget import CHECK
+    from .run.claims import run_claims
 
+    done_count = [0]
+
+    def tick(_der: str, outcome: dict, _cached: bool) -> None:
+        done_count[0] += 1
+        if on_result is not None:
+            on_result(done_count[0], len(claims), outcome["name"], outcome["verdict"])
+
+    # every claim under the check budget (10 s, symbolic calls capped), from Python as from the CLI; the
+    # runner of `verify`: the same worker slots and run cache, results in file order
+    outcomes, stats = run_claims(
+        der,
+        claims,
+        opts,
+        CHECK if budget is None else budget,
+        workers=workers,
+        use_cache=use_cache,
+        on_result=tick,
+    )
     verdict_of = {}
-    results_of: dict[str, StepResult | None] = {}  # what a later claim's `uses` cites (None: an internal error)
-    step_of = {c_.name: c_.step for c_ in claims}
     rows = []
-    for n_done, claim in enumerate(claims, start=1):
-        if on_result is not None and n_done > 1:  # the previous claim is done
-            on_result(n_done - 1, len(claims), rows[-1]["name"], rows[-1]["verdict"])
-        t1 = time.perf_counter()
-        try:
-            # a user's claim runs under the check budget (10 s, symbolic calls capped), from Python as from the CLI
-            with default_budget_set(CHECK if budget is None else budget):
-                res = _check_claim(claim, results_of, step_of, trials, seed)
-            results_of[claim.name] = res
-            res.seconds = time.perf_counter() - t1
-            covered, whole = coverage(claim.step, res, opts)
-            outcome = {
-                "verdict": str(res.verdict),
-                "method": res.method,
-                "worst_ratio": res.worst_ratio,
-                "counterexample": res.counterexample,
-                "covered": covered,
-                "whole_domain": whole,
-                "evidence": res.evidence,
-                "trials": res.trials,
-                "symbolic": res.symbolic,
-                "certified": res.certified,
-                "seconds": round(res.seconds, 4),
-            }
-        except Exception as exc:  # one claim's internal error must not hide the others' verdicts
-            msg = " ".join(str(exc).split()) or exc.__class__.__name__
-            outcome = {
-                "verdict": ERROR,
-                "method": f"internal error: {exc.__class__.__name__}: {msg}"[:300],
-                "worst_ratio": None,
-                "counterexample": None,
-                "covered": "nothing established (internal error)",
-                "whole_domain": False,
-                "evidence": "",
-                "trials": 0,
-                "symbolic": False,
-                "certified": False,
-                "seconds": round(time.perf_counter() - t1, 4),
-            }
+    for claim, outcome in zip(claims, outcomes):
         verdict_of[claim.name] = outcome["verdict"]
         rows.append(
             {
@@ -984,16 +1039,15 @@ def check(
                 "whole_domain": outcome["whole_domain"],
                 "uses": list(claim.uses),
                 "uses_not_proved": [
-                    u_ for u_ in claim.uses if getattr(results_of.get(u_), "verdict", None) != Verdict.PROVED
+                    u_ for u_ in claim.uses if outcome.get("uses_verdicts", {}).get(u_) != str(Verdict.PROVED)
                 ],
                 **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds")},
+                "cached": outcome["cached"],
                 "note": claim.note,
                 "expect": claim.expect,
                 "as_expected": meets(outcome["verdict"], claim.expect),
             }
         )
-    if on_result is not None and rows:
-        on_result(len(rows), len(claims), rows[-1]["name"], rows[-1]["verdict"])
     counts: dict[str, int] = {}
     for r_ in rows:
         counts[r_["verdict"]] = counts.get(r_["verdict"], 0) + 1
@@ -1007,37 +1061,37 @@ def check(
         "exit_status": exit_status(rows),
         "trials": trials,
         "seed": seed,
+        "cache": {k_: stats[k_] for k_ in ("cached", "checked", "workers")},
         "seconds": round(time.perf_counter() - t0, 4),
     }
 
 
-def _check_claim(
-    claim: UserClaim, results_of: dict[str, StepResult | None], step_of: Mapping[str, Step], trials: int, seed: int
-) -> StepResult:
-    """``check_step``, or for a claim with ``uses`` the citation route first (``checks.citation.check_citing``):
-    the cited results are the file's earlier verdicts (an earlier claim that met an internal error: None) and the
-    catalogue's (its verify cache, else checked here)."""
-    from .checks import check_step
+def check_claim(
+    claim: UserClaim, cited: Mapping[str, StepResult], step_of: Mapping[str, Step], opts: Mapping[str, Any]
+) -> tuple[StepResult, dict[str, str]]:
+    """``check_step`` of the claim, or for a claim with ``uses`` the citation route first
+    (``checks.citation.check_citing``); with the verdict of each claim it uses (name → verdict string).
 
+    ``cited``: the results of the file's earlier claims it uses (the runner's dependency waves; one that met an
+    internal error is absent); a catalogue step it uses is checked here (its verify cache, else a check)."""
+    from .checks import DEFAULTS, check_step
+
+    run_opts = {k_: v_ for k_, v_ in opts.items() if k_ != "cited"}
     if not claim.uses:
-        return check_step(claim.step, trials=trials, seed=seed)
-    from .checks import DEFAULTS
+        return check_step(claim.step, **run_opts), {}
     from .checks.chain import _cited_result
     from .checks.citation import check_citing
 
-    opts = {**DEFAULTS, "trials": trials, "seed": seed}
-    cited = []
+    full = {**DEFAULTS, **run_opts}
+    parts = []
     for u_ in claim.uses:
         if u_ in step_of:
-            cited.append((u_, step_of[u_], results_of.get(u_)))
+            parts.append((u_, step_of[u_], cited.get(u_)))
         else:
             step = catalogue_step(u_)
-            if u_ not in results_of:  # a catalogue step: its verdict once per file
-                results_of[u_] = _cited_result(u_.partition(" / ")[0], step, opts)
-            cited.append((u_, step, results_of[u_]))
-    return check_citing(
-        claim.step, cited, opts, lambda: check_step(claim.step, trials=trials, seed=seed), claim.substitution
-    )
+            parts.append((u_, step, _cited_result(u_.partition(" / ")[0], step, full)))
+    res = check_citing(claim.step, parts, full, lambda: check_step(claim.step, **run_opts), claim.substitution)
+    return res, {u_: (str(r_.verdict) if r_ is not None else ERROR) for u_, _, r_ in parts}
 
 
 ERROR = "error"

@@ -1,8 +1,8 @@
 """Checking the catalogue: the library behind ``infonce_bounds.verify`` and ``infonce-bounds verify`` / ``report``.
 
-``verify_all`` answers an unchanged catalogue from one cache entry (``derivations._checkcache``) without
+``verify_all`` answers an unchanged catalogue from one cache entry (``derivations.run.cache``) without
 importing SymPy, numpy, python-flint or numba; otherwise the derivations are built lazily and their steps
-checked by worker processes (``derivations.checks.runner``, ``pool``), each step's verdict cached.
+checked by worker processes (``derivations.run.runner``, ``pool``), each step's verdict cached.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ from __future__ import annotations
 import time
 
 # Only the cache's file-and-hash module at import time (see verify_all)
-from infonce_bounds.derivations import _checkcache
+from infonce_bounds.derivations.run import cache as _checkcache
 
 from .progress import Progress
 
@@ -27,7 +27,7 @@ def verify_all(
 
     ``trials``/``seed`` ``None`` mean the engine's defaults (``checks.DEFAULTS``). Steps are checked
     by ``workers`` processes; results come from the content-hashed cache
-    (``derivations.checks.runner``) unless ``use_cache`` is false. An unchanged catalogue is answered
+    (``derivations.run.runner``) unless ``use_cache`` is false. An unchanged catalogue is answered
     from one catalogue-level entry without building the derivations.
     """
     t0 = time.perf_counter()
@@ -43,8 +43,9 @@ def verify_all(
             hit["cache"] = {**hit.get("cache", {}), "catalogue_hit": True, "cached": len(hit["results"]), "checked": 0}
             return hit
     from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import DEFAULTS, runner
+    from infonce_bounds.derivations.checks import DEFAULTS
     from infonce_bounds.derivations.ledger import Verdict
+    from infonce_bounds.derivations.run import runner
 
     options = {
         "trials": DEFAULTS["trials"] if trials is None else trials,

@@ -92,7 +92,8 @@ def catalogue_verdicts(session_verify_cache):
     from suite_budget import SUITE_TRIALS
 
     from infonce_bounds.derivations import catalogue
-    from infonce_bounds.derivations.checks import DEFAULTS, runner
+    from infonce_bounds.derivations.checks import DEFAULTS
+    from infonce_bounds.derivations.run import runner
 
     ders = catalogue.all_derivations()
     by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)

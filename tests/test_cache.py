@@ -13,9 +13,10 @@ import types
 import pytest
 import sympy as sp
 
-from infonce_bounds.derivations import _checkcache, catalogue
-from infonce_bounds.derivations.checks import runner
+from infonce_bounds.derivations import catalogue
 from infonce_bounds.derivations.ledger import Derivation, Domain, Step, StepResult, Verdict
+from infonce_bounds.derivations.run import cache as _checkcache
+from infonce_bounds.derivations.run import runner
 
 x = sp.Symbol("x", real=True)
 OPTS = {"trials": 100_000, "seed": 0}
@@ -24,7 +25,7 @@ OPTS = {"trials": 100_000, "seed": 0}
 _KEYS_SCRIPT = r"""
 import json, pathlib, re, sys
 from infonce_bounds.derivations import catalogue
-from infonce_bounds.derivations.checks import runner
+from infonce_bounds.derivations.run import runner
 ders = catalogue.all_derivations()
 keys = runner._derivation_keys(ders, {"trials": 100000, "seed": 0})
 out = {"keys": {}, "bad": []}

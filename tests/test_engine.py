@@ -313,8 +313,8 @@ def test_use_check_can_fail():
 
 
 def test_cache_hits_unchanged_steps_and_rechecks_an_edited_one_and_its_dependents(tmp_path, monkeypatch):
-    from infonce_bounds.derivations.checks import runner
     from infonce_bounds.derivations.ledger import Derivation
+    from infonce_bounds.derivations.run import runner
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
 
@@ -366,7 +366,7 @@ def test_cache_hits_unchanged_steps_and_rechecks_an_edited_one_and_its_dependent
 
 
 def test_cache_key_sees_a_custom_checker_change():
-    from infonce_bounds.derivations.checks import runner
+    from infonce_bounds.derivations.run import runner
 
     def make(bound):
         def check(step, opts):
@@ -383,8 +383,8 @@ def test_cache_key_sees_a_custom_checker_change():
 def test_chain_key_follows_a_cited_step_in_its_own_derivation():
     # a chain's verdict rests on the steps it cites; one in the same derivation is not covered by
     # depends_on, so its key must enter the chain's own key (an edit there re-checks the chain)
-    from infonce_bounds.derivations.checks import runner
     from infonce_bounds.derivations.ledger import Derivation, Link
+    from infonce_bounds.derivations.run import runner
 
     def build(c):
         return Derivation(

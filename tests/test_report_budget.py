@@ -19,7 +19,8 @@ import pytest
 from suite_budget import SUITE_TRIALS
 
 from infonce_bounds.derivations import catalogue
-from infonce_bounds.derivations.checks import DEFAULTS, runner
+from infonce_bounds.derivations.checks import DEFAULTS
+from infonce_bounds.derivations.run import runner
 
 PAPER = [d for d in catalogue.all_derivations() if d.source == "paper"]
 

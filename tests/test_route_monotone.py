@@ -90,7 +90,7 @@ def test_the_hint_is_keyed_by_value_in_the_verify_cache():
     """A route is data: the same hint gives the same cache key, another derivative another key."""
     import dataclasses
 
-    from infonce_bounds.derivations.checks.runner import step_key
+    from infonce_bounds.derivations.run.runner import step_key
 
     dom = Domain({x: (0, 10)})
     st = _st(sp.log(1 + x), x, dom, {"end": 0, "derivative": x / (1 + x), "var": x})

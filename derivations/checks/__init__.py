@@ -153,7 +153,7 @@ def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
     elif step.kind == "limit":
         res = check_limit(step, opts)
     elif step.kind == "chain":
-        from .chain import check_chain  # imports the catalogue (to resolve citations): only when needed
+        from .chain import check_chain  # citations resolve through checks.library: only when needed
 
         res = check_chain(step, opts)
     else:  # pragma: no cover - Step validates kind

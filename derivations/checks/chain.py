@@ -37,7 +37,7 @@ from ..ledger import (
     free_names,
     region,
 )
-from . import verdicts
+from . import library, verdicts
 from .sampling import symbolic_cover
 
 _ORDER = {Verdict.REFUTED: 0, Verdict.UNDECIDED: 1, Verdict.VERIFIED: 2, Verdict.DEFINED: 3, Verdict.PROVED: 3}
@@ -95,21 +95,15 @@ def _identity(name: str, lhs: Any, rhs: Any, domain: Domain, opts: Mapping[str, 
 
 
 def _cited_result(der_name: str, step: Step, opts: Mapping[str, Any]) -> StepResult:
-    """The cited step's verdict: from the verify cache when it holds it, else checked here (and memoised)."""
-    from . import check_step, runner
+    """The cited step's verdict: from the library's cache when it holds it, else checked here (and memoised)."""
+    from . import check_step
 
     memo_key = (der_name, step.name, opts.get("trials"), opts.get("seed"))
     if memo_key in _MEMO:
         return _MEMO[memo_key]
-    res = None
+    lib = library.current()
     try:
-        from .. import catalogue
-
-        der = catalogue.get(der_name)
-        keys = _keys_of(der, opts)
-        hit = runner.load(keys[[s.name for s in der.steps].index(step.name)])
-        if hit is not None:
-            res = runner.result_from_dict(hit)
+        res = lib.cached(lib.derivation(der_name), step, opts)
     except Exception:  # noqa: BLE001 - the cache is an optimisation; a miss means: check it here
         res = None
     if res is None:
@@ -118,59 +112,13 @@ def _cited_result(der_name: str, step: Step, opts: Mapping[str, Any]) -> StepRes
     return res
 
 
-#: cache keys of derivations' steps while one chain is checked: (name, trials, seed) → (Derivation, keys)
-_KEYS: dict[tuple, tuple[Any, list[str]]] = {}
 _DEPTH = 0  # chains being checked in this process (a cited chain is checked inside its citer)
 
 
-def _keys_of(der: Any, opts: Mapping[str, Any]) -> list[str]:
-    """The verify-cache keys of ``der``'s steps, from the keys fetched for the chain being checked.
-
-    A key hashes the step and everything upstream of it (~0.8 s for theorem1's); a chain asks for them
-    once per cited link. The memo lives only while one (outermost) chain is checked, so an edited
-    catalogue is never answered with the keys of its previous contents.
-    """
-    from . import runner
-
-    memo_key = (der.name, opts.get("trials"), opts.get("seed"))
-    hit = _KEYS.get(memo_key)
-    if hit is None or hit[0] is not der:
-        key_opts = {"trials": opts["trials"], "seed": opts["seed"]}
-        # the running verify computed them before this worker forked: the same keys, without the cost
-        keys = runner.run_keys(der, key_opts) or runner._derivation_keys([der], key_opts)[der.name]
-        hit = _KEYS[memo_key] = (der, keys)
-    return hit[1]
-
-
-def _prefetch_keys(step: Step, opts: Mapping[str, Any]) -> None:
-    """The keys of every derivation the chain cites, in one computation (their upstreams overlap)."""
-    from .. import catalogue
-    from . import runner
-
-    key_opts = {"trials": opts["trials"], "seed": opts["seed"]}
-    try:
-        ders = {}
-        for link in step.links:
-            if link.cite and link.cited[0] not in ders:
-                try:
-                    ders[link.cited[0]] = catalogue.get(link.cited[0])
-                except DerivationError:  # the link is refuted as a missing citation later
-                    continue
-        known = {name: runner.run_keys(der, key_opts) for name, der in ders.items()}
-        missing = [der for name, der in ders.items() if known[name] is None]
-        keys = {**known, **(runner._derivation_keys(missing, key_opts) if missing else {})}
-    except Exception:  # noqa: BLE001 - the cache is an optimisation: each link then computes its own keys
-        return
-    for name, der in ders.items():
-        _KEYS[(name, opts.get("trials"), opts.get("seed"))] = (der, keys[name])
-
-
 def _resolve(link: Link) -> tuple[str, Step] | str:
-    from .. import catalogue
-
     der_name, step_name = link.cited
     try:
-        der = catalogue.get(der_name)
+        der = library.current().derivation(der_name)
     except DerivationError:
         return f"cites derivation {der_name!r}, which the catalogue does not hold"
     try:
@@ -222,20 +170,22 @@ def _part(label: str, what: str, lhs: Any, rhs: Any, relation: str, use: Domain,
 
     Named and drawn by its content (``what``, without the link's label), on the part of ``use`` that
     it involves: the same claim gets the same check wherever a chain makes it, so it is checked once
-    per process, and once per ``verify`` run across its workers (``runner.run_memo``: a directory that
+    per process, and once per ``verify`` run across its workers (the library's run memo: a directory that
     lives as long as the run; never reused by another run). The result carries ``label: what``.
     """
-    from . import check_step, runner
+    from . import check_step
 
     step = Step(what, lhs, rhs, "inequality", _restrict(use, [lhs, rhs]), relation=relation)
-    key = runner.step_key(step, opts)
-    res = _PARTS.get(key)
+    lib = library.current()
+    key = lib.key(step, opts)
+    res = _PARTS.get(key) if key is not None else None
     if res is None:
-        hit = runner.run_memo_load(key)
-        res = runner.result_from_dict(hit) if hit is not None else check_step(step, **opts)
-        if hit is None:
-            runner.run_memo_store(key, res.as_dict())
-        _PARTS[key] = res
+        hit = lib.memo_load(key) if key is not None else None
+        res = hit if hit is not None else check_step(step, **opts)
+        if hit is None and key is not None:
+            lib.memo_store(key, res)
+        if key is not None:
+            _PARTS[key] = res
     return dataclasses.replace(res, step=f"{label}: {what}")
 
 
@@ -391,16 +341,16 @@ def _is_cited(part: StepResult) -> bool:
 
 def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
     global _DEPTH
+    lib = library.current()
     if _DEPTH == 0:
-        _KEYS.clear()
-        _prefetch_keys(step, opts)
+        lib.begin(step, opts)  # the keys of every cited derivation, in one computation (their upstreams overlap)
     _DEPTH += 1
     try:
         return _check_chain(step, opts)
     finally:
         _DEPTH -= 1
         if _DEPTH == 0:
-            _KEYS.clear()
+            lib.end()
 
 
 def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:

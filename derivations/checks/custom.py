@@ -126,13 +126,15 @@ def checked_once(step: Step, opts: Mapping[str, Any], check: Callable[[], StepRe
 
     The same part recurs in several conjunctions (b − a ≤ 4/τ is a part of Prop. 3's, Prop. 5's and
     Theorem 1's, and itself a conjunction of Lemma 5): its check is a pure function of the step, its
-    checker's code and the options, which is what ``runner.step_key`` hashes, so within one process it is
+    checker's code and the options, which is what the library's content key hashes, so within one process it is
     done once (a fresh process — every ``verify`` — checks everything; the verify cache is untouched).
     A copy is returned: ``check_step`` annotates the result it hands back."""
-    from .runner import step_key
+    from . import library
 
     # the running clock (and budget) of the claim that asked are run state, not part of what is checked
-    key = step_key(step, {k_: v_ for k_, v_ in opts.items() if k_ not in ("clock", "budget")})
+    key = library.current().key(step, {k_: v_ for k_, v_ in opts.items() if k_ not in ("clock", "budget")})
+    if key is None:  # no library installed: no content key, nothing memoised
+        return check()
     memo = _results()
     if key not in memo:
         if len(memo) >= _RESULTS_CAP:

@@ -9,7 +9,7 @@ import sys
 # Only the cache's file-and-hash module at import time: an unchanged catalogue is answered from one
 # cache entry without importing SymPy, numpy, python-flint or numba (the whole command then takes
 # about a second); the catalogue and the checkers are imported on a miss.
-from infonce_bounds.derivations import _checkcache
+from infonce_bounds.derivations.run import cache as _checkcache
 
 from ..report import _clip, _pad, _width  # column widths that ignore combining marks (ℓ̃, R̃)
 from ..verification import verify_all  # noqa: F401 - the library call; `report` imports it from here too

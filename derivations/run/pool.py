@@ -147,3 +147,56 @@ def ready(slots: Iterable[Slot], timeout: float | None) -> list[Slot]:
     if not by_conn:
         return []
     return [by_conn[c] for c in wait(list(by_conn), timeout)]
+
+
+def map_in_order(
+    fn: Callable[[Any], Any],
+    items: list[Any],
+    workers: int,
+    chunk: int | None = None,
+    on_chunk: Callable[[int], None] | None = None,
+) -> list[Any] | None:
+    """``[fn(x) for x in items]`` computed by ``workers`` forked slots, chunk by chunk, in order.
+
+    ``fn`` may be a closure (a slot is forked: nothing is pickled but the chunk's bounds and the results, which
+    must pickle). An exception ``fn`` raises is returned in place of the chunk's results and re-raised here,
+    the first in the items' order, after every slot is closed. ``None`` when a slot died: the caller then
+    computes the items itself. ``on_chunk(n)`` is called as each chunk of ``n`` items comes back.
+    """
+    n = len(items)
+    size = chunk or max(4, -(-n // (workers * 8)))
+    bounds = [(i, min(i + size, n)) for i in range(0, n, size)]
+
+    def run_chunk(b: tuple[int, int]) -> tuple[int, list[Any] | BaseException]:
+        try:
+            return b[0], [fn(items[i]) for i in range(*b)]
+        except Exception as exc:  # noqa: BLE001 - handed back, raised in order by the parent
+            return b[0], exc
+
+    out: dict[int, list[Any] | BaseException] = {}
+    slots = [Slot(run_chunk, ()) for _ in range(min(workers, len(bounds)))]
+    todo = list(bounds)
+    try:
+        for slot in slots:
+            if todo:
+                slot.send(todo.pop(0))
+        while any(s.inflight for s in slots):
+            for slot in ready(slots, None):
+                _, (start, res) = slot.receive()
+                out[start] = res
+                if on_chunk is not None:
+                    on_chunk(next(b - a for a, b in bounds if a == start))
+                if todo:
+                    slot.send(todo.pop(0))
+    except (SlotDied, TaskFailed):
+        return None
+    finally:
+        for slot in slots:
+            slot.close()
+    results: list[Any] = []
+    for start, _ in bounds:
+        res = out[start]
+        if isinstance(res, BaseException):
+            raise res
+        results.extend(res)
+    return results

@@ -1,11 +1,16 @@
-"""Whole-catalogue checking: content-hashed result cache and two worker processes.
+"""The one runner of ``verify`` and ``check FILE``: content-hashed result cache and worker processes.
 
-A step's cache key is a SHA-256 of everything its verdict depends on: every field of the step but
+``run_steps(ders, plan, workers, use_cache, on_result)`` is the loop: cache look-up, worker slots
+(``pool``), longest first, dependency waves, results in step order. A ``Plan`` says how one kind of run
+keys, orders and checks its steps: ``verify``'s (``verify_derivations``, below) and ``check``'s
+(``claims.ClaimPlan``: a user claim keyed on its parsed content).
+
+A catalogue step's cache key is a SHA-256 of everything its verdict depends on: every field of the step but
 its prose (``note``, ``reference``): both sides and the certificate by ``srepr``, kind, relation,
 domain, adversarial points, expected; the *code* of a custom checker or simplifier (bytecode,
 constants, defaults, closure, and, followed through its globals, the code of every function of ours
 it calls and the source hash of every module or class of ours it names); the checker options; the
-*engine version* (``derivations._checkcache``); and the keys of the derivations it depends on. So an
+*engine version* (``derivations.run.cache``); and the keys of the derivations it depends on. So an
 unchanged catalogue re-verifies from the cache, an edited step (or checker) re-checks only itself and
 the derivations that depend on its derivation, and an engine change re-checks everything.
 
@@ -13,7 +18,7 @@ A key is the same in every process and on every machine: SymPy's ``Dummy`` symbo
 ``dummy_index`` is a per-process counter) are numbered by first appearance within the step, sets and
 frozensets are sorted, numpy arrays hashed by bytes, and no absolute path or object address enters.
 
-Two levels: the *catalogue key* (``_checkcache.catalogue_key``: every source file of the package
+Two levels: the *catalogue key* (``cache.catalogue_key``: every source file of the package
 plus the options) answers an unchanged catalogue without building it; otherwise steps are looked up
 one by one. The cache lives in ``$XDG_CACHE_HOME/infonce-bounds/verify`` (default
 ``~/.cache/infonce-bounds/verify``), never inside the package. ``use_cache=False`` forces every check.
@@ -39,9 +44,9 @@ from typing import Any
 
 import sympy as sp
 
-from .._checkcache import cache_dir, canonical_options, catalogue_key, engine_version, file_hash, load, store
+from ..checks.verdicts import restored
 from ..ledger import Derivation, DerivationError, Step, StepResult
-from .verdicts import restored
+from .cache import cache_dir, canonical_options, catalogue_key, engine_version, file_hash, load, store
 
 __all__ = [
     "cache_dir",
@@ -258,8 +263,8 @@ def _function(fn: types.FunctionType, depth: int) -> str:
 
 @lru_cache(maxsize=1)
 def _engine_modules() -> frozenset[str]:
-    """Module names of the files the engine version hashes (``_checkcache.engine_files``)."""
-    from .. import _checkcache
+    """Module names of the files the engine version hashes (``cache.engine_files``)."""
+    from . import cache as _checkcache
 
     root = __name__.rsplit(".", 2)[0]  # infonce_bounds.derivations
     parts = [p.with_suffix("").parts for p in _checkcache.engine_files()]
@@ -393,7 +398,7 @@ def _check_one(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, floa
     Returns the result, its wall seconds and its CPU seconds (this process's, so a loaded machine
     does not inflate it).
     """
-    from . import check_step
+    from ..checks import check_step
 
     name, index, options = task
     step = _REGISTRY[name].steps[index]
@@ -520,19 +525,110 @@ def verify_derivations(
     (``seconds``), also when they come from the cache. A worker that dies (killed, out of memory) costs
     no result: the steps not returned yet are checked in this process.
     """
+    return run_steps(ders, _CataloguePlan(options), workers=workers, use_cache=use_cache, on_result=on_result)
+
+
+class Plan:
+    """What ``run_steps`` needs to know about one kind of run (``verify``'s catalogue, ``check``'s claim file).
+
+    ``keys(der)``: the content key of each step (equal keys, equal verdicts); ``estimate(der, i)``: a rough
+    CPU estimate (s) of checking step ``i`` when no earlier run's time is stored; ``waits(der, i, index_of)``:
+    the tasks ``(derivation, index)`` of this run that must be finished first; ``task_options(task, results)``:
+    the options sent with a task (``results``: what is finished so far); ``work``: the module-level function
+    a worker (and the serial loop) runs on ``(name, index, options)``, returning ``(name, index, payload,
+    seconds, cpu)``; ``result(payload, seconds, index)``: the result kept (``seconds`` None: from the cache); ``storable(payload)``: whether it may be
+    cached; ``isolates``/``died(task, why)``: a plan that isolates gives a task whose worker died checking it
+    the payload ``died`` returns, and goes on with a fresh worker; one that does not (``verify``: a killed
+    worker costs no result) checks what is left in this process.
+    """
+
+    work: Callable[[tuple[str, int, dict]], tuple[str, int, Any, float, float]]
+    isolates = False  #: a dead worker costs its task (``died``) instead of sending the rest to this process
+    label = "verify"  #: the command, in messages
+    what = "step"  #: what one task checks, in messages
+
+    def keys(self, der: Derivation) -> list[str]:
+        raise NotImplementedError
+
+    def estimate(self, der: Derivation, index: int) -> float:
+        return 0.05
+
+    def waits(self, der: Derivation, index: int, index_of: Mapping[tuple[str, str], int]) -> set[tuple[str, int]]:
+        return set()
+
+    def task_options(self, task: tuple[str, int], results: Mapping[str, list[Any]]) -> dict:
+        raise NotImplementedError
+
+    def result(self, payload: Any, seconds: float | None, index: int) -> Any:
+        return payload
+
+    def storable(self, payload: Any) -> bool:
+        return True
+
+    def died(self, task: tuple[str, int], why: str) -> Any:
+        raise NotImplementedError
+
+
+class _CataloguePlan(Plan):
+    """``verify``: keys by ``_KeyBook`` (code fingerprints, upstream derivations), chains after their citations."""
+
+    def __init__(self, options: Mapping[str, Any]) -> None:
+        self.options = dict(options)
+        self.book = _KeyBook({}, self.options)
+        self.work = _check_one
+
+    def keys(self, der: Derivation) -> list[str]:
+        self.book.add(der)
+        return self.book.keys(der.name)
+
+    def estimate(self, der: Derivation, index: int) -> float:
+        return _estimate(der.steps[index], self.options)
+
+    def waits(self, der: Derivation, index: int, index_of: Mapping[tuple[str, str], int]) -> set[tuple[str, int]]:
+        st = der.steps[index]
+        cited = {(link.cited[0], index_of.get(link.cited)) for link in st.links if link.cite}
+        return {c for c in cited if c[1] is not None}  # type: ignore[misc]
+
+    def task_options(self, task: tuple[str, int], results: Mapping[str, list[Any]]) -> dict:
+        return self.options
+
+    def result(self, payload: Any, seconds: float | None, index: int) -> StepResult:
+        res = result_from_dict(payload)
+        if seconds is not None:
+            res.seconds = seconds
+        return res
+
+
+def run_steps(
+    ders: Iterable[Derivation],
+    plan: Plan,
+    workers: int = 2,
+    use_cache: bool = True,
+    on_result: Callable[[str, Any, bool], None] | None = None,
+) -> tuple[dict[str, list[Any]], dict[str, Any]]:
+    """Check every step of ``ders`` as ``plan`` says; returns (results by derivation, in step order; stats).
+
+    The one loop behind ``verify`` and ``check FILE``: a step whose key is stored is answered from the run
+    cache (``on_result(name, result, True)``); the others go to ``workers`` forked slots (one process when
+    ``workers`` ≤ 1 or at most one step is left), longest first, each as soon as the steps it waits for are
+    finished (dependency waves), and are stored as they come back (``on_result(name, result, False)``).
+    """
+    from .library import install_default
     from .pool import Slot, SlotDied, ready
 
-    options = dict(options)
+    install_default()
     t_start, c_start = time.perf_counter(), time.process_time()
     given = list(ders) if isinstance(ders, (list, tuple)) else None
     source = iter(given if given is not None else ders)
-    book = _KeyBook({d.name: d for d in given} if given is not None else {}, options)
-    opts_text = canonical_options(options)
+    if given is not None and isinstance(plan, _CataloguePlan):
+        for d in given:
+            plan.book.add(d)
+    opts_text = canonical_options(getattr(plan, "options", {}))
     order: list[str] = []
-    out: dict[str, list[StepResult | None]] = {}
+    out: dict[str, list[Any]] = {}
     index_of: dict[tuple[str, str], int] = {}
     pending: dict[tuple[str, int], float] = {}  # task → estimated seconds
-    waits: dict[tuple[str, int], set[tuple[str, int]]] = {}  # chain → the steps of this run it cites
+    waits: dict[tuple[str, int], set[tuple[str, int]]] = {}  # task → the tasks of this run it waits for
     finished: set[tuple[str, int]] = set()
     cpu: dict[str, float] = {}
     over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
@@ -545,8 +641,7 @@ def verify_derivations(
 
     def register(der: Derivation) -> None:
         c0 = time.process_time()
-        book.add(der)
-        keys = book.keys(der.name)
+        keys = plan.keys(der)
         over["keys_cpu"] += time.process_time() - c0
         order.append(der.name)
         _REGISTRY[der.name] = der
@@ -554,10 +649,10 @@ def verify_derivations(
         out[der.name] = [None] * len(der.steps)
         for i, st in enumerate(der.steps):
             index_of[(der.name, st.name)] = i
-        for i, (st, key) in enumerate(zip(der.steps, keys)):
+        for i, key in enumerate(keys):
             hit = load(key) if use_cache else None
             if hit is not None:
-                res = result_from_dict(hit)
+                res = plan.result(hit, None, i)
                 out[der.name][i] = res
                 counts["cached"] += 1
                 finished.add((der.name, i))
@@ -565,11 +660,11 @@ def verify_derivations(
                     on_result(der.name, res, True)
                 continue
             prev = load(key + "-t")  # the time a previous run took: longest first
-            pending[(der.name, i)] = float(prev) if isinstance(prev, (int, float)) else _estimate(st, options)
+            pending[(der.name, i)] = float(prev) if isinstance(prev, (int, float)) else plan.estimate(der, i)
             counts["checked"] += 1
-            if st.links:
-                cited = {(link.cited[0], index_of.get(link.cited)) for link in st.links if link.cite}
-                waits[(der.name, i)] = {c for c in cited if c[1] is not None}
+            w = plan.waits(der, i, index_of)
+            if w:
+                waits[(der.name, i)] = w
 
     def build_one() -> bool:
         c0 = time.process_time()
@@ -587,31 +682,54 @@ def verify_derivations(
         return waits.get(task, set()) <= finished
 
     def pick(knows: frozenset[str] | None, force: bool = False) -> tuple[str, int] | None:
+        """The longest runnable task (in one process: the first, so a serial run goes in the given order)."""
         best = None
         for task, est in pending.items():
             if (knows is None or task[0] in knows) and (force or runnable(task)):
                 if best is None or est > pending[best]:
                     best = task
+                if state["serial"]:
+                    break
         if best is not None:
             del pending[best]
             if over["first_check_wall"] is None:
                 over["first_check_wall"] = time.perf_counter() - t_start
         return best
 
-    def done(name: str, index: int, payload: dict, seconds: float, cpu_seconds: float) -> None:
+    def done(name: str, index: int, payload: Any, seconds: float, cpu_seconds: float) -> None:
         cpu[name] = cpu.get(name, 0.0) + cpu_seconds
-        res = result_from_dict(payload)
-        res.seconds = seconds
+        res = plan.result(payload, seconds, index)
         out[name][index] = res
         key = _RUN_KEYS[name][2][index]
-        store(key, res.as_dict())  # before the chains citing it are sent: they read it from the cache
-        store(key + "-t", seconds)
+        if plan.storable(payload):
+            store(key, payload)  # before the steps waiting for it are sent: a chain reads it from the cache
+            store(key + "-t", seconds)
         finished.add((name, index))
         if on_result:
             on_result(name, res, False)
 
+    def task_of(task: tuple[str, int]) -> tuple[str, int, dict]:
+        return (*task, plan.task_options(task, out))
+
     def stuck() -> bool:  # nothing runnable, nothing running: a citation cycle; check them anyway
         return bool(pending) and not any(s.inflight for s in slots) and not any(map(runnable, pending))
+
+    def lost(slot: Slot, why: str, unsent: tuple[str, int] | None = None) -> bool:
+        """``slot`` died. A plan that isolates (``check``) charges its task being checked (the first in flight)
+        with ``plan.died`` and goes on with a fresh slot; True then. Otherwise (``verify``) False."""
+        if unsent is not None:  # picked, never sent: still to check
+            pending[unsent] = 0.0
+        if not plan.isolates:
+            return False
+        head = slot.inflight.pop(0)[:2] if slot.inflight else None
+        for task in slot.inflight:  # sent ahead, never started: checked by another slot
+            pending[task[:2]] = 0.0
+        slot.inflight.clear()
+        slot.close()
+        slots.remove(slot)
+        if head is not None:
+            done(head[0], head[1], plan.died(head, why), 0.0, 0.0)
+        return True
 
     _clear_memos()
     _REGISTRY.clear()
@@ -621,7 +739,12 @@ def verify_derivations(
         try:
             while not state["serial"]:
                 for slot in ready(slots, 0):
-                    task, result = slot.receive()
+                    try:
+                        task, result = slot.receive()
+                    except SlotDied as exc:
+                        if not lost(slot, str(exc)):
+                            raise
+                        continue
                     done(*result)
                 if state["built"] and not slots and counts["checked"] <= 1:
                     state["serial"] = True  # one step (or none) to check: no process to fork
@@ -629,24 +752,36 @@ def verify_derivations(
                 work = sum(est for task, est in pending.items() if runnable(task))
                 if len(slots) < workers and (state["built"] or (not slots and work >= _EARLY_WORK)):
                     if pending:
-                        slots.append(Slot(_check_one, order))
-                for i, slot in enumerate(slots):
+                        slots.append(Slot(plan.work, order))
+                for slot in list(slots):
                     if state["built"] and not slot.inflight and len(slot.knows) < len(order) and pending:
                         slot.close()  # forked before the catalogue was complete: fork it again, knowing all
-                        slots[i] = slot = Slot(_check_one, order)
+                        fresh = Slot(plan.work, order)
+                        slots[slots.index(slot)] = fresh
+                        slot = fresh
                     force = stuck()
                     while len(slot.inflight) < _AHEAD:
                         task = pick(slot.knows, force)
                         if task is None:
                             break
-                        slot.send((*task, options))
+                        try:
+                            slot.send(task_of(task))
+                        except SlotDied as exc:
+                            if not lost(slot, str(exc), unsent=task):
+                                raise
+                            break
                 if not state["built"]:
                     build_one()
                     continue
                 if not pending and not any(s.inflight for s in slots):
                     break
                 for slot in ready(slots, None):
-                    task, result = slot.receive()
+                    try:
+                        task, result = slot.receive()
+                    except SlotDied as exc:
+                        if not lost(slot, str(exc)):
+                            raise
+                        continue
                     done(*result)
         except SlotDied:
             for slot in slots:
@@ -658,7 +793,7 @@ def verify_derivations(
             while build_one():
                 pass
             print(
-                f"verify: a worker process died; checking the {len(pending)} remaining step(s) in this process",
+                f"{plan.label}: a worker process died; checking the {len(pending)} remaining {plan.what}(s) in this process",
                 file=sys.stderr,
             )
             state["serial"] = True
@@ -670,7 +805,7 @@ def verify_derivations(
                 pass
             while pending:
                 task = pick(None) or pick(None, force=True)
-                done(*_check_one((*task, options)))  # type: ignore[misc]
+                done(*plan.work(task_of(task)))  # type: ignore[arg-type]
     finally:
         shutil.rmtree(_RUN_DIR[0], ignore_errors=True)
         _RUN_DIR[0] = None
@@ -683,4 +818,4 @@ def verify_derivations(
         "cpu": cpu,
         "overhead": over,
     }
-    return {name: list(out[name]) for name in order}, stats  # type: ignore[arg-type]
+    return {name: list(out[name]) for name in order}, stats

@@ -1,11 +1,11 @@
-"""The verify cache's storage, engine version and catalogue key: files and hashes only, no SymPy.
+"""The run cache's storage, engine version and catalogue key: files and hashes only, no SymPy.
 
 ``infonce-bounds verify`` asks this module first. When the whole catalogue is unchanged, its one
 *catalogue entry* answers without importing SymPy, numpy, python-flint or numba and without building
-a single derivation; only a miss goes on to ``derivations.checks.runner`` (per-step keys, workers).
+a single derivation; only a miss goes on to ``derivations.run.runner`` (per-step keys, workers).
 
-* *engine version*: a hash of the engine's own source (``ledger.py``, ``intervals.py`` and every
-  module of ``checks/``), the versions of the libraries a verdict depends on and the Python version
+* *engine version*: a hash of the engine's own source (``ledger.py``, ``intervals.py``, every
+  module of ``checks/`` and of ``run/``), the versions of the libraries a verdict depends on and the Python version
   (step keys hold bytecode, which changes between Python versions);
 * *catalogue key*: the engine version, every source file of the ``derivations`` package (by its path
   relative to the package directory, so the key is the same in any clone on any machine) and the
@@ -26,8 +26,9 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-_DERIVATIONS = Path(__file__).resolve().parent
+_DERIVATIONS = Path(__file__).resolve().parents[1]
 _CHECKS = _DERIVATIONS / "checks"
+_RUN = _DERIVATIONS / "run"
 
 #: distributions whose version is part of every key: they compute or decide verdicts
 LIBRARIES = ("sympy", "mpmath", "python-flint", "numpy")
@@ -58,8 +59,15 @@ def _library_versions() -> str:
 
 
 def engine_files() -> list[Path]:
-    """The engine's source files, relative to the ``derivations`` package directory."""
-    files = [_DERIVATIONS / "ledger.py", _DERIVATIONS / "intervals.py", *sorted(_CHECKS.glob("*.py"))]
+    """The engine's source files, relative to the ``derivations`` package directory: the ledger, the interval
+    back end, every module of ``checks/`` (its sub-packages too: the sums route lives in ``checks/sums/``)
+    and the run layer (``run/``: how a check is run and keyed can change what is stored)."""
+    files = [
+        _DERIVATIONS / "ledger.py",
+        _DERIVATIONS / "intervals.py",
+        *sorted(_CHECKS.rglob("*.py")),
+        *sorted(_RUN.glob("*.py")),
+    ]
     return [f.relative_to(_DERIVATIONS) for f in files]
 
 
@@ -83,7 +91,7 @@ def canonical_options(options: Mapping[str, Any]) -> str:
 
 def _package_dirs() -> list[Path]:
     """Every directory of the ``derivations`` package path (a result module may be added beside it)."""
-    pkg = sys.modules.get(__package__)
+    pkg = sys.modules.get(__package__.rsplit(".", 1)[0])  # infonce_bounds.derivations
     dirs = [Path(p) for p in getattr(pkg, "__path__", [])] or [_DERIVATIONS]
     return dirs
 
