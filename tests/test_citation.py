@@ -83,10 +83,11 @@ uses = ["log(1 + x) <= x"]
     )
     der, claims = parse(text)
     with default_budget_set(CHECK):
-        results = [userclaims._check_claim(c, {}, {}, TRIALS, 0) if not c.uses else None for c in claims]
-        results[1] = userclaims._check_claim(
-            claims[1], {claims[0].name: results[0]}, {claims[0].name: claims[0].step}, TRIALS, 0
-        )
+        opts = {"trials": TRIALS, "seed": 0}
+        results = [userclaims.check_claim(c, {}, {}, opts)[0] if not c.uses else None for c in claims]
+        results[1] = userclaims.check_claim(
+            claims[1], {claims[0].name: results[0]}, {claims[0].name: claims[0].step}, opts
+        )[0]
     tex = render_latex(der, results)
     assert "citation route: instance of" in tex and r"\ensuremath{\mapsto}" in tex and "domain mapped" in tex
     table = format_report(check(text, trials=TRIALS))
