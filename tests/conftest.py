@@ -117,6 +117,7 @@ _SHARED = {
 }
 
 
+@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
 def pytest_collection_modifyitems(config, items):
     """Each test on the worker of its group: the shared fixture's, else its file's (a file's tests share its
     module fixtures and, in test_fuzz, a tally its last test reads)."""
