@@ -31,6 +31,19 @@ def session_verify_cache(tmp_path_factory):
         os.environ["XDG_CACHE_HOME"] = old
 
 
+@pytest.fixture(autouse=True)
+def numeric_precision_restored():
+    """Every test ends with mpmath and Arb at the precision it started with: a leaked precision rounds every
+    later number of the worker (a reference value at 8 bits once failed an unrelated enclosure test)."""
+    from flint import ctx
+
+    before = (mpmath.mp.prec, mpmath.iv.prec, ctx.prec)
+    yield
+    after = (mpmath.mp.prec, mpmath.iv.prec, ctx.prec)
+    mpmath.mp.prec, mpmath.iv.prec, ctx.prec = before
+    assert after == before, f"the test left (mpmath, mpmath.iv, Arb) precision at {after}, not {before}"
+
+
 @pytest.fixture
 def rng(request) -> np.random.Generator:
     """A generator seeded from the test's name: reproducible, independent across tests."""

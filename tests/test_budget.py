@@ -79,6 +79,24 @@ def test_deadline_inside_a_gc_callback_is_deferred_not_lost():
     assert isinstance(out, Spent) and out.stage == "gc"
 
 
+def test_a_deadline_leaves_no_working_precision_behind():
+    """Stopped between its own ``prec = …`` and the restoring line (as SymPy's evalf can be), a symbolic call
+    must not leave mpmath or Arb at its precision: every later number of the process would be rounded to it."""
+    import mpmath
+    from flint import ctx
+
+    before = (mpmath.mp.prec, mpmath.iv.prec, ctx.prec)
+
+    def lowers_then_hangs():
+        mpmath.mp.prec, mpmath.iv.prec, ctx.prec = 8, 8, 8
+        t0 = time.monotonic()
+        while time.monotonic() - t0 < 3:
+            time.sleep(0.01)
+
+    assert isinstance(run_symbolic(lowers_then_hangs, deadline=0.1), Spent)
+    assert (mpmath.mp.prec, mpmath.iv.prec, ctx.prec) == before
+
+
 def test_other_exceptions_propagate():
     with pytest.raises(ZeroDivisionError):
         run_symbolic(lambda: 1 / 0, deadline=1, memory=None)

@@ -182,6 +182,21 @@ def _memory_cap(memory_mb: float | None) -> Iterator[None]:
         resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
 
 
+@contextlib.contextmanager
+def _numeric_contexts() -> Iterator[None]:
+    """Restore mpmath's and Arb's working precision on exit: a deadline or the memory cap can stop SymPy or
+    mpmath between their own ``prec = …`` and its restoring line (SymPy's evalf estimates magnitudes at a
+    few bits), and the precision they left would round every later computation of the process."""
+    import mpmath
+    from flint import ctx
+
+    saved = (mpmath.mp.prec, mpmath.iv.prec, ctx.prec)
+    try:
+        yield
+    finally:
+        mpmath.mp.prec, mpmath.iv.prec, ctx.prec = saved
+
+
 def _in_swallowing_frame(frame: Any) -> bool:
     """Whether ``frame`` runs inside a gc callback or a finaliser, where CPython swallows exceptions."""
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
@@ -243,7 +258,7 @@ def run_symbolic(
     if deadline is not None and deadline <= 0:
         return Spent(stage, "time", "0 s left")
     try:
-        with _deadline(deadline), _memory_cap(memory):
+        with _numeric_contexts(), _deadline(deadline), _memory_cap(memory):
             return fn(*args, **kwargs)
     except _Deadline:
         return Spent(stage, "time", f"{deadline:g} s")
