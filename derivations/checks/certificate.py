@@ -39,6 +39,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import DerivationError, Step, StepResult, Verdict, free_names
+from .budget import Spent, run_symbolic
 from .falsifier import falsify
 from .identity import check_identity, expand_then_simplify
 from .inequality import check_inequality
@@ -73,9 +74,12 @@ RATIONAL_REWRITES: tuple[Callable[[sp.Expr], sp.Expr], ...] = (
 )
 
 
-def reduce_rational_first(simplifier: Callable[[sp.Expr], sp.Expr] | None) -> Callable[[sp.Expr], sp.Expr]:
+def reduce_rational_first(
+    simplifier: Callable[[sp.Expr], sp.Expr] | None, clock: Any = None
+) -> Callable[[sp.Expr], sp.Expr]:
     """A reduction for ``check_identity``: 0 when one of ``RATIONAL_REWRITES`` gives 0, else ``simplifier`` (or
-    the identity checker's default ``expand_then_simplify``) on the original expression.
+    the identity checker's default ``expand_then_simplify``) on the original expression, under the claim's
+    ``clock`` when given (a reduction out of time returns the expression: no symbolic proof, the spot check decides).
 
     ``simplify`` runs a dozen strategies (0.02–0.3 s on these gaps); writing the difference as one fraction and
     expanding its numerator decides the factored certificates of the catalogue in ≤ 20 ms. A rewrite that fails
@@ -89,7 +93,10 @@ def reduce_rational_first(simplifier: Callable[[sp.Expr], sp.Expr] | None) -> Ca
                     return sp.Integer(0)
             except Exception:  # noqa: BLE001 - a rewrite failing deep inside SymPy: the full reduction decides
                 pass
-        return full(e)
+        if clock is None:
+            return full(e)
+        out = run_symbolic(full, e, deadline=clock.deadline(0.25), stage="certificate: gap = certificate")
+        return e if isinstance(out, Spent) else out
 
     return simp
 
@@ -185,7 +192,7 @@ def prove_certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
     """The route's verdict on ``step`` with hint ``params`` (module docstring)."""
     certificate, reduction = _params(step, params)
     opts = dict(opts)
-    small, big, _ = _sides(step)
+    small, big, strict = _sides(step)
     wp = check_wellposed([step.lhs, step.rhs], step.domain, f"certificate:{step.name}", opts.get("clock"))
     if wp.status == "ill-posed":
         return ill_posed(step, point=wp.point, method="route certificate: undefined at a point of the domain")
@@ -197,7 +204,7 @@ def prove_certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
             certificate,
             kind="identity",
             domain=step.domain,
-            simplifier=reduce_rational_first(reduction),
+            simplifier=reduce_rational_first(reduction, opts.get("clock")),
         ),
         opts,
     )
@@ -208,7 +215,8 @@ def prove_certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
     cert = certificate_sign(cert_step, opts) if is_gap else None
     if cert is None:
         cert = check_inequality(cert_step, opts)
-    rigorous = is_gap and cert.verdict is Verdict.PROVED and defined
+    # certificate ≥ 0 proves the non-strict claim only: a strict one is left to the claim's own checker
+    rigorous = is_gap and cert.verdict is Verdict.PROVED and defined and not strict
     if rigorous and not cert.symbolic:
         # the certificate decides rigour: the claim gets its record (falsifier) and a one-box try
         orig = claim_record(step, opts)
@@ -219,6 +227,7 @@ def prove_certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
         f"route certificate (gap = certificate: {ident.verdict} ({ident.method}); certificate ≥ 0: {cert.verdict} "
         f"({cert.method}); claim: {orig.method}"
         + ("" if defined else f"; definedness not established: {wp.reason}")
+        + ("; strict: the certificate's sign does not decide it" if strict else "")
         + ")"
     )
     cx = orig.counterexample if orig.verdict is Verdict.REFUTED else None

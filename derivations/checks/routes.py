@@ -178,7 +178,7 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
-    "quadrature": HintedRoute("quadrature", (), ("points", "floor"), _quadrature),
+    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
 }
 
 
