@@ -458,7 +458,7 @@ def derivations() -> list[Derivation]:
                 relation="<=",
                 domain=dom_lvl,
                 provenance="ours",
-                check=_cont.factored_check(2**lvl - 1),
+                route=("certificate", {"certificate": 2**lvl - 1}),
             ),
             Step(
                 "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))",
@@ -666,7 +666,7 @@ def derivations() -> list[Derivation]:
                 relation="<=",
                 domain=Domain({tau: _TAU, k: (1, sp.oo)}),
                 provenance="ours",
-                check=_cont.factored_check(1 - 1 / sp.sqrt(1 + (k - 1) * sp.exp(-2 / tau))),
+                route=("certificate", {"certificate": 1 - 1 / sp.sqrt(1 + (k - 1) * sp.exp(-2 / tau))}),
             ),
             Step(
                 "k → ∞ (γτ ≥ 2): complexity_avg → 6 c₀ J √(p/n)(1/τ)(1 + √2 e^{(2/τ)(1 − 1/(γτ))})",

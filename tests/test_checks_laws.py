@@ -207,7 +207,9 @@ def test_monotone_and_factored_checkers_cover_their_domain_and_refuse_wrong_cert
         domain=fac.domain,
         check=_laws.factored_certificate(x),
     )
-    assert check_step(fac_bad, **OPTS).verdict is Verdict.VERIFIED  # gap ≠ x and x < 0 on half the box
+    # gap ≠ x and x < 0 on half the box: the certificate proves nothing (the claim's own checker proves x² ≥ 0)
+    bad = check_step(fac_bad, **OPTS)
+    assert "gap = certificate: refuted" in bad.method and bad.verdict is not Verdict.REFUTED
 
 
 def test_law_describes_its_point():

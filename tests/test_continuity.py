@@ -4,6 +4,7 @@ on random and adversarial similarity pairs (numpy, independent of the SymPy expr
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mpmath
@@ -12,7 +13,9 @@ import pytest
 import sympy as sp
 
 from infonce_bounds.derivations import continuity as C
+from infonce_bounds.derivations.checks import certificate as CR
 from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.checks import quadrature as Q
 from infonce_bounds.derivations.ledger import Domain, Step, Verdict
 from infonce_bounds.derivations.symbols import h, j, k, r, tau, x
 
@@ -141,24 +144,25 @@ def test_planted_wrong_mean_value_identity_is_refuted(der):
     assert res.verdict is Verdict.REFUTED
 
 
-def test_factored_check_rejects_a_wrong_certificate():
-    dom = Domain({x: (0, 1)})
+def test_a_wrong_certificate_withholds_the_proof_and_refutes_nothing():
+    """x² ≤ x on [0, 1] is true; the certificate x(1 + x) is not its gap. The route proves nothing from it, and a
+    wrong certificate is no evidence against the claim (the claim's own checker decides: never refuted)."""
     st = Step(
         "x² ≤ x on [0, 1] with a wrong certificate",
         x**2,
         x,
         kind="inequality",
         relation="<=",
-        domain=dom,
-        check=C.factored_check(x * (1 + x)),
+        domain=Domain({x: (0, 1)}),
+        route=("certificate", {"certificate": x * (1 + x)}),
     )
     res = check_step(st, **FAST)
-    assert res.verdict is Verdict.REFUTED and "gap = certificate: refuted" in res.method
+    assert res.verdict is not Verdict.REFUTED and "gap = certificate: refuted" in res.method
 
 
-def test_factored_check_refutes_a_false_claim_with_its_exact_gap_as_certificate():
+def test_the_certificate_route_refutes_a_false_claim_with_its_exact_gap_as_certificate():
     """The identity is symbolic and right, so the certificate gets the cheap routes first: neither SymPy's
-    assumptions nor interval arithmetic proves x(x − 1) ≥ 0 on [0, 2], and the standard checker refutes it."""
+    assumptions nor interval arithmetic proves x(x − 1) ≥ 0 on [0, 2], and the claim is refuted through the gate."""
     st = Step(
         "planted: x ≤ x² on [0, 2] (false on (0, 1))",
         x,
@@ -166,11 +170,20 @@ def test_factored_check_refutes_a_false_claim_with_its_exact_gap_as_certificate(
         kind="inequality",
         relation="<=",
         domain=Domain({x: (0, 2)}),
-        check=C.factored_check(x * (x - 1)),
+        route=("certificate", {"certificate": x * (x - 1)}),
     )
     res = check_step(st, **FAST)
-    assert res.verdict is Verdict.REFUTED and res.counterexample
+    assert res.verdict is Verdict.REFUTED and res.counterexample and "lhs_enclosure" in res.counterexample
     assert "gap = certificate: proved" in res.method
+
+
+def test_factored_check_is_the_certificate_route():
+    """``factored_check`` (kept for modules not yet on the hint) gives the route's verdict."""
+    st = Step("x² ≤ x on [0, 1]", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
+    cert = x * (1 - x)
+    by_check = check_step(dataclasses.replace(st, check=C.factored_check(cert)), **FAST)
+    by_route = check_step(dataclasses.replace(st, route=("certificate", {"certificate": cert})), **FAST)
+    assert by_check.verdict is by_route.verdict is Verdict.PROVED and by_check.covered == by_route.covered
 
 
 def test_rational_rewrites_prove_only_identities():
@@ -182,7 +195,7 @@ def test_rational_rewrites_prove_only_identities():
         full_calls.append(e)
         return sp.simplify(e)
 
-    simp = C.reduce_rational_first(full)
+    simp = CR.reduce_rational_first(full)
     e_ = sp.exp(x / tau)
     assert simp(k * e_ / (1 + k * e_) - 1 + 1 / (1 + k * e_)) == 0 and not full_calls
     assert simp(k * e_ / (1 + k * e_) - 1 + 1 / (2 + k * e_)) != 0 and len(full_calls) == 1
@@ -192,23 +205,23 @@ def test_certificate_proof_proves_only_what_holds():
     opts = {"box_budget": 300, "max_dims": 4}
     dom = Domain({x: (0, 2)})
     cert = lambda e: Step("planted: certificate ≥ 0", e, 0, kind="inequality", relation=">=", domain=dom)  # noqa: E731
-    assert C._certificate_proof(cert(x * (x - 1)), opts) is None  # negative on (0, 1): left to the full checker
-    by_interval = C._certificate_proof(cert(x * (2 - x)), opts)
+    assert CR.certificate_sign(cert(x * (x - 1)), opts) is None  # negative on (0, 1): left to the full checker
+    by_interval = CR.certificate_sign(cert(x * (2 - x)), opts)
     assert by_interval.verdict is Verdict.PROVED and by_interval.certified and not by_interval.symbolic
     assert by_interval.covered == {"x": ("0", "2")}
-    by_sympy = C._certificate_proof(cert(sp.exp(x) * (1 + x**2)), opts)  # positive for every real x
+    by_sympy = CR.certificate_sign(cert(sp.exp(x) * (1 + x**2)), opts)  # positive for every real x
     assert by_sympy.verdict is Verdict.PROVED and by_sympy.symbolic
 
 
 def test_claim_record_refutes_on_the_falsifier_counterexample():
-    """``_claim_record`` is the claim's record on the rigorous route: its falsifier alone refutes a false claim."""
+    """``claim_record`` is the claim's record on the rigorous route: its falsifier alone refutes a false claim."""
     st = Step("planted: x² ≤ x on [0, 2]", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 2)}))
-    res = C._claim_record(st, {**FAST, "dps": 50, "max_dims": 4, "k_cap": 12, "real_cap": 1e6, "vectorise": True})
+    res = CR.claim_record(st, {**FAST, "dps": 50, "max_dims": 4, "k_cap": 12, "real_cap": 1e6, "vectorise": True})
     assert res.verdict is Verdict.REFUTED and res.counterexample
 
 
 def test_cse_integrand_is_the_evaluator_integrand():
-    """``quadrature_check``'s CSE'd integrand gives the Evaluator's value of the same written-out instance."""
+    """The quadrature route's CSE'd integrand gives the Evaluator's value of the same written-out instance."""
     from infonce_bounds.derivations.checks import Evaluator
 
     (d,) = C.derivations()
@@ -221,7 +234,7 @@ def test_cse_integrand_is_the_evaluator_integrand():
     for i_, (a_, _) in enumerate(inst.entries):
         pt[a_] = sp.Rational((-1) ** i_ * (i_ + 1), 9)
     with mpmath.workdps(30):
-        f = C._integrand(ev, {}, pt, var)
+        f = Q.integrand(ev, {}, pt, var)
         for tt in (0, sp.Rational(1, 3), 1):
             ref = ev.evaluate({**pt, var: tt}, exact=True, dps=30)[1]
             assert abs(f(mpmath.mpf(tt)) - ref) <= mpmath.mpf(10) ** -28 * max(1, abs(ref))

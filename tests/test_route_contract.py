@@ -201,6 +201,55 @@ def _monotone() -> Cases:
     )
 
 
+def _certificate() -> Cases:
+    a = sp.Symbol("a_rc", positive=True)
+    b = sp.Symbol("b_rc", positive=True)
+    ab = {a: (R(1, 100), 4), b: (R(1, 100), 4)}
+    amgm = (sp.sqrt(a) - sp.sqrt(b)) ** 2 / 2  # (a + b)/2 − √(ab): zero along a = b
+
+    def cert(lhs, rel, rhs, ranges, c_):
+        return claim(lhs, rel, rhs, ranges, ("certificate", {"certificate": c_}))
+
+    return Cases(
+        true=[
+            cert(x**2, "<=", x, {x: (0, 1)}, x * (1 - x)),  # touching at both ends
+            cert(sp.sqrt(a * b), "<=", (a + b) / 2, ab, amgm),  # touching along a line
+        ],
+        false=[
+            cert(x**2, "<=", x, {x: (0, 2)}, x * (1 - x)),  # the range past where it holds: the certificate < 0
+            cert(x**2 + R(1, 100), "<=", x, {x: (0, 1)}, x * (1 - x) - R(1, 100)),  # off by 1/100 at the ends
+            cert(sp.sqrt(a * b) + R(1, 100), "<=", (a + b) / 2, ab, amgm - R(1, 100)),  # off by 1/100 on a = b
+            cert(x**2, "<=", x, {x: (0, 2)}, x**2),  # a wrong certificate (≥ 0) for a false claim
+            cert(x**2, "<", x, {x: (0, 1)}, x * (1 - x)),  # strict: equal at the ends
+        ],
+    )
+
+
+def _quadrature() -> Cases:
+    log_int = sp.Integral(1 / (1 + t), (t, 0, x))
+    anti = ("quadrature", {"antiderivative": sp.log(1 + t)})
+    sq_int = sp.Integral(t**2, (t, 0, x))
+    return Cases(
+        true=[
+            claim(sp.log(1 + x), "=", log_int, {x: (0, 5)}, anti),
+            claim(
+                x**3 / 3 - y**3 / 3,
+                "=",
+                sp.Integral(t**2, (t, y, x)),
+                {x: (-2, 2), y: (-2, 2)},
+                ("quadrature", {"antiderivative": t**3 / 3}),
+            ),
+        ],
+        false=[
+            claim(sp.log(1 + x) + R(1, 100), "=", log_int, {x: (0, 5)}, anti),  # off by 1/100
+            claim(sp.log(1 + x), "=", sp.Integral(1 / (1 + t) + t / 1000, (t, 0, x)), {x: (0, 5)}, anti),  # G' ≠ f
+            claim(sp.log(1 + x), "=", log_int, {x: (-2, 1)}, anti),  # x ≤ −1: the log and the integral undefined
+            claim(x**3 / 3, "=", sp.Integral(t**2 + R(1, 1000), (t, 0, x)), {x: (0, 3)}, ("quadrature", {})),
+            claim(x**3 / 3 + x / 10**6, "=", sq_int, {x: (1, 3)}, ("quadrature", {"points": 4})),  # off by 1e-6·x
+        ],
+    )
+
+
 @functools.cache
 def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
     """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
@@ -238,6 +287,8 @@ CASES: dict[str, Callable[[], Cases]] = {
     "touching": _touching,
     "mean value": _mean_value,
     "monotone": _monotone,
+    "certificate": _certificate,
+    "quadrature": _quadrature,
     "citation": _citation,
 }
 

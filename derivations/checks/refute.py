@@ -559,7 +559,9 @@ def _integral(e: sp.Integral, memo: dict) -> arb:
     if f.has(sp.Integral):
         raise Undecided("a nested integral")
     ab, bb = _ball(sp.sympify(a), memo), _ball(sp.sympify(b), memo)
-    outer = {s_: acb(_ball(s_, memo)) for s_ in (f.free_symbols | f.atoms(sp.Indexed)) - {t}}
+    # an entry z[i] brings its base's label z among the free symbols: the entry has a value, the label none
+    labels = {ix.base.label for ix in f.atoms(sp.Indexed)}
+    outer = {s_: acb(_ball(s_, memo)) for s_ in (f.free_symbols | f.atoms(sp.Indexed)) - {t} - labels}
 
     def fn(x: Any, analytic: bool) -> Any:
         try:

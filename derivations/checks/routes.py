@@ -23,7 +23,11 @@ the parameter.
 
 * ``mean value`` (``checks/mean_value.py``): ``lhs = rhs`` as "(G(b) − G(a))/(b − a) = G'(a + c(b − a)) for
   some c ∈ [0, 1]", or ``|G(b) − G(a)| ≤ L·|b − a|`` from ``|G'| ≤ L`` on the segment (Arb);
-* ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``.
+* ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``;
+* ``certificate`` (``checks/certificate.py``): ``gap ≥ 0`` from ``gap = certificate`` (symbolic) and the
+  certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
+* ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
+  where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
 
 from __future__ import annotations
@@ -156,11 +160,25 @@ def _monotone(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) ->
     return prove_monotone(step, params, opts)
 
 
+def _certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .certificate import prove_certificate
+
+    return prove_certificate(step, params, opts)
+
+
+def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .quadrature import prove_quadrature
+
+    return prove_quadrature(step, params, opts)
+
+
 HINTED: dict[str, HintedRoute] = {
     "mean value": HintedRoute(
         "mean value", ("path", "var"), ("point", "bound", "start", "end", "points", "pieces"), _mean_value
     ),
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
+    "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
+    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
 }
 
 

@@ -16,9 +16,7 @@ from typing import Any
 
 import mpmath
 
-from ..checks.custom import proof_cover, proof_result
 from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
-from ..ledger import Step, StepResult
 
 __all__ = [
     "ARRAY",
@@ -75,23 +73,11 @@ def monotone_from(end: Any, derivative: Any, var: Any, side: str = "left") -> Ca
 
 
 def factored_certificate(cert: Any) -> Callable:
-    """Checker for ``small ≤ big`` given ``cert``, a factored form of the gap: SymPy must reduce
-    ``gap − cert`` to 0, and ``cert ≥ 0`` must be certified by interval arithmetic on the step's domain
-    (a product of factors each of one sign encloses without the cancellation the gap itself suffers).
-    The falsifier then runs for the record."""
-    import sympy as sp
+    """A ``Step.check`` running the route "certificate" (``checks/certificate.py``: ``gap = cert`` reduced
+    symbolically, ``cert ≥ 0`` certified by SymPy's deduction or Arb, refutations through the gate) with this
+    certificate; a step should name the route instead (``route=("certificate", {"certificate": cert})``). Kept
+    for result modules not yet moved to the hint."""
+    from ..checks.certificate import prove_certificate
 
-    from ..checks import _sides, certify_nonnegative, falsify
-
-    def check(step: Step, opts: dict) -> StepResult:
-        small, big, _ = _sides(step)
-        same = sp.simplify(big - small - cert) == 0
-        outcome = certify_nonnegative(cert, step.domain, budget=opts["box_budget"])
-        cert_ok = outcome.status == "proved"
-        fz = falsify(step, opts)
-        proved = same and cert_ok
-        method = f"factored gap (SymPy: gap = certificate: {same}; interval: certificate ≥ 0: {cert_ok})"
-        cover = proof_cover(step, outcome) if proved else None
-        return proof_result(step, fz, proved, method, covered=cover, certified=True)
-
-    return check
+    params = {"certificate": cert}
+    return lambda step, opts: prove_certificate(step, params, opts)

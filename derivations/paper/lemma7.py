@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..continuity import _powsimp, factored_check, weight_bound
+from ..continuity import weight_bound
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_MAX, TAU_MIN, beta, dist, j, k, s, tau, x
 from ..symbols import y as y_sym
@@ -120,9 +120,12 @@ def derivations() -> list[Derivation]:
             domain=D["weight"],
             provenance="paper",
             reference="proof of Lemma 7, 'the fact that p_j ≤ e^{2/τ}/k'",
-            check=factored_check(
-                (ex * (E2 - 1) + (k - 1) * ex * (sp.exp((2 + xbar - x) / tau) - 1))
-                / (k * (ex + (k - 1) * sp.exp(xbar / tau)))
+            route=(
+                "certificate",
+                {
+                    "certificate": (ex * (E2 - 1) + (k - 1) * ex * (sp.exp((2 + xbar - x) / tau) - 1))
+                    / (k * (ex + (k - 1) * sp.exp(xbar / tau)))
+                },
             ),
         ),
         Step(
@@ -156,12 +159,15 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["weight"],
             provenance="ours",
-            check=factored_check(
-                k
-                * (k - 1)
-                * sp.exp(-2 / tau)
-                * (sp.exp((2 + xbar - x) / tau) - 1)
-                / ((1 + (k - 1) * sp.exp((xbar - x) / tau)) * (1 + (k - 1) * sp.exp(-2 / tau)))
+            route=(
+                "certificate",
+                {
+                    "certificate": k
+                    * (k - 1)
+                    * sp.exp(-2 / tau)
+                    * (sp.exp((2 + xbar - x) / tau) - 1)
+                    / ((1 + (k - 1) * sp.exp((xbar - x) / tau)) * (1 + (k - 1) * sp.exp(-2 / tau)))
+                },
             ),
             note="k p_j = k/(1 + (k − 1) e^{(x̄ − x)/τ}) increases in x and decreases in x̄: extreme at x = 1, x̄ = −1",
         ),
@@ -184,9 +190,12 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tkb"],
             provenance="ours",
-            check=factored_check(
-                paper_constant() * (1 - (1 / (1 + (E2 - 1) / k)) ** (1 / beta)),
-                simplifier=_powsimp,
+            route=(
+                "certificate",
+                {
+                    "certificate": paper_constant() * (1 - (1 / (1 + (E2 - 1) / k)) ** (1 / beta)),
+                    "reduction": "powsimp",
+                },
             ),
             note="M_k = e^{2/τ}/(1 + (e^{2/τ} − 1)/k) ≤ e^{2/τ}; also M_k ≤ k, so ours ≤ k^{1/β} (the trivial max bound)",
         ),
