@@ -197,12 +197,26 @@ def _numeric_contexts() -> Iterator[None]:
         mpmath.mp.prec, mpmath.iv.prec, ctx.prec = saved
 
 
+#: True while the garbage collector runs (its callbacks, finalisers and weakref callbacks swallow exceptions)
+_COLLECTING = [False]
+
+
+def _gc_phase(phase: str, info: dict) -> None:
+    _COLLECTING[0] = phase == "start"
+
+
+gc.callbacks.insert(0, _gc_phase)
+#: the standard library's weakref callbacks (called when a referent dies, outside a collection too)
+_WEAKREF_FILES = ("weakref.py", "_weakrefset.py")
+
+
 def _in_swallowing_frame(frame: Any) -> bool:
-    """Whether ``frame`` runs inside a gc callback or a finaliser, where CPython swallows exceptions."""
+    """Whether ``frame`` runs inside a gc callback, a finaliser or a weakref callback, where CPython swallows
+    exceptions."""
     callbacks = {getattr(cb, "__code__", None) for cb in gc.callbacks}
     while frame is not None:
         code = frame.f_code
-        if code in callbacks or code.co_name == "__del__":
+        if code in callbacks or code.co_name == "__del__" or code.co_filename.endswith(_WEAKREF_FILES):
             return True
         frame = frame.f_back
     return False
@@ -223,10 +237,12 @@ def _deadline(seconds: float | None) -> Iterator[bool]:
     def fire(signum: int, frame: Any) -> None:
         if getattr(_state, "token", None) is None:
             return
-        if _in_swallowing_frame(frame):
+        if _COLLECTING[0] or _in_swallowing_frame(frame):
             # raised there, the exception would be lost (and reported as unraisable): try again shortly
             signal.setitimer(signal.ITIMER_REAL, 0.01)
             return
+        # should a callback not recognised above swallow it, the alarm rings again (a normal unwind disarms it)
+        signal.setitimer(signal.ITIMER_REAL, 0.05)
         raise _Deadline()
 
     old_handler = signal.signal(signal.SIGALRM, fire)
