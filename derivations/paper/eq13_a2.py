@@ -140,6 +140,9 @@ def a2_numerator(tau_: Any, k_: int, lam: Any = HALF, pj: list | None = None) ->
 # ----------------------------------------------------------------------------- Arb: the refutation gate of A.2
 #: precisions (bits) at which a refutation proposed by the mpmath search is decided by Arb
 ARB_BITS = (128, 256, 512, 1024)
+#: largest k of an Arb binomial sum: the probabilities are exact rationals of ~k·log2 N bits each (k = 4096 at
+#: τ = 1/4 takes ~2 s); beyond it a sum is not formed (printed_liminf decides without it)
+A2_SUM_CAP = 5000
 #: the claims a counterexample of this module names (its "check" key) and the relation each claims
 A2_RELATIONS = {"printed_liminf": ">=", "exact_scaled": ">=", "ratio13": "<="}
 
@@ -152,20 +155,23 @@ def _fq(x: Any, name: str) -> fmpq:
     return fmpq(int(r.p), int(r.q))
 
 
-def a2_arb(tau_: Any, k_: int, lam: Any = None) -> dict[str, Any]:
+def a2_arb(tau_: Any, k_: int, lam: Any = None, sums: bool = True) -> dict[str, Any]:
     """Arb enclosures (at the current ``ctx.prec``) of the δ = 0 construction at exact τ (and λ):
     E = e^{1/τ}; N = ⌈E − 1⌉ (an exact integer); gap = CE − R̃ = log μ − Σ_j P(J = j) log(1 + j(E − 1)/k) with
     P(J = j) = C(k, j)(N − 1)^{k−j}/N^k exact rationals; with λ also num = |Σ_j P(J = j) jA/(jA + (k − j)B)
     − εα|/τ (A = b − a + aN, B = b − a for λ = a/b: exact rationals) and Ew2 = εα² + (1 − ε)β² (exact).
 
-    Raises ``ValueError`` unless τ > 0 with e^{1/τ} > 2 certified, k ≥ 1 an integer, 0 < λ < 1, and when
-    ⌈E − 1⌉ is not decided at this precision (E − 1 within the ball of an integer)."""
+    Raises ``ValueError`` unless τ > 0 with e^{1/τ} > 2 certified, 1 ≤ k ≤ ``A2_SUM_CAP`` an integer (``sums``
+    false: any k ≥ 1, only E and N formed), 0 < λ < 1, and when ⌈E − 1⌉ is not decided at this precision (E − 1
+    within the ball of an integer)."""
     t = _fq(tau_, "tau")
     if not t > 0:
         raise ValueError(f"tau = {tau_} must be > 0")
     if int(k_) != k_ or k_ < 1:
         raise ValueError(f"k = {k_} must be an integer >= 1")
     k_ = int(k_)
+    if sums and k_ > A2_SUM_CAP:
+        raise ValueError(f"k = {k_}: an exact binomial sum is formed only for k <= {A2_SUM_CAP}")
     big = (arb(1) / arb(t)).exp()
     if not big > 2:
         raise ValueError(f"tau = {tau_} must satisfy e^(1/tau) > 2 (certified), i.e. tau < 1/log 2")
@@ -174,12 +180,14 @@ def a2_arb(tau_: Any, k_: int, lam: Any = None) -> dict[str, Any]:
         raise ValueError(f"ceil(e^(1/tau) - 1) at tau = {tau_} is not decided at this precision")
     n_cells = int(c.unique_fmpz())
     e1 = big - 1
+    out: dict[str, Any] = {"E": big, "N": n_cells}
+    if not sums:
+        return out
     den = fmpz(n_cells) ** k_
     pj, binom = [], 1
     for j_ in range(k_ + 1):  # C(k, j) by the exact recurrence C(k, j + 1) = C(k, j)(k − j)/(j + 1)
         pj.append(fmpq(fmpz(binom) * fmpz(n_cells - 1) ** (k_ - j_), den))
         binom = binom * (k_ - j_) // (j_ + 1)
-    out: dict[str, Any] = {"E": big, "N": n_cells}
     e_log = arb(0)
     for j_, p_ in enumerate(pj):
         if p_ != 0:
@@ -205,16 +213,20 @@ def a2_arb(tau_: Any, k_: int, lam: Any = None) -> dict[str, Any]:
 def _a2_sides(check: str, point: dict[str, str], const: Any) -> tuple[arb, arb, dict[str, arb]]:
     """(lhs, rhs, other enclosures) of ``check`` at ``point`` (exact strings), at the current precision:
     printed_liminf: lhs = (11)'s bound (e^{2/τ} − 1)²/(8k) ≥ CE − R̃ for every k' ≥ k (an upper bound of the
-    liminf), rhs = (1 − a)(E − 2)/const, and the exact gap at k; exact_scaled: lhs = k·gap, rhs = (E − 2)/const;
+    liminf), rhs = (1 − a)(E − 2)/const, and the exact gap at k when k ≤ ``A2_SUM_CAP``; exact_scaled: lhs = k·gap, rhs = (E − 2)/const;
     ratio13: lhs = num/gap, rhs = const·Ew2/(τ(E − 2))."""
     if check not in A2_RELATIONS:
         raise ValueError(f"check = {check!r}: one of {sorted(A2_RELATIONS)}")
     k_ = int(point["k"])
     if check == "printed_liminf":
-        c_ = a2_arb(point["tau"], k_)
+        small = k_ <= A2_SUM_CAP
+        c_ = a2_arb(point["tau"], k_, sums=small)
         a_ = _fq(point["a"], "a")
+        if not 0 < a_ < 1:
+            raise ValueError(f"a = {point['a']} must lie in (0, 1)")
         big = c_["E"]
-        return (big**2 - 1) ** 2 / (8 * k_), arb(1 - a_) * (big - 2) / arb(_fq(const, "const")), {"gap": c_["gap"]}
+        other = {"gap": c_["gap"]} if small else {}
+        return (big**2 - 1) ** 2 / (8 * k_), arb(1 - a_) * (big - 2) / arb(_fq(const, "const")), other
     if check == "exact_scaled":
         c_ = a2_arb(point["tau"], k_)
         return k_ * c_["gap"], (c_["E"] - 2) / arb(_fq(const, "const")), {"gap": c_["gap"]}
@@ -319,8 +331,8 @@ def _printed_liminf_check(step: Any, opts: dict, const: Any = 16) -> StepResult:
                     method="exact binomial sum on the A.2 construction (δ = 0), with the bound (11) for all k ≥ k*; "
                     f"Arb at {cex['bits']} bits",
                     evidence=f"at τ = {tv}, a = 1/2: CE − R̃ ≤ (11) ∈ [{', '.join(cex['lhs_enclosure'])}] < printed "
-                    f"∈ [{', '.join(cex['rhs_enclosure'])}] for every k ≥ {k_star}; exact CE − R̃ at k* "
-                    f"∈ [{', '.join(cex['gap_enclosure'])}]",
+                    f"∈ [{', '.join(cex['rhs_enclosure'])}] for every k ≥ {k_star}"
+                    + (f"; exact CE − R̃ at k* ∈ [{', '.join(cex['gap_enclosure'])}]" if "gap_enclosure" in cex else ""),
                     counterexample=cex,
                     trials=len(CHECK_TAUS),
                 )
