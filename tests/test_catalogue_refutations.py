@@ -1,8 +1,8 @@
 """Every REFUTED verdict of the catalogue that carries a counterexample replays (issue 25: "refuted" needs an
 exact point whose Arb enclosures replay).
 
-For each derivation with an erratum (``infonce-bounds errata --json``), the steps are checked once (1000
-falsifier trials, seed 0, no cache) and every REFUTED result with a counterexample is replayed from its dict
+For each derivation with an erratum (``infonce-bounds errata --json``), the steps are checked once (the
+session's catalogue check: 1000 falsifier trials, seed 0) and every REFUTED result with a counterexample is replayed from its dict
 alone: a SymPy-expression claim through ``refute.replay`` (the one gate), an A.2 construction claim
 (``check`` key) through ``eq13_a2.replay_a2``. Counterexamples of the exact-finite-law search
 (``checks.laws``: a law, decided by mpmath at doubling precision, not by Arb) are the one known exception;
@@ -20,7 +20,6 @@ from infonce_bounds.derivations.ledger import Verdict
 from infonce_bounds.derivations.paper import eq13_a2
 from infonce_bounds.derivations.paper import errata as paper_errata
 from infonce_bounds.derivations.paper.eq13_a2 import a2_refutation, replay_a2
-from infonce_bounds.derivations.run.runner import verify_derivations
 
 #: refutations by the exact-finite-law search (``checks.laws.search``/``confirm``: mpmath, precision doubling;
 #: the law's evaluate functions are written for floats/mpmath, not Arb): (derivation, step)
@@ -37,16 +36,16 @@ def _errata_derivations() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def refutations() -> list[tuple[str, object, object]]:
-    """(derivation, step, result) of every REFUTED result with a counterexample, derivations with errata."""
+def refutations(catalogue_runs) -> list[tuple[str, object, object]]:
+    """(derivation, step, result) of every REFUTED result with a counterexample, derivations with errata (the
+    session's one check of the catalogue: 1000 falsifier trials, seed 0)."""
     rows = []
     for name in _errata_derivations():
         der = catalogue.get(name)
-        res, _ = verify_derivations([der], {"trials": 1000, "seed": 0}, workers=1, use_cache=False)
         by_name = {s.name: s for s in der.steps}
-        for r in res[name]:
+        for step_name, r in catalogue_runs[name].items():
             if r.verdict == Verdict.REFUTED and r.counterexample:
-                rows.append((name, by_name[r.step], r))
+                rows.append((name, by_name[step_name], r))
     return rows
 
 
