@@ -129,8 +129,9 @@ def compare_json(rows: list[dict]) -> list[dict]:
 
 
 #: what a gate counterexample says beside its point (checks/refute.py): the two sides' Arb enclosures, the
-#: relation, whether the sides were shown exactly equal, the working precision
-GATE_KEYS = ("lhs_enclosure", "rhs_enclosure", "relation", "equal_exactly", "bits")
+#: relation, whether the sides were shown exactly equal, the working precision; an exact construction's
+#: refutation (paper/eq13_a2.py) also names its check and carries further enclosures (``…_enclosure``)
+GATE_KEYS = ("lhs_enclosure", "rhs_enclosure", "relation", "equal_exactly", "bits", "check")
 
 
 def _point(values: dict) -> tuple[dict, dict]:
@@ -138,7 +139,7 @@ def _point(values: dict) -> tuple[dict, dict]:
     The gate's enclosures become ``[lo, hi]`` numbers; its relation, flag and precision pass as they are."""
     nums = {}
     for k, v in values.items():
-        if k in ("lhs_enclosure", "rhs_enclosure") and isinstance(v, (list, tuple)):
+        if k.endswith("_enclosure") and isinstance(v, (list, tuple)):
             nums[k] = [nearest(e) if isinstance(e, str) else e for e in v]
         elif k in GATE_KEYS:
             nums[k] = v
