@@ -10,20 +10,43 @@ from infonce_bounds.numerics._env import apply_cli_defaults
 # that sleep, and a numba cache keyed on the kernel sources (so an edited helper never runs stale)
 apply_cli_defaults()
 
+import contextlib  # noqa: E402
 import os  # noqa: E402
+import pathlib  # noqa: E402
 
 import mpmath  # noqa: E402
 import numpy as np  # noqa: E402
 import pytest  # noqa: E402
 
 
+def _run_root(tmp_path_factory) -> pathlib.Path:
+    """The directory this run's pytest-xdist workers share (the parent of their base temps), else this session's."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+@contextlib.contextmanager
+def _run_lock(tmp_path_factory, name: str):
+    """One worker of this run at a time: the first builds a shared thing, the others then read it."""
+    import fcntl
+
+    with open(_run_root(tmp_path_factory) / f"{name}.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def session_verify_cache(tmp_path_factory):
-    """A verify cache of this session's own: never the developer's ``~/.cache`` (a verdict cached by
-    other code must not pass a test), shared by the tests of the whole catalogue. Numba's cache
+    """A verify cache of this run's own, shared by its workers: never the developer's ``~/.cache`` (a verdict
+    cached by other code must not pass a test), shared by the tests of the whole catalogue. Numba's cache
     directory is fixed already (``apply_cli_defaults`` above), so kernels stay cached across sessions."""
     old = os.environ.get("XDG_CACHE_HOME")
-    os.environ["XDG_CACHE_HOME"] = str(tmp_path_factory.mktemp("xdg-cache"))
+    shared = _run_root(tmp_path_factory) / "xdg-cache"
+    shared.mkdir(exist_ok=True)
+    os.environ["XDG_CACHE_HOME"] = str(shared)
     yield os.environ["XDG_CACHE_HOME"]
     if old is None:
         del os.environ["XDG_CACHE_HOME"]
@@ -64,16 +87,29 @@ def executed_notebooks(tmp_path_factory):
     in that directory with the installed package: ``{name: {"path", "seconds", "error"}}``.
 
     Session-scoped so the notebook tests and the documentation build share one execution (the docs
-    render these executed copies, outputs included, instead of running the notebooks again).
+    render these executed copies, outputs included, instead of running the notebooks again); under
+    pytest-xdist the first worker to need them executes them and the others read its record.
     """
     nbformat = pytest.importorskip("nbformat")
     nbclient = pytest.importorskip("nbclient")
     pytest.importorskip("ipykernel")
+    import json
     import time
 
     from infonce_bounds.numerics.cli import main
 
-    work = tmp_path_factory.mktemp("notebooks")
+    with _run_lock(tmp_path_factory, "notebooks"):
+        work = _run_root(tmp_path_factory) / "notebooks"
+        record = work / "executed.json"
+        if record.exists():
+            return {k: {**v, "path": pathlib.Path(v["path"])} for k, v in json.loads(record.read_text()).items()}
+        work.mkdir()
+        out = _execute_notebooks(work, nbformat, nbclient, time, main)
+        record.write_text(json.dumps({k: {**v, "path": str(v["path"])} for k, v in out.items()}))
+        return out
+
+
+def _execute_notebooks(work, nbformat, nbclient, time, main) -> dict:
     assert main(["notebooks", str(work)]) == 0
     out = {}
     for path in sorted(work.glob("[0-9][0-9]_*.ipynb")):
@@ -99,7 +135,7 @@ NOTEBOOK_CELL_TIMEOUT = 300  #: seconds per cell (a cell that hangs fails the te
 
 
 @pytest.fixture(scope="session")
-def catalogue_verdicts(session_verify_cache):
+def catalogue_verdicts(session_verify_cache, tmp_path_factory):
     """Every catalogue step checked once per session (the suite's budget, both cores, the session's
     verify cache): ``{derivation name: [(step, result), …]}``, shared by every whole-catalogue test."""
     from suite_budget import SUITE_TRIALS
@@ -109,7 +145,8 @@ def catalogue_verdicts(session_verify_cache):
     from infonce_bounds.derivations.run import runner
 
     ders = catalogue.all_derivations()
-    by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
+    with _run_lock(tmp_path_factory, "catalogue"):  # a second worker reads the first one's verdicts from the cache
+        by_der, _ = runner.verify_derivations(ders, {"trials": SUITE_TRIALS, "seed": DEFAULTS["seed"]}, workers=2)
     return {d.name: list(zip(d.steps, by_der[d.name])) for d in ders}
 
 
@@ -117,26 +154,3 @@ def catalogue_verdicts(session_verify_cache):
 def catalogue_runs(catalogue_verdicts):
     """``{derivation name: {step name: result}}`` of the session's one check of the catalogue."""
     return {name: {st.name: res for st, res in pairs} for name, pairs in catalogue_verdicts.items()}
-
-
-#: session fixtures too costly to build twice: a test that uses one runs on the worker that built it
-#: (pytest-xdist's ``--dist loadgroup``), so the catalogue is checked once and the notebooks executed once;
-#: a file's other tests stay together
-_SHARED = {
-    "catalogue_verdicts": "catalogue",
-    "catalogue_runs": "catalogue",
-    "catalogue_results": "catalogue",
-    "executed_notebooks": "notebooks",
-}
-
-
-@pytest.hookimpl(tryfirst=True)  # before xdist's own hook, which reads the marks into the node ids
-def pytest_collection_modifyitems(config, items):
-    """Each test on the worker of its group: the shared fixture's, else its file's (a file's tests share its
-    module fixtures and, in test_fuzz, a tally its last test reads)."""
-    for item in items:
-        groups = {_SHARED[f] for f in getattr(item, "fixturenames", ()) if f in _SHARED}
-        if len(groups) > 1:
-            raise pytest.UsageError(f"{item.nodeid} uses fixtures of two worker groups: {sorted(groups)}")
-        if not item.get_closest_marker("xdist_group"):
-            item.add_marker(pytest.mark.xdist_group(groups.pop() if groups else item.nodeid.split("::")[0]))

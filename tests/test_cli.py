@@ -90,7 +90,6 @@ def test_report_pdf_without_pdflatex_is_exit_2(tmp_path, capsys, monkeypatch):
     assert not (tmp_path / "r" / "REPORT.md").exists()  # refused before the long run
 
 
-@pytest.mark.xdist_group("catalogue")  # reads the verdicts of the session's catalogue check
 def test_report_builds_with_summary_and_plots(tmp_path, capsys):
     # the main job end to end, in its quick form: summary first, every section, plots beside it
     from infonce_bounds.numerics.latex import have_pdflatex

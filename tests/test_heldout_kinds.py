@@ -20,9 +20,6 @@ try:
 except ModuleNotFoundError:  # Python 3.10
     import tomli as tomllib
 
-#: the claims share one worker (each is checked once per session, and the proportion test reads them all)
-pytestmark = pytest.mark.xdist_group("heldout")
-
 FILE = pathlib.Path(__file__).parent / "data" / "heldout_kinds.toml"
 CLAIMS = {c["name"]: c for c in tomllib.loads(FILE.read_text())["claim"]}
 
