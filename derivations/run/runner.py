@@ -732,20 +732,25 @@ def run_steps(
         return True
 
     _clear_memos()
+
+    def drain(timeout: float | None) -> None:
+        """Take every result a worker has ready (``timeout`` None: wait for one); a worker lost is replaced."""
+        for slot in ready(slots, timeout):
+            try:
+                _task, result = slot.receive()
+            except SlotDied as exc:
+                if not lost(slot, str(exc)):
+                    raise
+                continue
+            done(*result)
+
     _REGISTRY.clear()
     _RUN_KEYS.clear()
     _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
         try:
             while not state["serial"]:
-                for slot in ready(slots, 0):
-                    try:
-                        task, result = slot.receive()
-                    except SlotDied as exc:
-                        if not lost(slot, str(exc)):
-                            raise
-                        continue
-                    done(*result)
+                drain(0)
                 if state["built"] and not slots and counts["checked"] <= 1:
                     state["serial"] = True  # one step (or none) to check: no process to fork
                     break
@@ -775,14 +780,7 @@ def run_steps(
                     continue
                 if not pending and not any(s.inflight for s in slots):
                     break
-                for slot in ready(slots, None):
-                    try:
-                        task, result = slot.receive()
-                    except SlotDied as exc:
-                        if not lost(slot, str(exc)):
-                            raise
-                        continue
-                    done(*result)
+                drain(None)  # wait for a result
         except SlotDied:
             for slot in slots:
                 for task in slot.inflight:
