@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ledger import Derivation, StepResult, Verdict
+from . import keys as step_keys
 from . import runner
 from .cache import engine_version, file_hash
 
@@ -77,17 +78,17 @@ def claim_key(claim: Any, options: Mapping[str, Any], budget: Any, cited_keys: S
         f"budget={_budget_text(budget)}",
         "cited=" + ",".join(cited_keys),
         f"two-sided={step.check is not None}",
-        f"ranges={runner._canon(dict(step.domain.ranges))}",
-        f"constraints={runner._canon(tuple(step.domain.constraints))}",
+        f"ranges={step_keys._canon(dict(step.domain.ranges))}",
+        f"constraints={step_keys._canon(tuple(step.domain.constraints))}",
     ]
     for f in dataclasses.fields(step):  # every other field: one added to Step is keyed without an edit here
         if f.name not in _NOT_KEYED:
-            fields.append(f"{f.name}={runner._canon(getattr(step, f.name))}")
-    runner._clear_memos()
+            fields.append(f"{f.name}={step_keys._canon(getattr(step, f.name))}")
+    step_keys._clear_memos()
     try:
-        text = runner._renumber_dummies("\x1f".join(fields))
+        text = step_keys._renumber_dummies("\x1f".join(fields))
     finally:
-        runner._clear_memos()
+        step_keys._clear_memos()
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -124,7 +125,7 @@ def _check_claim(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, fl
     name, index, options = task
     claim = _CLAIMS[name][index]
     opts = {"trials": options["trials"], "seed": options["seed"]}
-    cited = {k: runner.result_from_dict(v) for k, v in (options.get(CITED) or {}).items()}
+    cited = {k: step_keys.result_from_dict(v) for k, v in (options.get(CITED) or {}).items()}
     step_of = {c.name: c.step for c in _CLAIMS[name]} if claim.uses else {}
     t0, c0 = time.perf_counter(), time.process_time()
     try:
