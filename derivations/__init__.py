@@ -4,7 +4,7 @@ SymPy states and reduces the claims; mpmath gives the 50-digit spot-checks, conf
 finite models; python-flint (Arb) is the rigorous interval back end of every interval proof.
 
 Design decision (issue 11): ``derivations/`` may import numpy *for the falsifier only*
-(``checks/falsifier.py``): claims are lambdified to numpy and evaluated on whole batches of points,
+(``checks/falsifier*.py``): claims are lambdified to numpy and evaluated on whole batches of points,
 and every float-found violation is still confirmed at 50 digits with mpmath before a step is refuted.
 Nothing that proves anything uses numpy; numba and ``numerics`` stay out of ``derivations/``.
 """

@@ -524,7 +524,7 @@ class Derivation:
 
     def verify(self, **options: Any) -> list[StepResult]:
         """Run every step's checker in order; see ``derivations.checks.check_step``."""
-        from .checks import check_step
+        from .checks.reentry import check_step
 
         out = []
         for st in self.steps:

@@ -27,9 +27,11 @@ holds what they share.
 
 from __future__ import annotations
 
+import sys
 from typing import Any
 
 from ..ledger import Step, StepResult, Verdict, free_names
+from . import reentry, routes
 from .falsifier import FalsifierOutcome, falsify
 from .identity import check_identity
 from .inequality import check_inequality
@@ -143,9 +145,7 @@ def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
     if step.check is not None:
         res = step.check(step, opts)
     elif step.route is not None:
-        from .routes import prove_hinted
-
-        res = prove_hinted(step, opts)
+        res = routes.prove_hinted(step, opts)
     elif step.kind == "definition":
         res = defined(step, method="definition (well-formed: free symbols covered)")
     elif step.kind == "identity":
@@ -163,3 +163,8 @@ def _dispatch(step: Step, opts: dict[str, Any]) -> StepResult:
     else:  # pragma: no cover - Step validates kind
         raise AssertionError(step.kind)
     return res
+
+
+reentry.install(
+    sys.modules[__name__]
+)  # chain, conjunctions, Derivation.verify and the inequality checker re-enter here

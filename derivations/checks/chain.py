@@ -96,7 +96,7 @@ def _identity(name: str, lhs: Any, rhs: Any, domain: Domain, opts: Mapping[str, 
 
 def _cited_result(der_name: str, step: Step, opts: Mapping[str, Any]) -> StepResult:
     """The cited step's verdict: from the library's cache when it holds it, else checked here (and memoised)."""
-    from . import check_step
+    from .reentry import check_step
 
     memo_key = (der_name, step.name, opts.get("trials"), opts.get("seed"))
     if memo_key in _MEMO:
@@ -173,7 +173,7 @@ def _part(label: str, what: str, lhs: Any, rhs: Any, relation: str, use: Domain,
     per process, and once per ``verify`` run across its workers (the library's run memo: a directory that
     lives as long as the run; never reused by another run). The result carries ``label: what``.
     """
-    from . import check_step
+    from .reentry import check_step
 
     step = Step(what, lhs, rhs, "inequality", _restrict(use, [lhs, rhs]), relation=relation)
     lib = library.current()
@@ -209,7 +209,7 @@ def _restrict(domain: Domain, exprs: list[Any]) -> Domain:
 
 def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tuple[list[StepResult], str]:
     """Every part of link ``i``'s justification, and its one-line description."""
-    from . import check_step
+    from .reentry import check_step
 
     label = f"link {i + 1}"
     use = chain.domain

@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..ledger import Step, StepResult, Verdict, covers, free_names, region
 from .falsifier import falsify
-from .implication import implied
+from .implication import implied, part_box, tiles
 from .interval import IntervalOutcome
 from .sampling import _sides, intersect, symbolic_cover
 from .verdicts import by_verdict, refuted, refuted_argument, verified
@@ -69,7 +69,7 @@ def all_of(
     part is refuted or the falsifier refutes the claim itself; otherwise the weakest verdict of the parts.
     The falsifier's worst ratio and attacked ranges are reported.
     """
-    from . import check_step  # the package's dispatcher (parts may be of any kind)
+    from .reentry import check_step  # the package's dispatcher (parts may be of any kind)
 
     def check(step: Step, opts: dict) -> StepResult:
         return checked_once(step, opts, lambda: conjunction(step, opts))
@@ -159,7 +159,7 @@ def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) 
     )
     if tiled:
         box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-        tiled = _tiles(box, [part_box(p, syms) for p in parts])
+        tiled = tiles(box, [part_box(p, syms) for p in parts])
     if tiled:
         return {**base, **region({s_: step.domain.ranges[s_] for s_ in syms})}
     covered = subs[0].covered
@@ -170,38 +170,6 @@ def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) 
     for name, rng in base.items():  # a symbol of the claim that no part mentions is not restricted
         covered.setdefault(name, rng)
     return covered
-
-
-def part_box(part: Step, syms: Sequence[Any]) -> dict[Any, tuple[Any, Any]]:
-    """A part's box on ``syms`` (unbounded where it does not range a symbol), ready for ``_tiles``: integer
-    ranges [1, 12] and [13, ∞) tile, so each is widened by 1/2 on both sides."""
-    pb = {}
-    for s_ in syms:
-        lo, hi = (sp.sympify(v) for v in part.domain.ranges.get(s_, (-sp.oo, sp.oo)))
-        if s_.is_integer:
-            lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
-        pb[s_] = (lo, hi)
-    return pb
-
-
-def _tiles(box: Mapping[Any, tuple[Any, Any]], pboxes: Sequence[Mapping[Any, tuple[Any, Any]]]) -> bool:
-    """True when every cell of the grid of end points inside ``box`` lies in one of ``pboxes``."""
-    import itertools
-
-    try:
-        cuts = {}
-        for s_, (lo, hi) in box.items():
-            pts = {lo, hi} | {v for pb in pboxes for v in pb[s_] if bool(lo < v) and bool(v < hi)}
-            cuts[s_] = sorted(pts, key=lambda v: float(v) if v.is_finite else (1e308 if v == sp.oo else -1e308))
-        cells = [list(zip(c[:-1], c[1:])) or [(c[0], c[0])] for c in cuts.values()]
-        for cell in itertools.product(*cells):
-            if not any(
-                all(bool(pb[s_][0] <= a) and bool(b <= pb[s_][1]) for s_, (a, b) in zip(cuts, cell)) for pb in pboxes
-            ):
-                return False
-    except TypeError:  # an end point SymPy cannot order (symbolic): no credit for the union
-        return False
-    return True
 
 
 def with_range(sym: Any, lo: Any, hi: Any) -> dict[str, tuple[str, str]]:

@@ -155,7 +155,7 @@ def _grouped_spot_check(step: Step, exprs: list[sp.Expr], opts: Mapping[str, Any
 
     None where there is no one length symbol, the claim has integrals or derivatives (their spot values
     need SymPy's ``doit`` per k), or a summand depends on its index itself (not groupable)."""
-    from .falsifier import GROUPS, _NotGroupable, group_claim, grouped_k_range
+    from .falsifier_large_k import GROUPS, _NotGroupable, group_claim, grouped_k_range
     from .sampling import fast_lambdify
 
     ev = Evaluator(exprs, step.domain)

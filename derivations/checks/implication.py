@@ -18,6 +18,7 @@ Anything else is not recognised, and the conjunction is then at most verified nu
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 import sympy as sp
 
@@ -179,8 +180,6 @@ def _implied(step, parts, results, multipliers, depth) -> tuple[bool, str]:
 
 def _tiled(step: Step, proved) -> bool:
     """Each part's proof covers its own box, and those boxes (on the claim's symbols) tile the claim's box."""
-    from .custom import _tiles, part_box
-
     syms = list(step.domain.ranges)
     for p, r in proved:
         if not covers(r.covered, p.domain, {s_ for s_ in p.domain.ranges if s_ in syms}):
@@ -188,7 +187,7 @@ def _tiled(step: Step, proved) -> bool:
         if set(p.domain.constraints) - set(step.domain.constraints):
             return False
     box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-    return _tiles(box, [part_box(p, syms) for p, _ in proved])
+    return tiles(box, [part_box(p, syms) for p, _ in proved])
 
 
 def _decide_minmax(e: sp.Expr, step: Step) -> sp.Expr:
@@ -299,8 +298,6 @@ def _by_monotone(step, parts, results, depth) -> tuple[bool, str]:
 def _by_domains(step, parts, results, depth) -> tuple[bool, str]:
     """Cases by domain: parts proved on different boxes; on each box the claim, restricted to it, is implied
     by the parts proved there, and the boxes tile the claim's box."""
-    from .custom import _tiles
-
     boxes: dict[tuple, list[int]] = {}
     for i, p in enumerate(parts):
         key = tuple(
@@ -327,7 +324,7 @@ def _by_domains(step, parts, results, depth) -> tuple[bool, str]:
         pieces.append((dom, how))
     syms = list(step.domain.ranges)
     box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-    if not _tiles(box, [{s_: tuple(sp.sympify(v) for v in d.ranges[s_]) for s_ in syms} for d, _ in pieces]):
+    if not tiles(box, [{s_: tuple(sp.sympify(v) for v in d.ranges[s_]) for s_ in syms} for d, _ in pieces]):
         return False, ""
     return True, "cases by domain: " + "; ".join(f"on {d.describe()}: {h}" for d, h in pieces)
 
@@ -511,3 +508,35 @@ def _replace_facts(e: sp.Expr, facts: list[tuple[sp.Expr, sp.Expr]]) -> sp.Expr:
         return node
 
     return walk(out)
+
+
+def part_box(part: Step, syms: Sequence[Any]) -> dict[Any, tuple[Any, Any]]:
+    """A part's box on ``syms`` (unbounded where it does not range a symbol), ready for ``tiles``: integer
+    ranges [1, 12] and [13, ∞) tile, so each is widened by 1/2 on both sides."""
+    pb = {}
+    for s_ in syms:
+        lo, hi = (sp.sympify(v) for v in part.domain.ranges.get(s_, (-sp.oo, sp.oo)))
+        if s_.is_integer:
+            lo, hi = lo - sp.Rational(1, 2), hi + sp.Rational(1, 2)
+        pb[s_] = (lo, hi)
+    return pb
+
+
+def tiles(box: Mapping[Any, tuple[Any, Any]], pboxes: Sequence[Mapping[Any, tuple[Any, Any]]]) -> bool:
+    """True when every cell of the grid of end points inside ``box`` lies in one of ``pboxes``."""
+    import itertools
+
+    try:
+        cuts = {}
+        for s_, (lo, hi) in box.items():
+            pts = {lo, hi} | {v for pb in pboxes for v in pb[s_] if bool(lo < v) and bool(v < hi)}
+            cuts[s_] = sorted(pts, key=lambda v: float(v) if v.is_finite else (1e308 if v == sp.oo else -1e308))
+        cells = [list(zip(c[:-1], c[1:])) or [(c[0], c[0])] for c in cuts.values()]
+        for cell in itertools.product(*cells):
+            if not any(
+                all(bool(pb[s_][0] <= a) and bool(b <= pb[s_][1]) for s_, (a, b) in zip(cuts, cell)) for pb in pboxes
+            ):
+                return False
+    except TypeError:  # an end point SymPy cannot order (symbolic): no credit for the union
+        return False
+    return True

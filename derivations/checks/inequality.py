@@ -19,7 +19,7 @@ from .falsifier import falsify
 from .identity import expand_then_simplify
 from .interval import certify_nonnegative
 from .prescreen import assumption_witness
-from .routes import prove_by_routes
+from .reentry import prove_by_routes
 from .sampling import _sides, symbolic_cover
 from .signs import certain_nonnegative
 from .verdicts import by_verdict, refuted

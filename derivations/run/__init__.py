@@ -2,7 +2,8 @@
 
 * ``cache``   — the run cache's storage, the engine version and the catalogue key (files and hashes only:
   ``verify`` reads it before importing SymPy);
-* ``runner``  — content keys of steps and ``run_steps``, the one loop behind ``verify`` and ``check FILE``:
+* ``keys``    — content keys of steps (what a cached verdict depends on) and the run's shared memo;
+* ``runner``  — ``run_steps``, the one loop behind ``verify`` and ``check FILE``:
   worker slots, cache look-up and store, longest first, dependency waves (a chain after the steps it
   cites, a user claim after the claims it ``uses``), a progress callback;
 * ``pool``    — the worker slots (forked processes fed over pipes, never outliving their parent);

@@ -8,7 +8,7 @@ cache, longest-first order and progress callback):
   assumptions included; SymPy's ``Dummy`` numbers renumbered by first appearance), whether a two-sided limit
   is checked as its two one-sided halves, the options (``trials``, ``seed``), the claim budget (every field
   of ``Budget``), the engine version (``cache.engine_version``: the engine's and the run layer's source and
-  the libraries' versions), the source of ``userclaims.py`` (how a claim is turned into a step and its
+  the libraries' versions), the sources of ``userclaims/`` (how a claim is turned into a step and its
   coverage described), the keys of the claims it ``uses``, and the claim's *name*: the falsifier's random
   stream is seeded by ``"{seed}:{name}"``, so two claims stating the same thing under two names may be
   attacked at other points (another worst ratio, in principle another verdict) and never share an entry.
@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from ..ledger import Derivation, StepResult, Verdict
+from . import keys as step_keys
 from . import runner
 from .cache import engine_version, file_hash
 
@@ -51,7 +52,8 @@ CITED = "cited"
 _CLAIMS: dict[str, Sequence[Any]] = {}
 #: step fields that do not change a claim's verdict (prose) or are keyed another way (``check``, ``domain``)
 _NOT_KEYED = frozenset({"note", "reference", "check", "domain"})
-_USERCLAIMS = Path(__file__).resolve().parents[1] / "userclaims.py"
+#: the sources of how a claim is turned into a step and reported (the ``userclaims`` package)
+_USERCLAIMS = sorted((Path(__file__).resolve().parents[1] / "userclaims").glob("*.py"))
 #: a budget that ran out, as the checkers say it (``budget.Spent``: "…: time budget (4 s) spent"; the interval
 #: stage: "time budget spent after 300 boxes"; the falsifier: "falsifier: time budget spent")
 _SPENT = re.compile(r"budget\b[^;]*\bspent")
@@ -71,23 +73,23 @@ def claim_key(claim: Any, options: Mapping[str, Any], budget: Any, cited_keys: S
     fields = [
         "user-claim-v1",
         engine_version(),
-        file_hash(_USERCLAIMS),
+        *(file_hash(f) for f in _USERCLAIMS),
         f"trials={options['trials']!r}",
         f"seed={options['seed']!r}",
         f"budget={_budget_text(budget)}",
         "cited=" + ",".join(cited_keys),
         f"two-sided={step.check is not None}",
-        f"ranges={runner._canon(dict(step.domain.ranges))}",
-        f"constraints={runner._canon(tuple(step.domain.constraints))}",
+        f"ranges={step_keys._canon(dict(step.domain.ranges))}",
+        f"constraints={step_keys._canon(tuple(step.domain.constraints))}",
     ]
     for f in dataclasses.fields(step):  # every other field: one added to Step is keyed without an edit here
         if f.name not in _NOT_KEYED:
-            fields.append(f"{f.name}={runner._canon(getattr(step, f.name))}")
-    runner._clear_memos()
+            fields.append(f"{f.name}={step_keys._canon(getattr(step, f.name))}")
+    step_keys._clear_memos()
     try:
-        text = runner._renumber_dummies("\x1f".join(fields))
+        text = step_keys._renumber_dummies("\x1f".join(fields))
     finally:
-        runner._clear_memos()
+        step_keys._clear_memos()
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -119,12 +121,12 @@ def _check_claim(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, fl
     """
     from .. import checks
     from ..checks.budget import default_budget_set
-    from ..userclaims import check_claim, coverage
+    from ..userclaims.outcome import check_claim, coverage
 
     name, index, options = task
     claim = _CLAIMS[name][index]
     opts = {"trials": options["trials"], "seed": options["seed"]}
-    cited = {k: runner.result_from_dict(v) for k, v in (options.get(CITED) or {}).items()}
+    cited = {k: step_keys.result_from_dict(v) for k, v in (options.get(CITED) or {}).items()}
     step_of = {c.name: c.step for c in _CLAIMS[name]} if claim.uses else {}
     t0, c0 = time.perf_counter(), time.process_time()
     try:
@@ -158,7 +160,7 @@ def _catalogue_key(name: str) -> str:
     """A catalogue step a claim uses, keyed by its name and statement (its checker's code is the engine's)."""
     import sympy as sp
 
-    from ..userclaims import catalogue_step
+    from ..userclaims.build import catalogue_step
 
     step = catalogue_step(name)
     text = "|".join([name, sp.srepr(step.lhs), sp.srepr(step.rhs), str(step.relation), step.domain.describe()])
