@@ -420,3 +420,12 @@ def test_progress_is_reported_claim_by_claim(example_file):
     assert all(c[1] == len(names) for c in calls) and sorted(c[2] for c in calls) == sorted(names)
     verdict = {c["name"]: c["verdict"] for c in out["claims"]}
     assert all(c[3] == verdict[c[2]] for c in calls)
+
+
+def test_a_claim_evaluation_cancels_is_shown_as_written_beside_what_is_checked():
+    # SymPy evaluates e^{x}·e^{−x} to 1 on reading: the row shows what was written and what is checked
+    row = _one({"claim": r"\exp(x) \times \exp(-x) = 1", "where": {"x": [-3, 3]}}, trials=50)
+    assert row["read_as_latex"] == "1 = 1"
+    assert "e^{x}" in row["read_as_written"] and "e^{- x}" in row["read_as_written"]
+    plain = _one({"claim": r"\tfrac{1}{2} x^{2} \ge 0.1 x^{2}", "where": {"x": [-3, 3]}}, trials=50)
+    assert "read_as_written" not in plain  # nothing cancelled: the checked form is the one written

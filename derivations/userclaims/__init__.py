@@ -193,9 +193,7 @@ def check(
             {
                 "name": claim.name,
                 claim.syntax if claim.syntax == "sympy" else "latex": claim.text,
-                "read_as_latex": claim.read_latex,
-                "read_as_sympy": claim.read_sympy,
-                "second_reader": claim.second_reader,
+                **claim.reading(),
                 "statement": claim.step.statement,
                 "kind": claim.step.kind,
                 **{k_: outcome[k_] for k_ in ("verdict", "method", "worst_ratio", "counterexample")},

@@ -45,6 +45,13 @@ class UserClaim:
     read_sympy: str = ""  #: the claim as read, as SymPy prints it
     second_reader: str = ""  #: "agrees", or "not applicable: …"
     substitution: dict = field(default_factory=dict)  #: ``with``: {cited name: {cited symbol name: expression}}
+    #: the claim as written, unevaluated, where SymPy's evaluation cancelled a function or a symbol ("" else)
+    read_written: str = ""
+
+    def reading(self) -> dict[str, str]:
+        """How the claim was read, as ``check``'s rows carry it."""
+        out = {"read_as_latex": self.read_latex, "read_as_sympy": self.read_sympy, "second_reader": self.second_reader}
+        return {**out, "read_as_written": self.read_written} if self.read_written else out
 
 
 def _order_term(rhs: sp.Expr, claim: str) -> tuple[sp.Expr, sp.Symbol | None, int | None]:
@@ -263,6 +270,7 @@ def build_claim(
         str(rel),
         log.second,
         substitution,
+        getattr(log, "written", ""),
     )
 
 

@@ -216,6 +216,20 @@ class _Reading:
 
     def __init__(self) -> None:
         self.second = "not run"
+        #: the claim as written (its unevaluated tree in LaTeX) where SymPy's evaluation changed what it
+        #: states: a function cancelled or a symbol gone (e^{x} e^{-x} = 1 is checked as 1 = 1); else ""
+        self.written = ""
+
+
+def _as_written(tree: sp.Basic, read: sp.Basic) -> str:
+    """The unevaluated ``tree`` in LaTeX where evaluating it to ``read`` lost a symbol or a function
+    application (the reader then sees both what was written and what is checked); else ""."""
+    try:
+        names = [{str(s_) for s_ in e.free_symbols} for e in (tree, read)]
+        lost = names[0] != names[1] or len(tree.atoms(sp.Function)) != len(read.atoms(sp.Function))
+        return sp.latex(tree) if lost else ""
+    except Exception:  # noqa: BLE001 - a tree the printer cannot show: the checked form is shown alone
+        return ""
 
 
 def _parse_latex(text: str, claim: str, field: str, scope: Scope, defines: dict | None, log: _Reading | None):
@@ -236,6 +250,8 @@ def _parse_latex(text: str, claim: str, field: str, scope: Scope, defines: dict 
     try:
         tree = read_latex(text, defines if defines is not None else compile_defines(None))
         first = evaluate_tree(_rename(tree, scope))
+        if log is not None:
+            log.written = _as_written(tree, first)  # not renamed: xreplace would evaluate the tree
     except LatexReadError as exc:
         raise _fail(claim, field, f"LaTeX “{text}”: {exc}") from None
     except Exception as exc:  # SymPy refusing to evaluate what was read (e.g. a power of a relation)

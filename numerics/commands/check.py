@@ -92,6 +92,8 @@ def format_report(out: dict) -> str:
     lines += ["", "read as (LaTeX, re-rendered from what was read; second reader):"]
     for c in out["claims"]:
         lines.append(f"  {c['name']}: {c['read_as_latex']}   [second reader: {c['second_reader']}]")
+        if c.get("read_as_written"):  # SymPy's evaluation cancelled part of it: what was written, beside
+            lines.append(f"    as written (SymPy evaluates it to the line above): {c['read_as_written']}")
     lines += ["", "covered:"]
     for c in out["claims"]:
         uses = f" (uses {', '.join(c['uses'])})" if c["uses"] else ""
