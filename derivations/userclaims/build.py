@@ -30,6 +30,16 @@ from .syntax import (
 )
 
 
+def _relation_only(rel: Any, name: str, field: str) -> None:
+    """A claim must state one relation the checkers decide (=, ≤, <, ≥, >): else a ``ClaimFileError``."""
+    if rel in (sp.true, sp.false) or isinstance(rel, sp.logic.boolalg.BooleanAtom):
+        raise _fail(name, field, f"SymPy evaluates the claim to {rel} before any check: state it with free symbols")
+    if isinstance(rel, sp.Ne):
+        raise _fail(name, field, "≠ is not a claim the checkers decide; use =, ≤, <, ≥ or >")
+    if not isinstance(rel, sp.core.relational.Relational):
+        raise _fail(name, field, "not a relation: write lhs = rhs, lhs \\le rhs, …")
+
+
 @dataclass
 class UserClaim:
     """One parsed claim: its step, the text it came from and the earlier claims it uses."""
@@ -139,12 +149,7 @@ def build_claim(
         raise _fail(name, "expect", f"{expect!r} is not one of {', '.join(EXPECTS)}")
     log = _Reading()
     rel = parse_expression(text, syntax, scope, name, field, defines, log)
-    if rel in (sp.true, sp.false) or isinstance(rel, sp.logic.boolalg.BooleanAtom):
-        raise _fail(name, field, f"SymPy evaluates the claim to {rel} before any check: state it with free symbols")
-    if isinstance(rel, sp.Ne):
-        raise _fail(name, field, "≠ is not a claim the checkers decide; use =, ≤, <, ≥ or >")
-    if not isinstance(rel, sp.core.relational.Relational):
-        raise _fail(name, field, "not a relation: write lhs = rhs, lhs \\le rhs, …")
+    _relation_only(rel, name, field)
     lhs, rhs = rel.lhs, rel.rhs
 
     kind = entry.get("kind")
