@@ -936,6 +936,7 @@ def check(
     workers: int = 2,
     use_cache: bool = True,
     on_read: Any = None,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
@@ -963,6 +964,9 @@ def check(
         The verdicts, and their order in the output (the file's), do not depend on it.
     on_read : callable, optional
         Called as ``on_read(done, total)`` while the file is read (``parse``).
+    scheduler : str, optional
+        The address of a Dask scheduler (``tcp://HOST:PORT``): its workers check the claims instead of
+        ``workers`` local processes, with the same verdicts (``derivations.run.dask_backend``).
     use_cache : bool
         Answer an unchanged claim from the run cache (``verify``'s; ``$XDG_CACHE_HOME/infonce-bounds``), keyed
         on its parsed content, the options, the budget and the engine version (``derivations.run.claims``);
@@ -1019,6 +1023,7 @@ def check(
         workers=workers,
         use_cache=use_cache,
         on_result=tick,
+        scheduler=scheduler,
     )
     verdict_of = {}
     rows = []

@@ -511,6 +511,7 @@ def verify_derivations(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, StepResult, bool], None] | None = None,
+    scheduler: str | None = None,
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
@@ -525,7 +526,8 @@ def verify_derivations(
     (``seconds``), also when they come from the cache. A worker that dies (killed, out of memory) costs
     no result: the steps not returned yet are checked in this process.
     """
-    return run_steps(ders, _CataloguePlan(options), workers=workers, use_cache=use_cache, on_result=on_result)
+    plan = _CataloguePlan(options)
+    return run_steps(ders, plan, workers=workers, use_cache=use_cache, on_result=on_result, scheduler=scheduler)
 
 
 class Plan:
@@ -605,6 +607,7 @@ def run_steps(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, Any, bool], None] | None = None,
+    scheduler: str | None = None,
 ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Check every step of ``ders`` as ``plan`` says; returns (results by derivation, in step order; stats).
 
@@ -634,6 +637,7 @@ def run_steps(
     over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
     counts = {"cached": 0, "checked": 0}
     state = {"built": False, "serial": workers <= 1}
+    cluster: dict[str, Any] | None = None  # the Dask cluster's size, with ``scheduler``
     slots: list[Slot] = []
     for der in given or ():  # a chain may cite a step of a derivation given later in the list
         for i, st in enumerate(der.steps):
@@ -749,6 +753,13 @@ def run_steps(
     _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
         try:
+            if scheduler is not None:  # a Dask cluster instead of the local slots (``dask_backend``)
+                from .dask_backend import run_on_cluster
+
+                while build_one():
+                    pass
+                cluster = run_on_cluster(scheduler, plan, pending, waits, finished, pick, task_of, done)
+                state["serial"] = True  # nothing is left pending: the serial loop below has nothing to do
             while not state["serial"]:
                 drain(0)
                 if state["built"] and not slots and counts["checked"] <= 1:
@@ -812,7 +823,8 @@ def run_steps(
     stats = {
         "cached": counts["cached"],
         "checked": counts["checked"],
-        "workers": workers if counts["checked"] > 1 else 1,
+        "workers": cluster["workers"] if cluster else workers if counts["checked"] > 1 else 1,
+        "scheduler": cluster,
         "cpu": cpu,
         "overhead": over,
     }
