@@ -331,6 +331,10 @@ def step_fingerprint(step: Step, options: Mapping[str, Any], upstream: str = "")
 
 
 def _fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
+    if step.route is not None and step.check is None:  # a hinted route: name, parameters, engine (``route_keys``)
+        from .route_keys import route_fingerprint
+
+        return route_fingerprint(step, options, upstream)
     fields = [engine_version(), upstream, canonical_options(options)]
     for f in dataclasses.fields(step):  # every field, so a field added to Step is keyed without an edit here
         if f.name not in _PROSE:
