@@ -266,3 +266,16 @@ def test_engine_identity_is_the_package_and_the_engine():
     from infonce_bounds.derivations.run import dask_backend
 
     assert dask_backend.identity() == (engine, whole)
+
+
+def test_a_worker_with_another_package_refuses_the_task():
+    """A worker whose engine or ``derivations`` sources differ would answer with another version's verdicts."""
+    from infonce_bounds.derivations.run import dask_backend
+
+    engine, whole = dask_backend.identity()
+    calls: list = []
+    with pytest.raises(dask_backend.WorkerMismatch, match="--scheduler: a Dask worker runs another infonce-bounds"):
+        dask_backend.run_task(calls.append, ("catalogue", "in_batch", None, None), {}, (engine, "0" * 64), ("x", 0))
+    assert calls == []  # nothing was checked
+    # the same identity: checked (in the worker's check process, forked here)
+    assert dask_backend.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)

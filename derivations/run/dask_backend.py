@@ -21,24 +21,29 @@ A Dask worker is not forked from this process, so it receives what a slot inheri
   stores them in its own run cache first (a chain on another machine reads its citations from there, as
   a local slot reads the shared cache).
 
-One task at a time per worker process (a lock): the engine keeps per-process state (the chain's memo, the
-budget's clock), like a forked slot. Start workers with ``--nthreads 1`` and as many processes as cores.
+A worker checks in a *check process* it forks on its first task and reuses (``run_task``): Dask runs a task in
+a thread, where the budget can arm no deadline and cap no memory (``SIGALRM`` and ``RLIMIT_AS``: main thread
+only), so a claim checked in the thread could run past its budget and end "budget spent" where a local slot
+decides it; in the forked process the budget is the local one. One check at a time per worker process (a
+lock): start workers with ``--nthreads 1`` and as many processes as cores.
 
-A worker that dies while checking (killed, out of memory) costs only its task, reported as the local pool
-reports it. Dask retries the tasks a dead worker held on the others; when it gives up on one (``KilledWorker``,
-after the scheduler's ``allowed-failures``) that task, and it alone, is checked here as a local run checks it:
-``check`` in a forked slot of its own, whose death makes that claim ``error`` (``plan.died``), ``verify`` in
-this process (a dead worker costs no result); either says so on stderr. An exception inside a check is re-raised here with the
+A check that kills its process (out of memory, a crash in C) costs only its task, reported as the local pool
+reports it: the worker survives (``CheckDied``) and forks a fresh check process. A worker that dies (killed)
+has its tasks retried by Dask on the others. Either way, a task lost so (``CheckDied``, or ``KilledWorker``
+once Dask gives up, after the scheduler's ``allowed-failures``) is checked once more here as a local run
+checks it: ``check`` in a forked slot of its own, whose death makes that claim ``error`` (``plan.died``),
+``verify`` in this process (a dead worker costs no result); either says so on stderr. An exception inside a check is re-raised here with the
 worker's traceback (``pool.TaskFailed``), as from a local slot.
 """
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import threading
 import uuid
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 #: [PROTOCOL://]HOST:PORT, HOST a name, an IPv4 address or a bracketed IPv6 address
@@ -105,11 +110,21 @@ def identity() -> tuple[str, str]:
     return _IDENTITY[0]
 
 
-def _install(source: tuple) -> None:
+class CheckDied(RuntimeError):
+    """The check process of a Dask worker ended without answering (killed, out of memory, a crash in C)."""
+
+
+#: the check process of this worker process: ``[Slot, the tokens of the sources it holds]``, forked on the first
+#: task and reused while it lives (as a local slot is), so the engine's memos and warm caches carry over
+_CHILD: list = []
+#: in the check process: token → the pickled derivation or claims it received (one run's at a time)
+_HELD: dict[str, Any] = {}
+
+
+def _install(kind: str, name: str, obj: Any) -> None:
     """Put the task's derivation (or claims) where ``plan.work`` reads it, as a forked slot inherits it."""
     from . import runner
 
-    kind, name, obj = source
     if kind == "catalogue":
         from .. import catalogue
 
@@ -122,11 +137,56 @@ def _install(source: tuple) -> None:
         claims._CLAIMS[name] = obj
 
 
-def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: tuple[str, str], task: tuple) -> Any:
-    """Worker: check ``task`` with ``work`` (the plan's work function) after installing its ``source`` and the
-    cited verdicts ``preload`` (run-cache key → payload); ``WorkerMismatch`` if this worker's code differs."""
-    from .cache import load, store
+def _child_work(message: tuple) -> Any:
+    """In the check process: install the task's source (received once per token), then ``work(task)``."""
+    import pickle
+
     from .library import install_default
+
+    work, kind, name, token, obj, task = pickle.loads(message)
+    if obj is not None:
+        run = token.split("-source-")[0]
+        for old in [t for t in _HELD if not t.startswith(run)]:  # another run's: no longer needed
+            del _HELD[old]
+        _HELD[token] = obj
+    _install(kind, name, _HELD.get(token) if token is not None else None)
+    install_default()
+    return work(task)
+
+
+@contextlib.contextmanager
+def _may_fork() -> Iterator[None]:
+    """A Dask worker is a daemonic process, and ``multiprocessing`` refuses children to those (so that none
+    outlives it). The check process cannot outlive its worker (``pool.die_with_parent``: the kernel's parent-death
+    signal and a watchdog), so the flag is lifted while it is forked."""
+    import multiprocessing
+
+    config = multiprocessing.current_process()._config
+    old = config.get("daemon")
+    config["daemon"] = False
+    try:
+        yield
+    finally:
+        if old is None:
+            config.pop("daemon", None)
+        else:
+            config["daemon"] = old
+
+
+def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: tuple[str, str], task: tuple) -> Any:
+    """Worker: check ``task`` with ``work`` (the plan's work function) in this worker's check process.
+
+    ``source``: ``(kind, name, object, token)``, the derivation or claims ``work`` reads; ``preload``: the cited
+    verdicts (run-cache key → payload), stored in this machine's run cache first. The check runs in a process
+    forked from this worker (``pool.Slot``) because Dask runs a task in a thread, where the budget can neither arm
+    its deadlines (``SIGALRM``) nor cap memory (both: main thread only): in the forked process the calling
+    thread is the main one, so a claim is checked under the same budget as in a local slot. ``WorkerMismatch`` if
+    this worker's code differs; ``CheckDied`` if the check process ended without answering (the worker lives on).
+    """
+    import cloudpickle  # a dask dependency: a derivation outside the catalogue may hold closures (check=)
+
+    from .cache import load, store
+    from .pool import Slot, SlotDied
 
     with _LOCK:
         mine = identity()
@@ -136,12 +196,27 @@ def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: 
                 f"{mine[1][:12]}; this process: engine {expect[0]}, catalogue {expect[1][:12]}): install the "
                 "same version on every worker"
             )
-        _install(source)
         for key, payload in preload.items():
             if load(key) is None:
                 store(key, payload)
-        install_default()
-        return work(task)
+        kind, name, obj, token = source
+        if not _CHILD:
+            with _may_fork():
+                _CHILD.extend([Slot(_child_work, ()), set()])
+        slot, held = _CHILD
+        ship = obj if token is not None and token not in held else None
+        try:
+            slot.send(cloudpickle.dumps((work, kind, name, token, ship, task)))
+            _task, result = slot.receive()
+        except SlotDied as exc:
+            slot.close()
+            _CHILD.clear()
+            raise CheckDied(
+                f"the check process of a Dask worker died checking {kind} {name!r} #{task[1]}: {exc}"
+            ) from None
+        if token is not None:
+            held.add(token)
+        return result
 
 
 # ----------------------------------------------------------------------------- client side
@@ -159,17 +234,17 @@ def _source_of(name: str, client: Any, key: str) -> tuple:
     from . import claims, runner
 
     if name in claims._CLAIMS:
-        return ("claims", name, client.submit(_hold, list(claims._CLAIMS[name]), key=key, priority=1 << 30))
+        return ("claims", name, client.submit(_hold, list(claims._CLAIMS[name]), key=key, priority=1 << 30), key)
     der = runner._REGISTRY[name]
     from .. import catalogue
     from ..ledger import DerivationError
 
     try:
         if catalogue.get(name) is der:
-            return ("catalogue", name, None)
+            return ("catalogue", name, None, None)
     except DerivationError:
         pass
-    return ("derivation", name, client.submit(_hold, der, key=key, priority=1 << 30))
+    return ("derivation", name, client.submit(_hold, der, key=key, priority=1 << 30), key)
 
 
 def cluster_info(client: Any) -> dict[str, Any]:
@@ -262,7 +337,13 @@ def run_on_cluster(
                 done(*result)
             elif isinstance(exc, WorkerMismatch):
                 raise WorkerMismatch(str(exc)) from None
-            elif isinstance(exc, (KilledWorker, CancelledError)):
+            elif _foreign(exc):
+                raise WorkerMismatch(
+                    f"--scheduler: the cluster could not load this task ({type(exc).__name__}: "
+                    f"{str(exc).splitlines()[0] if str(exc) else ''}): install the same infonce-bounds on the scheduler "
+                    "and every worker"
+                ) from None
+            elif isinstance(exc, (KilledWorker, CancelledError, CheckDied)):
                 _lost(plan, task, f"{type(exc).__name__}: {exc}", task_of, done)
             else:
                 import traceback
@@ -277,9 +358,23 @@ def run_on_cluster(
         client.close()
 
 
+def _foreign(exc: BaseException) -> bool:
+    """``exc`` says the scheduler or a worker could not unpickle the task: another environment (a package
+    without ``dask_backend``, say). Such a task never started, so no check failed."""
+    chain = [exc, exc.__cause__]
+    return any(
+        isinstance(e, ImportError)
+        or (isinstance(e, AttributeError) and "Can't get attribute" in str(e))
+        or (isinstance(e, RuntimeError) and "deserialization" in str(e))
+        for e in chain
+        if e is not None
+    )
+
+
 def _lost(plan: Any, task: tuple[str, int], why: str, task_of: Callable, done: Callable) -> None:
-    """Dask gave up on ``task``: a worker died while it held it. Dask cannot say whether this task killed the
-    worker or only sat beside the one that did, so it is checked once more here, as a local run would: a plan
+    """The cluster lost ``task``: its check process died (``CheckDied``), or Dask gave up on it after workers died
+    holding it (``KilledWorker``: Dask cannot say whether this task killed them or only sat beside the one that
+    did). It is checked once more here, as a local run would: a plan
     that isolates (``check``) in a forked slot of its own (its death costs that claim alone: ``plan.died``),
     ``verify`` (a dead worker costs no result) in this process."""
     from . import runner
@@ -287,7 +382,8 @@ def _lost(plan: Any, task: tuple[str, int], why: str, task_of: Callable, done: C
 
     step = runner._REGISTRY[task[0]].steps[task[1]].name
     print(
-        f"{plan.label}: a Dask worker died holding {plan.what} {step!r}; checking it in this process", file=sys.stderr
+        f"{plan.label}: the Dask cluster lost {plan.what} {step!r} ({why.splitlines()[0][:160]}); checking it in this process",
+        file=sys.stderr,
     )
     if not plan.isolates:
         done(*plan.work(task_of(task)))
