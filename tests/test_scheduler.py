@@ -277,5 +277,40 @@ def test_a_worker_with_another_package_refuses_the_task():
     with pytest.raises(dask_backend.WorkerMismatch, match="--scheduler: a Dask worker runs another infonce-bounds"):
         dask_backend.run_task(calls.append, ("catalogue", "in_batch", None, None), {}, (engine, "0" * 64), ("x", 0))
     assert calls == []  # nothing was checked
-    # the same identity: checked (in the worker's check process, forked here)
-    assert dask_backend.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)
+    # the same identity: checked (in the worker's check process, forked here and closed after)
+    try:
+        assert dask_backend.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)
+    finally:
+        if dask_backend._CHILD:
+            dask_backend._CHILD[0].close()
+            dask_backend._CHILD.clear()
+
+
+def _where(_task=None) -> tuple[bool, int]:
+    """(runs in its process's main thread, where the budget can arm SIGALRM and cap memory; its pid)."""
+    import os
+    import threading
+
+    return threading.current_thread() is threading.main_thread(), os.getpid()
+
+
+def test_a_worker_checks_in_a_main_thread_where_the_budget_has_its_deadlines(cluster):
+    """Dask runs a task in a thread, where ``budget._deadline`` cannot arm (a claim then runs past its budget:
+    measured 19 s for a 10 s budget); ``run_task`` checks in a forked process whose thread is the main one."""
+    import cloudpickle
+    from distributed import Client
+
+    from infonce_bounds.derivations.run import dask_backend
+
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])  # this test module is not importable there
+    try:
+        with Client(cluster[0].scheduler_address, set_as_default=False) as client:
+            in_task_thread, worker_pid = client.submit(_where, pure=False).result()
+            source = ("catalogue", "in_batch", None, None)
+            main, check_pid = client.submit(
+                dask_backend.run_task, _where, source, {}, dask_backend.identity(), (), pure=False
+            ).result()
+    finally:
+        cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
+    assert not in_task_thread  # what a check in the task itself would get
+    assert main and check_pid != worker_pid
