@@ -8,6 +8,7 @@ a local run of the same options.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import sys
 import textwrap
@@ -314,3 +315,19 @@ def test_a_worker_checks_in_a_main_thread_where_the_budget_has_its_deadlines(clu
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
     assert not in_task_thread  # what a check in the task itself would get
     assert main and check_pid != worker_pid
+
+
+def test_a_derivation_that_cannot_travel_is_one_error_before_any_work(cluster, own_cache):
+    """A copy of ``loss`` is not the catalogue's (so it would be pickled), and SymPy cannot unpickle its ``Str``
+    names: the error names the derivation and the flag instead of a worker's traceback."""
+    copy = dataclasses.replace(catalogue.get("loss"))
+    checked: list = []
+    with pytest.raises(ValueError, match=r"--scheduler: derivation 'loss' is not the catalogue's and cannot be sent"):
+        runner.verify_derivations(
+            [copy],
+            {"trials": 100, "seed": 0},
+            use_cache=False,
+            scheduler=cluster[0].scheduler_address,
+            on_result=lambda *a: checked.append(a),
+        )
+    assert checked == []

@@ -244,6 +244,15 @@ def _source_of(name: str, client: Any, key: str) -> tuple:
             return ("catalogue", name, None, None)
     except DerivationError:
         pass
+    import cloudpickle
+
+    try:  # here, not on a worker: a derivation that does not travel is one clear line before any work is sent
+        cloudpickle.loads(cloudpickle.dumps(der))
+    except Exception as exc:  # noqa: BLE001 - pickling raises TypeError, PicklingError, AttributeError, …
+        raise ValueError(
+            f"--scheduler: derivation {name!r} is not the catalogue's and cannot be sent to a Dask worker "
+            f"({type(exc).__name__}: {exc}); check it without --scheduler"
+        ) from None
     return ("derivation", name, client.submit(_hold, der, key=key, priority=1 << 30), key)
 
 

@@ -762,6 +762,7 @@ def run_steps(
 
                 while build_one():
                     pass
+                state["serial"] = False  # pick the longest runnable first, whatever --workers says
                 cluster = run_on_cluster(scheduler, plan, pending, waits, finished, pick, task_of, done)
                 state["serial"] = True  # nothing is left pending: the serial loop below has nothing to do
             while not state["serial"]:
