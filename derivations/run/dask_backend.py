@@ -13,7 +13,8 @@ A Dask worker is not forked from this process, so it receives what a slot inheri
 
 * *the step*: a catalogue derivation by its name (the worker builds it from its own copy of the package:
   catalogue derivations do not all pickle, SymPy's ``Str`` names among them), any other derivation and a
-  claim file's parsed claims pickled, scattered once per run;
+  claim file's parsed claims pickled, sent once per run as the result of a task (``_hold``: Dask computes it
+  again if the worker holding it dies, where scattered data would be lost) and once to each check process;
 * *the code's identity*: every task carries this process's engine version and catalogue key (a hash of every
   source file of ``derivations`` and the library versions, ``cache.catalogue_key``); a worker whose package
   differs refuses the task (``WorkerMismatch``), so a cluster never answers with another version's verdicts;
@@ -32,8 +33,9 @@ reports it: the worker survives (``CheckDied``) and forks a fresh check process.
 has its tasks retried by Dask on the others. Either way, a task lost so (``CheckDied``, or ``KilledWorker``
 once Dask gives up, after the scheduler's ``allowed-failures``) is checked once more here as a local run
 checks it: ``check`` in a forked slot of its own, whose death makes that claim ``error`` (``plan.died``),
-``verify`` in this process (a dead worker costs no result); either says so on stderr. An exception inside a check is re-raised here with the
-worker's traceback (``pool.TaskFailed``), as from a local slot.
+``verify`` in this process (a dead worker costs no result); either says so on stderr. An exception inside a
+check is re-raised here with the worker's traceback (``pool.TaskFailed``), as from a local slot; a task the
+scheduler or a worker cannot even unpickle (another environment) is one line naming ``--scheduler``.
 """
 
 from __future__ import annotations
@@ -212,7 +214,8 @@ def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: 
             slot.close()
             _CHILD.clear()
             raise CheckDied(
-                f"the check process of a Dask worker died checking {kind} {name!r} #{task[1]}: {exc}"
+                f"the check process of a Dask worker ended without answering, checking {kind} {name!r} #{task[1]}"
+                + (f" ({exc})" if str(exc) else "")
             ) from None
         if token is not None:
             held.add(token)
