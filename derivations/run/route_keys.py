@@ -34,8 +34,8 @@ from .cache import canonical_options, engine_version
 
 #: the version of this key's layout (bump when what it holds changes)
 LAYOUT = "route-v1"
-#: step fields that are prose (cannot change a verdict), or keyed on their own here
-_NOT_CLAIM = frozenset({"note", "reference", "route", "check"})
+#: step fields keyed on their own here (the runner's prose fields, ``runner._PROSE``, are left out as well)
+_OWN = frozenset({"route", "check"})
 
 
 def is_hinted(step: Step) -> bool:
@@ -86,7 +86,7 @@ def route_fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> 
 
     fields = [LAYOUT, engine_version(), upstream, canonical_options(options), params_text(step)]
     for f in dataclasses.fields(step):  # every claim field, so one added to Step is keyed without an edit here
-        if f.name not in _NOT_CLAIM:
+        if f.name not in _OWN and f.name not in runner._PROSE:
             fields.append(f"{f.name}={runner._canon(getattr(step, f.name))}")
     return runner._renumber_dummies("\x1f".join(fields))
 
