@@ -75,9 +75,16 @@ def verify_all(
     def tick(name, res, _cached):
         bar.update(1, f"{name}: {res.step}")
 
+    cluster = None
+    if scheduler is not None:  # a Dask cluster's workers instead of local processes
+        from infonce_bounds.derivations.run.dask_backend import Cluster
+
+        cluster = Cluster(scheduler)
     by_der, stats = runner.verify_derivations(
-        ders, options, workers=workers, use_cache=use_cache, on_result=tick, scheduler=scheduler
+        ders, options, workers=workers, use_cache=use_cache, on_result=tick, backend=cluster
     )
+    if cluster is not None and cluster.info:  # the cluster's workers, not this process's
+        stats = {**stats, "workers": cluster.info["workers"], "scheduler": cluster.info}
     bar.close()
     rows = []
     for der in seen:

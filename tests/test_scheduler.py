@@ -22,6 +22,7 @@ import sympy as sp  # noqa: E402
 from infonce_bounds.derivations import catalogue  # noqa: E402
 from infonce_bounds.derivations.ledger import Derivation, Domain, Link, Step  # noqa: E402
 from infonce_bounds.derivations.run import cache, runner  # noqa: E402
+from infonce_bounds.derivations.run.dask_backend import Cluster  # noqa: E402
 from infonce_bounds.numerics.cli import main  # noqa: E402
 
 TRIALS = 2000
@@ -117,17 +118,18 @@ def _citing_derivation() -> tuple[Derivation, str]:
 
 
 def test_a_chain_goes_after_the_step_it_cites_and_reads_it_on_the_worker(cluster, own_cache):
-    address, worker_cache = cluster
+    local_cluster, worker_cache = cluster
     der, cited = _citing_derivation()
     ders = [catalogue.get("bias_sign"), der]
     opts = {"trials": TRIALS, "seed": 0}
     local, _ = runner.verify_derivations(ders, opts, workers=1, use_cache=False)
     order: list[str] = []
-    remote, stats = runner.verify_derivations(
+    backend = Cluster(local_cluster.scheduler_address)
+    remote, _ = runner.verify_derivations(
         ders,
         opts,
         use_cache=False,
-        scheduler=address.scheduler_address,
+        backend=backend,
         on_result=lambda name, res, _cached: order.append(res.step),
     )
     for name in ("bias_sign", der.name):
@@ -139,7 +141,7 @@ def test_a_chain_goes_after_the_step_it_cites_and_reads_it_on_the_worker(cluster
     # the cited verdict travelled with the chain's task into the worker's own run cache
     key = runner._derivation_keys([ders[0]], opts)["bias_sign"][1]
     assert (worker_cache / "infonce-bounds" / "verify" / key[:2] / f"{key}.json").exists()
-    assert stats["scheduler"]["workers"] == 1
+    assert backend.info["workers"] == 1
 
 
 def test_check_through_the_scheduler_gives_the_local_verdicts(cluster, own_cache, capsys):
@@ -264,27 +266,27 @@ def test_a_scheduler_that_does_not_answer_is_exit_2(tmp_path, capsys):
 
 def test_engine_identity_is_the_package_and_the_engine():
     engine, whole = cache.engine_version(), cache.catalogue_key({})
-    from infonce_bounds.derivations.run import dask_backend
+    from infonce_bounds.derivations.run import dask_worker
 
-    assert dask_backend.identity() == (engine, whole)
+    assert dask_worker.identity() == (engine, whole)
 
 
 def test_a_worker_with_another_package_refuses_the_task():
     """A worker whose engine or ``derivations`` sources differ would answer with another version's verdicts."""
-    from infonce_bounds.derivations.run import dask_backend
+    from infonce_bounds.derivations.run import dask_worker
 
-    engine, whole = dask_backend.identity()
+    engine, whole = dask_worker.identity()
     calls: list = []
-    with pytest.raises(dask_backend.WorkerMismatch, match="--scheduler: a Dask worker runs another infonce-bounds"):
-        dask_backend.run_task(calls.append, ("catalogue", "in_batch", None, None), {}, (engine, "0" * 64), ("x", 0))
+    with pytest.raises(dask_worker.WorkerMismatch, match="--scheduler: a Dask worker runs another infonce-bounds"):
+        dask_worker.run_task(calls.append, ("catalogue", "in_batch", None, None), {}, (engine, "0" * 64), ("x", 0))
     assert calls == []  # nothing was checked
     # the same identity: checked (in the worker's check process, forked here and closed after)
     try:
-        assert dask_backend.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)
+        assert dask_worker.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)
     finally:
-        if dask_backend._CHILD:
-            dask_backend._CHILD[0].close()
-            dask_backend._CHILD.clear()
+        if dask_worker._CHILD:
+            dask_worker._CHILD[0].close()
+            dask_worker._CHILD.clear()
 
 
 def _where(_task=None) -> tuple[bool, int]:
@@ -301,7 +303,7 @@ def test_a_worker_checks_in_a_main_thread_where_the_budget_has_its_deadlines(clu
     import cloudpickle
     from distributed import Client
 
-    from infonce_bounds.derivations.run import dask_backend
+    from infonce_bounds.derivations.run import dask_worker
 
     cloudpickle.register_pickle_by_value(sys.modules[__name__])  # this test module is not importable there
     try:
@@ -309,7 +311,7 @@ def test_a_worker_checks_in_a_main_thread_where_the_budget_has_its_deadlines(clu
             in_task_thread, worker_pid = client.submit(_where, pure=False).result()
             source = ("catalogue", "in_batch", None, None)
             main, check_pid = client.submit(
-                dask_backend.run_task, _where, source, {}, dask_backend.identity(), (), pure=False
+                dask_worker.run_task, _where, source, {}, dask_worker.identity(), (), pure=False
             ).result()
     finally:
         cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
@@ -327,7 +329,7 @@ def test_a_derivation_that_cannot_travel_is_one_error_before_any_work(cluster, o
             [copy],
             {"trials": 100, "seed": 0},
             use_cache=False,
-            scheduler=cluster[0].scheduler_address,
+            backend=Cluster(cluster[0].scheduler_address),
             on_result=lambda *a: checked.append(a),
         )
     assert checked == []

@@ -234,18 +234,18 @@ def run_claims(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, dict, bool], None] | None = None,
-    scheduler: str | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[list[dict], dict[str, Any]]:
     """Check ``claims`` (the steps of ``der``, in file order); returns (outcomes in file order, stats).
 
     Each outcome is ``_check_claim``'s dict plus ``"cached"`` (answered from the run cache); ``stats`` are
-    ``run_steps``'s (``cached``, ``checked``, ``workers``, …). ``scheduler``: the address of a Dask scheduler
-    whose workers check the claims instead of local processes (``dask_backend``; the same verdicts).
+    ``run_steps``'s (``cached``, ``checked``, ``workers``, …). ``backend``: another executor for ``run_steps``
+    (``dask_backend.Cluster``: a Dask cluster's workers instead of local processes; the same verdicts).
     """
     plan = ClaimPlan(claims, options, budget)
     try:
         by_der, stats = runner.run_steps(
-            [der], plan, workers=workers, use_cache=use_cache, on_result=on_result, scheduler=scheduler
+            [der], plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=backend
         )
     finally:
         _CLAIMS.pop(der.name, None)

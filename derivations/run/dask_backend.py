@@ -1,7 +1,9 @@
-"""The runner's tasks on a Dask cluster (``--scheduler ADDRESS``) instead of the local worker slots.
+"""The runner's tasks on a Dask cluster (``--scheduler ADDRESS``) instead of the local worker slots: the client.
 
-``run_on_cluster(address, plan, pending, waits, finished, pick, task_of, done)`` is what ``runner.run_steps``
-calls in place of its forked slots when it is given a scheduler. Everything else is the runner's own: the
+``Cluster(address)`` is the ``backend`` that ``runner.run_steps`` calls in place of its forked slots; the caller
+that reads ``--scheduler`` builds it (``verify_all``, ``userclaims.check``), so neither the runner nor the claim
+plan imports this module, and this module imports neither (the worker's side, ``dask_worker``, does: it installs
+what a check reads). Everything else is the runner's own: the
 cache look-up and store (``done`` stores a result before the tasks waiting for it are sent), the order
 (``pick``: longest runnable first), the dependency waves (a task is submitted only once every task it
 ``waits`` for is ``finished``: a chain after the steps it cites, a claim with ``uses`` after the claims it
@@ -13,7 +15,7 @@ A Dask worker is not forked from this process, so it receives what a slot inheri
 
 * *the step*: a catalogue derivation by its name (the worker builds it from its own copy of the package:
   catalogue derivations do not all pickle, SymPy's ``Str`` names among them), any other derivation and a
-  claim file's parsed claims pickled, sent once per run as the result of a task (``_hold``: Dask computes it
+  claim file's parsed claims pickled, sent once per run as the result of a task (``hold``: Dask computes it
   again if the worker holding it dies, where scattered data would be lost) and once to each check process;
 * *the code's identity*: every task carries this process's engine version and catalogue key (a hash of every
   source file of ``derivations`` and the library versions, ``cache.catalogue_key``); a worker whose package
@@ -22,7 +24,7 @@ A Dask worker is not forked from this process, so it receives what a slot inheri
   stores them in its own run cache first (a chain on another machine reads its citations from there, as
   a local slot reads the shared cache).
 
-A worker checks in a *check process* it forks on its first task and reuses (``run_task``): Dask runs a task in
+A worker checks in a *check process* it forks on its first task and reuses (``dask_worker.run_task``): Dask runs a task in
 a thread, where the budget can arm no deadline and cap no memory (``SIGALRM`` and ``RLIMIT_AS``: main thread
 only), so a claim checked in the thread could run past its budget and end "budget spent" where a local slot
 decides it; in the forked process the budget is the local one. One check at a time per worker process (a
@@ -40,22 +42,18 @@ scheduler or a worker cannot even unpickle (another environment) is one line nam
 
 from __future__ import annotations
 
-import contextlib
 import re
 import sys
-import threading
 import uuid
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
+
+from .dask_worker import CheckDied, WorkerMismatch, hold, identity, run_task
 
 #: [PROTOCOL://]HOST:PORT, HOST a name, an IPv4 address or a bracketed IPv6 address
 _ADDRESS = re.compile(r"(?:(?:tcp|tls|ws|wss|ucx)://)?(?:\[[0-9a-fA-F:.]+\]|[A-Za-z0-9.\-_]+):(\d{1,5})")
 #: the extra that installs dask.distributed (pyproject's optional dependencies)
 EXTRA = "pip install 'infonce-bounds[distributed]'"
-
-
-class WorkerMismatch(ValueError):
-    """A Dask worker runs another version of the package than this process: its verdicts would not be ours."""
 
 
 def check_address(address: str) -> None:
@@ -94,151 +92,16 @@ def connect(address: str) -> Any:
         sys.unraisablehook = old_hook
 
 
-# ----------------------------------------------------------------------------- worker side
-
-#: one task at a time in a worker process (the engine's per-process state, as in a forked slot)
-_LOCK = threading.Lock()
-#: this worker's (engine version, catalogue key), computed once
-_IDENTITY: list[tuple[str, str]] = []
-
-
-def identity() -> tuple[str, str]:
-    """(engine version, catalogue key): equal in two processes exactly when their engines, their
-    ``derivations`` sources and the libraries a verdict depends on are."""
-    if not _IDENTITY:
-        from .cache import catalogue_key, engine_version
-
-        _IDENTITY.append((engine_version(), catalogue_key({})))
-    return _IDENTITY[0]
-
-
-class CheckDied(RuntimeError):
-    """The check process of a Dask worker ended without answering (killed, out of memory, a crash in C)."""
-
-
-#: the check process of this worker process: ``[Slot, the tokens of the sources it holds]``, forked on the first
-#: task and reused while it lives (as a local slot is), so the engine's memos and warm caches carry over
-_CHILD: list = []
-#: in the check process: token → the pickled derivation or claims it received (one run's at a time)
-_HELD: dict[str, Any] = {}
-
-
-def _install(kind: str, name: str, obj: Any) -> None:
-    """Put the task's derivation (or claims) where ``plan.work`` reads it, as a forked slot inherits it."""
-    from . import runner
-
-    if kind == "catalogue":
-        from .. import catalogue
-
-        runner._REGISTRY[name] = catalogue.get(name)
-    elif kind == "derivation":
-        runner._REGISTRY[name] = obj
-    else:  # "claims": check FILE's parsed claims
-        from . import claims
-
-        claims._CLAIMS[name] = obj
-
-
-def _child_work(message: tuple) -> Any:
-    """In the check process: install the task's source (received once per token), then ``work(task)``."""
-    import pickle
-
-    from .library import install_default
-
-    work, kind, name, token, obj, task = pickle.loads(message)
-    if obj is not None:
-        run = token.split("-source-")[0]
-        for old in [t for t in _HELD if not t.startswith(run)]:  # another run's: no longer needed
-            del _HELD[old]
-        _HELD[token] = obj
-    _install(kind, name, _HELD.get(token) if token is not None else None)
-    install_default()
-    return work(task)
-
-
-@contextlib.contextmanager
-def _may_fork() -> Iterator[None]:
-    """A Dask worker is a daemonic process, and ``multiprocessing`` refuses children to those (so that none
-    outlives it). The check process cannot outlive its worker (``pool.die_with_parent``: the kernel's parent-death
-    signal and a watchdog), so the flag is lifted while it is forked."""
-    import multiprocessing
-
-    config = multiprocessing.current_process()._config
-    old = config.get("daemon")
-    config["daemon"] = False
-    try:
-        yield
-    finally:
-        if old is None:
-            config.pop("daemon", None)
-        else:
-            config["daemon"] = old
-
-
-def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: tuple[str, str], task: tuple) -> Any:
-    """Worker: check ``task`` with ``work`` (the plan's work function) in this worker's check process.
-
-    ``source``: ``(kind, name, object, token)``, the derivation or claims ``work`` reads; ``preload``: the cited
-    verdicts (run-cache key → payload), stored in this machine's run cache first. The check runs in a process
-    forked from this worker (``pool.Slot``) because Dask runs a task in a thread, where the budget can neither arm
-    its deadlines (``SIGALRM``) nor cap memory (both: main thread only): in the forked process the calling
-    thread is the main one, so a claim is checked under the same budget as in a local slot. ``WorkerMismatch`` if
-    this worker's code differs; ``CheckDied`` if the check process ended without answering (the worker lives on).
-    """
-    import cloudpickle  # a dask dependency: a derivation outside the catalogue may hold closures (check=)
-
-    from .cache import load, store
-    from .pool import Slot, SlotDied
-
-    with _LOCK:
-        mine = identity()
-        if mine != tuple(expect):
-            raise WorkerMismatch(
-                f"--scheduler: a Dask worker runs another infonce-bounds (engine {mine[0]}, catalogue "
-                f"{mine[1][:12]}; this process: engine {expect[0]}, catalogue {expect[1][:12]}): install the "
-                "same version on every worker"
-            )
-        for key, payload in preload.items():
-            if load(key) is None:
-                store(key, payload)
-        kind, name, obj, token = source
-        if not _CHILD:
-            with _may_fork():
-                _CHILD.extend([Slot(_child_work, ()), set()])
-        slot, held = _CHILD
-        ship = obj if token is not None and token not in held else None
-        try:
-            slot.send(cloudpickle.dumps((work, kind, name, token, ship, task)))
-            _task, result = slot.receive()
-        except SlotDied as exc:
-            slot.close()
-            _CHILD.clear()
-            raise CheckDied(
-                f"the check process of a Dask worker ended without answering, checking {kind} {name!r} #{task[1]}"
-                + (f" ({exc})" if str(exc) else "")
-            ) from None
-        if token is not None:
-            held.add(token)
-        return result
-
-
 # ----------------------------------------------------------------------------- client side
 
 
-def _hold(obj: Any) -> Any:
-    """Worker: ``obj`` itself. A task's result, not scattered data: Dask computes it again from the task (which
-    holds ``obj``) when the worker that kept it dies; scattered data would be lost with it, and every task
-    needing it cancelled."""
-    return obj
-
-
-def _source_of(name: str, client: Any, key: str) -> tuple:
-    """How a worker gets derivation ``name``: by name from the catalogue, else pickled (sent once, ``_hold``)."""
-    from . import claims, runner
-
-    if name in claims._CLAIMS:
-        return ("claims", name, client.submit(_hold, list(claims._CLAIMS[name]), key=key, priority=1 << 30), key)
-    der = runner._REGISTRY[name]
+def _source_of(name: str, plan: Any, registry: Mapping[str, Any], client: Any, key: str) -> tuple:
+    """How a worker gets derivation ``name``: a claim file's claims (``check``'s plan holds them) and a derivation
+    outside the catalogue pickled (sent once, as ``dask_worker.hold``'s result); a catalogue derivation by name."""
+    claims = getattr(plan, "claims", None)
+    if claims is not None:
+        return ("claims", name, client.submit(hold, list(claims), key=key, priority=1 << 30), key)
+    der = registry[name]
     from .. import catalogue
     from ..ledger import DerivationError
 
@@ -256,7 +119,7 @@ def _source_of(name: str, client: Any, key: str) -> tuple:
             f"--scheduler: derivation {name!r} is not the catalogue's and cannot be sent to a Dask worker "
             f"({type(exc).__name__}: {exc}); check it without --scheduler"
         ) from None
-    return ("derivation", name, client.submit(_hold, der, key=key, priority=1 << 30), key)
+    return ("derivation", name, client.submit(hold, der, key=key, priority=1 << 30), key)
 
 
 def cluster_info(client: Any) -> dict[str, Any]:
@@ -266,108 +129,127 @@ def cluster_info(client: Any) -> dict[str, Any]:
     return {"workers": len(workers), "threads": sum(int(w.get("nthreads", 1)) for w in workers.values())}
 
 
-def run_on_cluster(
-    address: str,
-    plan: Any,
-    pending: dict[tuple[str, int], float],
-    waits: Mapping[tuple[str, int], set[tuple[str, int]]],
-    finished: set[tuple[str, int]],
-    pick: Callable[..., tuple[str, int] | None],
-    task_of: Callable[[tuple[str, int]], tuple[str, int, dict]],
-    done: Callable[..., None],
-) -> dict[str, Any]:
-    """Check every ``pending`` task on the Dask cluster at ``address`` (see the module docstring).
+class Cluster:
+    """``runner.run_steps``'s ``backend`` for the Dask cluster at ``address`` (checked here, before any work).
 
-    ``pick(None)`` / ``pick(None, force=True)``: the runner's choice of the next runnable task (``force``:
-    a citation cycle, nothing runnable and nothing running); ``task_of``: the task with its options;
-    ``done(name, index, payload, seconds, cpu)``: the runner's bookkeeping of a result. Returns
-    ``{"address", "workers", "threads"}``.
+    Called by the runner as ``backend(plan, pending, waits, finished, pick, task_of, done, registry, run_keys)``
+    once every derivation is built: it checks every ``pending`` task there and returns when all are ``done``.
+    ``pick(None)`` / ``pick(None, force=True)`` is the runner's choice of the next runnable task (``force``: a
+    citation cycle, nothing runnable and nothing running), ``task_of`` the task with its options, ``done(name,
+    index, payload, seconds, cpu)`` its bookkeeping of a result; ``registry`` the run's derivations by name and
+    ``run_keys`` their step keys (``runner._RUN_KEYS``). ``info`` is then ``{"address", "workers", "threads"}``.
     """
+
+    def __init__(self, address: str) -> None:
+        check_address(address)
+        self.address = address
+        self.info: dict[str, Any] | None = None
+
+    def __call__(
+        self,
+        plan: Any,
+        pending: dict[tuple[str, int], float],
+        waits: Mapping[tuple[str, int], set[tuple[str, int]]],
+        finished: set[tuple[str, int]],
+        pick: Callable[..., tuple[str, int] | None],
+        task_of: Callable[[tuple[str, int]], tuple[str, int, dict]],
+        done: Callable[..., None],
+        registry: Mapping[str, Any],
+        run_keys: Mapping[str, tuple[Any, str, list[str]]],
+    ) -> None:
+        from .cache import load
+
+        client = connect(self.address)
+        sources: dict[str, tuple] = {}
+        expect = identity()
+        run = uuid.uuid4().hex[:8]
+        inflight: dict[Any, tuple[str, int]] = {}
+        seq = [0]
+
+        def submit(task: tuple[str, int]) -> None:
+            name, index = task
+            if name not in sources:
+                key = f"infonce-{plan.label}-{run}-source-{len(sources)}"
+                sources[name] = _source_of(name, plan, registry, client, key)
+            preload = {}
+            for n, j in waits.get(task, ()):  # the cited verdicts, for a worker whose run cache is not ours
+                key = run_keys[n][2][j] if n in run_keys else None
+                hit = load(key) if key is not None else None
+                if hit is not None:
+                    preload[key] = hit
+            seq[0] += 1
+            fut = client.submit(
+                run_task,
+                plan.work,
+                sources[name],
+                preload,
+                expect,
+                task_of(task),
+                key=f"infonce-{plan.label}-{run}-{seq[0]}-{name}-{index}",
+                priority=-seq[0],  # the order pick chose: longest first
+                pure=False,
+            )
+            inflight[fut] = task
+
+        def feed() -> None:
+            while True:
+                task = pick(None)
+                if task is None and pending and not inflight:  # a citation cycle: check them anyway
+                    task = pick(None, force=True)
+                if task is None:
+                    return
+                submit(task)
+
+        try:
+            self.info = {"address": self.address, **cluster_info(client)}
+            _drive(client, plan, inflight, feed, task_of, done, registry)
+        finally:
+            if inflight:
+                client.cancel(list(inflight))
+            client.close()
+
+
+def _drive(client: Any, plan: Any, inflight: dict, feed: Callable, task_of: Callable, done: Callable, registry) -> None:
+    """Submit what is runnable, then take each result as it comes and submit what it made runnable, until no
+    task is in flight; a task the cluster lost is checked here (``_lost``), a failed check re-raised."""
     from concurrent.futures import CancelledError
 
     from distributed import as_completed
     from distributed.scheduler import KilledWorker
 
-    from . import runner
-    from .cache import load
     from .pool import TaskFailed
 
-    client = connect(address)
-    sources: dict[str, tuple] = {}
-    expect = identity()
-    run = uuid.uuid4().hex[:8]
-    inflight: dict[Any, tuple[str, int]] = {}
     queue = as_completed(loop=client.loop)
-    seq = [0]
+    feed()
+    queue.update(inflight)
+    while inflight:
+        fut = next(queue)
+        task = inflight.pop(fut)
+        try:
+            exc = fut.exception() if fut.status != "finished" else None
+            result = fut.result() if exc is None else None
+        except CancelledError as cancelled:  # Dask lost it (its inputs or result went with a dead worker)
+            exc = cancelled
+        if exc is None:
+            done(*result)
+        elif isinstance(exc, WorkerMismatch):
+            raise WorkerMismatch(str(exc)) from None
+        elif _foreign(exc):
+            raise WorkerMismatch(
+                f"--scheduler: the cluster could not load this task ({type(exc).__name__}: "
+                f"{str(exc).splitlines()[0] if str(exc) else ''}): install the same infonce-bounds on the "
+                "scheduler and every worker"
+            ) from None
+        elif isinstance(exc, (KilledWorker, CancelledError, CheckDied)):
+            _lost(plan, task, f"{type(exc).__name__}: {exc}", task_of, done, registry)
+        else:
+            import traceback
 
-    def submit(task: tuple[str, int]) -> None:
-        name, index = task
-        if name not in sources:
-            sources[name] = _source_of(name, client, f"infonce-{plan.label}-{run}-source-{len(sources)}")
-        preload = {}
-        for n, j in waits.get(task, ()):  # the cited verdicts, for a worker whose run cache is not ours
-            key = runner._RUN_KEYS[n][2][j] if n in runner._RUN_KEYS else None
-            hit = load(key) if key is not None else None
-            if hit is not None:
-                preload[key] = hit
-        seq[0] += 1
-        fut = client.submit(
-            run_task,
-            plan.work,
-            sources[name],
-            preload,
-            expect,
-            task_of(task),
-            key=f"infonce-{plan.label}-{run}-{seq[0]}-{name}-{index}",
-            priority=-seq[0],  # the order pick chose: longest first
-            pure=False,
-        )
-        inflight[fut] = task
-        queue.add(fut)
-
-    def feed() -> None:
-        while True:
-            task = pick(None)
-            if task is None and pending and not inflight:  # a citation cycle: check them anyway
-                task = pick(None, force=True)
-            if task is None:
-                return
-            submit(task)
-
-    try:
-        info = {"address": address, **cluster_info(client)}
+            tb = "".join(traceback.format_exception(type(exc), exc, fut.traceback()))
+            raise TaskFailed(f"checking {task} failed in a Dask worker:\n{tb}")
+        before = set(inflight)
         feed()
-        while inflight:
-            fut = next(queue)
-            task = inflight.pop(fut)
-            try:
-                exc = fut.exception() if fut.status != "finished" else None
-                result = fut.result() if exc is None else None
-            except CancelledError as cancelled:  # Dask lost it (its inputs or result went with a dead worker)
-                exc = cancelled
-            if exc is None:
-                done(*result)
-            elif isinstance(exc, WorkerMismatch):
-                raise WorkerMismatch(str(exc)) from None
-            elif _foreign(exc):
-                raise WorkerMismatch(
-                    f"--scheduler: the cluster could not load this task ({type(exc).__name__}: "
-                    f"{str(exc).splitlines()[0] if str(exc) else ''}): install the same infonce-bounds on the scheduler "
-                    "and every worker"
-                ) from None
-            elif isinstance(exc, (KilledWorker, CancelledError, CheckDied)):
-                _lost(plan, task, f"{type(exc).__name__}: {exc}", task_of, done)
-            else:
-                import traceback
-
-                tb = "".join(traceback.format_exception(type(exc), exc, fut.traceback()))
-                raise TaskFailed(f"checking {task} failed in a Dask worker:\n{tb}")
-            feed()
-        return info
-    finally:
-        if inflight:
-            client.cancel(list(inflight))
-        client.close()
+        queue.update([f for f in inflight if f not in before])
 
 
 def _foreign(exc: BaseException) -> bool:
@@ -383,16 +265,15 @@ def _foreign(exc: BaseException) -> bool:
     )
 
 
-def _lost(plan: Any, task: tuple[str, int], why: str, task_of: Callable, done: Callable) -> None:
+def _lost(plan: Any, task: tuple[str, int], why: str, task_of: Callable, done: Callable, registry) -> None:
     """The cluster lost ``task``: its check process died (``CheckDied``), or Dask gave up on it after workers died
     holding it (``KilledWorker``: Dask cannot say whether this task killed them or only sat beside the one that
     did). It is checked once more here, as a local run would: a plan
     that isolates (``check``) in a forked slot of its own (its death costs that claim alone: ``plan.died``),
     ``verify`` (a dead worker costs no result) in this process."""
-    from . import runner
     from .pool import Slot, SlotDied
 
-    step = runner._REGISTRY[task[0]].steps[task[1]].name
+    step = registry[task[0]].steps[task[1]].name
     print(
         f"{plan.label}: the Dask cluster lost {plan.what} {step!r} ({why.splitlines()[0][:160]}); checking it in this process",
         file=sys.stderr,
@@ -412,4 +293,4 @@ def _lost(plan: Any, task: tuple[str, int], why: str, task_of: Callable, done: C
         slot.close()
 
 
-__all__ = ["EXTRA", "WorkerMismatch", "check_address", "connect", "identity", "run_on_cluster", "run_task"]
+__all__ = ["EXTRA", "Cluster", "check_address", "cluster_info", "connect"]

@@ -5,9 +5,12 @@ brings no ``check=`` closure is decided by that route's code, which lives in ``c
 of the engine version (``cache.engine_version``). Nothing of the step is code, so its key is built from data
 alone::
 
-    SHA-256( "route-v1" · engine version · upstream · options · route name · parameters · the claim )
+    SHA-256( engine version · upstream · options · "route-v1" · route name · parameters · the claim )
 
-* *parameters*: by value (SymPy trees through ``runner._tree``, numbers and strings by ``repr``, mappings
+(the runner's ``_fingerprint`` joins them: ``route_fields`` gives the last four, printed by the runner's
+canonical printer, which it passes in, so that this module imports nothing of the run layer).
+
+* *parameters*: by value (SymPy trees by the runner's printer, numbers and strings by ``repr``, mappings
   sorted by key, sets sorted); a parameter that is not data (a function, a lambda, an object of ours) is a
   ``DerivationError`` naming the step, the route and the parameter: a hint is data, and a closure belongs in
   ``check=``, whose key follows its bytecode (``runner._function``);
@@ -24,17 +27,16 @@ with both a route and a ``check=`` is checked by its closure (``check_step``) an
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy as sp
 
 from ..ledger import DerivationError, Step
-from .cache import canonical_options, engine_version
 
 #: the version of this key's layout (bump when what it holds changes)
 LAYOUT = "route-v1"
-#: step fields keyed on their own here (the runner's prose fields, ``runner._PROSE``, are left out as well)
+#: step fields keyed on their own here (the runner's prose fields, given as ``prose``, are left out as well)
 _OWN = frozenset({"route", "check"})
 
 
@@ -43,25 +45,24 @@ def is_hinted(step: Step) -> bool:
     return step.route is not None and step.check is None
 
 
-def _param(obj: Any, where: str, step: Step) -> str:
-    """The canonical text of one hint parameter (data only)."""
-    from . import runner
-
+def _param(obj: Any, where: str, step: Step, canon: Callable[[Any], str]) -> str:
+    """The canonical text of one hint parameter (data only); ``canon`` prints SymPy trees and numpy data."""
     if obj is None or isinstance(obj, (bool, int, float, complex, str, bytes)):
         return repr(obj)
     if isinstance(obj, sp.Basic):
-        return runner._tree(obj)
+        return canon(obj)
     if isinstance(obj, type) and issubclass(obj, sp.Basic):  # a function class: sp.exp, Function('f')
         return "class:" + sp.srepr(obj)
     if isinstance(obj, Mapping):
-        items = sorted((_param(k, where, step), _param(v, f"{where}[{k!r}]", step)) for k, v in obj.items())
-        return "{" + ",".join(f"{k}:{v}" for k, v in items) + "}"
+        items = [(_param(k, where, step, canon), _param(v, f"{where}[{k!r}]", step, canon)) for k, v in obj.items()]
+        return "{" + ",".join(f"{k}:{v}" for k, v in sorted(items)) + "}"
     if isinstance(obj, (list, tuple)):
-        return type(obj).__name__ + "[" + ",".join(_param(v, f"{where}[{i}]", step) for i, v in enumerate(obj)) + "]"
+        parts = [_param(v, f"{where}[{i}]", step, canon) for i, v in enumerate(obj)]
+        return type(obj).__name__ + "[" + ",".join(parts) + "]"
     if isinstance(obj, (set, frozenset)):
-        return type(obj).__name__ + "[" + ",".join(sorted(_param(v, where, step) for v in obj)) + "]"
+        return type(obj).__name__ + "[" + ",".join(sorted(_param(v, where, step, canon) for v in obj)) + "]"
     if type(obj).__module__.split(".", 1)[0] == "numpy" and not callable(obj):  # arrays by bytes, scalars by value
-        return runner._canon(obj)
+        return canon(obj)
     raise DerivationError(
         f"step {step.name!r}: route {step.route[0]!r} parameter {where} is a {type(obj).__name__}, not data "
         "(SymPy expressions, numbers, strings, and lists or mappings of them): a hint is keyed by value, never "
@@ -69,26 +70,22 @@ def _param(obj: Any, where: str, step: Step) -> str:
     )
 
 
-def params_text(step: Step) -> str:
+def params_text(step: Step, canon: Callable[[Any], str]) -> str:
     """The route's name and its parameters, by value (``DerivationError`` for a parameter that is code)."""
     name, params = step.route
-    return (
-        f"route={name!r}\x1fparams="
-        + "{"
-        + ",".join(f"{k!r}:{_param(v, repr(k), step)}" for k, v in sorted(params.items(), key=lambda kv: repr(kv[0])))
-        + "}"
-    )
+    items = sorted(params.items(), key=lambda kv: repr(kv[0]))
+    return f"route={name!r}\x1fparams={{" + ",".join(f"{k!r}:{_param(v, repr(k), step, canon)}" for k, v in items) + "}"
 
 
-def route_fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
-    """The text a hinted step's key hashes (see the module docstring); the caller clears ``runner``'s memos."""
-    from . import runner
-
-    fields = [LAYOUT, engine_version(), upstream, canonical_options(options), params_text(step)]
+def route_fields(step: Step, canon: Callable[[Any], str], prose: frozenset[str]) -> list[str]:
+    """What a hinted step's key holds besides the engine version, upstream and options (module docstring): the
+    layout, the route's name and parameters, and every claim field but ``prose`` (the runner's), printed by
+    ``canon`` (the runner's canonical printer: given, not imported, so the run layer's imports stay acyclic)."""
+    fields = [LAYOUT, params_text(step, canon)]
     for f in dataclasses.fields(step):  # every claim field, so one added to Step is keyed without an edit here
-        if f.name not in _OWN and f.name not in runner._PROSE:
-            fields.append(f"{f.name}={runner._canon(getattr(step, f.name))}")
-    return runner._renumber_dummies("\x1f".join(fields))
+        if f.name not in _OWN and f.name not in prose:
+            fields.append(f"{f.name}={canon(getattr(step, f.name))}")
+    return fields
 
 
-__all__ = ["LAYOUT", "is_hinted", "params_text", "route_fingerprint"]
+__all__ = ["LAYOUT", "is_hinted", "params_text", "route_fields"]

@@ -331,11 +331,11 @@ def step_fingerprint(step: Step, options: Mapping[str, Any], upstream: str = "")
 
 
 def _fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
-    if step.route is not None and step.check is None:  # a hinted route: name, parameters, engine (``route_keys``)
-        from .route_keys import route_fingerprint
-
-        return route_fingerprint(step, options, upstream)
     fields = [engine_version(), upstream, canonical_options(options)]
+    if step.route is not None and step.check is None:  # a hinted route: name, parameters, claim; no code
+        from .route_keys import route_fields
+
+        return _renumber_dummies("\x1f".join([*fields, *route_fields(step, _canon, _PROSE)]))
     for f in dataclasses.fields(step):  # every field, so a field added to Step is keyed without an edit here
         if f.name not in _PROSE:
             fields.append(f"{f.name}={_canon(getattr(step, f.name))}")
@@ -515,7 +515,7 @@ def verify_derivations(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, StepResult, bool], None] | None = None,
-    scheduler: str | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
@@ -531,7 +531,7 @@ def verify_derivations(
     no result: the steps not returned yet are checked in this process.
     """
     plan = _CataloguePlan(options)
-    return run_steps(ders, plan, workers=workers, use_cache=use_cache, on_result=on_result, scheduler=scheduler)
+    return run_steps(ders, plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=backend)
 
 
 class Plan:
@@ -611,7 +611,7 @@ def run_steps(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, Any, bool], None] | None = None,
-    scheduler: str | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Check every step of ``ders`` as ``plan`` says; returns (results by derivation, in step order; stats).
 
@@ -640,8 +640,7 @@ def run_steps(
     cpu: dict[str, float] = {}
     over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
     counts = {"cached": 0, "checked": 0}
-    state = {"built": False, "serial": workers <= 1}
-    cluster: dict[str, Any] | None = None  # the Dask cluster's size, with ``scheduler``
+    state = {"built": False, "serial": workers <= 1 and backend is None}
     slots: list[Slot] = []
     for der in given or ():  # a chain may cite a step of a derivation given later in the list
         for i, st in enumerate(der.steps):
@@ -757,14 +756,11 @@ def run_steps(
     _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
         try:
-            if scheduler is not None:  # a Dask cluster instead of the local slots (``dask_backend``)
-                from .dask_backend import run_on_cluster
-
+            if backend is not None:  # another executor instead of the slots (a Dask cluster: ``dask_backend``)
                 while build_one():
                     pass
-                state["serial"] = False  # pick the longest runnable first, whatever --workers says
-                cluster = run_on_cluster(scheduler, plan, pending, waits, finished, pick, task_of, done)
-                state["serial"] = True  # nothing is left pending: the serial loop below has nothing to do
+                backend(plan, pending, waits, finished, pick, task_of, done, _REGISTRY, _RUN_KEYS)
+                state["serial"] = True  # every task is finished: the serial loop below has nothing to do
             while not state["serial"]:
                 drain(0)
                 if state["built"] and not slots and counts["checked"] <= 1:
@@ -828,8 +824,7 @@ def run_steps(
     stats = {
         "cached": counts["cached"],
         "checked": counts["checked"],
-        "workers": cluster["workers"] if cluster else workers if counts["checked"] > 1 else 1,
-        "scheduler": cluster,
+        "workers": workers if counts["checked"] > 1 else 1,
         "cpu": cpu,
         "overhead": over,
     }
