@@ -268,3 +268,90 @@ def test_a_worker_that_dies_costs_no_result(tmp_path, monkeypatch, capsys):
     res, stats = runner.verify_derivations([der], {"trials": 10}, workers=2)
     assert [r.verdict for r in res["cache_test_dies"]] == [Verdict.PROVED] * 3 and stats["checked"] == 3
     assert "a worker process died" in capsys.readouterr().err
+
+
+# ------------------------------------------------------- hinted routes: keyed by name, parameters, engine
+
+
+def _hinted(name: str = "monotone", **params) -> Step:
+    """``log(1 + x) ≤ x`` on [0, 1] from its end 0, by the route ``name`` with ``params`` (keys only: not checked)."""
+    base = {"end": 0, "derivative": x / (1 + x), "var": x, "side": "left"}
+    return Step(
+        "log below the line",
+        sp.log(1 + x),
+        x,
+        "inequality",
+        Domain({x: (0, 1)}),
+        relation="<=",
+        route=(name, {**base, **params}),
+    )
+
+
+def test_a_hinted_step_is_keyed_by_its_route_name_parameters_and_the_engine_never_code():
+    from infonce_bounds.derivations.run import route_keys
+
+    step = _hinted()
+    text = runner.step_fingerprint(step, OPTS)
+    assert route_keys.LAYOUT in text and text.startswith(_checkcache.engine_version())
+    assert "'monotone'" in text and "code(" not in text and "fn(" not in text
+    key = runner.step_key(step, OPTS)
+    assert runner.step_key(_hinted(), OPTS) == key  # the same hint built again
+    reordered = dataclasses.replace(step, route=("monotone", dict(reversed(list(step.route[1].items())))))
+    assert runner.step_key(reordered, OPTS) == key  # a mapping, not an order
+    # two steps that differ only in the route's parameters (or its name) have different keys
+    others = [
+        _hinted(end=1),
+        _hinted(derivative=x / (2 + x)),
+        _hinted(side="right"),
+        _hinted(extra=sp.Rational(1, 2)),
+        _hinted("certificate"),
+    ]
+    keys = [runner.step_key(s, OPTS) for s in others]
+    assert key not in keys and len(set(keys)) == len(keys)
+    # and the claim itself is in the key: another domain, another key
+    assert runner.step_key(dataclasses.replace(step, domain=Domain({x: (0, 2)})), OPTS) != key
+
+
+_HINTED_KEY_SCRIPT = r"""
+import json, sympy as sp
+from infonce_bounds.derivations import catalogue
+from infonce_bounds.derivations.ledger import Domain, Step
+from infonce_bounds.derivations.run import runner
+x = sp.Symbol("x", real=True)
+opts = {"trials": 100000, "seed": 0}
+own = Step("log below the line", sp.log(1 + x), x, "inequality", Domain({x: (0, 1)}), relation="<=",
+           route=("monotone", {"end": 0, "derivative": x / (1 + x), "var": x, "side": "left"}))
+hinted = [s for s in catalogue.get("angle_class").steps if s.route is not None]
+print(json.dumps({"own": runner.step_key(own, opts), **{s.name: runner.step_key(s, opts) for s in hinted}}))
+"""
+
+
+def test_an_unchanged_hinted_step_keeps_its_key_across_processes(tmp_path):
+    env = {**os.environ, "PYTHONHASHSEED": "7"}
+    proc = subprocess.run(
+        [sys.executable, "-c", _HINTED_KEY_SCRIPT], env=env, cwd=tmp_path, capture_output=True, text=True, check=True
+    )
+    there = json.loads(proc.stdout)
+    here = {"own": runner.step_key(_hinted(), OPTS)}
+    here.update({s.name: runner.step_key(s, OPTS) for s in catalogue.get("angle_class").steps if s.route is not None})
+    assert len(here) == 3 and there == here
+
+
+def test_a_hint_parameter_that_is_code_is_refused_naming_it():
+    step = _hinted(derivative=lambda t: t / (1 + t))
+    with pytest.raises(ValueError, match=r"route 'monotone' parameter 'derivative' is a function, not data"):
+        runner.step_key(step, OPTS)
+
+
+def test_a_check_closure_beside_a_route_is_keyed_by_its_code():
+    """The closure decides (``check_step`` runs it first): its code is in the key, as for any ``check=``."""
+
+    def lenient(step, opts):
+        return None
+
+    def strict(step, opts):
+        return 0
+
+    a, b = (dataclasses.replace(_hinted(), check=fn) for fn in (lenient, strict))
+    assert "route-v1" not in runner.step_fingerprint(a, OPTS)
+    assert runner.step_key(a, OPTS) != runner.step_key(b, OPTS) != runner.step_key(_hinted(), OPTS)

@@ -6,7 +6,8 @@ a single derivation; only a miss goes on to ``derivations.run.runner`` (per-step
 
 * *engine version*: a hash of the engine's own source (``ledger.py``, ``intervals.py``, every
   module of ``checks/`` and of ``run/``), the versions of the libraries a verdict depends on and the Python version
-  (step keys hold bytecode, which changes between Python versions);
+  (the key of a ``check=`` closure holds its bytecode, which changes between Python versions; a step that names a
+  hinted route is keyed by the route's name and parameters as data, ``run.route_keys``);
 * *catalogue key*: the engine version, every source file of the ``derivations`` package (by its path
   relative to the package directory, so the key is the same in any clone on any machine) and the
   checker options.

@@ -238,17 +238,24 @@ def run_claims(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, dict, bool], None] | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[list[dict], dict[str, Any]]:
     """Check ``claims`` (the steps of ``der``, in file order); returns (outcomes in file order, stats).
 
     Each outcome is ``_check_claim``'s dict plus ``"cached"`` (answered from the run cache); ``stats`` are
-    ``run_steps``'s (``cached``, ``checked``, ``workers``, …).
+    ``run_steps``'s (``cached``, ``checked``, ``workers``, …). ``backend``: another executor for ``run_steps``
+    (``dask_backend.Cluster``: a Dask cluster's workers instead of local processes; the same verdicts), whose
+    workers ``stats`` then name.
     """
     plan = ClaimPlan(claims, options, budget)
     try:
-        by_der, stats = runner.run_steps([der], plan, workers=workers, use_cache=use_cache, on_result=on_result)
+        by_der, stats = runner.run_steps(
+            [der], plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=backend
+        )
     finally:
         _CLAIMS.pop(der.name, None)
+    if backend is not None and backend.info:  # the cluster's workers, not this process's
+        stats = {**stats, "workers": backend.info["workers"], "scheduler": backend.info}
     return by_der[der.name], stats
 
 

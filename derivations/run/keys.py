@@ -320,6 +320,10 @@ def step_fingerprint(step: Step, options: Mapping[str, Any], upstream: str = "")
 
 def _fingerprint(step: Step, options: Mapping[str, Any], upstream: str) -> str:
     fields = [engine_version(), upstream, canonical_options(options)]
+    if step.route is not None and step.check is None:  # a hinted route: name, parameters, claim; no code
+        from .route_keys import route_fields
+
+        return _renumber_dummies("\x1f".join([*fields, *route_fields(step, _canon, _PROSE)]))
     for f in dataclasses.fields(step):  # every field, so a field added to Step is keyed without an edit here
         if f.name not in _PROSE:
             fields.append(f"{f.name}={_canon(getattr(step, f.name))}")

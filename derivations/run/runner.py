@@ -106,6 +106,7 @@ def verify_derivations(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, StepResult, bool], None] | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[dict[str, list[StepResult]], dict[str, Any]]:
     """Check every step of ``ders`` (catalogue derivations); returns (results by derivation, stats).
 
@@ -120,7 +121,8 @@ def verify_derivations(
     (``seconds``), also when they come from the cache. A worker that dies (killed, out of memory) costs
     no result: the steps not returned yet are checked in this process.
     """
-    return run_steps(ders, _CataloguePlan(options), workers=workers, use_cache=use_cache, on_result=on_result)
+    plan = _CataloguePlan(options)
+    return run_steps(ders, plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=backend)
 
 
 class Plan:
@@ -200,6 +202,7 @@ def run_steps(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, Any, bool], None] | None = None,
+    backend: Callable[..., None] | None = None,
 ) -> tuple[dict[str, list[Any]], dict[str, Any]]:
     """Check every step of ``ders`` as ``plan`` says; returns (results by derivation, in step order; stats).
 
@@ -228,7 +231,7 @@ def run_steps(
     cpu: dict[str, float] = {}
     over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
     counts = {"cached": 0, "checked": 0}
-    state = {"built": False, "serial": workers <= 1}
+    state = {"built": False, "serial": workers <= 1 and backend is None}
     slots: list[Slot] = []
     for der in given or ():  # a chain may cite a step of a derivation given later in the list
         for i, st in enumerate(der.steps):
@@ -344,6 +347,11 @@ def run_steps(
     _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
         try:
+            if backend is not None:  # another executor instead of the slots (a Dask cluster: ``dask_backend``)
+                while build_one():
+                    pass
+                backend(plan, pending, waits, finished, pick, task_of, done, _REGISTRY, _RUN_KEYS)
+                state["serial"] = True  # every task is finished: the serial loop below has nothing to do
             while not state["serial"]:
                 drain(0)
                 if state["built"] and not slots and counts["checked"] <= 1:

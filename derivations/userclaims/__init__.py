@@ -92,6 +92,15 @@ __all__ = [
 ]
 
 
+def _cluster(scheduler: str | None) -> Any:
+    """The Dask cluster at ``scheduler`` as the runner's backend (its address checked here), or None."""
+    if scheduler is None:
+        return None
+    from ..run.dask_backend import Cluster  # not in run.claims: the Dask worker imports that module
+
+    return Cluster(scheduler)
+
+
 def check(
     source: Any,
     trials: int | None = None,
@@ -101,6 +110,7 @@ def check(
     workers: int = 2,
     use_cache: bool = True,
     on_read: Any = None,
+    scheduler: str | None = None,
 ) -> dict[str, Any]:
     """Check every claim of a claim file with the ledger's checkers.
 
@@ -128,6 +138,9 @@ def check(
         The verdicts, and their order in the output (the file's), do not depend on it.
     on_read : callable, optional
         Called as ``on_read(done, total)`` while the file is read (``parse``).
+    scheduler : str, optional
+        The address of a Dask scheduler (``tcp://HOST:PORT``): its workers check the claims instead of
+        ``workers`` local processes, with the same verdicts (``derivations.run.dask_backend``).
     use_cache : bool
         Answer an unchanged claim from the run cache (``verify``'s; ``$XDG_CACHE_HOME/infonce-bounds``), keyed
         on its parsed content, the options, the budget and the engine version (``derivations.run.claims``);
@@ -184,6 +197,7 @@ def check(
         workers=workers,
         use_cache=use_cache,
         on_result=tick,
+        backend=_cluster(scheduler),
     )
     verdict_of = {}
     rows = []

@@ -40,6 +40,13 @@ def add_arguments(p) -> None:
         action="store_true",
         help="check every claim again instead of reusing results from the cache ($XDG_CACHE_HOME/infonce-bounds/verify)",
     )
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="check the claims on the Dask cluster at ADDRESS ([tcp://]HOST:PORT) instead of --workers local "
+        "processes; the same verdicts (needs the [distributed] extra)",
+    )
 
 
 def _evidence(c: dict) -> str:
@@ -107,6 +114,10 @@ def run(args) -> int:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
     if args.workers < 1:
         raise ValueError(f"--workers must be ≥ 1, got {args.workers}")
+    if args.scheduler is not None:  # a bad address, no dask or no answer: one line, exit 2, before any work
+        from infonce_bounds.derivations.run.dask_backend import connect
+
+        connect(args.scheduler).close()
     from ..progress import Progress
 
     bar = None
@@ -134,6 +145,7 @@ def run(args) -> int:
         workers=args.workers,
         use_cache=not args.no_cache,
         on_read=read,
+        scheduler=args.scheduler,
     )
     if bar is not None:
         bar.close()

@@ -39,6 +39,12 @@ def add_arguments(p) -> None:
         "100000, so that both share the verify cache)",
     )
     p.add_argument("--quick", action="store_true", help="smallest sizes everywhere (used by the tests)")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="check the report's verify pass on the Dask cluster at ADDRESS (as `verify --scheduler`)",
+    )
     p.add_argument("--pdf", action="store_true", help="also write REPORT.pdf beside REPORT.md (needs pdflatex)")
 
 
@@ -81,7 +87,7 @@ def derivations_footer() -> str:
 def section_derivations(out: pathlib.Path, args) -> str:
     from .verify import verify_all
 
-    summary = verify_all([], args.trials, None, progress=True)
+    summary = verify_all([], args.trials, None, progress=True, scheduler=getattr(args, "scheduler", None))
     trials = summary.get("options", {}).get("trials", args.trials)
     lines = ["| " + " | ".join(c for c, _ in DERIVATION_COLUMNS) + " |", "|" + "---|" * len(DERIVATION_COLUMNS)]
     by: dict[str, list] = {}
@@ -158,6 +164,10 @@ def _experiment_findings(out: pathlib.Path) -> list[str]:
 def run(args) -> int:
     if args.trials is not None and args.trials < 1:
         raise ValueError(f"--trials must be ≥ 1, got {args.trials}")
+    if getattr(args, "scheduler", None) is not None:  # a bad address: one line, exit 2, before the long run
+        from infonce_bounds.derivations.run.dask_backend import connect
+
+        connect(args.scheduler).close()
     if getattr(args, "pdf", False):
         from ..latex import LatexError, have_pdflatex
 
