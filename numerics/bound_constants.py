@@ -25,7 +25,7 @@ import sympy as sp
 from infonce_bounds.derivations.symbols import L, R, beta, delta, gamma, k, n, p, tau
 
 from . import params as P
-from .certify import Certified, certify, exact, exact_str, format_up
+from .certify import Certified, certify, exact, exact_str, format_up, short_str
 
 #: how each loss is named in a table header
 LOSS_LABELS = {"dcl": "DCL loss ℓ̃", "infonce": "InfoNCE loss ℓ (14)", "standard": "standard loss ℓ_std = ℓ + log k"}
@@ -228,10 +228,10 @@ def rows_for(values: dict, loss: str = "dcl", digits: int = 6) -> list[dict]:
 
 def _param_line(values: dict, how: str) -> str:
     parts = [
-        f"{PARAMS[f][1]} = {exact_str(values[s])}" for f, (s, _) in PARAMS.items() if s in values and s is not gamma
+        f"{PARAMS[f][1]} = {short_str(values[s])}" for f, (s, _) in PARAMS.items() if s in values and s is not gamma
     ]
     bv = values[gamma]
-    shown = exact_str(bv)
+    shown = short_str(bv)
     parts.insert(2, f"γ = {shown}" + ("" if "/" not in shown else f" ≈ {format_up(bv)}") + f" ({how})")
     return ", ".join(parts)
 

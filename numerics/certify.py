@@ -259,6 +259,31 @@ def exact_str(value: sp.Rational) -> str:
     return ("-" if r < 0 else "") + digits[:-places] + "." + digits[-places:]
 
 
+def short_str(value: Any, width: int = 24) -> str:
+    """An exact rational for a line of text: ``exact_str`` when it has at most ``width`` characters, else
+    ``m·10^e`` written ``"me±E"`` when the value is one exactly (``10^300`` → ``"1e300"``, ``10^-300`` →
+    ``"1e-300"``), else ``"≈ "`` and six significant digits (the JSON keeps ``exact_str``)."""
+    text = exact_str(value)
+    if len(text) <= width:
+        return text
+    r = sp.Rational(value)
+    num, den = abs(int(r.p)), int(r.q)
+    e = 0
+    if den == 1:
+        while num % 10 == 0:
+            num //= 10
+            e += 1
+    else:
+        while den % 10 == 0 and den > 1:
+            den //= 10
+            e -= 1
+        if den != 1:
+            num = None
+    if num is not None and len(str(num)) <= 12:
+        return f"{'-' if r < 0 else ''}{num}e{e}"
+    return "≈ " + _fmt(r, 6, up=True)
+
+
 def format_up(x: Any, digits: int = 6) -> str:
     """Decimal string ≥ ``x`` with ``digits`` significant digits (scientific outside [1e-3, 1e6))."""
     return _fmt(x, digits, up=True)

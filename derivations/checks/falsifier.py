@@ -189,7 +189,10 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             del scored[64:]
         if state["cx"] is not None:
             break
-    # 3. pattern search from the worst points toward violation
+    # 3. pattern search from the worst points toward violation (none where the caller has proved the claim:
+    # opts["pattern_search"] False, the trials stop at what the seeds and the random phase spent)
+    if not opts.get("pattern_search", True):
+        budget = state["n"]
     starts = sorted(scored, key=lambda x: -x[0])[:16]
     per_start = max(1, (budget - state["n"]) // max(1, len(starts)))
     if vec is not None:

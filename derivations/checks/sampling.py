@@ -39,6 +39,13 @@ def _finite_range(lo: sp.Expr, hi: sp.Expr, cap: float) -> tuple[float, float]:
     return lo_f, hi_f
 
 
+def _wide(lo: float, hi: float) -> bool:
+    """Whether ``hi − lo`` overflows a float (a range such as ``[−1e308, 1e308]``): then a uniform draw is
+    ``lo·(1 − u) + hi·u``, whose terms stay finite, instead of ``lo + (hi − lo)·u`` (inf, or numpy's
+    OverflowError); narrower ranges keep the usual formula and so their random streams."""
+    return not math.isfinite(hi - lo)
+
+
 class Sampler:
     """Draws points of a domain: uniform, log-uniform on wide positive ranges, boundary snaps."""
 
@@ -59,6 +66,9 @@ class Sampler:
             val = math.exp(r.uniform(math.log(lo), math.log(hi)))
         elif lo >= 0 and hi - lo > 50 and r.random() < 0.5:  # [0, big): small values matter too
             val = lo + math.exp(r.uniform(math.log(1e-9), math.log(hi - lo)))
+        elif _wide(lo, hi):
+            u = r.random()
+            val = lo * (1 - u) + hi * u
         else:
             val = r.uniform(lo, hi)
         if sym.is_integer:
@@ -78,6 +88,9 @@ class Sampler:
         elif lo >= 0 and hi - lo > 50:  # [0, big): small values matter too
             wide = lo + np.exp(gen.uniform(math.log(1e-9), math.log(hi - lo), n))
             val = np.where(gen.random(n) < 0.5, wide, gen.uniform(lo, hi, n))
+        elif _wide(lo, hi):
+            u = gen.random(n)
+            val = lo * (1 - u) + hi * u
         else:
             val = gen.uniform(lo, hi, n)
         if snap:
@@ -105,7 +118,7 @@ class Sampler:
                 hi = min(hi, max(lo, self.k_cap))
             if s.is_integer:
                 lo, hi = math.ceil(lo), math.floor(hi)
-            mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else (lo + hi) / 2
+            mid = math.sqrt(lo * hi) if lo > 0 and hi / lo > 50 else lo / 2 + hi / 2 if _wide(lo, hi) else (lo + hi) / 2
             if s.is_integer:
                 mid = int(round(mid))
             ends.append(sorted({lo, hi, mid}))

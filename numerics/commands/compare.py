@@ -17,7 +17,7 @@ import sympy as sp
 
 from infonce_bounds.derivations.symbols import gamma, k, tau
 
-from ..certify import certify, exact_str
+from ..certify import certify, exact_str, short_str
 from ..klist import SYNTAX, parse_k_list
 from .constants import LOSS_LABELS, add_parameter_arguments, auto_gamma, loss_name, validate_params
 
@@ -164,7 +164,7 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
     dash-dotted, legend below the axes); log10 values on a linear axis if a value exceeds the float range."""
     from .. import plotstyle
 
-    ks = [r["k"] for r in rows]
+    ks = [float(r["k"]) for r in rows]  # floats: matplotlib cannot convert an int past int64 (k = 1e300)
     fig, (ax,) = plotstyle.figure(1, width=7.5, height=4.6)
     huge = any(
         r[key] is not None and r[key]["log10"] is not None and r[key]["log10"] > 300 for r in rows for key in COLUMNS
@@ -173,7 +173,7 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
         pts = [(r["k"], r[key]["log10"]) for r in rows if r[key] is not None and r[key]["log10"] is not None]
         if not pts:
             continue
-        xs = [x for x, _ in pts]
+        xs = [float(x) for x, _ in pts]
         ys = [y for _, y in pts] if huge else [10**y for _, y in pts]
         kw = plotstyle.style(kind, marker=_MARKERS.get(key, ""), markersize=4)
         if key == "bound":
@@ -186,7 +186,8 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
         ax.set_yscale("log")
         ax.set_ylabel("certified upper bound (nats)")
     ax.set_xlabel(r"number of negatives $k$")
-    ax.set_xlim(min(ks), max(ks))
+    # one k: an octave either side (equal limits make a singular axis)
+    ax.set_xlim(min(ks) / (1 if len(set(ks)) > 1 else 2), max(ks) * (1 if len(set(ks)) > 1 else 2))
     ax.set_title(title, fontsize=8)
     plotstyle.legend(ax, ncol=2)
     return plotstyle.save(fig, path)
@@ -195,7 +196,7 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
 def _format_table(rows: list[dict]) -> str:
     head = ["k", "γ"] + [v[0] for v in COLUMNS.values()] + ["active"]
     body = [
-        [str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] + [r.get("active", "—")]
+        [short_str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] + [r.get("active", "—")]
         for r in rows
     ]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
@@ -232,8 +233,9 @@ def _title(values: dict, loss: str, gamma_mode: str) -> str:
     from infonce_bounds.derivations.symbols import L, R, delta, n, p
 
     return (
-        f"τ = {exact_str(values[tau])}, n = {values[n]}, δ = {exact_str(values[delta])}, L = {exact_str(values[L])}, "
-        f"p = {values[p]}, R = {exact_str(values[R])}, γ = {gamma_mode}, {LOSS_LABELS[loss]}"
+        f"τ = {short_str(values[tau])}, n = {short_str(values[n])}, δ = {short_str(values[delta])}, "
+        f"L = {short_str(values[L])}, p = {short_str(values[p])}, R = {short_str(values[R])}, γ = {gamma_mode}, "
+        f"{LOSS_LABELS[loss]}"
     )
 
 
