@@ -81,3 +81,28 @@ def test_an_identity_is_not_the_route_s_shape():
     st = Step("x = x", x, x, kind="identity", domain=Domain({x: (0, 1)}), route=("certificate", {"certificate": 0}))
     with pytest.raises(DerivationError, match="inequalities"):
         CR.prove_certificate(st, st.route[1], {"box_budget": 10, "max_dims": 4})
+
+
+def test_termwise_sign_proves_a_sum_of_products_whose_enclosure_straddles_zero():
+    """The C_B certificate of bias_bound: (chord gap)·P + (1 − e^{−2/τ})/τ·[…]; the chord gap is tight at both ends
+    of t ∈ [0, 1], so the product's enclosure straddles 0 where each factor's sign is certified."""
+    t = sp.Symbol("t_cr", real=True)
+    rho = sp.exp(2 / tau)
+    chord = (1 - t) * (1 - 1 / rho) - (sp.exp(-2 * t / tau) - 1 / rho)
+    cert = chord * t / tau * (1 + t / (3 * tau)) + (1 - 1 / rho) / tau * (
+        (t - sp.Rational(1, 2)) ** 2 + (sp.Rational(1, 4) - t**2 + t**3) / (3 * tau)
+    )
+    dom = Domain({t: (0, 1), tau: (sp.Rational(1, 1000), 100)})
+    opts = {"box_budget": 300, "max_dims": 4}
+    got = CR.termwise_sign(cert, dom, opts)
+    assert got is not None and covers(got[0], dom)
+    # a term of the wrong sign somewhere (the chord gap minus 1/100) withholds the proof
+    assert CR.termwise_sign((chord - sp.Rational(1, 100)) * t + (t - sp.Rational(1, 2)) ** 2, dom, opts) is None
+
+
+def test_termwise_sign_needs_every_factor_signed():
+    # x(x − 1/2) < 0 on (0, 1/2): no termwise proof; (x − 1/2)² ≥ 0 by SymPy's sign even though x − 1/2 is not
+    dom = Domain({x: (0, 1)})
+    assert CR.termwise_sign(x * (x - sp.Rational(1, 2)), dom, {"box_budget": 300, "max_dims": 4}) is None
+    st = _step(x / 2, "<=", x**2, {x: (0, 1)}, {"certificate": x * (x - sp.Rational(1, 2))})
+    assert check_step(st, **FAST).verdict is not Verdict.PROVED

@@ -221,6 +221,7 @@ def _certificate() -> Cases:
             cert(sp.sqrt(a * b) + R(1, 100), "<=", (a + b) / 2, ab, amgm - R(1, 100)),  # off by 1/100 on a = b
             cert(x**2, "<=", x, {x: (0, 2)}, x**2),  # a wrong certificate (≥ 0) for a false claim
             cert(x**2, "<", x, {x: (0, 1)}, x * (1 - x)),  # strict: equal at the ends
+            cert(x / 2, "<=", x**2, {x: (0, 1)}, x * (x - R(1, 2))),  # a product with a factor < 0 on (0, 1/2)
         ],
     )
 

@@ -15,8 +15,9 @@ value. Proved, on the cover below, when all hold:
    expand, one fraction's numerator, combined powers, cancel; then the named reduction): an identity in every
    symbol, so the certificate is the gap;
 2. ``certificate ≥ 0`` on the domain: SymPy's structural deduction (``signs.certain_nonnegative``, constants
-   signed by Arb) or certified interval arithmetic over the box (``interval.certify_nonnegative``, Arb); when
-   neither proves it, the standard inequality checker on the certificate (its own stages);
+   signed by Arb) or certified interval arithmetic over the box (``interval.certify_nonnegative``, Arb), or
+   termwise (``termwise_sign``: a sum of terms ≥ 0, a product of factors ≥ 0, each part signed the same two ways);
+   when none proves it, the standard inequality checker on the certificate (its own stages);
 3. the gap is defined on the domain (``wellposed.check_wellposed``; a hinted route decides definedness itself).
 
 Else the claim's own record decides (``inequality.check_inequality``): its proof, if it finds one, or
@@ -130,11 +131,16 @@ def certificate_sign(cert_step: Step, opts: Mapping[str, Any]) -> StepResult | N
         method, covered, symbolic = "symbolic: SymPy assumptions give gap ≥ 0", symbolic_cover([cert]), True
     else:
         iv = certify_nonnegative(cert, cert_step.domain, budget=opts["box_budget"], max_dims=opts["max_dims"])
-        if iv.status != "proved":
-            return None
-        free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
-        covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
-        method, symbolic = f"interval arithmetic: certified on {iv.boxes} boxes", False
+        if iv.status == "proved":
+            free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
+            covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
+            method, symbolic = f"interval arithmetic: certified on {iv.boxes} boxes", False
+        else:
+            parts = termwise_sign(cert, cert_step.domain, opts)
+            if parts is None:
+                return None
+            covered, told = parts
+            method, symbolic = f"termwise: {told}", False
     return proved(
         cert_step,
         method=f"{method}; no falsifier of its own (it is the claim's gap: the claim's falsifier attacks it)",
@@ -142,6 +148,44 @@ def certificate_sign(cert_step: Step, opts: Mapping[str, Any]) -> StepResult | N
         certified=not symbolic,
         cover=covered,
     )
+
+
+#: how deep ``termwise_sign`` descends into sums of products
+TERMWISE_DEPTH = 4
+
+
+def termwise_sign(
+    cert: sp.Expr, domain: Any, opts: Mapping[str, Any], depth: int = 0
+) -> tuple[dict[str, tuple[str, str]], str] | None:
+    """``cert ≥ 0`` on the domain from its structure: a sum whose every term is ≥ 0, or a product whose every factor
+    is ≥ 0, each part signed by SymPy's structural deduction (``signs.certain_nonnegative``, constants by Arb) or
+    certified interval arithmetic (``interval.certify_nonnegative``), descending ``TERMWISE_DEPTH`` levels. A part
+    enclosed alone loses the dependency between the parts (a chord gap tight at both ends times a factor vanishing
+    at one: the product's enclosure straddles 0 where each factor's sign is certified). Returns the cover (the
+    intersection of the parts') and a short account, or None."""
+    try:
+        if certain_nonnegative(cert):
+            return symbolic_cover([cert]), "SymPy sign"
+    except Exception:  # noqa: BLE001 - an assumption query that raises settles nothing
+        pass
+    if depth > 0 or not isinstance(cert, (sp.Add, sp.Mul)):
+        budget = max(int(opts["box_budget"]) // 4, 50)
+        iv = certify_nonnegative(cert, domain, budget=budget, max_dims=opts["max_dims"])
+        if iv.status == "proved":
+            free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
+            return {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}, f"Arb on {iv.boxes} boxes"
+    if depth >= TERMWISE_DEPTH or not isinstance(cert, (sp.Add, sp.Mul)):
+        return None
+    cover: dict[str, tuple[str, str]] | None = None
+    told = []
+    for part in cert.args:
+        got = termwise_sign(part, domain, opts, depth + 1)
+        if got is None:
+            return None
+        cover = got[0] if cover is None else intersect(cover, got[0])
+        told.append(got[1])
+    joint = "every term" if isinstance(cert, sp.Add) else "every factor"
+    return cover or {}, f"{joint} ≥ 0 ({', '.join(told)})"
 
 
 def claim_record(step: Step, opts: Mapping[str, Any]) -> StepResult:

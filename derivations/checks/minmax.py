@@ -51,12 +51,13 @@ from .. import intervals
 from ..ledger import DerivationError, Domain, Step, StepResult, free_names, region
 from .interval import certify_nonnegative
 from .signs import certain_nonnegative
-from .touching import RouteOutcome, find_zeros_1d, prove_touching
+from .touching import RouteOutcome, const_sign, find_zeros_1d, prove_touching
 
 #: the most leaves a normal form may hold (distribution multiplies clause counts)
 MAX_LEAVES = 64
-#: branch-and-bound boxes per leaf inequality (many leaf pairs may be tried)
+#: branch-and-bound boxes per leaf inequality (many leaf pairs may be tried), and the first brief try
 LEAF_BUDGET = 300
+BRIEF_BOXES = 40
 #: sample points of the float pre-filter that skips leaf pairs clearly false somewhere (a filter, never a proof)
 SAMPLES = 24
 
@@ -270,27 +271,40 @@ def leaf_leq(a: sp.Expr, b: sp.Expr, ranges: Mapping, strict: bool, opts: Mappin
         return None
     dom = Domain({s_: ranges[s_] for s_ in names})
     budget = min(int(opts.get("box_budget", 1500)), LEAF_BUDGET)
-    try:
-        iv = certify_nonnegative(d, dom, strict=strict, budget=budget, max_dims=int(opts.get("max_dims", 4)))
-    except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError):
-        iv = None
-    if iv is not None and iv.status == "proved":
-        return f"Arb on {iv.boxes} boxes"
-    if strict:
-        return None
-    out = prove_touching(d, dom, False, {**opts, "touching_budget": budget})
-    if out is not None and out.proved:
-        return "touching (Taylor at exact zeros, Arb)"
-    return None
+
+    def boxes(n: int) -> str | None:
+        try:
+            iv = certify_nonnegative(d, dom, strict=strict, budget=n, max_dims=int(opts.get("max_dims", 4)))
+        except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError):
+            return None
+        return f"Arb on {iv.boxes} boxes" if iv.status == "proved" else None
+
+    # a few boxes first (most leaves are settled at once); a leaf touching 0 at a point goes to Taylor
+    # before a long subdivision that cannot close in on the zero
+    how = boxes(BRIEF_BOXES)
+    if how is None and not strict:
+        out = prove_touching(d, dom, False, {**opts, "touching_budget": budget})
+        if out is not None and out.proved:
+            return "touching (Taylor at exact zeros, Arb)"
+    return how or boxes(budget)
 
 
 def _uniform(small: Lattice, big: Lattice, ranges: Mapping, strict: bool, opts: Mapping) -> list[str] | None:
     """For every DNF clause of ``small`` and CNF clause of ``big`` a leaf pair proved on the box, or None."""
     told: list[str] = []
-    for si in small.dnf:
-        for bk in big.cnf:
+    # every clause pair needs a leaf pair that the float filter lets through: when one has none, no exact
+    # work is spent on the others (the case split is tried at once)
+    plausible = {
+        (i, k): [(a_, b_) for a_, b_ in itertools.product(si, bk) if _float_ok(b_ - a_, ranges, strict)]
+        for i, si in enumerate(small.dnf)
+        for k, bk in enumerate(big.cnf)
+    }
+    if not all(plausible.values()):
+        return None
+    for i, _si in enumerate(small.dnf):
+        for k, _bk in enumerate(big.cnf):
             found = None
-            for a_, b_ in itertools.product(si, bk):
+            for a_, b_ in plausible[(i, k)]:
                 how = leaf_leq(a_, b_, ranges, strict, opts)
                 if how is not None:
                     found = f"{sp.sstr(a_)} ≤ {sp.sstr(b_)} ({how})"
@@ -301,9 +315,23 @@ def _uniform(small: Lattice, big: Lattice, ranges: Mapping, strict: bool, opts: 
     return told
 
 
+def _poly_zeros(d: sp.Expr, s_: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[sp.Expr] | None:
+    """The real roots in ``[lo, hi]`` of ``d`` when it is a polynomial in ``s_`` with rational coefficients (SymPy's
+    exact algebraic numbers, placed against the ends by Arb or exactly); None when it is not one."""
+    try:
+        poly = sp.Poly(d, s_)
+    except sp.PolynomialError:
+        return None
+    if poly.degree() < 1 or not all(c_.is_Rational for c_ in poly.all_coeffs()):
+        return None
+    return [r for r in sp.real_roots(poly) if const_sign(r - lo) in (0, 1) and const_sign(hi - r) in (0, 1)]
+
+
 def _cuts(exprs: list[sp.Expr], ranges: Mapping) -> dict[sp.Symbol, list[sp.Expr]]:
-    """Exact zeros, inside each one-variable range, of the differences of two arguments of one node."""
-    out: dict[sp.Symbol, list[sp.Expr]] = {}
+    """Exact zeros, inside each one-variable range, of the differences of two arguments of one node: polynomial
+    differences first (exact roots); only when they give no cut, the others by ``touching.find_zeros_1d`` (a float
+    search, each zero kept only when it reduces to 0 symbolically)."""
+    todo: list[tuple[sp.Expr, sp.Symbol, sp.Expr, sp.Expr]] = []
     for e in exprs:
         for node in sp.preorder_traversal(sp.sympify(e)):
             if not isinstance(node, NODES):
@@ -319,12 +347,26 @@ def _cuts(exprs: list[sp.Expr], ranges: Mapping) -> dict[sp.Symbol, list[sp.Expr
                 if s_ not in ranges:
                     continue
                 lo, hi = (sp.sympify(v) for v in ranges[s_])
-                if not (lo.is_finite and hi.is_finite):
-                    continue
-                for z in find_zeros_1d(d, s_, lo, hi):
-                    if z not in (lo, hi) and z not in out.setdefault(s_, []):
-                        out[s_].append(z)
-    return out
+                if lo.is_finite and hi.is_finite:
+                    todo.append((d, s_, lo, hi))
+    out: dict[sp.Symbol, list[sp.Expr]] = {}
+
+    def add(s_: sp.Symbol, zs: list[sp.Expr], lo: sp.Expr, hi: sp.Expr) -> None:
+        for z in zs:
+            if z != lo and z != hi and z not in out.setdefault(s_, []):
+                out[s_].append(z)
+
+    rest = []
+    for d, s_, lo, hi in todo:
+        zs = _poly_zeros(d, s_, lo, hi)
+        if zs is None:
+            rest.append((d, s_, lo, hi))
+        else:
+            add(s_, zs, lo, hi)
+    if not any(out.values()):
+        for d, s_, lo, hi in rest:
+            add(s_, find_zeros_1d(d, s_, lo, hi), lo, hi)
+    return {s_: zs for s_, zs in out.items() if zs}
 
 
 def prove_lattice(
