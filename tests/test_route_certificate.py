@@ -106,3 +106,19 @@ def test_termwise_sign_needs_every_factor_signed():
     assert CR.termwise_sign(x * (x - sp.Rational(1, 2)), dom, {"box_budget": 300, "max_dims": 4}) is None
     st = _step(x / 2, "<=", x**2, {x: (0, 1)}, {"certificate": x * (x - sp.Rational(1, 2))})
     assert check_step(st, **FAST).verdict is not Verdict.PROVED
+
+
+def test_one_combination_signs_a_factor_through_its_monomial():
+    """c_A − e^{−y}h(y) with y = 2t/τ: the box in (t, τ) cannot resolve the maximum along y ≈ 1.15, the line in y can."""
+    t = sp.Symbol("t_cr", real=True)
+    y = 2 * t / tau
+    f = sp.Rational(2163, 10000) - sp.exp(-y) * (y / (1 - sp.exp(-y)) - 1)
+    dom = Domain({t: (sp.Rational(1, 10**9), 1), tau: (sp.Rational(1, 1000), 100)})
+    got = CR.one_combination_sign(f, dom, 1500)
+    assert got is not None and covers(got[0], dom) and "t_cr/tau_cr" in got[1]
+    # planted false: the constant 0.2162 is below the maximum 0.216216… of e^{−y}h(y)
+    assert CR.one_combination_sign(f - sp.Rational(1, 10**4), dom, 1500) is None
+    # not a function of one monomial: no reduction
+    assert CR.one_combination_sign(f + t - t**2, dom, 1500) is None
+    # the monomial's other variable reaches 0 (t = τ·W is undefined through W there): no reduction
+    assert CR.one_combination_sign(f, Domain({t: (0, 1), tau: (0, 100)}), 1500) is None

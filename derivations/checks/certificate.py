@@ -34,12 +34,13 @@ symbolic sign).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy as sp
 
-from ..ledger import DerivationError, Step, StepResult, Verdict, free_names
+from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, free_names, region
 from .budget import Spent, run_symbolic
 from .falsifier import falsify
 from .identity import check_identity, expand_then_simplify
@@ -174,6 +175,9 @@ def termwise_sign(
         if iv.status == "proved":
             free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
             return {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}, f"Arb on {iv.boxes} boxes"
+        one = one_combination_sign(cert, domain, budget)
+        if one is not None:
+            return one
     if depth >= TERMWISE_DEPTH or not isinstance(cert, (sp.Add, sp.Mul)):
         return None
     cover: dict[str, tuple[str, str]] | None = None
@@ -186,6 +190,72 @@ def termwise_sign(
         told.append(got[1])
     joint = "every term" if isinstance(cert, sp.Add) else "every factor"
     return cover or {}, f"{joint} ≥ 0 ({', '.join(told)})"
+
+
+def _monomial_range(m: sp.Expr, ranges: Mapping[sp.Symbol, tuple[Any, Any]]) -> tuple[sp.Expr, sp.Expr] | None:
+    """The exact range of the monomial ``m = c·Π sᵢ^{pᵢ}`` (integer ``pᵢ``) over the box: each ``sᵢ``'s range lies on
+    one side of 0 (and excludes 0 for ``pᵢ < 0``), so ``m`` is monotone in each variable and its extremes are corner
+    values, computed exactly. None when that does not hold or a corner is not finite."""
+    syms = sorted(free_names(m), key=str)
+    for s_ in syms:
+        lo, hi = (sp.sympify(v) for v in ranges[s_])
+        if not (lo.is_finite and hi.is_finite and lo.is_number and hi.is_number):
+            return None
+        if not (bool(lo >= 0) or bool(hi <= 0)):  # exact comparisons of numbers
+            return None
+    corners = [m.subs(dict(zip(syms, pt, strict=True))) for pt in itertools.product(*(ranges[s_] for s_ in syms))]
+    if not all(c_.is_finite and c_.is_real for c_ in corners):
+        return None
+    return sp.Min(*corners), sp.Max(*corners)
+
+
+def one_combination_sign(e: sp.Expr, domain: Any, budget: int) -> tuple[dict[str, tuple[str, str]], str] | None:
+    """``e ≥ 0`` on the domain's box where ``e`` depends on its variables through one monomial ``m`` only (``e(t, τ) =
+    F(2t/τ)``): ``e = F(m)`` is an exact substitution (one variable ``s`` of ``m``, of power ±1, written through
+    ``W = m``: ``F`` has no other variable), ``m`` ranges over ``[lo, hi]`` on the box (``_monomial_range``, exact),
+    and ``F ≥ 0`` on ``[lo, hi]`` by Arb branch and bound in one variable (where the box in all the variables
+    cannot resolve ``F``'s maximum along the curve ``m = const``). None when no monomial does it."""
+    names = free_names(e)
+    if len(names) < 2 or not names <= set(domain.ranges) or domain.constraints:
+        return None
+    ranges = {s_: domain.ranges[s_] for s_ in names}
+    seen: list[sp.Expr] = []
+    for node in sp.preorder_traversal(e):
+        if not isinstance(node, (sp.Mul, sp.Pow)) or len(free_names(node)) < 2:
+            continue
+        coeff, m = node.as_coeff_Mul()
+        if m in seen or not all(
+            isinstance(f, sp.Symbol) or (isinstance(f, sp.Pow) and f.base.is_Symbol and f.exp.is_Integer)
+            for f in sp.Mul.make_args(m)
+        ):
+            continue
+        seen.append(m)
+        rng = _monomial_range(m, ranges)
+        if rng is None:
+            continue
+        W = sp.Dummy("W", real=True)
+        powers = m.as_powers_dict()
+        for s_ in sorted(free_names(m), key=str):
+            power = powers.get(s_)
+            if power not in (1, -1):
+                continue
+            rest = m / s_**power
+            rest_rng = _monomial_range(rest, ranges)
+            if rest_rng is None or not (bool(rest_rng[0] > 0) or bool(rest_rng[1] < 0)):
+                continue  # s = W/rest (or rest/W) needs rest ≠ 0 on the whole box
+            sol = W / rest if power == 1 else rest / W
+            F = sp.powsimp(sp.expand_power_base(e.subs(s_, sol), force=False))
+            if free_names(F) != {W}:
+                F = sp.simplify(F)
+            if free_names(F) != {W}:
+                continue
+            lo, hi = rng
+            if power == -1 and not (bool(lo > 0) or bool(hi < 0)):
+                continue  # s = rest/W needs W ≠ 0 on the range
+            iv = certify_nonnegative(F, Domain({W: (lo, hi)}), budget=budget, max_dims=1)
+            if iv.status == "proved":
+                return region(ranges), f"one combination: = F({m}), F ≥ 0 on [{lo}, {hi}] (Arb on {iv.boxes} boxes)"
+    return None
 
 
 def claim_record(step: Step, opts: Mapping[str, Any]) -> StepResult:
