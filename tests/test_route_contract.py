@@ -221,6 +221,7 @@ def _certificate() -> Cases:
             cert(sp.sqrt(a * b) + R(1, 100), "<=", (a + b) / 2, ab, amgm - R(1, 100)),  # off by 1/100 on a = b
             cert(x**2, "<=", x, {x: (0, 2)}, x**2),  # a wrong certificate (≥ 0) for a false claim
             cert(x**2, "<", x, {x: (0, 1)}, x * (1 - x)),  # strict: equal at the ends
+            cert(x / 2, "<=", x**2, {x: (0, 1)}, x * (x - R(1, 2))),  # a product with a factor < 0 on (0, 1/2)
         ],
     )
 
@@ -280,6 +281,32 @@ def _citation() -> Cases:
     )
 
 
+def _minmax() -> Cases:
+    hint = ("min max", {})  # both registries share the name: the ROUTES entry ignores the hint
+
+    def mm(lhs, rel, rhs, ranges):
+        return claim(lhs, rel, rhs, ranges, hint)
+
+    taylor = sp.Abs(sp.log(1 + x) - x)
+    half = {x: (R(-1, 2), 10)}
+    chi = 4 * x / sp.Min(1, 2 * x)
+    pos = {x: (R(1, 100), 100)}
+    return Cases(
+        true=[
+            mm(taylor, "<=", x**2 / (2 * sp.Min(1, 1 + x) ** 2), half),  # a case split at x = 0, touching there
+            mm(chi, "<=", sp.Max(2, 4 * x), pos),  # 1/Min = Max(1/·) for positive arguments
+            mm(sp.Min(y, z * x), "<=", sp.Max(y, z) * sp.Min(1, x), {y: (0, 1), z: (0, 1), x: (0, 100)}),
+        ],
+        false=[
+            mm(taylor, "<=", R(49, 100) * x**2 / sp.Min(1, 1 + x) ** 2, half),  # the constant off by 1/100
+            mm(taylor, "<=", x**2 / 2, half),  # true on [0, 10] only: below 0 the remainder exceeds x²/2
+            mm(chi, "<=", sp.Max(2, 4 * x) - R(1, 100), pos),  # off by 1/100
+            mm(sp.Min(y, 2 * x), "<=", sp.Max(y, x) * sp.Min(1, x), {y: (0, 1), x: (0, 2)}),  # κ = 2 > 1: fails
+            mm(sp.Min(x, 1), "<", x, {x: (0, 2)}),  # strict: equal for x ≤ 1
+        ],
+    )
+
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
@@ -289,6 +316,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "monotone": _monotone,
     "certificate": _certificate,
     "quadrature": _quadrature,
+    "min max": _minmax,
     "citation": _citation,
 }
 

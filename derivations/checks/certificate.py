@@ -15,8 +15,9 @@ value. Proved, on the cover below, when all hold:
    expand, one fraction's numerator, combined powers, cancel; then the named reduction): an identity in every
    symbol, so the certificate is the gap;
 2. ``certificate ≥ 0`` on the domain: SymPy's structural deduction (``signs.certain_nonnegative``, constants
-   signed by Arb) or certified interval arithmetic over the box (``interval.certify_nonnegative``, Arb); when
-   neither proves it, the standard inequality checker on the certificate (its own stages);
+   signed by Arb) or certified interval arithmetic over the box (``interval.certify_nonnegative``, Arb), or
+   termwise (``termwise_sign``: a sum of terms ≥ 0, a product of factors ≥ 0, each part signed the same two ways);
+   when none proves it, the standard inequality checker on the certificate (its own stages);
 3. the gap is defined on the domain (``wellposed.check_wellposed``; a hinted route decides definedness itself).
 
 Else the claim's own record decides (``inequality.check_inequality``): its proof, if it finds one, or
@@ -33,12 +34,13 @@ symbolic sign).
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy as sp
 
-from ..ledger import DerivationError, Step, StepResult, Verdict, free_names
+from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, free_names, region
 from .budget import Spent, run_symbolic
 from .falsifier import falsify
 from .identity import check_identity, expand_then_simplify
@@ -130,11 +132,16 @@ def certificate_sign(cert_step: Step, opts: Mapping[str, Any]) -> StepResult | N
         method, covered, symbolic = "symbolic: SymPy assumptions give gap ≥ 0", symbolic_cover([cert]), True
     else:
         iv = certify_nonnegative(cert, cert_step.domain, budget=opts["box_budget"], max_dims=opts["max_dims"])
-        if iv.status != "proved":
-            return None
-        free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
-        covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
-        method, symbolic = f"interval arithmetic: certified on {iv.boxes} boxes", False
+        if iv.status == "proved":
+            free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
+            covered = {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}
+            method, symbolic = f"interval arithmetic: certified on {iv.boxes} boxes", False
+        else:
+            parts = termwise_sign(cert, cert_step.domain, opts)
+            if parts is None:
+                return None
+            covered, told = parts
+            method, symbolic = f"termwise: {told}", False
     return proved(
         cert_step,
         method=f"{method}; no falsifier of its own (it is the claim's gap: the claim's falsifier attacks it)",
@@ -142,6 +149,113 @@ def certificate_sign(cert_step: Step, opts: Mapping[str, Any]) -> StepResult | N
         certified=not symbolic,
         cover=covered,
     )
+
+
+#: how deep ``termwise_sign`` descends into sums of products
+TERMWISE_DEPTH = 4
+
+
+def termwise_sign(
+    cert: sp.Expr, domain: Any, opts: Mapping[str, Any], depth: int = 0
+) -> tuple[dict[str, tuple[str, str]], str] | None:
+    """``cert ≥ 0`` on the domain from its structure: a sum whose every term is ≥ 0, or a product whose every factor
+    is ≥ 0, each part signed by SymPy's structural deduction (``signs.certain_nonnegative``, constants by Arb) or
+    certified interval arithmetic (``interval.certify_nonnegative``), descending ``TERMWISE_DEPTH`` levels. A part
+    enclosed alone loses the dependency between the parts (a chord gap tight at both ends times a factor vanishing
+    at one: the product's enclosure straddles 0 where each factor's sign is certified). Returns the cover (the
+    intersection of the parts') and a short account, or None."""
+    try:
+        if certain_nonnegative(cert):
+            return symbolic_cover([cert]), "SymPy sign"
+    except Exception:  # noqa: BLE001 - an assumption query that raises settles nothing
+        pass
+    if depth > 0 or not isinstance(cert, (sp.Add, sp.Mul)):
+        budget = max(int(opts["box_budget"]) // 4, 50)
+        iv = certify_nonnegative(cert, domain, budget=budget, max_dims=opts["max_dims"])
+        if iv.status == "proved":
+            free = {str(x_) for x_ in free_names(cert)} - set(iv.covered or {})
+            return {**{x_: ("-oo", "oo") for x_ in sorted(free)}, **(iv.covered or {})}, f"Arb on {iv.boxes} boxes"
+        one = one_combination_sign(cert, domain, budget)
+        if one is not None:
+            return one
+    if depth >= TERMWISE_DEPTH or not isinstance(cert, (sp.Add, sp.Mul)):
+        return None
+    cover: dict[str, tuple[str, str]] | None = None
+    told = []
+    for part in cert.args:
+        got = termwise_sign(part, domain, opts, depth + 1)
+        if got is None:
+            return None
+        cover = got[0] if cover is None else intersect(cover, got[0])
+        told.append(got[1])
+    joint = "every term" if isinstance(cert, sp.Add) else "every factor"
+    return cover or {}, f"{joint} ≥ 0 ({', '.join(told)})"
+
+
+def _monomial_range(m: sp.Expr, ranges: Mapping[sp.Symbol, tuple[Any, Any]]) -> tuple[sp.Expr, sp.Expr] | None:
+    """The exact range of the monomial ``m = c·Π sᵢ^{pᵢ}`` (integer ``pᵢ``) over the box: each ``sᵢ``'s range lies on
+    one side of 0 (and excludes 0 for ``pᵢ < 0``), so ``m`` is monotone in each variable and its extremes are corner
+    values, computed exactly. None when that does not hold or a corner is not finite."""
+    syms = sorted(free_names(m), key=str)
+    for s_ in syms:
+        lo, hi = (sp.sympify(v) for v in ranges[s_])
+        if not (lo.is_finite and hi.is_finite and lo.is_number and hi.is_number):
+            return None
+        if not (bool(lo >= 0) or bool(hi <= 0)):  # exact comparisons of numbers
+            return None
+    corners = [m.subs(dict(zip(syms, pt, strict=True))) for pt in itertools.product(*(ranges[s_] for s_ in syms))]
+    if not all(c_.is_finite and c_.is_real for c_ in corners):
+        return None
+    return sp.Min(*corners), sp.Max(*corners)
+
+
+def one_combination_sign(e: sp.Expr, domain: Any, budget: int) -> tuple[dict[str, tuple[str, str]], str] | None:
+    """``e ≥ 0`` on the domain's box where ``e`` depends on its variables through one monomial ``m`` only (``e(t, τ) =
+    F(2t/τ)``): ``e = F(m)`` is an exact substitution (one variable ``s`` of ``m``, of power ±1, written through
+    ``W = m``: ``F`` has no other variable), ``m`` ranges over ``[lo, hi]`` on the box (``_monomial_range``, exact),
+    and ``F ≥ 0`` on ``[lo, hi]`` by Arb branch and bound in one variable (where the box in all the variables
+    cannot resolve ``F``'s maximum along the curve ``m = const``). None when no monomial does it."""
+    names = free_names(e)
+    if len(names) < 2 or not names <= set(domain.ranges) or domain.constraints:
+        return None
+    ranges = {s_: domain.ranges[s_] for s_ in names}
+    seen: list[sp.Expr] = []
+    for node in sp.preorder_traversal(e):
+        if not isinstance(node, (sp.Mul, sp.Pow)) or len(free_names(node)) < 2:
+            continue
+        coeff, m = node.as_coeff_Mul()
+        if m in seen or not all(
+            isinstance(f, sp.Symbol) or (isinstance(f, sp.Pow) and f.base.is_Symbol and f.exp.is_Integer)
+            for f in sp.Mul.make_args(m)
+        ):
+            continue
+        seen.append(m)
+        rng = _monomial_range(m, ranges)
+        if rng is None:
+            continue
+        W = sp.Dummy("W", real=True)
+        powers = m.as_powers_dict()
+        for s_ in sorted(free_names(m), key=str):
+            power = powers.get(s_)
+            if power not in (1, -1):
+                continue
+            rest = m / s_**power
+            rest_rng = _monomial_range(rest, ranges)
+            if rest_rng is None or not (bool(rest_rng[0] > 0) or bool(rest_rng[1] < 0)):
+                continue  # s = W/rest (or rest/W) needs rest ≠ 0 on the whole box
+            sol = W / rest if power == 1 else rest / W
+            F = sp.powsimp(sp.expand_power_base(e.subs(s_, sol), force=False))
+            if free_names(F) != {W}:
+                F = sp.simplify(F)
+            if free_names(F) != {W}:
+                continue
+            lo, hi = rng
+            if power == -1 and not (bool(lo > 0) or bool(hi < 0)):
+                continue  # s = rest/W needs W ≠ 0 on the range
+            iv = certify_nonnegative(F, Domain({W: (lo, hi)}), budget=budget, max_dims=1)
+            if iv.status == "proved":
+                return region(ranges), f"one combination: = F({m}), F ≥ 0 on [{lo}, {hi}] (Arb on {iv.boxes} boxes)"
+    return None
 
 
 def claim_record(step: Step, opts: Mapping[str, Any]) -> StepResult:
