@@ -127,6 +127,55 @@ A = {"k": (1, sp.oo), "a": (-1, 1)}
 POS = {"k": (1, sp.oo), "a": (sp.Rational(1, 2), 2)}
 SJ = {"k": (1, sp.oo), "s": (-1, 1), "tau": (sp.Rational(1, 20), 10)}
 
+AP = {"k": (1, sp.oo), "a": (0, 2)}
+ABP = {"k": (1, sp.oo), "a": (0, 1), "b": (0, 3)}
+SA = {**SJ, "a": (0, 3)}
+SAS = {**SJ, "a": (-2, 2)}
+SW = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+SW2 = "Sum(exp(s[j]/tau)*a[j]**2, (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+SQ = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/(1 + Sum(exp(s[j]/tau), (j, 1, k)))"
+BETA = {"k": (1, sp.oo), "a": (0, 2), "x": (1, 4)}
+
+#: the classical reductions (power means, ℓ_p norms, Minkowski, weighted Jensen, largest weight): true claims and
+#: a planted false one of each (the inequality reversed, or a constant too small)
+CLASSICAL = [
+    # (a root of a mean whose range reaches 0 has no finite derivative there: the claim is written in powers)
+    ("(Sum(a[j]**2, (j, 1, k))/k)**3 ? (Sum(a[j]**3, (j, 1, k))/k)**2", AP, "<=", True),
+    ("(Sum(a[j]**2, (j, 1, k))/k)**(1/2) ? (Sum(a[j]**3, (j, 1, k))/k)**(1/3)", AP, ">=", False),
+    ("(Sum(a[j]**x, (j, 1, k))/k)**(4/x) ? Sum(a[j]**4, (j, 1, k))/k", BETA, "<=", True),
+    (
+        "(Sum(Abs(a[j])**x, (j, 1, k))/k)**(4/x) ? Sum(a[j]**4, (j, 1, k))/k",
+        {**BETA, "a": (-2, 2)},
+        "<=",
+        True,
+    ),
+    ("(Sum(a[j]**3, (j, 1, k)))**2 ? (Sum(a[j]**2, (j, 1, k)))**3", AP, "<=", True),
+    ("(Sum(a[j]**3, (j, 1, k)))**(1/3) ? (Sum(a[j]**2, (j, 1, k)))**(1/2)", AP, ">=", False),
+    (
+        "sqrt(Sum((a[j] + b[j])**2, (j, 1, k))) ? sqrt(Sum(a[j]**2, (j, 1, k))) + sqrt(Sum(b[j]**2, (j, 1, k)))",
+        ABP,
+        "<=",
+        True,
+    ),
+    (
+        "sqrt(Sum((a[j] + b[j])**2, (j, 1, k))) ? sqrt(Sum(a[j]**2, (j, 1, k))) + sqrt(Sum(b[j]**2, (j, 1, k)))",
+        ABP,
+        ">=",
+        False,
+    ),
+    (f"({SW})**2 ? {SW2}", SAS, "<=", True),
+    (f"({SW})**2 ? {SW2}", SAS, ">=", False),
+    (f"{SW2} - ({SW})**2 ? 0", SAS, ">=", True),
+    (f"{SW2} - 2*({SW})**2 ? 0", SAS, ">=", False),
+    (f"{SW} ? exp(2/tau)*Sum(a[j], (j, 1, k))/k", SA, "<=", True),
+    (f"{SW} ? exp(1/tau)*Sum(a[j], (j, 1, k))/k", SA, "<=", False),
+    (f"{SW} ? (exp(2/tau)*Sum(a[j]**2, (j, 1, k))/k)**(1/2)", SA, "<=", True),
+    (f"{SQ} ? exp(2/tau)*Sum(a[j], (j, 1, k))/(k + exp(2/tau))", SA, "<=", True),
+    (f"{SQ} ? Sum(a[j], (j, 1, k))/k", SA, ">=", False),
+    ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 0", {"a": (-1, 1)}, ">=", True),
+    ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 1", {"a": (-1, 1)}, ">=", False),
+]
+
 #: claims of the same kinds that the benchmark does not hold: (text "lhs ? rhs", ranges, relation, true?)
 KINDS = [
     ("Sum(a[j]**2, (j, 1, k)) ? k", A, "<=", True),
@@ -169,6 +218,9 @@ KINDS = [
     ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", True),
     ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, ">=", False),
     ("(1 + x/k)**k ? exp(9*x/10)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", False),
+    # classical reductions, each instance checked (classical.py): power means, ℓ_p norms, Minkowski, weighted
+    # Jensen with softmax weights, the largest softmax weight, a tilted variance, the "+1" normaliser
+    *CLASSICAL,
 ]
 
 

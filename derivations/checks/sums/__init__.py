@@ -63,9 +63,19 @@ class SumsOutcome:
     covered: dict[str, tuple[str, str]] | None = None
 
 
+#: the largest claim on named entries alone (no sum) the route takes: entries, SymPy operations
+_MAX_ENTRIES, _MAX_OPS = 6, 60
+
+
 def _applies(gap: sp.Expr, domain: Domain) -> bool:
     if gap.has(sp.Sum, sp.Product):
         return True
+    # a small claim on a few named entries (S_{1,1}, S_{1,2}, …): each a variable over its vector's range (a large
+    # configuration, vectors in R^d entry by entry, is left to the other checks: its box has too many dimensions)
+    ents = gap.atoms(sp.Indexed)
+    if ents and len(ents) <= _MAX_ENTRIES and sp.count_ops(gap) <= _MAX_OPS:
+        if all(a_.indices and all(i_.is_Integer for i_ in a_.indices) for a_ in ents):
+            return True
     for s_ in free_names(gap):
         if s_.is_integer and s_ in domain.ranges:
             lo, hi = domain.range_of(s_)
@@ -223,7 +233,7 @@ def _prove(step: Step, gap: sp.Expr, strict: bool, opts: Mapping[str, Any]) -> S
         notes=notes,
     )
     try:
-        if gap.has(sp.Sum, sp.Product):
+        if gap.has(sp.Sum, sp.Product, sp.Indexed):
             ab = _Abstraction(gap, step.domain, notes)
             g0 = ab.run()
             g, box = _eliminate(g0, ab, notes)

@@ -146,6 +146,8 @@ class _Prover:
             return True
         if depth > 6 or not self._time_left():
             return False
+        if not self.strict and self.identity(g, box, depth):
+            return True
         for attempt in (self._monotone, self._factors, self._fraction):
             mark = len(self.notes)
             res = attempt(g, box, depth)
@@ -166,6 +168,38 @@ class _Prover:
                 self.note(f"u = 1/{_show(s_)} ∈ [0, {1 / lo}] maps {_show(s_)} ∈ [{lo}, ∞) to a bounded range")
                 return self.prove(g_u, {**rest, u: (sp.Integer(0), 1 / lo)}, depth + 1)
         return self.certified(g, box)
+
+    def identity(self, g: sp.Expr, box: Box, depth: int) -> bool:
+        """``g ≡ 0`` on the box, so ``g ≥ 0``: SymPy's identities of powers of positive bases (``(ab)^e = a^e b^e``,
+        ``(a^b)^c = a^{bc}``, sums of exponents) hold with every variable in the open range above its finite lower
+        end (``x = lo + y``, ``y > 0``: each base's sign is then SymPy's own deduction, never assumed); each face
+        ``x = lo`` the box closes is then proved by this prover on its own (the identity may fail there)."""
+        if not any(p_.exp.free_symbols for p_ in g.atoms(sp.Pow)) or not all(lo.is_finite for lo, _ in box.values()):
+            return False
+        rep = {s_: lo + sp.Dummy(f"{s_}_up", positive=True) for s_, (lo, _) in box.items()}
+        h = g.xreplace(rep)
+
+        def exps(e: sp.Expr) -> sp.Expr:  # each exponent in one canonical form (a rational function, cancelled)
+            return e.replace(lambda x: x.is_Pow and x.exp.free_symbols, lambda x: x.base ** sp.cancel(x.exp))
+
+        try:
+            forms = [exps(sp.powsimp(sp.powdenest(sp.expand_power_base(h))))]
+            forms.append(exps(sp.powsimp(exps(forms[-1]))))
+        except Exception:  # a form SymPy cannot build: not seen to be an identity
+            return False
+        if not any(_is_zero(f) for f in forms):
+            return False
+        mark = len(self.notes)
+        self.note(f"{_show(g)} ≡ 0 for every variable above its lower end (SymPy: powers of positive bases combined)")
+        for s_, (lo, hi) in box.items():
+            if lo == hi:
+                continue
+            rest = {x_: r_ for x_, r_ in box.items() if x_ != s_}
+            self.note(f"on the face {_show(s_)} = {lo}")
+            if not self.prove(g.subs(s_, lo), rest, depth + 1):
+                del self.notes[mark:]
+                return False
+        return True
 
     def _positive(self, e: sp.Expr, box: Box) -> bool:
         """``e > 0`` on the box, by SymPy's assumptions or one Arb enclosure (no subdivision)."""
