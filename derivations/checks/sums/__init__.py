@@ -49,7 +49,16 @@ from ..sampling import _sides
 from .scalar import Box, _GiveUp, _Prover, _show
 from .vectors import _Abstraction, _corners, _eliminate
 
-__all__ = ["SumsOutcome", "prove_sums"]
+__all__ = ["SumsOutcome", "linear_sums", "prove_sums"]
+
+
+def linear_sums(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with every single-index sum written with one canonical index and its factors free of the index taken
+    outside (``Σ_j C·f_j = C·Σ_j f_j``, linearity: an identity), over one common denominator: two sides that differ
+    only by a constant factor inside a sum (a softmax normaliser ``1/Σ_i w_i``, ``1/τ``) then compare equal."""
+    from .vectors import _normalise
+
+    return sp.together(_normalise(sp.sympify(expr)))
 
 
 @dataclass
