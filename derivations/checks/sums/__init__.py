@@ -114,6 +114,12 @@ def _method(notes: list[str]) -> str:
     """The route's label: the reductions its argument used, in the order it first used them."""
     tags = {
         "termwise:": "termwise bounds",
+        "weighted mean:": "weighted means",
+        "power means (classical": "power means (HLP 1934)",
+        "ℓ_p norms decrease": "ℓ_p norms (HLP 1934)",
+        "Minkowski (classical": "Minkowski (HLP 1934)",
+        "largest weight": "largest softmax weight",
+        "powers of positive bases combined": "identity of powers",
         "Jensen:": "Jensen",
         "corners:": "extremes at corners",
         "relaxed to a real": "k relaxed to a real",
