@@ -442,6 +442,9 @@ def derivations() -> list[Derivation]:
             kind="identity",
             domain=D["holder"],
             provenance="ours",
+            # the softmax power (k² e^{2z_j/τ}/(Σ_i e^{z_i/τ})²)^{r/2} split over its positive factors and the
+            # normaliser taken out of the sum (linearity), then SymPy's simplify: a symbolic identity
+            simplifier=lambda e: sp.simplify(_linear_sums(e)),
             note="k w_j = e^{z_j/τ − Λ(1/τ; z)}; raise to r = γτ, average, take the r-th root",
         ),
         Step(

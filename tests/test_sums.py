@@ -172,6 +172,21 @@ CLASSICAL = [
     (f"{SW} ? (exp(2/tau)*Sum(a[j]**2, (j, 1, k))/k)**(1/2)", SA, "<=", True),
     (f"{SQ} ? exp(2/tau)*Sum(a[j], (j, 1, k))/(k + exp(2/tau))", SA, "<=", True),
     (f"{SQ} ? Sum(a[j], (j, 1, k))/k", SA, ">=", False),
+    # Σ_j p_j² ≤ max_j p_j (a power of the weight itself), and the r-th power form of continuity's D_r(w)
+    ("Sum(exp(2*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**2 ? 1/(1 + (k - 1)*exp(-2/tau))", SJ, "<=", True),
+    ("Sum(exp(2*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**2 ? 1/k", SJ, "<=", False),
+    (
+        "k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**x ? (k/(1 + (k - 1)*exp(-2/tau)))**(x - 1)",
+        {**SJ, "x": (1, 3)},
+        "<=",
+        True,
+    ),
+    (
+        "k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**x ? 1",
+        {**SJ, "x": (1, 3)},
+        "<=",
+        False,
+    ),
     ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 0", {"a": (-1, 1)}, ">=", True),
     ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 1", {"a": (-1, 1)}, ">=", False),
 ]
@@ -238,6 +253,22 @@ def test_claims_without_a_sum_or_an_unbounded_integer_are_left_to_the_other_rout
     shift = r"\log\left(\sum_{j=1}^{k} e^{a_j + c}\right) = c + \log\left(\sum_{j=1}^{k} e^{a_j}\right)"
     ident = _step("shift", "claim", shift, '{ k = "integer [1, inf]", "a[j]" = [-5, 5], c = [-5, 5] }')
     assert prove_sums(ident, DEFAULTS) is None  # an identity: not this route's
+
+
+def test_linear_sums_takes_constant_factors_out_and_keeps_different_sums_apart():
+    """``linear_sums``: ``Σ_j C·f_j = C·Σ_j f_j`` with one index for every sum, an identity; sums over different
+    summands or ranges stay different."""
+    from infonce_bounds.derivations.checks.sums import linear_sums
+
+    k, tau = sp.Symbol("k", integer=True, positive=True), sp.Symbol("tau", positive=True)
+    j, i = sp.Symbol("j", integer=True), sp.Symbol("i", integer=True)
+    s = sp.IndexedBase(sp.Symbol("s", real=True))
+    norm = sp.Sum(sp.exp(s[i] / tau), (i, 1, k))
+    nested = sp.Sum(sp.exp(s[j] / tau) * s[j] / (tau * norm), (j, 1, k))
+    flat = sp.Sum(sp.exp(s[j] / tau) * s[j], (j, 1, k)) / (tau * sp.Sum(sp.exp(s[j] / tau), (j, 1, k)))
+    assert linear_sums(nested - flat) == 0
+    assert linear_sums(nested - 2 * flat) != 0
+    assert linear_sums(sp.Sum(s[j], (j, 1, k)) - sp.Sum(s[j], (j, 2, k))) != 0
 
 
 def test_corners_reduction_is_shown():

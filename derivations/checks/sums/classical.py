@@ -17,6 +17,8 @@ cannot be checked is simply not added (the route then proves less, never more).
   (Σ_j b_j^p)^{1/p}`` for ``0 < p ≤ q``, ``b_j ≥ 0``, so ``M_q ≤ n^{q/p − 1} M_p^{q/p}`` (plain means only).
 * **Minkowski** (classical, Hardy–Littlewood–Pólya 1934, Thm 24): ``(Σ_j p_j (Σ_r b_{rj})^p)^{1/p} ≤
   Σ_r (Σ_j p_j b_{rj}^p)^{1/p}`` for ``p ≥ 1``, ``b_{rj} ≥ 0``.
+* **A power of the weight itself**: ``Σ_j q_j w_j^s = D^s Σ_j q_j^{1+s} ≤ (D·max_j q_j)^s`` for ``s ≥ 0``
+  (``D = c₀ + Σ_i w_i``, ``Σ_j q_j ≤ 1``), ``max_j q_j`` bounded as below.
 * **Largest softmax weight** (with Jensen as above): ``q_j = w_j / (c₀ + Σ_i w_i) ≤ w⁺/(c₀ + w⁺ + (n − 1) w⁻)``
   for ``w_j ∈ [w⁻, w⁺]``, ``w⁻ > 0`` (``w/(c + w)`` increases in ``w`` and decreases in ``c``, the other ``n − 1``
   weights at their least), so for ``b ≥ 0``, ``0 < p ≤ q``: ``Σ_j q_j b_j^p ≤ (Σ_j q_j b_j^q)^{p/q} ≤
@@ -75,6 +77,19 @@ def _pos(e: sp.Expr, box: Box) -> bool:
         return True
     v = _enclose(e, box)
     return v is not None and v.lo > 0
+
+
+def _weight_power(t: sp.Expr, w: sp.Expr) -> sp.Expr | None:
+    """``s`` with ``t = w^s`` exactly (``e^{su} = (e^u)^s``, ``w^s``), ``s`` free of the entries; else None."""
+    if isinstance(t, sp.exp) and isinstance(w, sp.exp):
+        s_ = sp.cancel(t.args[0] / w.args[0])
+    elif t.is_Pow and t.base == w:
+        s_ = t.exp
+    elif t == w:
+        s_ = sp.Integer(1)
+    else:
+        return None
+    return None if s_.has(sp.Indexed) else s_
 
 
 def _refs(e: sp.Expr, syms: set) -> set:
@@ -172,6 +187,28 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 f"Minkowski (classical, {HLP}, Thm 24): p = {_show(p)} ≥ 1 on the box (Arb) and every term of "
                 f"{_show(b)} ≥ 0, so the mean {_show(m.sym)} of ({_show(b)})^{_show(p)} ≤ {_show(m.hi)}"
             )
+    # a weighted mean of a power of the weight itself (Σ_j q_j w_j^s = D^s Σ_j q_j^{1+s}, D = c₀ + Σ_i w_i)
+    for m in means:
+        if m.weight is None or m.hi_classical or m.wrange is None:
+            continue
+        w, c0 = m.weight
+        s_ = _weight_power(m.orig, w)
+        if s_ is None or _sign(s_, box) <= 0:
+            continue
+        n = m.limits[2] - m.limits[1] + 1
+        o = next((o for o in means if o.weight is None and o.limits == m.limits and not o.split and o.orig == w), None)
+        if o is None or _sign(n - 1, box) <= 0 or not acyclic(m, o):
+            continue
+        wlo, whi = m.wrange
+        qmax = whi / (c0 + whi + (n - 1) * wlo)
+        m.hi = ((c0 + n * o.sym) * qmax) ** s_
+        m.hi_classical = True
+        notes.append(
+            f"the weight's own power: {_show(m.orig)} = w_j^({_show(s_)}), w_j = {_show(w)} ∈ [{_show(wlo)}, {_show(whi)}] "
+            f"and s = {_show(s_)} ≥ 0 (Arb), so with D = {_show(c0)} + Σ_i w_i = {_show(c0 + n * o.sym)}: Σ_j q_j w_j^s = "
+            f"D^s Σ_j q_j^(1+s) ≤ D^s (max_j q_j)^s Σ_j q_j ≤ (D·max_j q_j)^s, max_j q_j ≤ w⁺/({_show(c0)} + w⁺ + "
+            f"(n − 1)w⁻) (the others at their least), so {_show(m.sym)} ≤ {_show(m.hi)}"
+        )
     # the largest softmax weight: a weighted mean of b^p against the plain mean of b^q (p ≤ q)
     for m in means:
         if m.weight is None or m.hi_classical or pw[m.sym] is None or m.wrange is None:

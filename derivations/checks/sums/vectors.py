@@ -31,6 +31,7 @@ class _Mean:
     wrange: tuple | None = None  #: the weight's proved range (w⁻, w⁺), w⁻ > 0
     split: tuple = ()  #: the fixed-index entries split off the sum (``("∏",)`` for a geometric mean)
     hi_classical: bool = False  #: the upper end is already a classical inequality's
+    tw: tuple = ()  #: the termwise range (lo, hi) before any relation: a valid, wider range for the tests
 
 
 #: the one summation index every sum is written with (sums over the same range then compare by equality)
@@ -39,14 +40,21 @@ J = sp.Dummy("j", integer=True)
 
 def _normalise(gap: sp.Expr) -> sp.Expr:
     """Every single-index sum written with the index ``J`` and its factors free of the index taken outside
-    (``Σ_j C·f_j = C·Σ_j f_j``, linearity: an identity). A normalising sum inside a summand (``Σ_j (w_j/Σ_i w_i)
+    (``Σ_j C·f_j = C·Σ_j f_j``, linearity: an identity; a power of a product of positive factors split first). A normalising sum inside a summand (``Σ_j (w_j/Σ_i w_i)
     t_j``, a softmax weight) is such a factor; a summand that still holds a sum keeps its own index."""
 
     def fix(node: sp.Sum) -> sp.Expr:
         if len(node.limits) != 1:
             return node
         j, a, b = node.limits[0]
-        f = node.function
+        # a power of a product of positive factors split over them ((a·b)^e = a^e·b^e, (e^u)^v = e^{uv}: SymPy
+        # applies each only where its assumptions prove the bases positive), so constant factors can come out
+        f = sp.Mul(
+            *[
+                sp.powdenest(sp.expand_power_base(x)) if x.is_Pow and isinstance(x.base, sp.Mul) else x
+                for x in sp.Mul.make_args(node.function)
+            ]
+        )
         dep = [x for x in sp.Mul.make_args(f) if j in x.free_symbols]
         ind = [x for x in sp.Mul.make_args(f) if j not in x.free_symbols]
         inner = sp.Mul(*dep)
@@ -72,7 +80,9 @@ def _cofactor(u: sp.Expr, w: sp.Expr) -> sp.Expr | None:
     if not (isinstance(w, sp.exp) or w.is_Pow):
         return None
     t = sp.powsimp(u / w)
-    if not t.has(sp.Indexed) or t == 1 or sp.count_ops(t) > sp.count_ops(u):
+    if isinstance(t, sp.exp):
+        t = sp.exp(sp.factor_terms(t.args[0]))
+    if not t.has(sp.Indexed) or t == 1 or sp.count_ops(t) > sp.count_ops(u) + 3:
         return None
     return t if _is_zero(u - w * t) else None
 
@@ -108,9 +118,12 @@ class _Abstraction:
         # weighted means first: Σ_j w_j t_j = W·Σ_j w_j, W = Σ_j p_j t_j with p_j = w_j/Σ_i w_i
         sums = [n_ for n_ in nodes if isinstance(n_, sp.Sum)]
         rep: dict[sp.Expr, sp.Expr] = {}
-        for a_ in sums:
+        normalisers: set = set()
+        for a_ in sums:  # simplest first: a weight sum is a normaliser, never itself a weighted numerator
+            if a_ in normalisers:
+                continue
             for b_ in sums:
-                if a_ is b_ or a_.limits != b_.limits:
+                if a_ is b_ or a_.limits != b_.limits or b_ in rep or sp.count_ops(b_) > sp.count_ops(a_):
                     continue
                 t = _cofactor(a_.function, b_.function)
                 if t is None:
@@ -120,6 +133,7 @@ class _Abstraction:
                 w_ = self._weighted(a_, t, b_, c0)
                 if w_ is not None:
                     rep[a_] = w_ * (b_ + c0)
+                    normalisers.add(b_)
                     break
         g = self.gap.xreplace(rep)
         rep = {}
@@ -187,7 +201,9 @@ class _Abstraction:
         vec = next(iter(vecs)) if len(vecs) == 1 else None
         key = (vec, a, b, (), (w, c0))
         self.means.append(
-            _Mean(m, lo, hi, vec, t_x, x0, key, orig=t, limits=(j, a, b), weight=(w, c0), wrange=(wlo, whi))
+            _Mean(
+                m, lo, hi, vec, t_x, x0, key, orig=t, limits=(j, a, b), weight=(w, c0), wrange=(wlo, whi), tw=(lo, hi)
+            )
         )
         norm = f"{_show(c0)} + Σ_i w_i" if c0 != 0 else "Σ_i w_i"
         mass = (
@@ -253,7 +269,19 @@ class _Abstraction:
         if not is_sum and not sign_kw:
             raise _GiveUp(f"{node}: a product's terms are not proved ≥ 0")
         self.means.append(
-            _Mean(m, lo, hi, vec, t_x, x0, key, orig=t, limits=(j, a, b), split=tuple(split) if is_sum else ("∏",))
+            _Mean(
+                m,
+                lo,
+                hi,
+                vec,
+                t_x,
+                x0,
+                key,
+                orig=t,
+                limits=(j, a, b),
+                split=tuple(split) if is_sum else ("∏",),
+                tw=(lo, hi),
+            )
         )
         rest = n - len(split)
         parts = [t_x.xreplace({x0: self.fixed[f_]}) for f_ in split]
@@ -365,7 +393,15 @@ def _eliminate(g: sp.Expr, ab: _Abstraction, notes: list[str]) -> tuple[sp.Expr,
     plain: Box = {}
     for m_ in order:
         full = {**box, **plain}
-        plain[m_.sym] = (_hull(m_.lo, full, True), _hull(m_.hi, full, False))
+        ends = []
+        for e_, lower, tw in ((m_.lo, True, m_.tw[:1]), (m_.hi, False, m_.tw[1:])):
+            try:
+                ends.append(_hull(e_, full, lower))
+            except _GiveUp:  # a relation's end not enclosable (k → ∞): the termwise end, also valid
+                if not tw:
+                    raise
+                ends.append(_hull(tw[0], full, lower))
+        plain[m_.sym] = (ends[0], ends[1])
     pending = list(reversed(order))
     extra: Box = {}
     for m_ in pending:
