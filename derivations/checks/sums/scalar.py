@@ -148,7 +148,7 @@ class _Prover:
             return False
         if not self.strict and self.identity(g, box, depth):
             return True
-        for attempt in (self._monotone, self._factors, self._fraction):
+        for attempt in (self._common, self._monotone, self._factors, self._fraction):
             mark = len(self.notes)
             res = attempt(g, box, depth)
             if res is not None:
@@ -180,6 +180,13 @@ class _Prover:
             lo.is_finite for lo, _ in box.values()
         ):
             return False
+        # a prefilter, never a proof: g at one inside point, 30 digits, visibly nonzero ⇒ not an identity
+        pt = {s_: (lo + hi) / 3 if hi.is_finite else lo + sp.Rational(7, 3) for s_, (lo, hi) in box.items()}
+        try:
+            if abs(complex(g.xreplace(pt).evalf(30))) > 1e-12:
+                return False
+        except (TypeError, ValueError, ZeroDivisionError):
+            pass  # not evaluable there: the symbolic attempt decides
         rep = {s_: lo + sp.Dummy(f"{s_}_up", positive=True) for s_, (lo, _) in box.items()}
         h = g.xreplace(rep)
 
@@ -215,15 +222,34 @@ class _Prover:
                 return True
         return False
 
+    def _common(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
+        """``g = P·h`` once the powers of products are split and the common factors taken out (``factor_terms``: an
+        identity), ``P`` a power of a variable SymPy knows ≥ 0 (``≥ 0`` claims only): prove ``h``; None: no such P."""
+        if self.strict or not isinstance(g, sp.Add):
+            return None
+        try:
+            h = sp.factor_terms(sp.expand_power_base(g))
+        except Exception:  # a form SymPy cannot build: this step does not apply
+            return None
+        if not isinstance(h, sp.Mul) or not any(self._nonneg_power(f) for f in h.args):
+            return None
+        return self._factors(h, box, depth)
+
+    @staticmethod
+    def _nonneg_power(f: sp.Expr) -> bool:
+        """``f = b^e`` with ``b ≥ 0`` by SymPy's assumptions and ``e`` real: ``f ≥ 0`` wherever it is defined."""
+        return bool(f.is_Pow and f.base.is_nonnegative and f.exp.is_real and f.base.is_Symbol)
+
     def _factors(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
-        """``g = P·h`` with every factor of ``P`` proved positive: prove ``h`` (None: no such factor)."""
+        """``g = P·h`` with every factor of ``P`` proved positive (or, for a ``≥ 0`` claim, a power of a variable
+        SymPy knows ≥ 0): prove ``h`` (None: no such factor)."""
         if not isinstance(g, sp.Mul):
             return None
-        keep = [f for f in g.args if not self._positive(f, box)]
+        keep = [f for f in g.args if not (self._positive(f, box) or (not self.strict and self._nonneg_power(f)))]
         if len(keep) == len(g.args):
             return None
         h = sp.Mul(*keep)
-        self.note(f"the factors of {_show(g)} other than {_show(h)} are > 0 on the box (SymPy/Arb)")
+        self.note(f"the factors of {_show(g)} other than {_show(h)} are ≥ 0 on the box (SymPy/Arb)")
         return self.prove(h, box, depth + 1)
 
     def _fraction(self, g: sp.Expr, box: Box, depth: int) -> bool | None:

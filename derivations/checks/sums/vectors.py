@@ -420,7 +420,7 @@ def _eliminate(g: sp.Expr, ab: _Abstraction, notes: list[str]) -> tuple[sp.Expr,
             extra[m_.sym] = (m_.lo, m_.hi)
             notes.append(f"{_show(m_.sym)} ∈ [{_show(m_.lo)}, {_show(m_.hi)}] stays a variable of the scalar claim")
         else:
-            w = sp.Dummy(f"w_{m_.sym.name}", real=True)
+            w = sp.Dummy(f"w_{m_.sym.name}", nonnegative=True)  # w ∈ [0, 1]
             g = g.xreplace({m_.sym: m_.lo + w * (m_.hi - m_.lo)})
             extra[w] = (sp.Integer(0), sp.Integer(1))
             notes.append(f"{_show(m_.sym)} = {_show(m_.lo)} + w·({_show(m_.hi)} − {_show(m_.lo)}), w ∈ [0, 1]")
