@@ -233,6 +233,15 @@ class _Prover:
             return None
         if not isinstance(h, sp.Mul) or not any(self._nonneg_power(f) for f in h.args):
             return None
+        rest = sp.Mul(*[f for f in h.args if not self._nonneg_power(f)])
+        if any(p_.exp.free_symbols for p_ in rest.atoms(sp.Pow)) and rest.has(sp.exp):
+            from . import _in_logs  # both sides > 0 with powers against an exponential: in logarithms first
+
+            mark = len(self.notes)
+            self.note(f"the factors of {_show(h)} other than {_show(rest)} are ≥ 0 (powers of variables ≥ 0)")
+            if _in_logs(sp.expand(rest), box, self):
+                return True
+            del self.notes[mark:]
         return self._factors(h, box, depth)
 
     @staticmethod
