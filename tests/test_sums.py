@@ -133,6 +133,7 @@ SA = {**SJ, "a": (0, 3)}
 SAS = {**SJ, "a": (-2, 2)}
 SW = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
 SW2 = "Sum(exp(s[j]/tau)*a[j]**2, (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+HW = "Sum(exp(s[j]/tau)*Abs(a[j]), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
 SQ = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/(1 + Sum(exp(s[j]/tau), (j, 1, k)))"
 BETA = {"k": (1, sp.oo), "a": (0, 2), "x": (1, 4)}
 
@@ -184,6 +185,21 @@ CLASSICAL = [
     (
         "k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**x ? 1",
         {**SJ, "x": (1, 3)},
+        "<=",
+        False,
+    ),
+    # Hölder with the softmax weights as one factor (continuity's D_r(w)·M_q(h)), and a constant too small
+    (
+        f"{HW} ? (Sum(Abs(a[j])**(x/(x - 1)), (j, 1, k))/k)**((x - 1)/x)*(k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))"
+        "/Sum(exp(s[j]/tau), (j, 1, k))**x)**(1/x)",
+        {**SAS, "x": (sp.Rational(3, 2), 4)},
+        "<=",
+        True,
+    ),
+    (
+        f"{HW} ? (Sum(Abs(a[j])**(x/(x - 1)), (j, 1, k))/k)**((x - 1)/x)*(k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))"
+        "/Sum(exp(s[j]/tau), (j, 1, k))**x)**(1/x)/2",
+        {**SAS, "x": (sp.Rational(3, 2), 4)},
         "<=",
         False,
     ),

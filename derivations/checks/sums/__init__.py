@@ -118,6 +118,8 @@ def _method(notes: list[str]) -> str:
         "power means (classical": "power means (HLP 1934)",
         "ℓ_p norms decrease": "ℓ_p norms (HLP 1934)",
         "Minkowski (classical": "Minkowski (HLP 1934)",
+        "Hölder (classical": "Hölder (HLP 1934)",
+        "the weight's own power": "largest softmax weight",
         "largest weight": "largest softmax weight",
         "powers of positive bases combined": "identity of powers",
         "Jensen:": "Jensen",

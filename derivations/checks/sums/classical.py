@@ -19,6 +19,9 @@ cannot be checked is simply not added (the route then proves less, never more).
   Σ_r (Σ_j p_j b_{rj}^p)^{1/p}`` for ``p ≥ 1``, ``b_{rj} ≥ 0``.
 * **A power of the weight itself**: ``Σ_j q_j w_j^s = D^s Σ_j q_j^{1+s} ≤ (D·max_j q_j)^s`` for ``s ≥ 0``
   (``D = c₀ + Σ_i w_i``, ``Σ_j q_j ≤ 1``), ``max_j q_j`` bounded as below.
+* **Hölder** (classical, Hardy–Littlewood–Pólya 1934, Thm 11): ``Σ_j w_j b_j ≤ (Σ_j w_j^r)^{1/r} (Σ_j b_j^q)^{1/q}``
+  for ``w_j > 0``, ``b_j ≥ 0``, ``r > 1``, ``1/r + 1/q = 1`` (exact), the weights' power sum read from a weighted
+  mean of ``w^{r−1}``.
 * **Largest softmax weight** (with Jensen as above): ``q_j = w_j / (c₀ + Σ_i w_i) ≤ w⁺/(c₀ + w⁺ + (n − 1) w⁻)``
   for ``w_j ∈ [w⁻, w⁺]``, ``w⁻ > 0`` (``w/(c + w)`` increases in ``w`` and decreases in ``c``, the other ``n − 1``
   weights at their least), so for ``b ≥ 0``, ``0 < p ≤ q``: ``Σ_j q_j b_j^p ≤ (Σ_j q_j b_j^q)^{p/q} ≤
@@ -209,6 +212,52 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
             f"D^s Σ_j q_j^(1+s) ≤ D^s (max_j q_j)^s Σ_j q_j ≤ (D·max_j q_j)^s, max_j q_j ≤ w⁺/({_show(c0)} + w⁺ + "
             f"(n − 1)w⁻) (the others at their least), so {_show(m.sym)} ≤ {_show(m.hi)}"
         )
+    # Hölder with the weights as one factor: Σ_j w_j b_j ≤ (Σ_j w_j^r)^{1/r} (Σ_j b_j^q)^{1/q}, 1/r + 1/q = 1
+    for m in means:
+        if m.weight is None or m.hi_classical or m.weight[1] != 0 or pw[m.sym] is None:
+            continue
+        b, one, a1 = pw[m.sym]
+        w = m.weight[0]
+        if one != 1:
+            continue
+        lim = m.limits
+        n = lim[2] - lim[1] + 1
+        norm = next((o for o in means if o.weight is None and o.limits == lim and not o.split and o.orig == w), None)
+        if norm is None or _sign(n - 1, box) <= 0:
+            continue
+        for ow in means:
+            if ow is m or ow.weight != m.weight or ow.split:
+                continue
+            s_ = _weight_power(ow.orig, w)
+            if s_ is None or not _pos(s_, box):
+                continue
+            r = s_ + 1  # Σ_j w_j^r = (Σ_j q_j w_j^{r−1})·Σ_i w_i
+            oh = next(
+                (
+                    o
+                    for o in means
+                    if o.weight is None
+                    and o.limits == lim
+                    and not o.split
+                    and pw[o.sym] is not None
+                    and pw[o.sym][0] == b
+                    and sp.cancel(1 / r + 1 / pw[o.sym][1] - 1) == 0
+                ),
+                None,
+            )
+            if oh is None or not _nonneg(b, a1 or pw[oh.sym][2], m, domain, scalar_box) or not acyclic(m, ow, norm, oh):
+                continue
+            q = pw[oh.sym][1]
+            bt = f"|{_show(b)}|" if (a1 or pw[oh.sym][2]) else _show(b)
+            m.hi = ow.sym ** (1 / r) * (n * norm.sym) ** (1 / r - 1) * (n * oh.sym) ** (1 / q)
+            m.hi_classical = True
+            notes.append(
+                f"Hölder (classical, {HLP}, Thm 11): r = {_show(r)} > 1 and q = {_show(q)} with 1/r + 1/q = 1 (exact), "
+                f"w_j = {_show(w)} > 0, {bt} ≥ 0: Σ_j w_j·{bt} ≤ (Σ_j w_j^r)^(1/r) (Σ_j {bt}^q)^(1/q), "
+                f"with Σ_j w_j^r = {_show(ow.sym)}·Σ_i w_i and Σ_i w_i = {_show(n * norm.sym)}, so {_show(m.sym)} ≤ "
+                f"{_show(m.hi)}"
+            )
+            break
     # the largest softmax weight: a weighted mean of b^p against the plain mean of b^q (p ≤ q)
     for m in means:
         if m.weight is None or m.hi_classical or pw[m.sym] is None or m.wrange is None:

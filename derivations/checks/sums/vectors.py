@@ -77,8 +77,8 @@ def _cofactor(u: sp.Expr, w: sp.Expr) -> sp.Expr | None:
         return t if t.has(sp.Indexed) and t != 1 else None
     # a power of the weight (e^{2x} = e^x·e^x): the quotient as SymPy simplifies it, kept only when it is no
     # larger than the summand (u = w·t is then an identity, w > 0 being proved by the caller)
-    if not (isinstance(w, sp.exp) or w.is_Pow):
-        return None
+    if not (isinstance(w, sp.exp) or w.is_Pow) or u.atoms(sp.Indexed) != w.atoms(sp.Indexed):
+        return None  # only a summand of the weight's own entries (e^{2x} against e^x), never another vector's
     t = sp.powsimp(u / w)
     if isinstance(t, sp.exp):
         t = sp.exp(sp.factor_terms(t.args[0]))
