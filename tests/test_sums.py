@@ -127,6 +127,86 @@ A = {"k": (1, sp.oo), "a": (-1, 1)}
 POS = {"k": (1, sp.oo), "a": (sp.Rational(1, 2), 2)}
 SJ = {"k": (1, sp.oo), "s": (-1, 1), "tau": (sp.Rational(1, 20), 10)}
 
+AP = {"k": (1, sp.oo), "a": (0, 2)}
+ABP = {"k": (1, sp.oo), "a": (0, 1), "b": (0, 3)}
+SA = {**SJ, "a": (0, 3)}
+SAS = {**SJ, "a": (-2, 2)}
+SW = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+SW2 = "Sum(exp(s[j]/tau)*a[j]**2, (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+HW = "Sum(exp(s[j]/tau)*Abs(a[j]), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))"
+SQ = "Sum(exp(s[j]/tau)*a[j], (j, 1, k))/(1 + Sum(exp(s[j]/tau), (j, 1, k)))"
+BETA = {"k": (1, sp.oo), "a": (0, 2), "x": (1, 4)}
+
+#: the classical reductions (power means, ℓ_p norms, Minkowski, weighted Jensen, largest weight): true claims and
+#: a planted false one of each (the inequality reversed, or a constant too small)
+CLASSICAL = [
+    # (a root of a mean whose range reaches 0 has no finite derivative there: the claim is written in powers)
+    ("(Sum(a[j]**2, (j, 1, k))/k)**3 ? (Sum(a[j]**3, (j, 1, k))/k)**2", AP, "<=", True),
+    ("(Sum(a[j]**2, (j, 1, k))/k)**(1/2) ? (Sum(a[j]**3, (j, 1, k))/k)**(1/3)", AP, ">=", False),
+    ("(Sum(a[j]**x, (j, 1, k))/k)**(4/x) ? Sum(a[j]**4, (j, 1, k))/k", BETA, "<=", True),
+    (
+        "(Sum(Abs(a[j])**x, (j, 1, k))/k)**(4/x) ? Sum(a[j]**4, (j, 1, k))/k",
+        {**BETA, "a": (-2, 2)},
+        "<=",
+        True,
+    ),
+    ("(Sum(a[j]**3, (j, 1, k)))**2 ? (Sum(a[j]**2, (j, 1, k)))**3", AP, "<=", True),
+    ("(Sum(a[j]**3, (j, 1, k)))**(1/3) ? (Sum(a[j]**2, (j, 1, k)))**(1/2)", AP, ">=", False),
+    (
+        "sqrt(Sum((a[j] + b[j])**2, (j, 1, k))) ? sqrt(Sum(a[j]**2, (j, 1, k))) + sqrt(Sum(b[j]**2, (j, 1, k)))",
+        ABP,
+        "<=",
+        True,
+    ),
+    (
+        "sqrt(Sum((a[j] + b[j])**2, (j, 1, k))) ? sqrt(Sum(a[j]**2, (j, 1, k))) + sqrt(Sum(b[j]**2, (j, 1, k)))",
+        ABP,
+        ">=",
+        False,
+    ),
+    (f"({SW})**2 ? {SW2}", SAS, "<=", True),
+    (f"({SW})**2 ? {SW2}", SAS, ">=", False),
+    (f"{SW2} - ({SW})**2 ? 0", SAS, ">=", True),
+    (f"{SW2} - 2*({SW})**2 ? 0", SAS, ">=", False),
+    (f"{SW} ? exp(2/tau)*Sum(a[j], (j, 1, k))/k", SA, "<=", True),
+    (f"{SW} ? exp(1/tau)*Sum(a[j], (j, 1, k))/k", SA, "<=", False),
+    (f"{SW} ? (exp(2/tau)*Sum(a[j]**2, (j, 1, k))/k)**(1/2)", SA, "<=", True),
+    (f"{SQ} ? exp(2/tau)*Sum(a[j], (j, 1, k))/(k + exp(2/tau))", SA, "<=", True),
+    (f"{SQ} ? Sum(a[j], (j, 1, k))/k", SA, ">=", False),
+    # Σ_j p_j² ≤ max_j p_j (a power of the weight itself), and the r-th power form of continuity's D_r(w)
+    ("Sum(exp(2*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**2 ? 1/(1 + (k - 1)*exp(-2/tau))", SJ, "<=", True),
+    ("Sum(exp(2*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**2 ? 1/k", SJ, "<=", False),
+    (
+        "k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**x ? (k/(1 + (k - 1)*exp(-2/tau)))**(x - 1)",
+        {**SJ, "x": (1, 3)},
+        "<=",
+        True,
+    ),
+    (
+        "k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))/Sum(exp(s[j]/tau), (j, 1, k))**x ? 1",
+        {**SJ, "x": (1, 3)},
+        "<=",
+        False,
+    ),
+    # Hölder with the softmax weights as one factor (continuity's D_r(w)·M_q(h)), and a constant too small
+    (
+        f"{HW} ? (Sum(Abs(a[j])**(x/(x - 1)), (j, 1, k))/k)**((x - 1)/x)*(k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))"
+        "/Sum(exp(s[j]/tau), (j, 1, k))**x)**(1/x)",
+        {**SAS, "x": (sp.Rational(3, 2), 4)},
+        "<=",
+        True,
+    ),
+    (
+        f"{HW} ? (Sum(Abs(a[j])**(x/(x - 1)), (j, 1, k))/k)**((x - 1)/x)*(k**(x - 1)*Sum(exp(x*s[j]/tau), (j, 1, k))"
+        "/Sum(exp(s[j]/tau), (j, 1, k))**x)**(1/x)/2",
+        {**SAS, "x": (sp.Rational(3, 2), 4)},
+        "<=",
+        False,
+    ),
+    ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 0", {"a": (-1, 1)}, ">=", True),
+    ("log(exp(a[1]) + exp(a[2]) + exp(a[3])) - a[1] ? 1", {"a": (-1, 1)}, ">=", False),
+]
+
 #: claims of the same kinds that the benchmark does not hold: (text "lhs ? rhs", ranges, relation, true?)
 KINDS = [
     ("Sum(a[j]**2, (j, 1, k)) ? k", A, "<=", True),
@@ -169,6 +249,9 @@ KINDS = [
     ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", True),
     ("(1 + x/k)**k ? exp(x)", {"k": (1, sp.oo), "x": (0, 3)}, ">=", False),
     ("(1 + x/k)**k ? exp(9*x/10)", {"k": (1, sp.oo), "x": (0, 3)}, "<=", False),
+    # classical reductions, each instance checked (classical.py): power means, ℓ_p norms, Minkowski, weighted
+    # Jensen with softmax weights, the largest softmax weight, a tilted variance, the "+1" normaliser
+    *CLASSICAL,
 ]
 
 
@@ -186,6 +269,22 @@ def test_claims_without_a_sum_or_an_unbounded_integer_are_left_to_the_other_rout
     shift = r"\log\left(\sum_{j=1}^{k} e^{a_j + c}\right) = c + \log\left(\sum_{j=1}^{k} e^{a_j}\right)"
     ident = _step("shift", "claim", shift, '{ k = "integer [1, inf]", "a[j]" = [-5, 5], c = [-5, 5] }')
     assert prove_sums(ident, DEFAULTS) is None  # an identity: not this route's
+
+
+def test_linear_sums_takes_constant_factors_out_and_keeps_different_sums_apart():
+    """``linear_sums``: ``Σ_j C·f_j = C·Σ_j f_j`` with one index for every sum, an identity; sums over different
+    summands or ranges stay different."""
+    from infonce_bounds.derivations.checks.sums import linear_sums
+
+    k, tau = sp.Symbol("k", integer=True, positive=True), sp.Symbol("tau", positive=True)
+    j, i = sp.Symbol("j", integer=True), sp.Symbol("i", integer=True)
+    s = sp.IndexedBase(sp.Symbol("s", real=True))
+    norm = sp.Sum(sp.exp(s[i] / tau), (i, 1, k))
+    nested = sp.Sum(sp.exp(s[j] / tau) * s[j] / (tau * norm), (j, 1, k))
+    flat = sp.Sum(sp.exp(s[j] / tau) * s[j], (j, 1, k)) / (tau * sp.Sum(sp.exp(s[j] / tau), (j, 1, k)))
+    assert linear_sums(nested - flat) == 0
+    assert linear_sums(nested - 2 * flat) != 0
+    assert linear_sums(sp.Sum(s[j], (j, 1, k)) - sp.Sum(s[j], (j, 2, k))) != 0
 
 
 def test_corners_reduction_is_shown():

@@ -49,7 +49,16 @@ from ..sampling import _sides
 from .scalar import Box, _GiveUp, _Prover, _show
 from .vectors import _Abstraction, _corners, _eliminate
 
-__all__ = ["SumsOutcome", "prove_sums"]
+__all__ = ["SumsOutcome", "linear_sums", "prove_sums"]
+
+
+def linear_sums(expr: sp.Expr) -> sp.Expr:
+    """``expr`` with every single-index sum written with one canonical index and its factors free of the index taken
+    outside (``Σ_j C·f_j = C·Σ_j f_j``, linearity: an identity), over one common denominator: two sides that differ
+    only by a constant factor inside a sum (a softmax normaliser ``1/Σ_i w_i``, ``1/τ``) then compare equal."""
+    from .vectors import _normalise
+
+    return sp.together(_normalise(sp.sympify(expr)))
 
 
 @dataclass
@@ -63,9 +72,19 @@ class SumsOutcome:
     covered: dict[str, tuple[str, str]] | None = None
 
 
+#: the largest claim on named entries alone (no sum) the route takes: entries, SymPy operations
+_MAX_ENTRIES, _MAX_OPS = 6, 60
+
+
 def _applies(gap: sp.Expr, domain: Domain) -> bool:
     if gap.has(sp.Sum, sp.Product):
         return True
+    # a small claim on a few named entries (S_{1,1}, S_{1,2}, …): each a variable over its vector's range (a large
+    # configuration, vectors in R^d entry by entry, is left to the other checks: its box has too many dimensions)
+    ents = gap.atoms(sp.Indexed)
+    if ents and len(ents) <= _MAX_ENTRIES and sp.count_ops(gap) <= _MAX_OPS:
+        if all(a_.indices and all(i_.is_Integer for i_ in a_.indices) for a_ in ents):
+            return True
     for s_ in free_names(gap):
         if s_.is_integer and s_ in domain.ranges:
             lo, hi = domain.range_of(s_)
@@ -95,6 +114,14 @@ def _method(notes: list[str]) -> str:
     """The route's label: the reductions its argument used, in the order it first used them."""
     tags = {
         "termwise:": "termwise bounds",
+        "weighted mean:": "weighted means",
+        "power means (classical": "power means (HLP 1934)",
+        "ℓ_p norms decrease": "ℓ_p norms (HLP 1934)",
+        "Minkowski (classical": "Minkowski (HLP 1934)",
+        "Hölder (classical": "Hölder (HLP 1934)",
+        "the weight's own power": "largest softmax weight",
+        "largest weight": "largest softmax weight",
+        "powers of positive bases combined": "identity of powers",
         "Jensen:": "Jensen",
         "corners:": "extremes at corners",
         "relaxed to a real": "k relaxed to a real",
@@ -223,7 +250,7 @@ def _prove(step: Step, gap: sp.Expr, strict: bool, opts: Mapping[str, Any]) -> S
         notes=notes,
     )
     try:
-        if gap.has(sp.Sum, sp.Product):
+        if gap.has(sp.Sum, sp.Product, sp.Indexed):
             ab = _Abstraction(gap, step.domain, notes)
             g0 = ab.run()
             g, box = _eliminate(g0, ab, notes)

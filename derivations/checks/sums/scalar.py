@@ -146,7 +146,9 @@ class _Prover:
             return True
         if depth > 6 or not self._time_left():
             return False
-        for attempt in (self._monotone, self._factors, self._fraction):
+        if not self.strict and self.identity(g, box, depth):
+            return True
+        for attempt in (self._common, self._monotone, self._factors, self._fraction):
             mark = len(self.notes)
             res = attempt(g, box, depth)
             if res is not None:
@@ -167,6 +169,49 @@ class _Prover:
                 return self.prove(g_u, {**rest, u: (sp.Integer(0), 1 / lo)}, depth + 1)
         return self.certified(g, box)
 
+    def identity(self, g: sp.Expr, box: Box, depth: int) -> bool:
+        """``g ≡ 0`` on the box, so ``g ≥ 0``: SymPy's identities of powers of positive bases (``(ab)^e = a^e b^e``,
+        ``(a^b)^c = a^{bc}``, sums of exponents) hold with every variable in the open range above its finite lower
+        end (``x = lo + y``, ``y > 0``: each base's sign is then SymPy's own deduction, never assumed); each face
+        ``x = lo`` the box closes is then proved by this prover on its own (the identity may fail there)."""
+        # it is for powers cancelling one another (two or more with a variable exponent); a lone one is left to the
+        # other steps, which need the time
+        if sum(1 for p_ in g.atoms(sp.Pow) if p_.exp.free_symbols) < 2 or not all(
+            lo.is_finite for lo, _ in box.values()
+        ):
+            return False
+        # a prefilter, never a proof: g at one inside point, 30 digits, visibly nonzero ⇒ not an identity
+        pt = {s_: (lo + hi) / 3 if hi.is_finite else lo + sp.Rational(7, 3) for s_, (lo, hi) in box.items()}
+        try:
+            if abs(complex(g.xreplace(pt).evalf(30))) > 1e-12:
+                return False
+        except (TypeError, ValueError, ZeroDivisionError):
+            pass  # not evaluable there: the symbolic attempt decides
+        rep = {s_: lo + sp.Dummy(f"{s_}_up", positive=True) for s_, (lo, _) in box.items()}
+        h = g.xreplace(rep)
+
+        def exps(e: sp.Expr) -> sp.Expr:  # each exponent in one canonical form (a rational function, cancelled)
+            return e.replace(lambda x: x.is_Pow and x.exp.free_symbols, lambda x: x.base ** sp.cancel(x.exp))
+
+        try:
+            forms = [exps(sp.powsimp(sp.powdenest(sp.expand_power_base(h))))]
+            forms.append(exps(sp.powsimp(exps(forms[-1]))))
+        except Exception:  # a form SymPy cannot build: not seen to be an identity
+            return False
+        if not any(_is_zero(f) for f in forms):
+            return False
+        mark = len(self.notes)
+        self.note(f"{_show(g)} ≡ 0 for every variable above its lower end (SymPy: powers of positive bases combined)")
+        for s_, (lo, hi) in box.items():
+            if lo == hi:
+                continue
+            rest = {x_: r_ for x_, r_ in box.items() if x_ != s_}
+            self.note(f"on the face {_show(s_)} = {lo}")
+            if not self.prove(g.subs(s_, lo), rest, depth + 1):
+                del self.notes[mark:]
+                return False
+        return True
+
     def _positive(self, e: sp.Expr, box: Box) -> bool:
         """``e > 0`` on the box, by SymPy's assumptions or one Arb enclosure (no subdivision)."""
         if e.is_positive:
@@ -177,15 +222,43 @@ class _Prover:
                 return True
         return False
 
+    def _common(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
+        """``g = P·h`` once the powers of products are split and the common factors taken out (``factor_terms``: an
+        identity), ``P`` a power of a variable SymPy knows ≥ 0 (``≥ 0`` claims only): prove ``h``; None: no such P."""
+        if self.strict or not isinstance(g, sp.Add):
+            return None
+        try:
+            h = sp.factor_terms(sp.expand_power_base(g))
+        except Exception:  # a form SymPy cannot build: this step does not apply
+            return None
+        if not isinstance(h, sp.Mul) or not any(self._nonneg_power(f) for f in h.args):
+            return None
+        rest = sp.Mul(*[f for f in h.args if not self._nonneg_power(f)])
+        if any(p_.exp.free_symbols for p_ in rest.atoms(sp.Pow)) and rest.has(sp.exp):
+            from . import _in_logs  # both sides > 0 with powers against an exponential: in logarithms first
+
+            mark = len(self.notes)
+            self.note(f"the factors of {_show(h)} other than {_show(rest)} are ≥ 0 (powers of variables ≥ 0)")
+            if _in_logs(sp.expand(rest), box, self):
+                return True
+            del self.notes[mark:]
+        return self._factors(h, box, depth)
+
+    @staticmethod
+    def _nonneg_power(f: sp.Expr) -> bool:
+        """``f = b^e`` with ``b ≥ 0`` by SymPy's assumptions and ``e`` real: ``f ≥ 0`` wherever it is defined."""
+        return bool(f.is_Pow and f.base.is_nonnegative and f.exp.is_real and f.base.is_Symbol)
+
     def _factors(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
-        """``g = P·h`` with every factor of ``P`` proved positive: prove ``h`` (None: no such factor)."""
+        """``g = P·h`` with every factor of ``P`` proved positive (or, for a ``≥ 0`` claim, a power of a variable
+        SymPy knows ≥ 0): prove ``h`` (None: no such factor)."""
         if not isinstance(g, sp.Mul):
             return None
-        keep = [f for f in g.args if not self._positive(f, box)]
+        keep = [f for f in g.args if not (self._positive(f, box) or (not self.strict and self._nonneg_power(f)))]
         if len(keep) == len(g.args):
             return None
         h = sp.Mul(*keep)
-        self.note(f"the factors of {_show(g)} other than {_show(h)} are > 0 on the box (SymPy/Arb)")
+        self.note(f"the factors of {_show(g)} other than {_show(h)} are ≥ 0 on the box (SymPy/Arb)")
         return self.prove(h, box, depth + 1)
 
     def _fraction(self, g: sp.Expr, box: Box, depth: int) -> bool | None:
