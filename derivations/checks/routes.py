@@ -26,6 +26,9 @@ the parameter.
 * ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``;
 * ``certificate`` (``checks/certificate.py``): ``gap ≥ 0`` from ``gap = certificate`` (symbolic) and the
   certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
+* ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
+  expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
+  the i.i.d. moment identities (symbolic), with an exact-law attack beside;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -166,6 +169,12 @@ def _certificate(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_certificate(step, params, opts)
 
 
+def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .expectation import prove_expectation
+
+    return prove_expectation(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -179,6 +188,12 @@ HINTED: dict[str, HintedRoute] = {
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
+    "expectation": HintedRoute(
+        "expectation",
+        ("rule",),
+        ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack"),
+        _expectation,
+    ),
 }
 
 

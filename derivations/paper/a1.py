@@ -23,7 +23,26 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
 from . import Erratum
-from ._laws import Law, bias_gap, expect, fmax, law_check, mu, mu_hat, var_w
+from ._laws import (
+    DRAWS,
+    GAP,
+    LOG,
+    MU,
+    MU_HAT,
+    VAR_W,
+    W1,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    law_check,
+    mu,
+    mu_hat,
+    var_w,
+)
 from .prop2 import risk_tilde
 
 POSITION = ("A", 5)
@@ -113,8 +132,15 @@ def _a1() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="A.1",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "concavity of log"),
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "jensen",
+                law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "concavity of log"),
+                defs={Gap(tau, k): GAP},
+                phi=LOG,
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "third-order Taylor coefficient of log",
@@ -223,14 +249,22 @@ def _a1() -> Derivation:
             sp.Function("fourth_moment_formula")(tau, k),
             kind="identity",
             provenance="ours",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(_m(L, lw, 4) - _fourth_moment_formula(L, lw))
-                    / (_fourth_moment_formula(L, lw) + 1e-30 * mu(L, lw) ** 4),
-                    0 * lw.tau,
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (
+                        abs(_m(L, lw, 4) - _fourth_moment_formula(L, lw))
+                        / (_fourth_moment_formula(L, lw) + 1e-30 * mu(L, lw) ** 4),
+                        0 * lw.tau,
+                    ),
+                    "E(μ̂ − μ)⁴ = (3(k − 1)σ⁴ + m₄)/k³",
                 ),
-                "E(μ̂ − μ)⁴ = (3(k − 1)σ⁴ + m₄)/k³",
+                defs={
+                    M4(tau, k): Expect((MU_HAT - MU) ** 4),
+                    sp.Function("fourth_moment_formula")(tau, k): (3 * (k - 1) * VAR_W**2 + Expect((W1 - MU) ** 4))
+                    / k**3,
+                },
             ),
         ),
         Step(

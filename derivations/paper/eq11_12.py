@@ -21,7 +21,26 @@ import sympy as sp
 from ..bias import bias_bound_sharp
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
-from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat, var_w
+from ._laws import (
+    DRAWS,
+    GAP,
+    LOG,
+    MU,
+    MU_HAT,
+    VAR_W,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    fmin,
+    law_check,
+    mu,
+    mu_hat,
+    var_w,
+)
 from .lemma3 import OURS_CONST, ew2
 from .lemma4 import SEEDS as EXTREMAL_K1
 from .lemma4 import d_numeric
@@ -56,8 +75,16 @@ def _eq11_12() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="(11)",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "jensen",
+                law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
+                defs={Gap(tau, k): GAP},
+                phi=LOG,
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+            ),
+            note="CE − R̃ = log μ − E log μ̂ by (31) (derivation a1); Jensen for the concave log",
         ),
         Step(
             "(11) upper",
@@ -135,14 +162,21 @@ def _eq11_12() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="A.1 / proof of Lemma 2: E(μ̂ − μ)² = Var/k",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
-                    / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
-                    0 * lw.tau,
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (
+                        abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
+                        / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
+                        0 * lw.tau,
+                    ),
+                    "exact second moment",
                 ),
-                "exact second moment",
+                defs={
+                    sp.Function("second_order_term")(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2,
+                    sp.Function("Var_W")(tau): VAR_W,
+                },
             ),
         ),
     ]
