@@ -29,7 +29,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import A_L3, B_L3, Ew2, j, k, s, t, w, x, y
 from . import Erratum, PaperConstant
-from ._laws import ARRAY, Law, expect, fmax, law_check
+from ._laws import ARRAY, Expect, Law, expect, expectation_route, fmax, law_check
 
 POSITION = ("A", 3)
 
@@ -43,6 +43,27 @@ Err = sp.Function("SNIS_error")  #: E[Σ f w/Σ w] − E_ν f
 EAB = sp.Function("E_AB")
 ETail = sp.Function("E_A_over_B_times_B_minus_1_sq")
 EBm1 = sp.Function("E_B_minus_1_sq")
+
+# the same quantities as expectations over the draws (f_j, w_j) = (s_j, w_j) of ξ_j ~ π (route "expectation"):
+# E_ν f = E_π[w f], A = m⁻¹Σ_j w_j(f_j − E_ν f), B = m⁻¹Σ_j w_j; the density w = dν/dπ has E_π w = 1
+NU_F = Expect(w[1] * s[1])
+A_SUM = sp.Sum(w[j] * (s[j] - NU_F), (j, 1, k)) / k
+B_SUM = sp.Sum(w[j], (j, 1, k)) / k
+DENSITY = {Expect(w[1]): 1}  #: ∫ dν/dπ dπ = 1
+DEFS = {
+    sp.Function("E_A")(k): Expect(A_SUM),
+    EAB(k): Expect(A_SUM * B_SUM),
+    EBm1(k): Expect((B_SUM - 1) ** 2),
+    sp.Function("diag_term")(k): Expect(w[1] ** 2 * (s[1] - NU_F)) / k,
+    sp.Function("diag_term_centred")(k): Expect(w[1] * (w[1] - 1) * (s[1] - NU_F)) / k,
+    Ew2: Expect(w[1] ** 2),
+}
+_DRAWS = Domain({s: (-1, 1), w: (0, sp.oo)}, name="f(ξ_j) ∈ [−1, 1], w(ξ_j) ≥ 0")
+
+
+def _moments(attack: Any) -> tuple[str, dict]:
+    """Route "expectation", rule "moments", with the density fact E_π w = 1 and the law check beside."""
+    return expectation_route("moments", attack, defs=DEFS, facts=DENSITY)
 
 
 # --------------------------------------------------------------------------- law quantities
@@ -181,8 +202,8 @@ def _lemma3() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Lemma 3: E[w(ξ)(f(ξ) − E_ν f)] = 0",
-            domain=_LAW,
-            check=_law(_id(_e_a, lambda L, lw: 0 * lw.tau), "|E A|/E_π w² ≤ 0"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_a, lambda L, lw: 0 * lw.tau), "|E A|/E_π w² ≤ 0")),
         ),
         Step(
             "(23) pointwise",
@@ -200,8 +221,8 @@ def _lemma3() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="proof of Lemma 3: cross terms of AB have mean 0",
-            domain=_LAW,
-            check=_law(_id(_e_ab, _diag), "|E AB − m⁻¹E_π[w²(f − E_ν f)]|/E_π w² ≤ 0"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_ab, _diag), "|E AB − m⁻¹E_π[w²(f − E_ν f)]|/E_π w² ≤ 0")),
         ),
         Step(
             "(24)",
@@ -243,8 +264,10 @@ def _lemma3() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="(25)",
-            domain=_LAW,
-            check=_law(_id(_e_bm1, lambda L, lw: (ew2(L, lw) - 1) / lw.k), "E_π(w − 1)² = E_π w² − 1 as E_π w = 1"),
+            domain=_LAW | _DRAWS,
+            route=_moments(
+                _law(_id(_e_bm1, lambda L, lw: (ew2(L, lw) - 1) / lw.k), "E_π(w − 1)² = E_π w² − 1 as E_π w = 1")
+            ),
         ),
         Step(
             "(25) E_π(w − 1)² ≤ E_π w²",
@@ -299,8 +322,8 @@ def _lemma3() -> Derivation:
             EAB(k),
             sp.Function("diag_term_centred")(k),
             kind="identity",
-            domain=_LAW,
-            check=_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]")),
         ),
         Step(
             "ours: Cauchy–Schwarz on the AB term",
