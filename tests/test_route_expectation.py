@@ -170,3 +170,26 @@ def test_bad_parameters_are_named():
         check_step(_st(SM(c_X, k), V(c_X) / k, {"rule": "magic", "defs": DEFS}), **OPTS)
     with pytest.raises(DerivationError, match="phi"):
         check_step(_st(EF(b, k), 0, {"rule": "jensen", "defs": DEFS, "inner": MU_HAT}), **OPTS)
+
+
+def test_an_integrand_equal_pointwise_to_the_gaps_is_matched_and_a_different_one_is_not():
+    """R − R̃ ≤ log(1 + e^{2c}/k) (prop2's (28) with c = 1/τ): the integrand written as log(1 + 1/(k b μ̂)) is the
+    gap's integrand log(1/k + bμ̂) − log(bμ̂) pointwise (b = e^{−s⁺c}, s⁺ a coordinate over [−1, 1]); with a
+    factor 2 planted in it, it is not, and nothing is proved."""
+    sp1 = sp.IndexedBase("s_pos", real=True)[1]
+    dom = DOM | Domain({sp.IndexedBase("s_pos", real=True): (-1, 1)})
+    r, rt = sp.Function("R_t"), sp.Function("Rt_t")
+    defs = {
+        r(c_X, k): Expect(sp.log(1 / k + sp.exp(-c_X * sp1) * MU_HAT)),
+        rt(c_X, k): Expect(-c_X * sp1) + Expect(sp.log(MU_HAT)),
+    }
+    bound = sp.log(1 + sp.exp(2 * c_X) / k)
+    for factor, want in ((1, Verdict.PROVED), (2, None)):
+        params = {
+            "rule": "pointwise",
+            "defs": defs,
+            "bounds": BOUNDS,
+            "integrand": bound - sp.log(1 + sp.exp(c_X * sp1) / (factor * k * MU_HAT)),
+        }
+        res = check_step(_st(r(c_X, k) - rt(c_X, k), bound, params, dom=dom), **OPTS)
+        assert (res.verdict is Verdict.PROVED) == (want is Verdict.PROVED), res.method

@@ -387,13 +387,34 @@ def _linear_integrand(gap: sp.Expr) -> sp.Expr:
     return g.xreplace({ex: ex.args[0] for ex in atoms})
 
 
+def _match(diff: sp.Expr) -> sp.Expr:
+    """``diff`` = (big − small) − E[T] after the reduction, simplified; 0 also when the expectations over the sample
+    left in it combine (linearity) into one whose integrand is 0 for every draw (a pointwise identity, SymPy's
+    reduction with each positive sample sum a positive symbol)."""
+    rest = sp.simplify(diff)
+    if _zero(rest) or not any(ex.args[0].has(sp.Sum) for ex in rest.atoms(Expect)):
+        return rest
+    g = sp.expand(rest, deep=False)
+    atoms = list(g.atoms(Expect))
+    probe = {ex: sp.Dummy("e") for ex in atoms}
+    gd = g.xreplace(probe)
+    # the expectations g is affine in (every coefficient free of expectations) become their integrands
+    linear = {ex: ex.args[0] for ex, d_ in probe.items() if sp.diff(gd, d_).free_symbols.isdisjoint(probe.values())}
+    integ = g.xreplace(linear)
+    if any(ex.args[0].has(sp.Sum) for ex in integ.atoms(Expect)):
+        return rest
+    pos = {sm: sp.Dummy("S", positive=True) for sm in integ.atoms(sp.Sum) if sm.is_positive}
+    body = integ.xreplace(pos)
+    return sp.Integer(0) if _zero(sp.expand_log(body)) else rest
+
+
 def _rule_pointwise(step, params, opts, red, small, big) -> str:
     gap = red.reduce(big) - red.reduce(small)
     if "integrand" in params:
         t = sp.sympify(params["integrand"])
     else:
         t = _linear_integrand(gap)
-    rest = sp.simplify(gap - red.reduce(Expect(t)))
+    rest = _match(gap - red.reduce(Expect(t)))
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
     body = sc(t)
     m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts)

@@ -28,7 +28,23 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, c_X, k, tau, u, x
 from . import Erratum, PaperConstant
-from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat
+from ._laws import (
+    DRAWS,
+    GAP,
+    MU,
+    MU_HAT,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    fmin,
+    law_check,
+    mu,
+    mu_hat,
+)
 from .lemma2 import PAPER_UPPER
 from .lemma4 import d_numeric
 
@@ -41,6 +57,17 @@ _LAW = TAU_RANGE | _K
 
 Gap = sp.Function("CE_minus_R")  #: ∫ CrossEnt[M ‖ Q] dπ − R(φ; k, τ), for one anchor's law
 GapTilde = sp.Function("CE_minus_R_tilde")  #: ∫ CrossEnt[M ‖ Q] dπ − R̃(φ; k, τ)
+
+#: s⁺ = ⟨φ(z^a), φ(z^+)⟩ of the pair, fixed (the claims are per (z^a, z^+)); b = e^{−s⁺/τ}
+S_PLUS = sp.Symbol("s_plus", real=True)
+_B_PLUS = sp.exp(-S_PLUS / tau)
+#: the two gaps as expectations over the negatives' draws (route "expectation"): CE − R per pair is
+#: log(bμ) − E log(1/k + bμ̂), CE − R̃ = log μ − E log μ̂ ((31))
+DEFS = {
+    Gap(tau, k): sp.log(_B_PLUS * MU) - Expect(sp.log(1 / k + _B_PLUS * MU_HAT)),
+    GapTilde(tau, k): GAP,
+}
+_PAIR = DRAWS | Domain({S_PLUS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 
 def _extra_splus(rng: random.Random, tv: float) -> dict:
@@ -175,8 +202,14 @@ def _prop1() -> Derivation:
             GapTilde(tau, k),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law(lambda L, lw: (gap_standard(L, lw), bias_gap(L, lw)), "log(1/k + y) ≥ log y"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (gap_standard(L, lw), bias_gap(L, lw)), "log(1/k + y) ≥ log y"),
+                defs=DEFS,
+                integrand=sp.log(1 / k + _B_PLUS * MU_HAT) - sp.log(_B_PLUS * MU_HAT),
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "ours: CE − R ≤ C(τ)/k",

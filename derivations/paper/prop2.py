@@ -26,7 +26,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
 from . import Erratum
-from ._laws import Law, expect, fmax, law_check, mu_hat
+from ._laws import DRAWS, MU_HAT, W_BOUNDS, Expect, Law, expect, expectation_route, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
 
 POSITION = (3, 3)
@@ -37,6 +37,19 @@ Rstd = sp.Function("R")  #: R(φ; k, τ) (one anchor)
 Rt = sp.Function("R_tilde")  #: R̃(φ; k, τ) (one anchor)
 FIRST = 4 * Ew2 / (tau * k)
 SECOND = sp.log(1 + sp.exp(2 / tau) / k)
+
+#: R and R̃ of one anchor as expectations (route "expectation"): the positive's similarity s⁺ ~ ν, a coordinate
+#: of its own (only its range [−1, 1] is used), and the negatives' μ̂; R = E log(1/k + e^{−s⁺/τ}μ̂),
+#: R̃ = E[−s⁺/τ] + E log μ̂
+S_POS = sp.IndexedBase("s_pos", real=True)
+_SP1 = S_POS[1]
+DEFS = {
+    Rstd(tau, k): Expect(sp.log(1 / k + sp.exp(-_SP1 / tau) * MU_HAT)),
+    Rt(tau, k): Expect(-_SP1 / tau) + Expect(sp.log(MU_HAT)),
+}
+#: R − R̃ = E[log(1/k + e^{−s⁺/τ}μ̂) − log(e^{−s⁺/τ}μ̂)] (linearity)
+OFFSET = sp.log(1 / k + sp.exp(-_SP1 / tau) * MU_HAT) + _SP1 / tau - sp.log(MU_HAT)
+_PAIR = DRAWS | Domain({S_POS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -265,8 +278,14 @@ def _prop2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="proof of Proposition 2, (28)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (0 * lw.tau, risk(L, lw) - risk_tilde(L, lw)), "monotonicity of log"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (0 * lw.tau, risk(L, lw) - risk_tilde(L, lw)), "monotonicity of log"),
+                defs=DEFS,
+                integrand=OFFSET,
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "(28): log(1/k + c) − log c = log(1 + 1/(kc))",
@@ -296,8 +315,15 @@ def _prop2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Proposition 2, (28)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (risk(L, lw) - risk_tilde(L, lw), _second_num(L, lw)), "the two steps above"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (risk(L, lw) - risk_tilde(L, lw), _second_num(L, lw)), "the two steps above"),
+                defs=DEFS,
+                # the same integrand written as the proof reads it: log(1/k + c) − log c = log(1 + 1/(kc))
+                integrand=SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT)),
+                bounds=W_BOUNDS,
+            ),
         ),
         # --- ours
         Step(
