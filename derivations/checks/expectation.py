@@ -236,7 +236,14 @@ def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts:
             return "exact"
         raise NotProved(f"{name}: {small} ≤ {big} not decided exactly")
     sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom)
-    res: StepResult = check_step(sub, **_opts(opts))
+    sub_opts = _opts(opts)
+    clock = opts.get("clock")
+    left = clock.left() if clock is not None else None
+    if left is not None:  # the step's own clock: each obligation gets what is left of it, none when it is spent
+        if left <= 0.05:
+            raise NotProved(f"{name}: the claim's time ran out before this obligation")
+        sub_opts["budget"] = clock.budget.but(claim_seconds=left)
+    res: StepResult = check_step(sub, **sub_opts)
     if res.verdict != Verdict.PROVED:
         raise NotProved(f"{name}: {small} ≤ {big} {res.verdict} ({str(res.method)[:160]})")
     if not covers(res.covered, sub_dom):
