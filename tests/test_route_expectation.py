@@ -193,3 +193,27 @@ def test_an_integrand_equal_pointwise_to_the_gaps_is_matched_and_a_different_one
         }
         res = check_step(_st(r(c_X, k) - rt(c_X, k), bound, params, dom=dom), **OPTS)
         assert (res.verdict is Verdict.PROVED) == (want is Verdict.PROVED), res.method
+
+
+def _lemma2_lower(bound, remainder):
+    """Lemma 2's lower half: log(bμ) − E log(1/k + bμ̂) ≥ bound, by Jensen with a remainder in μ."""
+    mid = sp.Function("Mid_t")
+    defs = {mid(b, c_X, k): sp.log(b * MU) - Expect(sp.log(1 / k + b * MU_HAT))}
+    params = {"rule": "jensen", "defs": defs, "phi": PHI, "inner": MU_HAT, "bounds": BOUNDS, "remainder": remainder}
+    return check_step(_st(mid(b, c_X, k), bound, params, relation=">="), **OPTS)
+
+
+def test_jensen_with_a_remainder_in_the_moments_is_proved():
+    res = _lemma2_lower(-sp.log(1 + EC / (b * k)), sp.log(1 + EC * (MU - 1 / EC) / (b * k * MU + 1)))
+    assert _proved(res) and "remainder" in res.method
+
+
+def test_jensen_with_a_wrong_remainder_or_a_too_strong_bound_is_not_proved():
+    # the remainder's form without the factor e^c: not big − small − (Jensen gap)
+    assert _lemma2_lower(-sp.log(1 + EC / (b * k)), sp.log(1 + (MU - 1 / EC) / (b * k * MU + 1))).verdict is not (
+        Verdict.PROVED
+    )
+    # the bound with e^c/(2bk): false at μ = e^{−c}; its true remainder log(1 + ...) − log 2·… is negative there
+    strong = -sp.log(1 + EC / (2 * b * k))
+    rem = sp.log(b * MU) - sp.log(1 / k + b * MU) - strong
+    assert _lemma2_lower(strong, rem).verdict is not Verdict.PROVED

@@ -26,7 +26,8 @@ rules (``rule`` parameter):
   draw's coordinates by symbols over their ranges: a superset of the values T sees, so the scalar claim
   implies the pointwise one.
 * ``"jensen"`` (Jensen's inequality): ``big − small`` reduces to ``φ(E U) − E φ(U)`` (``shape="concave"``)
-  or ``E φ(U) − φ(E U)`` (``"convex"``), with ``φ = Lambda(v, …)`` and the random variable ``U`` given
+  or ``E φ(U) − φ(E U)`` (``"convex"``), plus possibly a deterministic remainder R in the moments, proved ≥ 0
+  with each moment over its range as in ``"pointwise"``, with ``φ = Lambda(v, …)`` and the random variable ``U`` given
   (``phi``, ``inner``); ``U`` is a sample mean n⁻¹Σ_j h(D_j) or a single-draw h(D_1), its range that of h;
   φ'' ≤ 0 (concave; ≥ 0 convex) on that range is proved by the engine and φ is defined there
   (``wellposed``), so φ is concave (convex) on an interval holding U and E U.
@@ -203,13 +204,22 @@ def _zero(e: sp.Expr) -> bool:
     # an expectation of a positive variable is positive: a positive symbol lets log(b·E[h]) expand (SymPy's
     # assumptions, not a numeric test)
     e = e.xreplace({ex: sp.Dummy("Epos", positive=True) for ex in e.atoms(Expect) if ex.args[0].is_positive})
-    for f_ in (sp.expand, sp.simplify, lambda z: sp.simplify(sp.expand(sp.expand_log(z, force=False)))):
+    for f_ in (sp.expand, sp.simplify, lambda z: sp.simplify(sp.expand(sp.expand_log(z, force=False))), _log_ratio):
         try:
             if f_(e) == 0:
                 return True
         except Exception:  # noqa: BLE001,S112 - a simplifier that fails proves nothing; the next one may
             continue
     return False
+
+
+def _log_ratio(e: sp.Expr) -> sp.Expr:
+    """e combined into one log(r) where SymPy's assumptions allow it (``logcombine``, not forced), then r − 1
+    simplified: log(a) + log(b) − log(c) − log(d) = 0 when ab/(cd) reduces to 1."""
+    lc = sp.logcombine(e, force=False)
+    if isinstance(lc, sp.log):
+        return sp.simplify(lc.args[0] - 1)
+    return lc
 
 
 # ----------------------------------------------------------------------------- scalar obligations
@@ -435,7 +445,7 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
             raise NotProved(f"the remainder {rest} of big − small − E[T] is not a function of the moments")
         if "remainder" in params:  # a factored form of the remainder, matched symbolically
             given = sp.sympify(params["remainder"])
-            if not _zero(sp.expand((rest - red.reduce(given)).rewrite(sp.exp))):
+            if not _zero(sp.expand((rest - red.reduce(given)).rewrite(sp.exp))) and not _zero(rest - red.reduce(given)):
                 raise NotProved(f"the given remainder {given} is not big − small − E[T] = {rest}")
             rest = red.reduce(given)
         body2 = sc(rest)
@@ -466,19 +476,18 @@ def _rule_jensen(step, params, opts, red, small, big) -> str:
     jensen_gap = phi(mean) - red.reduce(Expect(phi(inner)))
     if shape == "convex":
         jensen_gap = -jensen_gap
-    if not _zero(gap - jensen_gap):
+    rest = _match(gap - jensen_gap)
+    if not _zero(rest) and any(ex.args[0].has(sp.Sum) for ex in rest.atoms(Expect)):
         raise NotProved(
-            f"big − small is not the Jensen gap of φ = {phi} at U = {inner} ({shape}): they differ by "
-            f"{sp.simplify(gap - jensen_gap)}"
+            f"big − small is not the Jensen gap of φ = {phi} at U = {inner} ({shape}) plus a function of the "
+            f"moments: they differ by {rest}"
         )
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
-    if any(red._sample_sum(s_) for s_ in inner.atoms(sp.Sum)):
-        sums = [s_ for s_ in inner.atoms(sp.Sum) if red._sample_sum(s_)]
-        if len(sums) != 1 or not _zero(inner - sums[0] / red.n if red.n is not None else 1):
-            red._sum_factor(sums[0])
-            if not _zero(inner - sums[0] / red.n):
-                raise NotProved(f"U = {inner} is not a sample mean n⁻¹Σ_j h(D_j)")
+    sums = [s_ for s_ in inner.atoms(sp.Sum) if red._sample_sum(s_)]
+    if sums:  # U = n⁻¹Σ_j h(D_j): valued in the range of h
         h = red._sum_factor(sums[0])
+        if len(sums) != 1 or not _zero(inner - sums[0] / red.n):
+            raise NotProved(f"U = {inner} is not a sample mean n⁻¹Σ_j h(D_j)")
     else:
         h = inner
     lo, hi = sc.range_of(h)
@@ -501,10 +510,20 @@ def _rule_jensen(step, params, opts, red, small, big) -> str:
         m = _prove_scalar(f"{step.name} [φ'' ≤ 0]", d2, sp.Integer(0), dom, opts)
     else:
         m = _prove_scalar(f"{step.name} [φ'' ≥ 0]", sp.Integer(0), d2, dom, opts)
+    text = ""
+    if not _zero(rest) and "remainder" in params:  # a form of the remainder, matched symbolically
+        given = red.reduce(sp.sympify(params["remainder"]))
+        if not _zero(sp.expand((rest - given).rewrite(sp.exp))) and not _zero(rest - given):
+            raise NotProved(f"the given remainder {given} is not big − small − (Jensen gap) = {rest}")
+        rest = given
+    if not _zero(rest):  # big − small = Jensen gap + rest, rest a function of the moments: rest ≥ 0 over their ranges
+        body2 = sc(rest)
+        m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts)
+        text = f"; big − small = Jensen gap + {rest}, the remainder ≥ 0 with the moments over their ranges, proved by {_short(m2)}"
     return (
         f"Jensen (classical): φ(v) = {phi.expr} {shape} on [{lo}, {hi}] (φ'' = {sp.simplify(d2)} "
         f"{'≤' if shape == 'concave' else '≥'} 0 with {_ranges_text(sc)} proved by {_short(m)}), U = {inner} valued there "
-        f"({'; '.join(sc.proved_bounds.values())}), E U = {mean} (linearity)"
+        f"({'; '.join(sc.proved_bounds.values())}), E U = {mean} (linearity)" + text
     )
 
 

@@ -135,9 +135,20 @@ def _lemma2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="Lemma 2",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (-L.log(1 + L.exp(1 / lw.tau) / (lw.extra["b"] * lw.k)), _middle(L, lw)), "as printed"
+            domain=_LAWD,
+            # (20)–(21) with Jensen: middle − lower = [f(bμ) − E f(bμ̂)] + [log(bμ) − f(bμ) + log(1 + e^c/(bk))]
+            route=expectation_route(
+                "jensen",
+                _law(
+                    lambda L, lw: (-L.log(1 + L.exp(1 / lw.tau) / (lw.extra["b"] * lw.k)), _middle(L, lw)),
+                    "as printed",
+                ),
+                defs=DEFS,
+                phi=sp.Lambda(_v, sp.log(1 / k + b * _v)),
+                inner=MU_HAT_X,
+                bounds=X_BOUNDS,
+                # log(bμ) − f(bμ) + log(1 + e^c/(bk)) written as log(1 + e^c(μ − e^{−c})/(bkμ + 1)), μ ≥ e^{−c}
+                remainder=sp.log(1 + ec * (MU_X - 1 / ec) / (b * k * MU_X + 1)),
             ),
         ),
         Step(

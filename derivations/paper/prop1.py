@@ -67,6 +67,7 @@ DEFS = {
     Gap(tau, k): sp.log(_B_PLUS * MU) - Expect(sp.log(1 / k + _B_PLUS * MU_HAT)),
     GapTilde(tau, k): GAP,
 }
+_V = sp.Symbol("v", positive=True)
 _PAIR = DRAWS | Domain({S_PLUS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 
@@ -119,8 +120,23 @@ def _prop1() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="Proposition 1",
-            domain=_LAW,
-            check=_law(lambda L, lw: (_lower_num(L, lw), gap_standard(L, lw)), "as printed, per (z^a, z^+)"),
+            domain=_LAW | _PAIR,
+            # Lemma 2's lower half at b = e^{−s⁺/τ}: Jensen for f = log(1/k + b·) and (21) in μ
+            route=expectation_route(
+                "jensen",
+                _law(lambda L, lw: (_lower_num(L, lw), gap_standard(L, lw)), "as printed, per (z^a, z^+)"),
+                defs=DEFS,
+                phi=sp.Lambda(_V, sp.log(1 / k + _B_PLUS * _V)),
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+                # log(bμ) − log(1/k + bμ) + log(1 + e^{2/τ}/k) = log(1 + (e^{2/τ}bμ − 1)/(kbμ + 1)), e^{2/τ}bμ ≥ 1:
+                # e^{2/τ}bμ − 1 = e^{1/τ}b(μ − e^{−1/τ}) + (e^{1/τ}b − 1)·1, each term ≥ 0 (b ≥ e^{−1/τ})
+                remainder=sp.log(
+                    1
+                    + (sp.exp((2 - S_PLUS) / tau) * (MU - sp.exp(-1 / tau)) + sp.exp((1 - S_PLUS) / tau) - 1)
+                    / (k * _B_PLUS * MU + 1)
+                ),
+            ),
         ),
         Step(
             "statement, upper bound",
