@@ -217,3 +217,16 @@ def test_jensen_with_a_wrong_remainder_or_a_too_strong_bound_is_not_proved():
     strong = -sp.log(1 + EC / (2 * b * k))
     rem = sp.log(b * MU) - sp.log(1 / k + b * MU) - strong
     assert _lemma2_lower(strong, rem).verdict is not Verdict.PROVED
+
+
+def test_a_sum_whose_summand_is_not_the_jth_draw_is_not_a_sample_sum():
+    """Σ_j s_1 = k·s_1: E[(Σ_j s_1)²] = k²E s_1², not the i.i.d. formula k E s² + k(k − 1)(E s)²."""
+    wrong = k * Expect(s[1] ** 2) + k * (k - 1) * Expect(s[1]) ** 2
+    step = _st(Expect(sp.Sum(s[1], (j, 1, k)) ** 2), wrong, {"rule": "moments"}, kind="identity")
+    assert check_step(step, **OPTS).verdict is not Verdict.PROVED
+
+
+def test_an_identity_needs_the_moment_rule():
+    """The pointwise and Jensen rules prove one side only: an identity under them is a named error."""
+    with pytest.raises(DerivationError, match="identity"):
+        check_step(_st(V(c_X), V(c_X), {"rule": "pointwise", "defs": DEFS}, kind="identity"), **OPTS)

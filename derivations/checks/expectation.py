@@ -137,9 +137,10 @@ class Reducer:
         if self.n is not None and sp.simplify(hi - self.n) != 0:
             raise NotProved(f"two sample sizes in one claim: {self.n} and {hi}")
         self.n = hi
+        # the summand is a function of the j-th draw only (Σ_j s_1 = n·s_1 is not a sum over the sample)
+        if any(ix.base in self.bases and ix.indices != (jv,) for ix in sm.function.atoms(sp.Indexed)):
+            raise NotProved(f"the summand of {sm} must be a function of the {jv}-th draw only")
         g = sm.function.xreplace({jv: sp.Integer(1)})
-        if any(ix.base in self.bases and ix.indices != (1,) for ix in g.atoms(sp.Indexed)):
-            raise NotProved(f"the summand of {sm} must be a function of the j-th draw only")
         return g
 
     def expect(self, arg: sp.Expr) -> sp.Expr:
@@ -541,6 +542,10 @@ def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
         raise DerivationError(
             f"step {step.name!r}: route 'expectation' proves identities and inequalities, not {step.kind}"
         )
+    if step.kind == "identity" and rule != "moments":
+        raise DerivationError(
+            f"step {step.name!r}: route 'expectation' rule {rule!r} proves inequalities; an identity needs rule 'moments'"
+        )
     attack = params.get("attack")
     if attack is not None and not callable(attack):
         raise DerivationError(f"step {step.name!r}: route 'expectation' parameter attack must be a law checker")
@@ -564,6 +569,9 @@ def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
         reason += "; facts of the setting: " + ", ".join(f"{k_} = {v_}" for k_, v_ in facts.items())
     cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in step.domain.ranges.items()}
     statement = f"{small} ≤ {big}" if step.kind == "inequality" else f"{small} = {big}"
+    defs = params.get("defs") or {}
+    if defs:  # the printed placeholders and the expectations they stand for: what the statement means
+        statement += " (reading " + "; ".join(f"{k_} := {v_}" for k_, v_ in defs.items()) + ")"
     return proved(
         step,
         method=f"expectation route, {reason}",
