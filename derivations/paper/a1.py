@@ -21,7 +21,7 @@ import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
-from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
+from ..symbols import TAU_RANGE, W, Z, k, n, s, tau, u, w, x, y
 from . import Erratum
 from ._laws import (
     DRAWS,
@@ -43,7 +43,7 @@ from ._laws import (
     mu_hat,
     var_w,
 )
-from .prop2 import risk_tilde
+from .prop2 import S_POS, risk_tilde
 
 POSITION = ("A", 5)
 
@@ -117,13 +117,22 @@ def _a1() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="(31)",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (abs(_ce(L, lw) - risk_tilde(L, lw) - bias_gap(L, lw)), 0 * lw.tau),
-                "CE and R̃ from their definitions; the −s⁺/τ terms cancel",
-                with_density=True,
+            domain=_LAW | DRAWS | Domain({w: (0, sp.oo), S_POS: (-1, 1)}),
+            # (7) with M(z, ·) = ν = wπ and (26): CE = −E_π[w s]/τ + log μ, R̃ = E[−s⁺/τ] + E log μ̂, s⁺ ~ ν
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (abs(_ce(L, lw) - risk_tilde(L, lw) - bias_gap(L, lw)), 0 * lw.tau),
+                    "CE and R̃ from their definitions; the −s⁺/τ terms cancel",
+                    with_density=True,
+                ),
+                defs={
+                    sp.Function("CE_minus_R_tilde")(tau, k): (-Expect(w[1] * s[1]) / tau + sp.log(MU))
+                    - (Expect(-S_POS[1] / tau) + Expect(sp.log(MU_HAT))),
+                    Gap(tau, k): GAP,
+                },
+                facts={Expect(S_POS[1]): Expect(w[1] * s[1])},  # s⁺ ~ ν = wπ: E s⁺ = E_π[w s]
             ),
-            note="no expectation route: an identity of the definitions of CE and R̃ under ν = wπ (the positive's law), not restated in the route's forms",
         ),
         Step(
             "Jensen: log μ ≥ E log μ̂",
