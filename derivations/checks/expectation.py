@@ -18,22 +18,26 @@ rules (``rule`` parameter):
   inequality that holds with equality), or the reduced ``big − small`` is a deterministic expression in
   the moments proved ≥ 0 with each moment over its range (the ``bounds`` of its integrand).
 * ``"pointwise"`` (monotonicity of expectation): ``big − small = E[T] + R`` with ``E[T] − (big − small) + R``
-  reduced to 0 by the moment rule (T given as ``integrand``, or read off the statement by linearity when
-  the gap is linear in its expectations), ``T ≥ 0`` for every draw in range and ``R ≥ 0`` for every moment
-  in range, each proved by the engine (``check_step`` on a scalar Step: symbolic, interval, sums or
+  reduced to 0 by the moment rule, or by linearity to one expectation whose integrand SymPy reduces to 0 draw
+  by draw (T given as ``integrand``, or read off the statement by linearity when the gap is linear in its
+  expectations; R, a function of the moments, computed or given as ``remainder`` and then matched),
+  ``T ≥ 0`` for every draw in range and ``R ≥ 0`` for every moment in range, each proved by the engine (``check_step`` on a scalar Step: symbolic, interval, sums or
   touching routes). In T a sum ``Σ_{j=1}^n h(D_j)`` is replaced by ``n·u`` with ``u`` over the range of h
   (a mean of values in [lo, hi] lies in [lo, hi]), a moment E h by a symbol over the same range, a single
   draw's coordinates by symbols over their ranges: a superset of the values T sees, so the scalar claim
   implies the pointwise one.
 * ``"jensen"`` (Jensen's inequality): ``big − small`` reduces to ``φ(E U) − E φ(U)`` (``shape="concave"``)
-  or ``E φ(U) − φ(E U)`` (``"convex"``), plus possibly a deterministic remainder R in the moments, proved ≥ 0
-  with each moment over its range as in ``"pointwise"``, with ``φ = Lambda(v, …)`` and the random variable ``U`` given
-  (``phi``, ``inner``); ``U`` is a sample mean n⁻¹Σ_j h(D_j) or a single-draw h(D_1), its range that of h;
+  or ``E φ(U) − φ(E U)`` (``"convex"``), plus possibly a deterministic remainder R in the moments (computed,
+  or given as ``remainder`` and matched), proved ≥ 0 with each moment over its range as in ``"pointwise"``,
+  with ``φ = Lambda(v, …)`` and the random variable ``U`` given (``phi``, ``inner``); ``U`` is a sample mean n⁻¹Σ_j h(D_j) or a single-draw h(D_1), its range that of h;
   φ'' ≤ 0 (concave; ≥ 0 convex) on that range is proved by the engine and φ is defined there
   (``wellposed``), so φ is concave (convex) on an interval holding U and E U.
 
 ``bounds`` (per-draw function h(D_1) → (lo, hi)): every range the rules use, each proved pointwise
-(``lo ≤ h ≤ hi`` over the draw ranges, by the engine). Every substitution is symbolic; every sign is decided
+(``lo ≤ h ≤ hi`` over the draw ranges, by the engine); an end that depends on parameters enters the scalar
+claim as lo + (hi − lo)·θ, θ ∈ [0, 1] (a domain's ranges are numbers). A strict inequality is not proved (the
+rules give ≤); an identity only by ``"moments"``. A sum over the sample must have the j-th draw as its
+summand's only draw. Every substitution is symbolic; every sign is decided
 by the engine's proved verdicts (SymPy's reduction or Arb), never a float.
 
 Hint: ``Step(..., route=("expectation", {"rule": …, "defs": {…}, …, "attack": law_check(...)}))``. The
