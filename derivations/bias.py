@@ -50,6 +50,7 @@ import sympy as sp
 
 from .checks import check_identity, falsify
 from .checks.custom import falsifier_only, proof_result
+from .checks.expectation import Expect
 from .checks.laws import (
     ARRAY,
     EXACT_K,
@@ -70,7 +71,7 @@ from .checks.sampling import symbolic_cover
 from .checks.signs import certain_nonnegative
 from .ledger import Derivation, Domain, Step, StepResult
 from .results import ClosedForm
-from .symbols import TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, t, tau, u, w, x, y
+from .symbols import TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, s, t, tau, u, w, x, y
 
 # --------------------------------------------------------------------------------- constants
 
@@ -815,6 +816,28 @@ _TAU_T = TAU_RANGE | Domain({t: (0, 1)}, name="t = yτ/2 ∈ [0, 1]")
 Y_T = 2 * t / tau
 _LAW = TAU_RANGE | Domain({k: (1, sp.oo)}, name="laws of W on [e^{−1/τ}, e^{1/τ}], k ≥ 1")
 
+# The law steps' quantities as expectations over the draws (route "expectation", ``checks/expectation.py``): the
+# negatives' similarities s_j ∈ [−1, 1], W_j = e^{s_j/τ}, Z = E W_1, Z_k = k⁻¹Σ_j W_j; the positive's similarity
+# s⁺ ∈ [−1, 1] (the offset), a coordinate of its own (no moment of it is used, only its range)
+S_POS = sp.IndexedBase("s_pos", real=True)
+_W1 = sp.exp(s[1] / tau)
+_ZE = Expect(_W1)
+_ZK = sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k
+_EXP_DEFS = {
+    BiasGap(tau, k): sp.log(_ZE) - Expect(sp.log(_ZK)),
+    VarW(tau): Expect((_W1 - _ZE) ** 2),
+    sp.Function("E_offset")(tau, k): Expect(sp.log(1 + sp.exp(S_POS[1] / tau) / (k * _ZK))),
+    Z: _ZE,
+}
+_W_BOUNDS = {_W1: (W_MIN, W_MAX), sp.exp(S_POS[1] / tau): (W_MIN, W_MAX)}
+_DRAWS = Domain({s: (-1, 1), S_POS: (-1, 1)}, name="s_j, s⁺ ∈ [−1, 1]")
+_V_JENSEN = sp.Symbol("v", positive=True)
+
+
+def _expect_route(rule: str, attack: Callable, **params: Any) -> tuple[str, dict]:
+    """Route "expectation" with the forms above and the step's law check beside it (an independent attack)."""
+    return ("expectation", {"rule": rule, "defs": _EXP_DEFS, "bounds": _W_BOUNDS, "attack": attack, **params})
+
 
 # --------------------------------------------------------------------------------- derivations
 
@@ -846,9 +869,14 @@ def _sign() -> Derivation:
             0,
             kind="inequality",
             relation=">=",
-            domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"]), "take u = Z_k/Z, E U = 1: E log U ≤ E U − 1 = 0"
+            domain=_LAW | _DRAWS,
+            route=_expect_route(
+                "jensen",
+                _law_check(
+                    lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap"]), "take u = Z_k/Z, E U = 1: E log U ≤ E U − 1 = 0"
+                ),
+                phi=sp.Lambda(_V_JENSEN, sp.log(_V_JENSEN)),
+                inner=_ZK,
             ),
             note="in expectation over k draws; equality iff W is a.s. constant",
         ),
@@ -968,13 +996,17 @@ def _asymptotic_constant() -> Derivation:
             relation="<=",
             provenance="classical",
             reference="Bhatia & Davis, Amer. Math. Monthly 107 (2000) 353–357",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law_check(
-                lambda L, tv, kv, sm: (
-                    sm["var_rel"],
-                    (_exp(L, 1 / tv - sm["logZ"]) - 1) * (1 - L.exp(-1 / tv - sm["logZ"])),
+            domain=_LAW | _DRAWS | Domain({Z: (0, sp.oo)}),
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (
+                        sm["var_rel"],
+                        (_exp(L, 1 / tv - sm["logZ"]) - 1) * (1 - L.exp(-1 / tv - sm["logZ"])),
+                    ),
+                    "E[(M − W)(W − m)] ≥ 0",
                 ),
-                "E[(M − W)(W − m)] ≥ 0",
+                integrand=(W_MAX - _W1) * (_W1 - W_MIN) / _ZE**2,
             ),
         ),
         Step(
@@ -993,10 +1025,16 @@ def _asymptotic_constant() -> Derivation:
             asymptotic_bias_constant(),
             kind="inequality",
             relation="<=",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["var_rel"] / 2, (_exp(L, 1 / tv) - L.exp(-1 / tv)) ** 2 / 8),
-                "the two steps above",
+            domain=_LAW | _DRAWS | Domain({Z: (0, sp.oo)}),
+            # Bhatia–Davis in expectation, and the sup over Z of its bound as the remainder
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["var_rel"] / 2, (_exp(L, 1 / tv) - L.exp(-1 / tv)) ** 2 / 8),
+                    "the two steps above",
+                ),
+                integrand=(W_MAX - _W1) * (_W1 - W_MIN) / (2 * _ZE**2),
+                remainder=(_ZE * COSH_T - 1) ** 2 / (2 * _ZE**2),
             ),
             note="a bound on lim k(CE − R̃) only; two-point laws exceed sinh²(1/τ)/(2k) at finite k",
         ),
@@ -1066,6 +1104,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
                 "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
             ),
+            note="no expectation route: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² is itself falsifier-only (equality at u = a and u = 1)",
         ),
         Step(
             "Bhatia–Davis and a = m/Z",
@@ -1204,7 +1243,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
+            note="no expectation route: a chain through the quadratic bound above (a law check); "
+            "0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
         # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
         Step(
@@ -1229,6 +1269,7 @@ def _bound() -> Derivation:
                 "E log Z_k − E log Z_{k−1} ≥ 0",
                 prev=True,
             ),
+            note="no expectation route: leave-one-out averaging (μ̂_k as the mean of the k leave-one-out means) is not one of the route's rules",
         ),
         Step(
             "chord of log on [m, M]",
@@ -1253,7 +1294,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
                 "k = 1 by the chord, every k by monotonicity",
             ),
-            note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
+            note="no expectation route: the pointwise chord of log on [m, M] touches 0 at both ends (a falsifier-only step); "
+            "log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
         ),
         Step(
             "D(τ) − φ(z) = v − 1 − log v",
@@ -1282,6 +1324,7 @@ def _bound() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above"),
+            note="no expectation route: a chain through the chord bound (a law check)",
         ),
         Step(
             "finite-k bias bound",
@@ -1294,7 +1337,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
+            note="no expectation route: the min of the two bounds above (law checks); "
+            "0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]
     return Derivation(
@@ -1388,10 +1432,13 @@ def _offset() -> Derivation:
             standard_offset_bound(),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["offset_hi"], _softplus(L, 2 / tv - L.log(kv))),
-                "pointwise bound of derivation `loss`, taken at s⁺ = 1",
+            domain=_LAW | _DRAWS,
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["offset_hi"], _softplus(L, 2 / tv - L.log(kv))),
+                    "pointwise bound of derivation `loss`, taken at s⁺ = 1",
+                ),
             ),
             note="R − R̃ = E[ℓ − ℓ̃] = E log(1 + e^{s⁺/τ}/(k Z_k)); pointwise bounds: derivation `loss`",
         ),
@@ -1401,10 +1448,13 @@ def _offset() -> Derivation:
             standard_offset_lower(),
             kind="inequality",
             relation=">=",
-            domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (_softplus(L, -2 / tv - L.log(kv)), sm["offset_lo"]),
-                "pointwise bound of derivation `loss`, taken at s⁺ = −1",
+            domain=_LAW | _DRAWS,
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (_softplus(L, -2 / tv - L.log(kv)), sm["offset_lo"]),
+                    "pointwise bound of derivation `loss`, taken at s⁺ = −1",
+                ),
             ),
         ),
     ]
@@ -1449,6 +1499,7 @@ def _deviation() -> Derivation:
             check=_law_check(
                 lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))), "e^{1/τ}·sinh(1/τ)/√k"
             ),
+            note="no expectation route: Cauchy–Schwarz E|D| ≤ (E D²)^{1/2} with D = μ̂ − μ (not a sample mean) is not one of the route's rules",
         ),
     ]
     return Derivation(

@@ -307,6 +307,36 @@ def _minmax() -> Cases:
     )
 
 
+def _expectation() -> Cases:
+    from infonce_bounds.derivations.checks.expectation import Expect
+
+    xs = sp.IndexedBase("x_rc", real=True)
+    j_, n_ = sp.Symbol("j_rc", integer=True, positive=True), sp.Symbol("n_rc", integer=True, positive=True)
+    mean = sp.Sum(sp.exp(xs[j_]), (j_, 1, n_)) / n_
+    mu = Expect(sp.exp(xs[1]))
+    dom = {xs: (-1, 1), n_: (1, oo)}
+    var = Expect((sp.exp(xs[1]) - mu) ** 2)
+    v_ = sp.Symbol("v_rc", positive=True)
+    jensen = {
+        "rule": "jensen",
+        "phi": sp.Lambda(v_, sp.log(v_)),
+        "inner": mean,
+        "bounds": {sp.exp(xs[1]): (R(1, 3), 3)},
+    }
+    moments = ("expectation", {"rule": "moments"})
+    return Cases(
+        true=[
+            claim(Expect((mean - mu) ** 2), "=", var / n_, dom, moments),  # E(μ̂ − μ)² = Var/n
+            claim(Expect(sp.log(mean)), "<=", sp.log(mu), dom, ("expectation", jensen)),  # Jensen, log concave
+        ],
+        false=[
+            claim(Expect((mean - mu) ** 2), "=", var / n_**2, dom, moments),  # a wrong moment identity
+            claim(Expect(sp.log(mean)), ">=", sp.log(mu), dom, ("expectation", {**jensen, "shape": "convex"})),
+            claim(Expect(sp.log(mean)), "<", sp.log(mu), dom, ("expectation", jensen)),  # strict: equal for constants
+        ],
+    )
+
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
@@ -317,6 +347,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "certificate": _certificate,
     "quadrature": _quadrature,
     "min max": _minmax,
+    "expectation": _expectation,
     "citation": _citation,
 }
 

@@ -30,6 +30,9 @@ the parameter.
   certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
 * ``min max`` (``checks/minmax.py``): an identity with Min/Max/Abs as two inequalities of the ``min max``
   route above (the identity checker has no routes), after the claim's own checker;
+* ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
+  expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
+  the i.i.d. moment identities (symbolic), with an exact-law attack beside;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -188,6 +191,12 @@ def _minmax_hinted(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
     return prove_minmax(step, params, opts)
 
 
+def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .expectation import prove_expectation
+
+    return prove_expectation(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -202,6 +211,12 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "min max": HintedRoute("min max", (), (), _minmax_hinted),
+    "expectation": HintedRoute(
+        "expectation",
+        ("rule",),
+        ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack"),
+        _expectation,
+    ),
 }
 
 

@@ -15,11 +15,25 @@ from collections.abc import Callable
 from typing import Any
 
 import mpmath
+import sympy as sp
 
+from ..checks.expectation import Expect
 from ..checks.laws import ARRAY, IDENTITY_CAP, LAW_CAP, Law, expect, fmax, fmin, law_check
+from ..ledger import Domain
+from ..symbols import j, k, s, tau
 
 __all__ = [
     "ARRAY",
+    "DRAWS",
+    "GAP",
+    "LOG",
+    "MU",
+    "MU_HAT",
+    "VAR_W",
+    "W1",
+    "W_BOUNDS",
+    "Expect",
+    "expectation_route",
     "IDENTITY_CAP",
     "LAW_CAP",
     "Law",
@@ -81,3 +95,35 @@ def factored_certificate(cert: Any) -> Callable:
 
     params = {"certificate": cert}
     return lambda step, opts: prove_certificate(step, params, opts)
+
+
+# ------------------------------------------------------------------ the symbolic forms (route "expectation")
+#
+# The same quantities written as expectations over the k i.i.d. draws (``checks.expectation.Expect``): a draw is
+# the similarity s_j = s(ξ_j) ∈ [−1, 1] to the anchor (and, where a claim needs ν, the density w_j = w(ξ_j)); one
+# anchor's W_j = e^{s_j/τ}. A step states its claim with the printed placeholders and gives their meaning here
+# as ``defs`` of the route, which proves the statement with those meanings substituted (and runs the law
+# checker beside it as an independent attack).
+
+#: the draw's range: s_j ∈ [−1, 1] (unit embeddings)
+DRAWS = Domain({s: (-1, 1)}, name="s_j ∈ [−1, 1]")
+#: W_1 = e^{s_1/τ}, its mean μ, the sample mean μ̂ over the k draws, Var W, the bias gap log μ − E log μ̂
+W1 = sp.exp(s[1] / tau)
+MU = Expect(W1)
+MU_HAT = sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k
+VAR_W = Expect((W1 - MU) ** 2)
+GAP = sp.log(MU) - Expect(sp.log(MU_HAT))
+#: e^{s/τ} ∈ [e^{−1/τ}, e^{1/τ}] for s ∈ [−1, 1] (proved by the route before use)
+W_BOUNDS = {W1: (sp.exp(-1 / tau), sp.exp(1 / tau))}
+_v = sp.Symbol("v", positive=True)
+#: φ = log, concave on (0, ∞): Jensen's log μ ≥ E log μ̂
+LOG = sp.Lambda(_v, sp.log(_v))
+
+
+def expectation_route(rule: str, attack: Callable | None = None, **params: Any) -> tuple[str, dict]:
+    """``Step.route`` for the route "expectation" (``checks/expectation.py``) with ``rule`` and its parameters;
+    ``attack`` is the step's law checker (``law_check``), run beside the proof as an independent attack."""
+    out = {"rule": rule, **params}
+    if attack is not None:
+        out["attack"] = attack
+    return ("expectation", out)

@@ -21,10 +21,29 @@ import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
-from ..symbols import TAU_RANGE, W, Z, k, n, tau, u, x, y
+from ..symbols import TAU_RANGE, W, Z, k, n, s, tau, u, w, x, y
 from . import Erratum
-from ._laws import Law, bias_gap, expect, fmax, law_check, mu, mu_hat, var_w
-from .prop2 import risk_tilde
+from ._laws import (
+    DRAWS,
+    GAP,
+    LOG,
+    MU,
+    MU_HAT,
+    VAR_W,
+    W1,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    law_check,
+    mu,
+    mu_hat,
+    var_w,
+)
+from .prop2 import S_POS, risk_tilde
 
 POSITION = ("A", 5)
 
@@ -98,11 +117,21 @@ def _a1() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="(31)",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (abs(_ce(L, lw) - risk_tilde(L, lw) - bias_gap(L, lw)), 0 * lw.tau),
-                "CE and R̃ from their definitions; the −s⁺/τ terms cancel",
-                with_density=True,
+            domain=_LAW | DRAWS | Domain({w: (0, sp.oo), S_POS: (-1, 1)}),
+            # (7) with M(z, ·) = ν = wπ and (26): CE = −E_π[w s]/τ + log μ, R̃ = E[−s⁺/τ] + E log μ̂, s⁺ ~ ν
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (abs(_ce(L, lw) - risk_tilde(L, lw) - bias_gap(L, lw)), 0 * lw.tau),
+                    "CE and R̃ from their definitions; the −s⁺/τ terms cancel",
+                    with_density=True,
+                ),
+                defs={
+                    sp.Function("CE_minus_R_tilde")(tau, k): (-Expect(w[1] * s[1]) / tau + sp.log(MU))
+                    - (Expect(-S_POS[1] / tau) + Expect(sp.log(MU_HAT))),
+                    Gap(tau, k): GAP,
+                },
+                facts={Expect(S_POS[1]): Expect(w[1] * s[1])},  # s⁺ ~ ν = wπ: E s⁺ = E_π[w s]
             ),
         ),
         Step(
@@ -113,8 +142,15 @@ def _a1() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="A.1",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "concavity of log"),
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "jensen",
+                law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "concavity of log"),
+                defs={Gap(tau, k): GAP},
+                phi=LOG,
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "third-order Taylor coefficient of log",
@@ -157,6 +193,7 @@ def _a1() -> Derivation:
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_printed, "exact E|μ̂ − μ|³ (unseeded search)"),
             expected="refuted",
+            note="no expectation route: an erratum: the law search refutes it",
         ),
         Step(
             "display corrected: e^{3/τ} in the numerator",
@@ -166,6 +203,7 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
+            note="no expectation route: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
         ),
         Step(
             "Taylor remainder of log(1 + x), x ≥ 0",
@@ -195,7 +233,8 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
-            note="sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
+            note="no expectation route: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine; "
+            "sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
         ),
         Step(
             "direct calculation as printed: E(μ̂ − μ)² = Var/n",
@@ -223,14 +262,22 @@ def _a1() -> Derivation:
             sp.Function("fourth_moment_formula")(tau, k),
             kind="identity",
             provenance="ours",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(_m(L, lw, 4) - _fourth_moment_formula(L, lw))
-                    / (_fourth_moment_formula(L, lw) + 1e-30 * mu(L, lw) ** 4),
-                    0 * lw.tau,
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (
+                        abs(_m(L, lw, 4) - _fourth_moment_formula(L, lw))
+                        / (_fourth_moment_formula(L, lw) + 1e-30 * mu(L, lw) ** 4),
+                        0 * lw.tau,
+                    ),
+                    "E(μ̂ − μ)⁴ = (3(k − 1)σ⁴ + m₄)/k³",
                 ),
-                "E(μ̂ − μ)⁴ = (3(k − 1)σ⁴ + m₄)/k³",
+                defs={
+                    M4(tau, k): Expect((MU_HAT - MU) ** 4),
+                    sp.Function("fourth_moment_formula")(tau, k): (3 * (k - 1) * VAR_W**2 + Expect((W1 - MU) ** 4))
+                    / k**3,
+                },
             ),
         ),
         Step(
@@ -243,6 +290,7 @@ def _a1() -> Derivation:
             reference="Lyapunov's inequality (the p = 3 case of Marcinkiewicz–Zygmund follows)",
             domain=_LAW,
             check=law_check(lambda L, lw: (_m(L, lw, 3, absolute=True), _m(L, lw, 4) ** 0.75), "exact moments"),
+            note="no expectation route: Lyapunov's (Hölder's) inequality is not one of the route's rules",
         ),
         Step(
             "E|μ̂ − μ|³ = O(k^{−3/2})",
@@ -263,7 +311,8 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW,
             check=law_check(_explicit_32, "corrected display, Lyapunov and the fourth moment", seeds=SEEDS),
-            note="k(log μ − E log μ̂) ≥ Var/(2μ²) − e^{3/τ}(3σ⁴ + m₄/k)^{3/4}/(3√k)",
+            note="no expectation route: a chain through the Taylor display (not proved) and Lyapunov; "
+            "k(log μ − E log μ̂) ≥ Var/(2μ²) − e^{3/τ}(3σ⁴ + m₄/k)^{3/4}/(3√k)",
         ),
     ]
     return Derivation(

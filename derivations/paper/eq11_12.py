@@ -21,7 +21,26 @@ import sympy as sp
 from ..bias import bias_bound_sharp
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
-from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat, var_w
+from ._laws import (
+    DRAWS,
+    GAP,
+    LOG,
+    MU,
+    MU_HAT,
+    VAR_W,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    fmin,
+    law_check,
+    mu,
+    mu_hat,
+    var_w,
+)
 from .lemma3 import OURS_CONST, ew2
 from .lemma4 import SEEDS as EXTREMAL_K1
 from .lemma4 import d_numeric
@@ -56,8 +75,16 @@ def _eq11_12() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="(11)",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "jensen",
+                law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
+                defs={Gap(tau, k): GAP},
+                phi=LOG,
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+            ),
+            note="CE − R̃ = log μ − E log μ̂ by (31) (derivation a1); Jensen for the concave log",
         ),
         Step(
             "(11) upper",
@@ -69,6 +96,7 @@ def _eq11_12() -> Derivation:
             reference="(11)",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
+            note="no expectation route: Lemma 2's route with f = log: a chain through its Taylor step (not proved) and Popoviciu",
         ),
         Step(
             "(11) upper, Lemma 2's route with f = log",
@@ -81,7 +109,8 @@ def _eq11_12() -> Derivation:
             "lemma 2. The details are omitted'",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
-            note="then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
+            note="no expectation route: the pointwise Taylor bound touches 0 along μ̂ = μ: not proved by the engine; "
+            "then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
         ),
         Step(
             "(12)",
@@ -97,6 +126,7 @@ def _eq11_12() -> Derivation:
                 "as printed, one anchor",
                 with_density=True,
             ),
+            note="no expectation route: an instance of Lemma 3's statement (a law check)",
         ),
         Step(
             "ours: (11) ≤ min(C(τ)/k, D(τ))",
@@ -110,6 +140,7 @@ def _eq11_12() -> Derivation:
                 "derivation bias_bound",
                 seeds=seeds,
             ),
+            note="no expectation route: a chain through bias_bound's bounds (law checks)",
         ),
         Step(
             "ours: (12) with Lemma 3 sharpened",
@@ -127,6 +158,7 @@ def _eq11_12() -> Derivation:
                 "lemma3's ours in place of Lemma 3",
                 with_density=True,
             ),
+            note="no expectation route: a chain through lemma3's sharpened statement (a law check)",
         ),
         Step(
             "Var/k form of the quadratic term",
@@ -135,14 +167,21 @@ def _eq11_12() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="A.1 / proof of Lemma 2: E(μ̂ − μ)² = Var/k",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
-                    / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
-                    0 * lw.tau,
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (
+                        abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
+                        / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
+                        0 * lw.tau,
+                    ),
+                    "exact second moment",
                 ),
-                "exact second moment",
+                defs={
+                    sp.Function("second_order_term")(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2,
+                    sp.Function("Var_W")(tau): VAR_W,
+                },
             ),
         ),
     ]

@@ -25,8 +25,8 @@ import sympy as sp
 from ..bias import bias_constant
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
-from ..symbols import TAU_MAX, TAU_MIN, Z, b, c_X, k, t, u, x, y
-from ._laws import Law, bias_gap, expect, fmin, law_check, mu, mu_hat, var_w
+from ..symbols import TAU_MAX, TAU_MIN, Z, b, c_X, j, k, s, t, u, x, y
+from ._laws import DRAWS, Expect, Law, bias_gap, expect, expectation_route, fmin, law_check, mu, mu_hat, var_w
 
 POSITION = ("A", 2)
 
@@ -41,6 +41,22 @@ Middle = sp.Function("L2_middle")  #: log(b E e^X) − E log(1/k + b μ̂)
 EfHat = sp.Function("E_f_b_mu_hat")  #: E f(b μ̂)
 SecondMoment = sp.Function("E_sq_mu_hat_minus_mu")  #: E(μ̂ − μ)²
 VarExp = sp.Function("Var_e_X")  #: Var e^X
+
+# the same quantities as expectations over the draws X_j = c·s_j, s_j ∈ [−1, 1] (route "expectation")
+E_X1 = sp.exp(c_X * s[1])  #: e^{X_1}
+MU_X = Expect(E_X1)  #: μ = E e^X
+MU_HAT_X = sp.Sum(sp.exp(c_X * s[j]), (j, 1, k)) / k  #: μ̂ = k⁻¹Σ_j e^{X_j}
+X_BOUNDS = {E_X1: (sp.exp(-c_X), sp.exp(c_X))}
+_v = sp.Symbol("v", positive=True)
+DEFS = {
+    Middle(b, c_X, k): sp.log(b * MU_X) - Expect(sp.log(1 / k + b * MU_HAT_X)),
+    EfHat(b, k): Expect(sp.log(1 / k + b * MU_HAT_X)),
+    SecondMoment(c_X, k): Expect((MU_HAT_X - MU_X) ** 2),
+    VarExp(c_X): Expect((E_X1 - MU_X) ** 2),
+    sp.Function("log_mu_minus_E_log_mu_hat")(c_X, k): sp.log(MU_X) - Expect(sp.log(MU_HAT_X)),
+    Z: MU_X,
+}
+_LAWD = _LAW | DRAWS
 
 #: Lemma 2's constants: paper (e^{2c} − 1)²/8, ours C(1/c)
 PAPER_UPPER = (sp.exp(2 * c_X) - 1) ** 2 / 8
@@ -119,9 +135,20 @@ def _lemma2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="Lemma 2",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (-L.log(1 + L.exp(1 / lw.tau) / (lw.extra["b"] * lw.k)), _middle(L, lw)), "as printed"
+            domain=_LAWD,
+            # (20)–(21) with Jensen: middle − lower = [f(bμ) − E f(bμ̂)] + [log(bμ) − f(bμ) + log(1 + e^c/(bk))]
+            route=expectation_route(
+                "jensen",
+                _law(
+                    lambda L, lw: (-L.log(1 + L.exp(1 / lw.tau) / (lw.extra["b"] * lw.k)), _middle(L, lw)),
+                    "as printed",
+                ),
+                defs=DEFS,
+                phi=sp.Lambda(_v, sp.log(1 / k + b * _v)),
+                inner=MU_HAT_X,
+                bounds=X_BOUNDS,
+                # log(bμ) − f(bμ) + log(1 + e^c/(bk)) written as log(1 + e^c(μ − e^{−c})/(bkμ + 1)), μ ≥ e^{−c}
+                remainder=sp.log(1 + ec * (MU_X - 1 / ec) / (b * k * MU_X + 1)),
             ),
         ),
         Step(
@@ -134,6 +161,7 @@ def _lemma2() -> Derivation:
             reference="Lemma 2",
             domain=_LAW,
             check=_law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
+            note="no expectation route: a chain through the Taylor step in expectation, whose pointwise form the engine does not prove",
         ),
         Step(
             "μ, μ̂ ≤ e^c",
@@ -246,6 +274,7 @@ def _lemma2() -> Derivation:
                 lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
                 "the Taylor line in expectation (the linear term has mean 0)",
             ),
+            note="no expectation route: the pointwise Taylor bound touches 0 along μ̂ = μ over c ∈ [1e-2, 1e3]: the engine's interval and touching routes do not prove it",
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
@@ -255,10 +284,14 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Lemma 2 (i.i.d. draws)",
-            domain=_LAW,
-            check=_law(
-                _rel_identity(_second_moment, lambda L, lw: var_w(L, lw) / lw.k),
-                "equality checked as |E(μ̂ − μ)² − Var/k|/μ² ≤ 0 (50-digit confirmation of any excess)",
+            domain=_LAWD,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _rel_identity(_second_moment, lambda L, lw: var_w(L, lw) / lw.k),
+                    "equality checked as |E(μ̂ − μ)² − Var/k|/μ² ≤ 0 (50-digit confirmation of any excess)",
+                ),
+                defs=DEFS,
             ),
         ),
         Step(
@@ -269,8 +302,16 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="classical",
             reference="Popoviciu, Mathematica (Cluj) 9 (1935) 129–145",
-            domain=_LAW,
-            check=_law(lambda L, lw: (var_w(L, lw), (L.exp(1 / lw.tau) - L.exp(-1 / lw.tau)) ** 2 / 4), "as printed"),
+            domain=_LAWD,
+            # Var Y = E[(e^c − Y)(Y − e^{−c})] ... : (b−a)²/4 − Var Y = E[(b − Y)(Y − a)] + (E Y − (a + b)/2)²
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (var_w(L, lw), (L.exp(1 / lw.tau) - L.exp(-1 / lw.tau)) ** 2 / 4), "as printed"),
+                defs=DEFS,
+                integrand=(ec - E_X1) * (E_X1 - 1 / ec),
+                remainder=(MU_X - sp.cosh(c_X)) ** 2,
+                bounds=X_BOUNDS,
+            ),
         ),
         Step(
             "Jensen: E f(bμ̂) ≤ f(bμ)",
@@ -280,8 +321,15 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Lemma 2 (concavity of f)",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law(lambda L, lw: (_ef(L, lw), _fmu(L, lw)), "concave f, E μ̂ = μ"),
+            domain=_LAWD | Domain({Z: (0, sp.oo)}),
+            route=expectation_route(
+                "jensen",
+                _law(lambda L, lw: (_ef(L, lw), _fmu(L, lw)), "concave f, E μ̂ = μ"),
+                defs=DEFS,
+                phi=sp.Lambda(_v, sp.log(1 / k + b * _v)),
+                inner=MU_HAT_X,
+                bounds=X_BOUNDS,
+            ),
         ),
         Step(
             "(22) constant",
@@ -302,6 +350,7 @@ def _lemma2() -> Derivation:
             reference="(22)",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
+            note="no expectation route: rests on the Taylor step above (not proved)",
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
         Step(
@@ -319,8 +368,14 @@ def _lemma2() -> Derivation:
             sp.Function("log_mu_minus_E_log_mu_hat")(c_X, k),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law(lambda L, lw: (_middle(L, lw), bias_gap(L, lw)), "f(y) ≥ log y inside the expectation"),
+            domain=_LAWD,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (_middle(L, lw), bias_gap(L, lw)), "f(y) ≥ log y inside the expectation"),
+                defs=DEFS,
+                integrand=sp.log(1 / k + b * MU_HAT_X) - sp.log(b * MU_HAT_X),
+                bounds=X_BOUNDS,
+            ),
         ),
         Step(
             "ours: upper bound C(1/c)/k",
@@ -333,7 +388,8 @@ def _lemma2() -> Derivation:
                 lambda L, lw: (_middle(L, lw), _ours_upper_num(L, lw)),
                 "the step above and bias_bound's C(τ)/k at τ = 1/c",
             ),
-            note="(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k; compared with the paper's constant in prop1",
+            note="no expectation route: a chain through bias_bound's C(τ)/k, itself a law check; "
+            "(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k; compared with the paper's constant in prop1",
         ),
     ]
     return Derivation(

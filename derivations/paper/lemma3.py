@@ -29,7 +29,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import A_L3, B_L3, Ew2, j, k, s, t, w, x, y
 from . import Erratum, PaperConstant
-from ._laws import ARRAY, Law, expect, fmax, law_check
+from ._laws import ARRAY, Expect, Law, expect, expectation_route, fmax, law_check
 
 POSITION = ("A", 3)
 
@@ -43,6 +43,27 @@ Err = sp.Function("SNIS_error")  #: E[Σ f w/Σ w] − E_ν f
 EAB = sp.Function("E_AB")
 ETail = sp.Function("E_A_over_B_times_B_minus_1_sq")
 EBm1 = sp.Function("E_B_minus_1_sq")
+
+# the same quantities as expectations over the draws (f_j, w_j) = (s_j, w_j) of ξ_j ~ π (route "expectation"):
+# E_ν f = E_π[w f], A = m⁻¹Σ_j w_j(f_j − E_ν f), B = m⁻¹Σ_j w_j; the density w = dν/dπ has E_π w = 1
+NU_F = Expect(w[1] * s[1])
+A_SUM = sp.Sum(w[j] * (s[j] - NU_F), (j, 1, k)) / k
+B_SUM = sp.Sum(w[j], (j, 1, k)) / k
+DENSITY = {Expect(w[1]): 1}  #: ∫ dν/dπ dπ = 1
+DEFS = {
+    sp.Function("E_A")(k): Expect(A_SUM),
+    EAB(k): Expect(A_SUM * B_SUM),
+    EBm1(k): Expect((B_SUM - 1) ** 2),
+    sp.Function("diag_term")(k): Expect(w[1] ** 2 * (s[1] - NU_F)) / k,
+    sp.Function("diag_term_centred")(k): Expect(w[1] * (w[1] - 1) * (s[1] - NU_F)) / k,
+    Ew2: Expect(w[1] ** 2),
+}
+_DRAWS = Domain({s: (-1, 1), w: (0, sp.oo)}, name="f(ξ_j) ∈ [−1, 1], w(ξ_j) ≥ 0")
+
+
+def _moments(attack: Any) -> tuple[str, dict]:
+    """Route "expectation", rule "moments", with the density fact E_π w = 1 and the law check beside."""
+    return expectation_route("moments", attack, defs=DEFS, facts=DENSITY)
 
 
 # --------------------------------------------------------------------------- law quantities
@@ -152,7 +173,8 @@ def _lemma3() -> Derivation:
             reference="Lemma 3",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), 4 * ew2(L, lw) / lw.k), "as printed, f = s ∈ [−1, 1]"),
-            note="checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
+            note="no expectation route: a chain (23)–(25) through |A/B| ≤ 2, which needs |E_ν f| ≤ 1: a range of a moment (from E_π w = 1, w ≥ 0), not a per-draw bound the route proves; "
+            "checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
         ),
         Step(
             "ratio − E_ν f = A/B",
@@ -181,8 +203,8 @@ def _lemma3() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Lemma 3: E[w(ξ)(f(ξ) − E_ν f)] = 0",
-            domain=_LAW,
-            check=_law(_id(_e_a, lambda L, lw: 0 * lw.tau), "|E A|/E_π w² ≤ 0"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_a, lambda L, lw: 0 * lw.tau), "|E A|/E_π w² ≤ 0")),
         ),
         Step(
             "(23) pointwise",
@@ -200,8 +222,8 @@ def _lemma3() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="proof of Lemma 3: cross terms of AB have mean 0",
-            domain=_LAW,
-            check=_law(_id(_e_ab, _diag), "|E AB − m⁻¹E_π[w²(f − E_ν f)]|/E_π w² ≤ 0"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_ab, _diag), "|E AB − m⁻¹E_π[w²(f − E_ν f)]|/E_π w² ≤ 0")),
         ),
         Step(
             "(24)",
@@ -213,6 +235,7 @@ def _lemma3() -> Derivation:
             reference="(24)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(_e_ab(L, lw)), 2 * ew2(L, lw) / lw.k), "|f − E_ν f| ≤ 2"),
+            note="no expectation route: E AB reduces to m⁻¹E_π[w²(f − E_ν f)], but the pointwise bound needs |E_ν f| ≤ 1, a moment's range the route does not derive",
         ),
         Step(
             "|f − E_ν f| ≤ 2, so |A| ≤ 2B",
@@ -235,6 +258,7 @@ def _lemma3() -> Derivation:
             reference="(25)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"),
+            note="no expectation route: an absolute value of E[(A/B)(B − 1)²] with |A| ≤ 2B needing |E_ν f| ≤ 1 (a moment's range)",
         ),
         Step(
             "(25) E(B − 1)² = E_π(w − 1)²/m",
@@ -243,8 +267,10 @@ def _lemma3() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="(25)",
-            domain=_LAW,
-            check=_law(_id(_e_bm1, lambda L, lw: (ew2(L, lw) - 1) / lw.k), "E_π(w − 1)² = E_π w² − 1 as E_π w = 1"),
+            domain=_LAW | _DRAWS,
+            route=_moments(
+                _law(_id(_e_bm1, lambda L, lw: (ew2(L, lw) - 1) / lw.k), "E_π(w − 1)² = E_π w² − 1 as E_π w = 1")
+            ),
         ),
         Step(
             "(25) E_π(w − 1)² ≤ E_π w²",
@@ -276,7 +302,8 @@ def _lemma3() -> Derivation:
             domain=_LAW,
             check=_law(_p_zero, "P(Σ_j w(ξ_j) = 0) ≤ 0 on laws with π(w = 0) > 0", zero_density=True, seeds=DEGENERATE),
             expected="refuted",
-            note="π uniform on two points, ν = δ at the first: P(Σ w = 0) = 2^{−m}",
+            note="no expectation route: an erratum: the law search refutes it; "
+            "π uniform on two points, ν = δ at the first: P(Σ w = 0) = 2^{−m}",
         ),
         # --- ours
         Step(
@@ -292,15 +319,16 @@ def _lemma3() -> Derivation:
                 zero_density=True,
                 seeds=DEGENERATE,
             ),
-            note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
+            note="no expectation route: a chain as the statement's, with a convention on {Σ w = 0} the route's forms do not state; "
+            "the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
         ),
         Step(
             "ours: AB term through E_π[w(f − E_ν f)] = 0",
             EAB(k),
             sp.Function("diag_term_centred")(k),
             kind="identity",
-            domain=_LAW,
-            check=_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]"),
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]")),
         ),
         Step(
             "ours: Cauchy–Schwarz on the AB term",
@@ -313,6 +341,7 @@ def _lemma3() -> Derivation:
                 lambda L, lw: (abs(_e_ab(L, lw)), 2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k),
                 "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}",
             ),
+            note="no expectation route: Cauchy–Schwarz between moments is not one of the route's rules",
         ),
         Step(
             "ours: statement",
@@ -322,6 +351,7 @@ def _lemma3() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), _ours_num(L, lw)), "the two steps above and (25)"),
+            note="no expectation route: a chain through the Cauchy–Schwarz step (a law check)",
         ),
         Step(
             "ours ≤ paper",

@@ -28,7 +28,23 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, c_X, k, tau, u, x
 from . import Erratum, PaperConstant
-from ._laws import Law, bias_gap, expect, fmax, fmin, law_check, mu, mu_hat
+from ._laws import (
+    DRAWS,
+    GAP,
+    MU,
+    MU_HAT,
+    W_BOUNDS,
+    Expect,
+    Law,
+    bias_gap,
+    expect,
+    expectation_route,
+    fmax,
+    fmin,
+    law_check,
+    mu,
+    mu_hat,
+)
 from .lemma2 import PAPER_UPPER
 from .lemma4 import d_numeric
 
@@ -41,6 +57,18 @@ _LAW = TAU_RANGE | _K
 
 Gap = sp.Function("CE_minus_R")  #: ∫ CrossEnt[M ‖ Q] dπ − R(φ; k, τ), for one anchor's law
 GapTilde = sp.Function("CE_minus_R_tilde")  #: ∫ CrossEnt[M ‖ Q] dπ − R̃(φ; k, τ)
+
+#: s⁺ = ⟨φ(z^a), φ(z^+)⟩ of the pair, fixed (the claims are per (z^a, z^+)); b = e^{−s⁺/τ}
+S_PLUS = sp.Symbol("s_plus", real=True)
+_B_PLUS = sp.exp(-S_PLUS / tau)
+#: the two gaps as expectations over the negatives' draws (route "expectation"): CE − R per pair is
+#: log(bμ) − E log(1/k + bμ̂), CE − R̃ = log μ − E log μ̂ ((31))
+DEFS = {
+    Gap(tau, k): sp.log(_B_PLUS * MU) - Expect(sp.log(1 / k + _B_PLUS * MU_HAT)),
+    GapTilde(tau, k): GAP,
+}
+_V = sp.Symbol("v", positive=True)
+_PAIR = DRAWS | Domain({S_PLUS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 
 def _extra_splus(rng: random.Random, tv: float) -> dict:
@@ -92,8 +120,23 @@ def _prop1() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="Proposition 1",
-            domain=_LAW,
-            check=_law(lambda L, lw: (_lower_num(L, lw), gap_standard(L, lw)), "as printed, per (z^a, z^+)"),
+            domain=_LAW | _PAIR,
+            # Lemma 2's lower half at b = e^{−s⁺/τ}: Jensen for f = log(1/k + b·) and (21) in μ
+            route=expectation_route(
+                "jensen",
+                _law(lambda L, lw: (_lower_num(L, lw), gap_standard(L, lw)), "as printed, per (z^a, z^+)"),
+                defs=DEFS,
+                phi=sp.Lambda(_V, sp.log(1 / k + _B_PLUS * _V)),
+                inner=MU_HAT,
+                bounds=W_BOUNDS,
+                # log(bμ) − log(1/k + bμ) + log(1 + e^{2/τ}/k) = log(1 + (e^{2/τ}bμ − 1)/(kbμ + 1)), e^{2/τ}bμ ≥ 1:
+                # e^{2/τ}bμ − 1 = e^{1/τ}b(μ − e^{−1/τ}) + (e^{1/τ}b − 1)·1, each term ≥ 0 (b ≥ e^{−1/τ})
+                remainder=sp.log(
+                    1
+                    + (sp.exp((2 - S_PLUS) / tau) * (MU - sp.exp(-1 / tau)) + sp.exp((1 - S_PLUS) / tau) - 1)
+                    / (k * _B_PLUS * MU + 1)
+                ),
+            ),
         ),
         Step(
             "statement, upper bound",
@@ -105,6 +148,7 @@ def _prop1() -> Derivation:
             reference="Proposition 1",
             domain=_LAW,
             check=_law(lambda L, lw: (gap_standard(L, lw), paper_upper_num(L, lw)), "as printed, per (z^a, z^+)"),
+            note="no expectation route: Lemma 2's upper half: a chain through its Taylor step (not proved)",
         ),
         Step(
             "Lemma 2 hypothesis with X_j as printed",
@@ -175,8 +219,14 @@ def _prop1() -> Derivation:
             GapTilde(tau, k),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law(lambda L, lw: (gap_standard(L, lw), bias_gap(L, lw)), "log(1/k + y) ≥ log y"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (gap_standard(L, lw), bias_gap(L, lw)), "log(1/k + y) ≥ log y"),
+                defs=DEFS,
+                integrand=sp.log(1 / k + _B_PLUS * MU_HAT) - sp.log(_B_PLUS * MU_HAT),
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "ours: CE − R ≤ C(τ)/k",
@@ -189,6 +239,7 @@ def _prop1() -> Derivation:
                 lambda L, lw: (gap_standard(L, lw), ours_constant_num(L, lw.tau) / lw.k),
                 "the step above and bias_bound's C(τ)/k",
             ),
+            note="no expectation route: a chain through bias_bound's C(τ)/k (a law check)",
         ),
         Step(
             "ours: CE − R ≤ min(C(τ)/k, D(τ))",
@@ -204,7 +255,8 @@ def _prop1() -> Derivation:
                 ),
                 "R ≥ R̃ and bias_bound's min(C(τ)/k, D(τ)) (D: lemma4)",
             ),
-            note="at τ = 0.1, k = 256 this is D(0.1) ≈ 16.0 against the paper's ≈ 1.1·10¹⁴",
+            note="no expectation route: a chain through bias_bound's bounds (law checks); "
+            "at τ = 0.1, k = 256 this is D(0.1) ≈ 16.0 against the paper's ≈ 1.1·10¹⁴",
         ),
         Step(
             "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8",

@@ -26,7 +26,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
 from . import Erratum
-from ._laws import Law, expect, fmax, law_check, mu_hat
+from ._laws import DRAWS, MU_HAT, W_BOUNDS, Expect, Law, expect, expectation_route, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
 
 POSITION = (3, 3)
@@ -37,6 +37,19 @@ Rstd = sp.Function("R")  #: R(φ; k, τ) (one anchor)
 Rt = sp.Function("R_tilde")  #: R̃(φ; k, τ) (one anchor)
 FIRST = 4 * Ew2 / (tau * k)
 SECOND = sp.log(1 + sp.exp(2 / tau) / k)
+
+#: R and R̃ of one anchor as expectations (route "expectation"): the positive's similarity s⁺ ~ ν, a coordinate
+#: of its own (only its range [−1, 1] is used), and the negatives' μ̂; R = E log(1/k + e^{−s⁺/τ}μ̂),
+#: R̃ = E[−s⁺/τ] + E log μ̂
+S_POS = sp.IndexedBase("s_pos", real=True)
+_SP1 = S_POS[1]
+DEFS = {
+    Rstd(tau, k): Expect(sp.log(1 / k + sp.exp(-_SP1 / tau) * MU_HAT)),
+    Rt(tau, k): Expect(-_SP1 / tau) + Expect(sp.log(MU_HAT)),
+}
+#: R − R̃ = E[log(1/k + e^{−s⁺/τ}μ̂) − log(e^{−s⁺/τ}μ̂)] (linearity)
+OFFSET = sp.log(1 / k + sp.exp(-_SP1 / tau) * MU_HAT) + _SP1 / tau - sp.log(MU_HAT)
+_PAIR = DRAWS | Domain({S_POS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -129,6 +142,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
                 "as printed, one anchor",
             ),
+            note="no expectation route: a chain (27)–(28) through Lemma 3 (a law check)",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -199,6 +213,7 @@ def _prop2() -> Derivation:
                 ),
                 "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
             ),
+            note="no expectation route: an identity between the empirical kernels' definitions (ratios Σ s w/Σ w), not restated in the route's forms",
         ),
         Step(
             "chain, third equality as printed",
@@ -229,6 +244,7 @@ def _prop2() -> Derivation:
             domain=_LAW,
             check=_law(_id(_unweighted, weighted_sim), "E[Σ s_j/Σ w_j] vs E[Σ s_j w_j/Σ w_j]"),
             expected="refuted",
+            note="no expectation route: an erratum: the law search refutes it",
         ),
         Step(
             "comparing with (29)",
@@ -245,6 +261,7 @@ def _prop2() -> Derivation:
                 ),
                 "the log μ̂ terms cancel",
             ),
+            note="no expectation route: expectations of ratios Σ s w/Σ w: not polynomial in the sample sums, not one of the route's rules",
         ),
         Step(
             "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
@@ -256,6 +273,7 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2 (the bound of (27)); display (12)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
+            note="no expectation route: an instance of Lemma 3's statement (a law check)",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -265,8 +283,14 @@ def _prop2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="proof of Proposition 2, (28)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (0 * lw.tau, risk(L, lw) - risk_tilde(L, lw)), "monotonicity of log"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (0 * lw.tau, risk(L, lw) - risk_tilde(L, lw)), "monotonicity of log"),
+                defs=DEFS,
+                integrand=OFFSET,
+                bounds=W_BOUNDS,
+            ),
         ),
         Step(
             "(28): log(1/k + c) − log c = log(1 + 1/(kc))",
@@ -296,8 +320,15 @@ def _prop2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="proof of Proposition 2, (28)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (risk(L, lw) - risk_tilde(L, lw), _second_num(L, lw)), "the two steps above"),
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (risk(L, lw) - risk_tilde(L, lw), _second_num(L, lw)), "the two steps above"),
+                defs=DEFS,
+                # the same integrand written as the proof reads it: log(1/k + c) − log c = log(1 + 1/(kc))
+                integrand=SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT)),
+                bounds=W_BOUNDS,
+            ),
         ),
         # --- ours
         Step(
@@ -311,6 +342,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
                 "lemma3's 'ours: statement' in place of Lemma 3",
             ),
+            note="no expectation route: a chain through lemma3's 'ours: statement' (a law check)",
         ),
     ]
     return Derivation(
