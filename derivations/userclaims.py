@@ -1013,11 +1013,6 @@ def check(
         if on_result is not None:
             on_result(done_count[0], len(claims), outcome["name"], outcome["verdict"])
 
-    cluster = None
-    if scheduler is not None:  # a Dask cluster's workers instead of local processes (the address checked here)
-        from .run.dask_backend import Cluster
-
-        cluster = Cluster(scheduler)
     # every claim under the check budget (10 s, symbolic calls capped), from Python as from the CLI; the
     # runner of `verify`: the same worker slots and run cache, results in file order
     outcomes, stats = run_claims(
@@ -1028,10 +1023,8 @@ def check(
         workers=workers,
         use_cache=use_cache,
         on_result=tick,
-        backend=cluster,
+        scheduler=scheduler,
     )
-    if cluster is not None and cluster.info:  # the cluster's workers, not this process's
-        stats = {**stats, "workers": cluster.info["workers"], "scheduler": cluster.info}
     verdict_of = {}
     rows = []
     for claim, outcome in zip(claims, outcomes):

@@ -7,8 +7,8 @@ alone::
 
     SHA-256( engine version · upstream · options · "route-v1" · route name · parameters · the claim )
 
-(the runner's ``_fingerprint`` joins them: ``route_fields`` gives the last four, printed by the runner's
-canonical printer, which it passes in, so that this module imports nothing of the run layer).
+(the run layer's ``_fingerprint`` joins them: ``route_fields`` gives the last four, printed by the canonical
+printer of the step keys, which it passes in, so that this module imports nothing of the run layer).
 
 * *parameters*: by value (SymPy trees by the runner's printer, numbers and strings by ``repr``, mappings
   sorted by key, sets sorted); a parameter that is not data (a function, a lambda, an object of ours) is a
