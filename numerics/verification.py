@@ -83,8 +83,8 @@ def verify_all(
     by_der, stats = runner.verify_derivations(
         ders, options, workers=workers, use_cache=use_cache, on_result=tick, backend=cluster
     )
-    if cluster is not None and cluster.info:  # the cluster's workers, not this process's
-        stats = {**stats, "workers": cluster.info["workers"], "scheduler": cluster.info}
+    if cluster is not None:  # the cluster's workers, not this process's
+        stats = cluster.report(stats)
     bar.close()
     rows = []
     for der in seen:

@@ -355,3 +355,32 @@ def test_a_check_closure_beside_a_route_is_keyed_by_its_code():
     a, b = (dataclasses.replace(_hinted(), check=fn) for fn in (lenient, strict))
     assert "route-v1" not in runner.step_fingerprint(a, OPTS)
     assert runner.step_key(a, OPTS) != runner.step_key(b, OPTS) != runner.step_key(_hinted(), OPTS)
+
+
+def test_a_parameter_the_route_declares_as_code_is_keyed_by_its_code():
+    """The expectation route's law ``attack`` (a numeric search, never the proof) may be code
+    (``HintedRoute.code``): keyed by its bytecode, so another attack is another key; a code parameter the
+    route does not declare is still refused."""
+
+    def attack_a(step, opts):
+        return None
+
+    def attack_b(step, opts):
+        return 0
+
+    def hinted(attack):
+        return Step(
+            "E log ≤ log E",
+            x,
+            x + 1,
+            "inequality",
+            Domain({x: (0, 1)}),
+            relation="<=",
+            route=("expectation", {"rule": "pointwise", "attack": attack}),
+        )
+
+    a, b = (runner.step_key(hinted(fn), OPTS) for fn in (attack_a, attack_b))
+    assert a != b and a == runner.step_key(hinted(attack_a), OPTS)
+    bad = dataclasses.replace(hinted(attack_a), route=("expectation", {"rule": "pointwise", "phi": attack_a}))
+    with pytest.raises(ValueError, match=r"route 'expectation' parameter 'phi' is a function, not data"):
+        runner.step_key(bad, OPTS)

@@ -167,19 +167,19 @@ def test_check_through_the_scheduler_gives_the_local_verdicts(cluster, own_cache
 
 _CRASH = """
 import os
-import infonce_bounds.derivations.userclaims.outcome as uc  # where run.claims takes check_claim from
+import infonce_bounds.derivations.checks as checks
 
-_real = getattr(uc, "_unpatched_check_claim", uc.check_claim)  # Dask may run a preload twice in one worker
-uc._unpatched_check_claim = _real
+_real = getattr(checks, "_unpatched_check_step", checks.check_step)  # Dask may run a preload twice in one worker
+checks._unpatched_check_step = _real
 
 
-def check_claim(claim, *args, **kwargs):
-    if claim.name == "kills its worker":
+def check_step(step, **opts):
+    if step.name == "kills its worker":
         os._exit(1)
-    return _real(claim, *args, **kwargs)
+    return _real(step, **opts)
 
 
-uc.check_claim = check_claim
+checks.check_step = check_step
 """
 
 
@@ -188,7 +188,7 @@ def test_a_worker_that_dies_costs_only_its_claim(tmp_path_factory, own_cache, mo
     the claims checked beside it keep their verdicts, and ``check`` exits 3 as a local run does."""
     import dask
 
-    from infonce_bounds.derivations.userclaims import outcome as userclaims  # run.claims reads check_claim there
+    from infonce_bounds.derivations import checks
 
     preload = own_cache / "crash_preload.py"
     preload.write_text(_CRASH)
@@ -204,16 +204,16 @@ def test_a_worker_that_dies_costs_only_its_claim(tmp_path_factory, own_cache, mo
             """
         )
     )
-    real = userclaims.check_claim
+    real = checks.check_step
 
-    def crash_here_too(claim, *args, **kwargs):
-        if claim.name == "kills its worker":
+    def crash_here_too(step, **opts):
+        if step.name == "kills its worker":
             import os
 
             os._exit(1)
-        return real(claim, *args, **kwargs)
+        return real(step, **opts)
 
-    monkeypatch.setattr(userclaims, "check_claim", crash_here_too)
+    monkeypatch.setattr(checks, "check_step", crash_here_too)
     with dask.config.set({"distributed.scheduler.allowed-failures": 0}):  # give up at the first death
         with _cluster(tmp_path_factory.mktemp("crash-xdg"), preload=[str(preload)]) as c:
             code = main(
@@ -278,11 +278,15 @@ def test_a_worker_with_another_package_refuses_the_task():
     engine, whole = dask_worker.identity()
     calls: list = []
     with pytest.raises(dask_worker.WorkerMismatch, match="--scheduler: a Dask worker runs another infonce-bounds"):
-        dask_worker.run_task(calls.append, ("catalogue", "in_batch", None, None), {}, (engine, "0" * 64), ("x", 0))
+        dask_worker.run_task(
+            calls.append, ("catalogue", "in_batch", None, None, None), {}, (engine, "0" * 64), ("x", 0)
+        )
     assert calls == []  # nothing was checked
     # the same identity: checked (in the worker's check process, forked here and closed after)
     try:
-        assert dask_worker.run_task(tuple, ("catalogue", "in_batch", None, None), {}, (engine, whole), [1]) == (1,)
+        assert dask_worker.run_task(tuple, ("catalogue", "in_batch", None, None, None), {}, (engine, whole), [1]) == (
+            1,
+        )
     finally:
         if dask_worker._CHILD:
             dask_worker._CHILD[0].close()
@@ -309,7 +313,7 @@ def test_a_worker_checks_in_a_main_thread_where_the_budget_has_its_deadlines(clu
     try:
         with Client(cluster[0].scheduler_address, set_as_default=False) as client:
             in_task_thread, worker_pid = client.submit(_where, pure=False).result()
-            source = ("catalogue", "in_batch", None, None)
+            source = ("catalogue", "in_batch", None, None, None)
             main, check_pid = client.submit(
                 dask_worker.run_task, _where, source, {}, dask_worker.identity(), (), pure=False
             ).result()

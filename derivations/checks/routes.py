@@ -165,6 +165,9 @@ class HintedRoute:
     required: tuple[str, ...]
     optional: tuple[str, ...]
     prove: Callable[[Step, Mapping[str, Any], Mapping[str, Any]], Any]
+    #: the parameters that may be code: the numeric attack on what SymPy cannot state (a law search over
+    #: every finite law of the draws), never the proof; the run cache keys them by their bytecode
+    code: tuple[str, ...] = ()
 
 
 def _mean_value(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
@@ -216,6 +219,7 @@ HINTED: dict[str, HintedRoute] = {
         ("rule",),
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack"),
         _expectation,
+        code=("attack",),
     ),
 }
 

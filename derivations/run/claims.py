@@ -158,6 +158,11 @@ def _check_claim(task: tuple[str, int, dict]) -> tuple[str, int, dict, float, fl
     return name, index, outcome, time.perf_counter() - t0, time.process_time() - c0
 
 
+def install(name: str, claims: Sequence[Any]) -> None:
+    """Make ``claims`` the parsed claims of file ``name`` in this process (as a forked worker inherits them)."""
+    _CLAIMS[name] = claims
+
+
 def _catalogue_key(name: str) -> str:
     """A catalogue step a claim uses, keyed by its name and statement (its checker's code is the engine's)."""
     import sympy as sp
@@ -182,6 +187,7 @@ class ClaimPlan(runner.Plan):
         self.budget = budget
         self.index = {c.name: i for i, c in enumerate(self.claims)}
         self.work = _check_claim
+        self.install = install  # how a process not forked from this one receives the claims (a Dask worker)
 
     def keys(self, der: Derivation) -> list[str]:
         _CLAIMS[der.name] = self.claims
@@ -191,6 +197,10 @@ class ClaimPlan(runner.Plan):
             cited = [keys[self.index[u]] if u in self.index else _catalogue_key(u) for u in c.uses]
             keys.append(claim_key(c, self.options, self.budget, cited))
         return keys
+
+    def shipment(self, name: str) -> list[Any]:
+        """What ``install`` receives in a process not forked from this one: the file's parsed claims."""
+        return list(self.claims)
 
     def estimate(self, der: Derivation, index: int) -> float:
         return 0.1
@@ -238,25 +248,27 @@ def run_claims(
     workers: int = 2,
     use_cache: bool = True,
     on_result: Callable[[str, dict, bool], None] | None = None,
-    backend: Callable[..., None] | None = None,
+    scheduler: str | None = None,
 ) -> tuple[list[dict], dict[str, Any]]:
     """Check ``claims`` (the steps of ``der``, in file order); returns (outcomes in file order, stats).
 
     Each outcome is ``_check_claim``'s dict plus ``"cached"`` (answered from the run cache); ``stats`` are
-    ``run_steps``'s (``cached``, ``checked``, ``workers``, …). ``backend``: another executor for ``run_steps``
-    (``dask_backend.Cluster``: a Dask cluster's workers instead of local processes; the same verdicts), whose
-    workers ``stats`` then name.
+    ``run_steps``'s (``cached``, ``checked``, ``workers``, …). ``scheduler``: the address of a Dask scheduler whose
+    workers check the claims instead of local processes (``dask_backend.Cluster``; the same verdicts).
     """
     plan = ClaimPlan(claims, options, budget)
+    cluster = None
+    if scheduler is not None:
+        from .dask_backend import Cluster
+
+        cluster = Cluster(scheduler)
     try:
         by_der, stats = runner.run_steps(
-            [der], plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=backend
+            [der], plan, workers=workers, use_cache=use_cache, on_result=on_result, backend=cluster
         )
     finally:
         _CLAIMS.pop(der.name, None)
-    if backend is not None and backend.info:  # the cluster's workers, not this process's
-        stats = {**stats, "workers": backend.info["workers"], "scheduler": backend.info}
-    return by_der[der.name], stats
+    return by_der[der.name], (cluster.report(stats) if cluster is not None else stats)
 
 
 __all__ = ["CITED", "ClaimPlan", "StepResult", "Verdict", "claim_key", "run_claims"]

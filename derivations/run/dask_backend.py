@@ -1,9 +1,9 @@
 """The runner's tasks on a Dask cluster (``--scheduler ADDRESS``) instead of the local worker slots: the client.
 
 ``Cluster(address)`` is the ``backend`` that ``runner.run_steps`` calls in place of its forked slots; the caller
-that reads ``--scheduler`` builds it (``verify_all``, ``userclaims.check``), so neither the runner nor the claim
-plan imports this module, and this module imports neither (the worker's side, ``dask_worker``, does: it installs
-what a check reads). Everything else is the runner's own: the
+that reads ``--scheduler`` builds it (``verify_all``, ``claims.run_claims``), so the runner does not import this
+module, and this module imports neither the runner nor the claim plan (the worker's side, ``dask_worker``,
+fills the runner's registry, or calls the plan's ``install``). Everything else is the runner's own: the
 cache look-up and store (``done`` stores a result before the tasks waiting for it are sent), the order
 (``pick``: longest runnable first), the dependency waves (a task is submitted only once every task it
 ``waits`` for is ``finished``: a chain after the steps it cites, a claim with ``uses`` after the claims it
@@ -95,19 +95,19 @@ def connect(address: str) -> Any:
 # ----------------------------------------------------------------------------- client side
 
 
-def _source_of(name: str, plan: Any, registry: Mapping[str, Any], client: Any, key: str) -> tuple:
-    """How a worker gets derivation ``name``: a claim file's claims (``check``'s plan holds them) and a derivation
-    outside the catalogue pickled (sent once, as ``dask_worker.hold``'s result); a catalogue derivation by name."""
-    claims = getattr(plan, "claims", None)
-    if claims is not None:
-        return ("claims", name, client.submit(hold, list(claims), key=key, priority=1 << 30), key)
-    der = registry[name]
+def _source_of(name: str, plan: Any, der: Any, client: Any, key: str) -> tuple:
+    """How a worker gets derivation ``name`` (``der``): what a plan with its own ``install`` gives it (``check``'s
+    claims) and a derivation outside the catalogue pickled, sent once (as ``dask_worker.hold``'s result); a
+    catalogue derivation by name. ``(kind, name, object, token, install)``."""
+    install = getattr(plan, "install", None)
+    if install is not None:
+        return ("plan", name, client.submit(hold, plan.shipment(name), key=key, priority=1 << 30), key, install)
     from .. import catalogue
     from ..ledger import DerivationError
 
     try:
         if catalogue.get(name) is der:
-            return ("catalogue", name, None, None)
+            return ("catalogue", name, None, None, None)
     except DerivationError:
         pass
     import cloudpickle
@@ -119,7 +119,7 @@ def _source_of(name: str, plan: Any, registry: Mapping[str, Any], client: Any, k
             f"--scheduler: derivation {name!r} is not the catalogue's and cannot be sent to a Dask worker "
             f"({type(exc).__name__}: {exc}); check it without --scheduler"
         ) from None
-    return ("derivation", name, client.submit(hold, der, key=key, priority=1 << 30), key)
+    return ("derivation", name, client.submit(hold, der, key=key, priority=1 << 30), key, None)
 
 
 def cluster_info(client: Any) -> dict[str, Any]:
@@ -132,12 +132,13 @@ def cluster_info(client: Any) -> dict[str, Any]:
 class Cluster:
     """``runner.run_steps``'s ``backend`` for the Dask cluster at ``address`` (checked here, before any work).
 
-    Called by the runner as ``backend(plan, pending, waits, finished, pick, task_of, done, registry, run_keys)``
-    once every derivation is built: it checks every ``pending`` task there and returns when all are ``done``.
-    ``pick(None)`` / ``pick(None, force=True)`` is the runner's choice of the next runnable task (``force``: a
-    citation cycle, nothing runnable and nothing running), ``task_of`` the task with its options, ``done(name,
-    index, payload, seconds, cpu)`` its bookkeeping of a result; ``registry`` the run's derivations by name and
-    ``run_keys`` their step keys (``runner._RUN_KEYS``). ``info`` is then ``{"address", "workers", "threads"}``.
+    Called by the runner as ``backend(plan, build, pending, waits, finished, pick, task_of, done, run_keys)``: it
+    builds every derivation (``build()`` until False), checks every ``pending`` task there and returns when all
+    are ``done``. ``pick(None)`` / ``pick(None, force=True)`` is the runner's choice of the next runnable task
+    (``force``: a citation cycle, nothing runnable and nothing running), ``task_of`` the task with its options,
+    ``done(name, index, payload, seconds, cpu)`` its bookkeeping of a result, ``run_keys`` the run's derivations
+    and their step keys by name (``runner._RUN_KEYS``: ``(derivation, options, keys)``). ``info`` is then
+    ``{"address", "workers", "threads"}``; ``report(stats)`` puts the cluster's size in the run's statistics.
     """
 
     def __init__(self, address: str) -> None:
@@ -145,19 +146,27 @@ class Cluster:
         self.address = address
         self.info: dict[str, Any] | None = None
 
+    def report(self, stats: dict[str, Any]) -> dict[str, Any]:
+        """``stats`` with the cluster's worker processes (not this process's) and its size under ``scheduler``."""
+        return {**stats, "workers": self.info["workers"], "scheduler": self.info} if self.info else stats
+
     def __call__(
         self,
         plan: Any,
+        build: Callable[[], bool],
         pending: dict[tuple[str, int], float],
         waits: Mapping[tuple[str, int], set[tuple[str, int]]],
         finished: set[tuple[str, int]],
         pick: Callable[..., tuple[str, int] | None],
         task_of: Callable[[tuple[str, int]], tuple[str, int, dict]],
         done: Callable[..., None],
-        registry: Mapping[str, Any],
         run_keys: Mapping[str, tuple[Any, str, list[str]]],
     ) -> None:
         from .cache import load
+
+        while build():  # every derivation: a chain may cite a step of one given later
+            pass
+        registry = {name: entry[0] for name, entry in run_keys.items()}
 
         client = connect(self.address)
         sources: dict[str, tuple] = {}
@@ -170,7 +179,7 @@ class Cluster:
             name, index = task
             if name not in sources:
                 key = f"infonce-{plan.label}-{run}-source-{len(sources)}"
-                sources[name] = _source_of(name, plan, registry, client, key)
+                sources[name] = _source_of(name, plan, registry[name], client, key)
             preload = {}
             for n, j in waits.get(task, ()):  # the cited verdicts, for a worker whose run cache is not ours
                 key = run_keys[n][2][j] if n in run_keys else None

@@ -5,14 +5,14 @@ forked from the worker, after installing what the check reads.
 (``expect``: the client's engine version and catalogue key, ``identity``), stores the cited verdicts
 ``preload`` in this machine's run cache, and hands ``(work, source, task)`` to this worker's *check process*:
 a ``pool.Slot`` forked on the first task and reused while it lives, which installs the source where ``work``
-reads it (``runner._REGISTRY`` for a derivation, built here by name when it is the catalogue's;
-``claims._CLAIMS`` for a claim file) and runs ``work(task)`` in its main thread. Dask runs a task in a thread,
+reads it (``runner._REGISTRY`` for a derivation, built here by name when it is the catalogue's; for a claim
+file, the plan's own ``install``, ``claims.install``) and runs ``work(task)`` in its main thread. Dask runs a task in a thread,
 where the budget can arm no deadline (``SIGALRM``) and cap no memory (``RLIMIT_AS``): both need the main
 thread, which the forked process's only thread is. A check that kills its process is ``CheckDied`` here; the
 worker lives on and forks a fresh one.
 
-This module imports the runner and the claim plan; neither imports it (nor ``dask_backend``): the client refers
-to ``run_task`` and ``hold`` by name, and they are unpickled on the worker.
+This module imports the runner (whose registry it fills), which imports neither it nor ``dask_backend``: the
+client refers to ``run_task`` and ``hold`` by name, and they are unpickled on the worker.
 """
 
 from __future__ import annotations
@@ -54,20 +54,19 @@ _CHILD: list = []
 _HELD: dict[str, Any] = {}
 
 
-def _install(kind: str, name: str, obj: Any) -> None:
-    """Put the task's derivation (or claims) where ``plan.work`` reads it, as a forked slot inherits it."""
+def _install(kind: str, name: str, obj: Any, install: Callable | None) -> None:
+    """Put the task's derivation where ``plan.work`` reads it, as a forked slot inherits it: the runner's
+    registry, or the plan's own ``install(name, obj)`` (``check``'s claims)."""
     from . import runner
 
-    if kind == "catalogue":
+    if install is not None:
+        install(name, obj)
+    elif kind == "catalogue":
         from .. import catalogue
 
         runner._REGISTRY[name] = catalogue.get(name)
-    elif kind == "derivation":
+    else:  # "derivation": one outside the catalogue, pickled
         runner._REGISTRY[name] = obj
-    else:  # "claims": check FILE's parsed claims
-        from . import claims
-
-        claims._CLAIMS[name] = obj
 
 
 def _child_work(message: tuple) -> Any:
@@ -76,13 +75,13 @@ def _child_work(message: tuple) -> Any:
 
     from .library import install_default
 
-    work, kind, name, token, obj, task = pickle.loads(message)
+    work, (kind, name, _obj, token, install), obj, task = pickle.loads(message)
     if obj is not None:
         run = token.split("-source-")[0]
         for old in [t for t in _HELD if not t.startswith(run)]:  # another run's: no longer needed
             del _HELD[old]
         _HELD[token] = obj
-    _install(kind, name, _HELD.get(token) if token is not None else None)
+    _install(kind, name, _HELD.get(token) if token is not None else None, install)
     install_default()
     return work(task)
 
@@ -109,7 +108,7 @@ def _may_fork() -> Iterator[None]:
 def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: tuple[str, str], task: tuple) -> Any:
     """Worker: check ``task`` with ``work`` (the plan's work function) in this worker's check process.
 
-    ``source``: ``(kind, name, object, token)``, the derivation or claims ``work`` reads; ``preload``: the cited
+    ``source``: ``(kind, name, object, token, install)``, what ``work`` reads; ``preload``: the cited
     verdicts (run-cache key → payload), stored in this machine's run cache first. The check runs in a process
     forked from this worker (``pool.Slot``) because Dask runs a task in a thread, where the budget can neither arm
     its deadlines (``SIGALRM``) nor cap memory (both: main thread only): in the forked process the calling
@@ -132,14 +131,14 @@ def run_task(work: Callable, source: tuple, preload: Mapping[str, Any], expect: 
         for key, payload in preload.items():
             if load(key) is None:
                 store(key, payload)
-        kind, name, obj, token = source
+        kind, name, obj, token, _install_fn = source
         if not _CHILD:
             with _may_fork():
                 _CHILD.extend([Slot(_child_work, ()), set()])
         slot, held = _CHILD
         ship = obj if token is not None and token not in held else None
         try:
-            slot.send(cloudpickle.dumps((work, kind, name, token, ship, task)))
+            slot.send(cloudpickle.dumps((work, (kind, name, None, token, _install_fn), ship, task)))
             _task, result = slot.receive()
         except SlotDied as exc:
             slot.close()

@@ -7,11 +7,13 @@ alone::
 
     SHA-256( engine version · upstream · options · "route-v1" · route name · parameters · the claim )
 
-(the runner's ``_fingerprint`` joins them: ``route_fields`` gives the last four, printed by the runner's
-canonical printer, which it passes in, so that this module imports nothing of the run layer).
+(the run layer's ``_fingerprint`` joins them: ``route_fields`` gives the last four, printed by the canonical
+printer of the step keys, which it passes in, so that this module imports nothing of the run layer).
 
 * *parameters*: by value (SymPy trees by the runner's printer, numbers and strings by ``repr``, mappings
-  sorted by key, sets sorted); a parameter that is not data (a function, a lambda, an object of ours) is a
+  sorted by key, sets sorted), except those the route declares as code (``HintedRoute.code``: the
+  expectation route's law ``attack``, a numeric search over finite laws, never the proof), keyed by their
+  bytecode as a ``check=`` closure is; any other parameter that is not data (a function, a lambda, an object of ours) is a
   ``DerivationError`` naming the step, the route and the parameter: a hint is data, and a closure belongs in
   ``check=``, whose key follows its bytecode (``runner._function``);
 * *the claim*: every other field of the step but its prose (``note``, ``reference``), by value: both sides,
@@ -72,9 +74,13 @@ def _param(obj: Any, where: str, step: Step, canon: Callable[[Any], str]) -> str
 
 def params_text(step: Step, canon: Callable[[Any], str]) -> str:
     """The route's name and its parameters, by value (``DerivationError`` for a parameter that is code)."""
+    from ..checks.routes import HINTED
+
     name, params = step.route
+    code = HINTED[name].code if name in HINTED else ()
     items = sorted(params.items(), key=lambda kv: repr(kv[0]))
-    return f"route={name!r}\x1fparams={{" + ",".join(f"{k!r}:{_param(v, repr(k), step, canon)}" for k, v in items) + "}"
+    text = [f"{k!r}:" + (f"code:{canon(v)}" if k in code else _param(v, repr(k), step, canon)) for k, v in items]
+    return f"route={name!r}\x1fparams={{" + ",".join(text) + "}"
 
 
 def route_fields(step: Step, canon: Callable[[Any], str], prose: frozenset[str]) -> list[str]:

@@ -348,10 +348,7 @@ def run_steps(
     try:
         try:
             if backend is not None:  # another executor instead of the slots (a Dask cluster: ``dask_backend``)
-                while build_one():
-                    pass
-                backend(plan, pending, waits, finished, pick, task_of, done, _REGISTRY, _RUN_KEYS)
-                state["serial"] = True  # every task is finished: the serial loop below has nothing to do
+                backend(plan, build_one, pending, waits, finished, pick, task_of, done, _RUN_KEYS)
             while not state["serial"]:
                 drain(0)
                 if state["built"] and not slots and counts["checked"] <= 1:

@@ -92,15 +92,6 @@ __all__ = [
 ]
 
 
-def _cluster(scheduler: str | None) -> Any:
-    """The Dask cluster at ``scheduler`` as the runner's backend (its address checked here), or None."""
-    if scheduler is None:
-        return None
-    from ..run.dask_backend import Cluster  # not in run.claims: the Dask worker imports that module
-
-    return Cluster(scheduler)
-
-
 def check(
     source: Any,
     trials: int | None = None,
@@ -197,7 +188,7 @@ def check(
         workers=workers,
         use_cache=use_cache,
         on_result=tick,
-        backend=_cluster(scheduler),
+        scheduler=scheduler,
     )
     verdict_of = {}
     rows = []
