@@ -135,7 +135,7 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 (b1, p, a1), (b2, q, a2) = pw[m1.sym], pw[m2.sym]
                 if b1 != b2 or not acyclic(m2, m1):
                     continue
-                if sp.simplify(q - p) == 0 or not _pos(p, box) or _sign(q - p, box) <= 0:
+                if sp.cancel(q - p) == 0 or not _pos(p, box) or _sign(q - p, box) <= 0:
                     continue
                 if not (_nonneg(b1, a1 or a2, m1, domain, scalar_box)):
                     continue
@@ -173,7 +173,7 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                         if o is not m
                         and pw[o.sym] is not None
                         and pw[o.sym][0] == term
-                        and sp.simplify(pw[o.sym][1] - p) == 0
+                        and sp.cancel(pw[o.sym][1] - p) == 0
                         and not o.split
                     ),
                     None,
@@ -275,7 +275,7 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 continue
             if _sign(n - 1, box) <= 0 or not _nonneg(b, a1 or a2, m, domain, scalar_box):
                 continue
-            c = sp.simplify(n / ((c0 + whi) / whi + (n - 1) * sp.powsimp(wlo / whi)))
+            c = sp.cancel(n / (sp.powsimp(sp.expand((c0 + whi) / whi)) + (n - 1) * sp.powsimp(wlo / whi)))
             m.hi = (c * o.sym) ** (p / q)
             m.hi_classical = True
             notes.append(
