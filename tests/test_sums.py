@@ -151,6 +151,8 @@ CLASSICAL = [
         True,
     ),
     ("(Sum(a[j]**3, (j, 1, k)))**2 ? (Sum(a[j]**2, (j, 1, k)))**3", AP, "<=", True),
+    # a signed odd power is no power of |a|: the power-mean relation is not drawn for it
+    ("(Sum(a[j]**3, (j, 1, k))/k)**2 ? (Sum(a[j]**2, (j, 1, k))/k)**3", A, ">=", False),
     ("(Sum(a[j]**3, (j, 1, k)))**(1/3) ? (Sum(a[j]**2, (j, 1, k)))**(1/2)", AP, ">=", False),
     (
         "sqrt(Sum((a[j] + b[j])**2, (j, 1, k))) ? sqrt(Sum(a[j]**2, (j, 1, k))) + sqrt(Sum(b[j]**2, (j, 1, k)))",

@@ -17,6 +17,13 @@ of the above occurs (the claim is for the other routes). Every step of a reducti
 2. **Jensen.** Where ``Σ f(v_j)`` and ``Σ v_j`` run over the same entries and ``f'' ≥ 0`` is proved on the
    entry range (Arb), ``(1/n) Σ f(v_j) ≥ f((1/n) Σ v_j)``: the lower end of that mean is ``f(M_v)``
    (concave: the upper end).
+   **Weighted means.** A sum ``Σ_j w_j t_j`` whose weight sum ``Σ_j w_j`` (or ``c₀ + Σ_j w_j``, ``c₀ ≥ 0``: the
+   "+1" of InfoNCE) the claim also holds, ``w_j > 0`` proved, is ``W·(c₀ + Σ_j w_j)`` with ``W = Σ_j q_j t_j``
+   (``q_j = w_j/(c₀ + Σ_i w_i)``), a combination of the terms (and 0 when ``c₀ > 0``); constant factors leave a
+   sum first (``Σ_j C·f_j = C·Σ_j f_j``, ``linear_sums``). Jensen then holds for the weights (``c₀ = 0``).
+   **Classical inequalities** (``classical.py``: power means, ℓ_p norms, Minkowski, Hölder, the largest softmax
+   weight; Hardy–Littlewood–Pólya 1934) tie one mean's end to others, each used only where the claim is proved to
+   be its instance (exact match of bases and exponents, side conditions by Arb), with its reference in the text.
 3. **Monotone elimination.** A relaxed variable whose partial derivative has one sign over the whole box
    (Arb, on the derivative as written or brought over a common denominator) is moved to the end where the
    gap is smallest. ``k`` is relaxed to a real ``≥`` its lower end (a proof for every real ``k`` covers every
@@ -31,7 +38,10 @@ of the above occurs (the claim is for the other routes). Every step of a reducti
    over the entry box is at a vertex, fixed by the share ``w = m/n`` of entries at the upper end (Popoviciu,
    Hoeffding's lemma for empirical means).
 
-``scalar.py`` holds the scalar stage (1-line contract: prove ``g ≥ 0`` on a box), ``vectors.py`` the sums.
+A claim on a few named entries and no sum (``S_{1,1}``, ``S_{1,2}``: at most 6 entries, 60 operations) is taken
+as a scalar claim over the entries' ranges. ``scalar.py`` holds the scalar stage (1-line contract: prove
+``g ≥ 0`` on a box; identities of powers of positive bases, common nonnegative powers factored out), ``vectors.py``
+the sums, ``classical.py`` the classical relations.
 """
 
 from __future__ import annotations

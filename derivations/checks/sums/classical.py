@@ -135,9 +135,9 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 (b1, p, a1), (b2, q, a2) = pw[m1.sym], pw[m2.sym]
                 if b1 != b2 or not acyclic(m2, m1):
                     continue
-                if sp.simplify(q - p) == 0 or not _pos(p, box) or _sign(q - p, box) <= 0:
+                if sp.cancel(q - p) == 0 or not _pos(p, box) or _sign(q - p, box) <= 0:
                     continue
-                if not (_nonneg(b1, a1 or a2, m1, domain, scalar_box)):
+                if not (_nonneg(b1, a1, m1, domain, scalar_box) and _nonneg(b1, a2, m2, domain, scalar_box)):
                     continue
                 r = q / p
                 m2.lo = m1.sym**r
@@ -161,8 +161,8 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
             info = pw[m.sym]
             if info is None or m.split or m.hi_classical:
                 continue
-            b, p, _ = info
-            if not isinstance(b, sp.Add) or _sign(p - 1, box) <= 0:
+            b, p, ab_ = info
+            if not isinstance(b, sp.Add) or _sign(p - 1, box) <= 0 or not _nonneg(b, ab_, m, domain, scalar_box):
                 continue
             parts = []
             for term in b.args:
@@ -173,7 +173,7 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                         if o is not m
                         and pw[o.sym] is not None
                         and pw[o.sym][0] == term
-                        and sp.simplify(pw[o.sym][1] - p) == 0
+                        and sp.cancel(pw[o.sym][1] - p) == 0
                         and not o.split
                     ),
                     None,
@@ -245,7 +245,8 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 ),
                 None,
             )
-            if oh is None or not _nonneg(b, a1 or pw[oh.sym][2], m, domain, scalar_box) or not acyclic(m, ow, norm, oh):
+            # Σ_j w_j b_j ≤ Σ_j w_j |b_j|: a signed b is bounded too, but the q-th powers must be of |b| (or b ≥ 0)
+            if oh is None or not _nonneg(b, pw[oh.sym][2], oh, domain, scalar_box) or not acyclic(m, ow, norm, oh):
                 continue
             q = pw[oh.sym][1]
             bt = f"|{_show(b)}|" if (a1 or pw[oh.sym][2]) else _show(b)
@@ -273,9 +274,11 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
             b2, q, a2 = pw[o.sym]
             if b2 != b or not _pos(p, box) or _sign(q - p, box) <= 0 or not acyclic(m, o):
                 continue
-            if _sign(n - 1, box) <= 0 or not _nonneg(b, a1 or a2, m, domain, scalar_box):
+            if _sign(n - 1, box) <= 0 or not (
+                _nonneg(b, a1, m, domain, scalar_box) and _nonneg(b, a2, o, domain, scalar_box)
+            ):
                 continue
-            c = sp.simplify(n / ((c0 + whi) / whi + (n - 1) * sp.powsimp(wlo / whi)))
+            c = sp.cancel(n / (sp.powsimp(sp.expand((c0 + whi) / whi)) + (n - 1) * sp.powsimp(wlo / whi)))
             m.hi = (c * o.sym) ** (p / q)
             m.hi_classical = True
             notes.append(
