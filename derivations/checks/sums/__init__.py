@@ -56,7 +56,7 @@ import sympy as sp
 from ... import intervals
 from ...ledger import Domain, Step, free_names, region
 from ..sampling import _sides
-from .scalar import Box, _GiveUp, _Prover, _show
+from .scalar import Box, _GiveUp, _in_logs, _Prover
 from .vectors import _Abstraction, _corners, _eliminate
 
 __all__ = ["SumsOutcome", "linear_sums", "prove_sums"]
@@ -150,55 +150,6 @@ def _method(notes: list[str]) -> str:
         if at >= 0:
             first[label] = min(at, first.get(label, at))
     return "sum reduction (" + ", ".join(sorted(first, key=first.get)) + ")"
-
-
-def _in_logs(g: sp.Expr, box: Mapping, prover: _Prover) -> bool:
-    """``g = big − small`` (its terms split by sign) with ``big, small > 0`` proved on the box (SymPy/Arb): ``g ≥ 0``
-    iff ``log big − log small ≥ 0`` (log is strictly increasing on (0, ∞)), each logarithm written out only where
-    the rule is proved there: ``log e^u = u``, ``log b^e = e·log b`` for ``b > 0``, ``log(ab) = log a + log b`` for
-    ``a, b > 0``. A product against the exponential of a sum, ``G^k ≤ e^{kM}``, becomes ``k(M − log G) ≥ 0``."""
-    if not isinstance(g, sp.Add):
-        return False
-    big = sp.Add(*[t for t in g.args if not t.could_extract_minus_sign()])
-    small = sp.Add(*[-t for t in g.args if t.could_extract_minus_sign()])
-
-    def pos(e: sp.Expr) -> bool:
-        """``e > 0`` on the box: e^u; b^e with b > 0; a product of such; else SymPy or one Arb enclosure."""
-        if isinstance(e, sp.exp) or (e.is_Pow and e.base is sp.E):
-            return True
-        if e.is_Pow and pos(e.base):
-            return True
-        if isinstance(e, sp.Mul) and all(pos(f) for f in e.args):
-            return True
-        return prover._positive(e, box)
-
-    if big == 0 or small == 0 or not (pos(big) and pos(small)):
-        return False
-
-    def lg(e: sp.Expr) -> sp.Expr:
-        if isinstance(e, sp.exp):
-            return e.args[0]
-        if e.is_Pow and e.base is sp.E:
-            return e.exp
-        if e.is_Pow and pos(e.base):
-            return e.exp * lg(e.base)
-        if isinstance(e, sp.Mul) and all(pos(f) for f in e.args):
-            return sp.Add(*[lg(f) for f in e.args])
-        return sp.log(e)
-
-    lb, ls = lg(big), lg(small)
-    if all(isinstance(v, sp.log) and v.args[0] == e for v, e in ((lb, big), (ls, small))):
-        return False  # nothing written out: the same claim
-    h = sp.factor_terms(lb - ls)
-    mark = len(prover.notes)
-    prover.note(
-        f"in logarithms: both sides of {_show(big)} ≥ {_show(small)} are > 0 on the box (SymPy/Arb), so the claim is "
-        f"{_show(h)} ≥ 0"
-    )
-    if prover.prove(h, dict(box)):
-        return True
-    del prover.notes[mark:]
-    return False
 
 
 def prove_sums(step: Step, opts: Mapping[str, Any]) -> SumsOutcome | None:
