@@ -101,3 +101,9 @@ def test_hint_takes_no_parameters():
     st = Step("p", sp.Max(x, 1), sp.Max(1, x), domain=Domain({x: (0, 2)}), route=("lattice", {"split": x}))
     with pytest.raises(DerivationError, match="lattice"):
         check_step(st, **OPTS)
+
+
+def test_a_constrained_domain_is_not_the_route_s_shape():
+    # leaves are proved on the whole box: a domain cut by constraints is left to the other stages
+    dom = Domain({x: (0, 2)}, constraints=(sp.Le(x, 1),))
+    assert prove_lattice(sp.Min(x, 1), x, dom, False) is None

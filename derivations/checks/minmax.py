@@ -2,8 +2,8 @@
 ``Min``, ``Max`` and ``Abs``, proved through their lattice normal forms, case by case.
 
 Claim shape: each side is built from ``Min``/``Max``/``Abs`` nodes and the operations below over *leaves* (pieces
-with no ``Min``/``Max``/``Abs``); the domain is a box (constraints are ignored: a proof on the box holds on any part
-of it). Each side ``e`` is rewritten *exactly* into the two normal forms of a distributive lattice,
+with no ``Min``/``Max``/``Abs``); the domain is a box without constraints. Each side ``e`` is rewritten *exactly*
+into the two normal forms of a distributive lattice,
 
     e = max_i min_j a_ij   (DNF)    and    e = min_k max_l b_kl   (CNF),
 
@@ -378,6 +378,10 @@ def prove_lattice(
     opts = dict(opts or {})
     small, big = sp.sympify(small), sp.sympify(big)
     if not (small.has(*NODES) or big.has(*NODES)) or small.atoms(sp.Indexed) or big.atoms(sp.Indexed):
+        return None
+    if domain.constraints:
+        # the leaves are proved on the whole box, where a side may be undefined outside the constraints (and the
+        # engine's enclosures clip there once definedness is established on the constrained domain only)
         return None
     if small.has(sp.Sum, sp.Product, sp.Integral) or big.has(sp.Sum, sp.Product, sp.Integral):
         return None
