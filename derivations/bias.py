@@ -955,10 +955,10 @@ def _expansion() -> Derivation:
             provenance="classical",
             reference="Taylor's theorem with the Lagrange remainder",
             domain=Domain({x: (-0.999, 1000)}),
-            # both sides vanish to sixth order at x = 0: the min max route cuts at x = 0 (where Min(1, 1 + x)
+            # both sides vanish to sixth order at x = 0: the lattice route cuts at x = 0 (where Min(1, 1 + x)
             # switches) and the touching route proves each piece by Taylor at the exact zero x = 0; named as a
             # hint so that it runs on the claim's clock, not only within an automatic route's slice
-            route=("min max", {}),
+            route=("lattice", {}),
             note="with U ≥ e^{−2/τ}: E|R₆(X̄)| ≤ e^{12/τ} E X̄⁶/6 = O(k⁻³)",
         ),
         Step(
@@ -1401,7 +1401,7 @@ def _simple() -> Derivation:
             kind="inequality",
             relation="<=",
             domain=TAU_RANGE,
-            # min(A, B) ≤ A: the min max route (lattice normal form, the leaf A ≤ A exactly)
+            # min(A, B) ≤ A: the lattice route (lattice normal form, the leaf A ≤ A exactly)
         ),
         Step(
             "C_A ≤ e^{2/τ}/4",

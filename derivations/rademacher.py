@@ -537,8 +537,8 @@ def derivations() -> list[Derivation]:
         kind="identity",
         domain=Domain({L: (sp.Rational(1, 1000), 1000), R: (sp.Rational(1, 1000), 1000)}),
         provenance="ours",
-        # SymPy does not reduce 1/Min: both directions by the min max route (4LR > 0 enters the Max)
-        route=("min max", {}),
+        # SymPy does not reduce 1/Min: both directions by the lattice route (4LR > 0 enters the Max)
+        route=("lattice", {}),
     )
     vec_step = Step(
         "vector class on nk points: R_vec ≤ k · chaining(m = nk) = 6 c₀ J √(pk/n)",

@@ -282,7 +282,7 @@ def _citation() -> Cases:
 
 
 def _minmax() -> Cases:
-    hint = ("min max", {})  # both registries share the name: the ROUTES entry ignores the hint
+    hint = ("lattice", {})  # both registries share the name: the ROUTES entry ignores the hint
 
     def mm(lhs, rel, rhs, ranges):
         return claim(lhs, rel, rhs, ranges, hint)
@@ -346,7 +346,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "monotone": _monotone,
     "certificate": _certificate,
     "quadrature": _quadrature,
-    "min max": _minmax,
+    "lattice": _minmax,
     "expectation": _expectation,
     "citation": _citation,
 }

@@ -1,4 +1,4 @@
-"""The min max route (``checks/minmax.py``): lattice normal forms are exact, leaf pairs prove, cuts cover.
+"""The lattice route (``checks/minmax.py``): lattice normal forms are exact, leaf pairs prove, cuts cover.
 
 Planted false claims it must not prove sit beside true claims it proves; the contract cases are in
 ``tests/test_route_contract.py`` (``_minmax``)."""
@@ -78,7 +78,7 @@ def test_planted_false_claims_not_proved(small, big, ranges, strict):
 
 def test_hinted_identity_proved_both_ways():
     st = Step("bt", tau * sp.Max(1, 2 / tau), sp.Max(tau, 2), domain=Domain({tau: (R(1, 1000), 100)}))
-    st = Step(st.name, st.lhs, st.rhs, domain=st.domain, route=("min max", {}))
+    st = Step(st.name, st.lhs, st.rhs, domain=st.domain, route=("lattice", {}))
     res = check_step(st, **OPTS)
     assert res.verdict is Verdict.PROVED and "both directions" in res.method
     assert res.covered == {"tau_mm": ("1/1000", "100")}
@@ -87,17 +87,23 @@ def test_hinted_identity_proved_both_ways():
 def test_hinted_false_identity_refuted_or_not_proved():
     # Max(1, 2/τ)·τ ≠ Max(τ, 3) for τ < 3: the identity checker's spot check and the gate decide
     st = Step("bad", tau * sp.Max(1, 2 / tau), sp.Max(tau, 3), domain=Domain({tau: (R(1, 1000), 100)}))
-    st = Step(st.name, st.lhs, st.rhs, domain=st.domain, route=("min max", {}))
+    st = Step(st.name, st.lhs, st.rhs, domain=st.domain, route=("lattice", {}))
     res = check_step(st, **OPTS)
     assert res.verdict is not Verdict.PROVED
     # one direction holds (τ ∨ 2 ≤ τ ∨ 3): a half proof is no proof of the identity
-    half = Step("half", sp.Max(tau, 3), sp.Max(tau, 2), domain=st.domain, route=("min max", {}))
+    half = Step("half", sp.Max(tau, 3), sp.Max(tau, 2), domain=st.domain, route=("lattice", {}))
     assert check_step(half, **OPTS).verdict is not Verdict.PROVED
 
 
 def test_hint_takes_no_parameters():
     from infonce_bounds.derivations.ledger import DerivationError
 
-    st = Step("p", sp.Max(x, 1), sp.Max(1, x), domain=Domain({x: (0, 2)}), route=("min max", {"split": x}))
-    with pytest.raises(DerivationError, match="min max"):
+    st = Step("p", sp.Max(x, 1), sp.Max(1, x), domain=Domain({x: (0, 2)}), route=("lattice", {"split": x}))
+    with pytest.raises(DerivationError, match="lattice"):
         check_step(st, **OPTS)
+
+
+def test_a_constrained_domain_is_not_the_route_s_shape():
+    # leaves are proved on the whole box: a domain cut by constraints is left to the other stages
+    dom = Domain({x: (0, 2)}, constraints=(sp.Le(x, 1),))
+    assert prove_lattice(sp.Min(x, 1), x, dom, False) is None

@@ -1,9 +1,9 @@
-"""Route "min max": ``small ≤ big`` (``<``), or an identity ``lhs = rhs`` as the two inequalities, whose sides hold
+"""Route "lattice": ``small ≤ big`` (``<``), or an identity ``lhs = rhs`` as the two inequalities, whose sides hold
 ``Min``, ``Max`` and ``Abs``, proved through their lattice normal forms, case by case.
 
 Claim shape: each side is built from ``Min``/``Max``/``Abs`` nodes and the operations below over *leaves* (pieces
-with no ``Min``/``Max``/``Abs``); the domain is a box (constraints are ignored: a proof on the box holds on any part
-of it). Each side ``e`` is rewritten *exactly* into the two normal forms of a distributive lattice,
+with no ``Min``/``Max``/``Abs``); the domain is a box without constraints. Each side ``e`` is rewritten *exactly*
+into the two normal forms of a distributive lattice,
 
     e = max_i min_j a_ij   (DNF)    and    e = min_k max_l b_kl   (CNF),
 
@@ -379,6 +379,10 @@ def prove_lattice(
     small, big = sp.sympify(small), sp.sympify(big)
     if not (small.has(*NODES) or big.has(*NODES)) or small.atoms(sp.Indexed) or big.atoms(sp.Indexed):
         return None
+    if domain.constraints:
+        # the leaves are proved on the whole box, where a side may be undefined outside the constraints (and the
+        # engine's enclosures clip there once definedness is established on the constrained domain only)
+        return None
     if small.has(sp.Sum, sp.Product, sp.Integral) or big.has(sp.Sum, sp.Product, sp.Integral):
         return None
     names = free_names(small) | free_names(big)
@@ -400,12 +404,12 @@ def prove_lattice(
             box = _Box(ranges)
             normal_form(small, box), normal_form(big, box)
     except Unsupported as exc:
-        return RouteOutcome(False, "min max: no proof", f"not of the route's shape: {exc}", None)
+        return RouteOutcome(False, "lattice: no proof", f"not of the route's shape: {exc}", None)
     told = attempt(ranges)
     if told is not None:
         return RouteOutcome(
             True,
-            "min max: lattice normal forms, one leaf inequality per clause pair on the whole box",
+            "lattice: lattice normal forms, one leaf inequality per clause pair on the whole box",
             "; ".join(told),
             whole,
         )
@@ -421,19 +425,19 @@ def prove_lattice(
         else:
             return RouteOutcome(
                 True,
-                f"min max: case split at {s_} = {', '.join(map(str, pts[1:-1]))} (exact zeros of a node's argument "
+                f"lattice: case split at {s_} = {', '.join(map(str, pts[1:-1]))} (exact zeros of a node's argument "
                 "differences; the pieces tile the range), lattice normal forms on each",
                 " | ".join(pieces),
                 whole,
             )
-    return RouteOutcome(False, "min max: no proof", "no leaf pair proved for some clause pair", None)
+    return RouteOutcome(False, "lattice: no proof", "no leaf pair proved for some clause pair", None)
 
 
 # ---------------------------------------------------------------- the hinted route (identities too)
 
 
 def prove_minmax(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
-    """The hinted route ``("min max", {})``: an identity as ``lhs ≤ rhs`` and ``rhs ≤ lhs``, an inequality as
+    """The hinted route ``("lattice", {})``: an identity as ``lhs ≤ rhs`` and ``rhs ≤ lhs``, an inequality as
     itself, by ``prove_lattice``; the claim's own checker (spot checks or falsifier, the refutation gate) runs
     first and decides whenever it proves or refutes, and definedness is established (``wellposed``) before a proof
     is claimed."""
@@ -444,15 +448,15 @@ def prove_minmax(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     from .wellposed import check_wellposed
 
     if params:
-        raise DerivationError(f"step {step.name!r}: route 'min max' takes no parameters, got {sorted(params)}")
+        raise DerivationError(f"step {step.name!r}: route 'lattice' takes no parameters, got {sorted(params)}")
     if step.kind not in ("identity", "inequality"):
         raise DerivationError(
-            f"step {step.name!r}: route 'min max' proves identities and inequalities, not {step.kind}"
+            f"step {step.name!r}: route 'lattice' proves identities and inequalities, not {step.kind}"
         )
     base = check_identity(step, opts) if step.kind == "identity" else check_inequality(step, opts)
     if base.verdict.value in ("proved", "refuted", "ill-posed"):
         return base
-    wp = check_wellposed([step.lhs, step.rhs], step.domain, f"min max:{step.name}", opts.get("clock"))
+    wp = check_wellposed([step.lhs, step.rhs], step.domain, f"lattice:{step.name}", opts.get("clock"))
     if wp.status != "defined":
         return base
     if step.kind == "identity":
@@ -470,7 +474,7 @@ def prove_minmax(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     both = " (both directions)" if step.kind == "identity" else ""
     return proved(
         step,
-        method=f"route min max: lattice normal forms, leaf inequalities proved on the box{both}; {base.method}",
+        method=f"route lattice: lattice normal forms, leaf inequalities proved on the box{both}; {base.method}",
         evidence=" || ".join(told)[:4000],
         certified=True,
         trials=base.trials,

@@ -8,7 +8,7 @@ returns the first proof, with the route's name, its reduction (the argument a re
 covers.
 
 * ``sums`` (``checks/sums.py``): claims with a sum, mean or product over ``j = 1..k`` for every ``k``;
-* ``min max`` (``checks/minmax.py``): ``small ≤ big`` with Min/Max/Abs, by lattice normal forms and leaf
+* ``lattice`` (``checks/minmax.py``): ``small ≤ big`` with Min/Max/Abs, by lattice normal forms and leaf
   inequalities on the box, cut at exact breakpoints where no uniform choice holds;
 * ``unbounded`` (``checks/unbounded.py``): a range with an infinite end (proved tails, a bounded middle);
 * ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line.
@@ -28,7 +28,7 @@ the parameter.
 * ``monotone`` (``checks/monotone.py``): ``gap ≥ 0`` from ``gap(end) = 0`` and the sign of ``gap'``;
 * ``certificate`` (``checks/certificate.py``): ``gap ≥ 0`` from ``gap = certificate`` (symbolic) and the
   certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
-* ``min max`` (``checks/minmax.py``): an identity with Min/Max/Abs as two inequalities of the ``min max``
+* ``lattice`` (``checks/minmax.py``): an identity with Min/Max/Abs as two inequalities of the ``lattice``
   route above (the identity checker has no routes), after the claim's own checker;
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
@@ -113,7 +113,7 @@ def _touching(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
 
 ROUTES: dict[str, Route] = {
     "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
-    "min max": Route("min max", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
+    "lattice": Route("lattice", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
     "unbounded": Route("unbounded", lambda s: not _has_sums(s) and _unbounded(s), _unbounded_route),
     "touching": Route("touching", lambda s: not _has_sums(s) and not _unbounded(s), _touching),
 }
@@ -213,7 +213,7 @@ HINTED: dict[str, HintedRoute] = {
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
-    "min max": HintedRoute("min max", (), (), _minmax_hinted),
+    "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),

@@ -251,8 +251,8 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_ONLY,
             provenance="paper",
             reference="B.2, proof of Lemma 1",
-            # τ·Max(1, 2/τ) = Max(τ, 2) for τ > 0: both directions by the min max route
-            route=("min max", {}),
+            # τ·Max(1, 2/τ) = Max(τ, 2) for τ > 0: both directions by the lattice route
+            route=("lattice", {}),
         ),
         Step(
             "e^{2/(βτ)} = e^{2/(τ∨2)} ≤ e",

@@ -383,7 +383,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=Domain({del_s: (0, 1), kap_s: (0, 1), X_s: (0, 10**6)}),
             provenance="ours",
-            # min/max case analysis, δ' ≤ μ·1 and κX ≤ μX: the min max route's lattice normal forms
+            # min/max case analysis, δ' ≤ μ·1 and κX ≤ μX: the lattice route's lattice normal forms
         ),
         kappa_le_1,
         tight_step(96 * _gen.mu()),
