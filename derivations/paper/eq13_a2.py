@@ -38,7 +38,6 @@ from ..checks.verdicts import refuted, undecided, verified
 from ..ledger import Derivation, Domain, Step, StepResult
 from ..symbols import TAU_RANGE, W, Z, a, k, tau, theta_c, u, x_e
 from . import Erratum
-from ._laws import factored_certificate
 
 POSITION = ("A", 6)
 
@@ -525,11 +524,14 @@ def _a2() -> Derivation:
             provenance="paper",
             reference="A.2, first line of the last chain (the common factor 1 − a omitted)",
             domain=_X,
-            check=factored_certificate(
-                (x_e + theta_c - 1)
-                * x_e**2
-                * (4 * x_e + 4 * theta_c - theta_c**2)
-                / (4 * (x_e + theta_c) * (x_e + 1) * (2 * x_e + theta_c) ** 2)
+            route=(
+                "certificate",
+                {
+                    "certificate": (x_e + theta_c - 1)
+                    * x_e**2
+                    * (4 * x_e + 4 * theta_c - theta_c**2)
+                    / (4 * (x_e + theta_c) * (x_e + 1) * (2 * x_e + theta_c) ** 2)
+                },
             ),
             note="Var/E² = (x + θ − 1)x²/(2x + θ)²; 4(x + θ)(x + 1) − (2x + θ)² = 4x + 4θ − θ² > 0",
         ),
@@ -542,7 +544,10 @@ def _a2() -> Derivation:
             provenance="paper",
             reference="A.2, second line",
             domain=_X,
-            check=factored_certificate((x_e + theta_c - 1) * x_e * (x_e - 1) / (8 * (x_e + theta_c) * (x_e + 1))),
+            route=(
+                "certificate",
+                {"certificate": (x_e + theta_c - 1) * x_e * (x_e - 1) / (8 * (x_e + theta_c) * (x_e + 1))},
+            ),
             note="uses x/(x + 1) ≥ 1/2",
         ),
         Step(
