@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
-from ..checks import falsify
-from ..checks.verdicts import proved, refuted, verified
-from ..ledger import Derivation, Domain, Link, Step, StepResult
+from ..ledger import Derivation, Domain, Link, Step
 from ..render import printed
 from ..symbols import (
     CE_risk,
@@ -76,32 +74,6 @@ def tight_variability(c: sp.Expr) -> Step:
 #: Prop. 2's risks as prop2 writes them (functions of τ, k), replaced by plain symbols in the chain
 _PROP2_SUBS = {sp.Function("E_CrossEnt_hat")(tau, k): CE_risk, sp.Function("R")(tau, k): R_risk}
 _CE_hat, _R = CE_risk, R_risk
-
-
-def _by_cases(step: Step, opts: dict) -> StepResult:
-    """Proves a one-variable ``lhs ≤ rhs`` with |·| or max by cases: rhs − lhs as a Piecewise, each
-    branch ≥ 0 on its own condition (``solve_univariate_inequality``); the falsifier attacks it too."""
-    gap = sp.piecewise_fold((step.rhs - step.lhs).rewrite(sp.Piecewise))
-    (var,) = gap.free_symbols
-    branches = gap.args if isinstance(gap, sp.Piecewise) else ((gap, sp.true),)
-    seen, ok = sp.EmptySet, True
-    for e, cond in branches:
-        where = (sp.Reals if cond is sp.true else cond.as_set()) - seen
-        seen = seen | where
-        ok &= bool(where.is_subset(sp.solve_univariate_inequality(e >= 0, var, relational=False, domain=sp.Reals)))
-    ok &= seen == sp.Reals
-    fz = falsify(step, opts)
-    common = dict(
-        method=f"symbolic: {len(branches)} cases of rhs − lhs, each ≥ 0 on its condition; falsifier: {fz.trials} trials",
-        evidence=f"rhs − lhs = {gap}; {fz.evidence}",
-        worst_ratio=fz.worst_ratio,
-        trials=fz.trials,
-    )
-    if fz.counterexample is not None:
-        return refuted(step, counterexample=fz.counterexample, **common)
-    if ok:
-        return proved(step, symbolic=True, cover={str(var): ("-oo", "oo")}, **common)
-    return verified(step, attacked=fz.attacked, **common)  # the ranges the falsifier attacked
 
 
 #: the Cauchy–Schwarz step of prop5 is proved on U, c ∈ [1e-4, 1e4]; with U = (4/τ)(1 ∧ A), c = 4A/τ
@@ -221,7 +193,6 @@ def _chain_steps() -> list[Step]:
             domain=Domain({x: (-sp.oo, sp.oo)}),
             provenance="classical",
             reference="|x| = max(x, −x)",
-            check=_by_cases,
         ),
         Step(
             _PREMISE_MOHRI,
