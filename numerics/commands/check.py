@@ -134,5 +134,10 @@ def run(args) -> int:
     )
     if bar is not None:
         bar.close()
-    print(json.dumps(out, indent=1, ensure_ascii=False) if args.json else format_report(out))
+    if args.json:
+        from ..jsonout import check_json
+
+        print(json.dumps(check_json(out), indent=1, ensure_ascii=False))
+    else:
+        print(format_report(out))
     return out["exit_status"]
