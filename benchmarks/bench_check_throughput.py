@@ -145,7 +145,9 @@ def main() -> None:
         for label, wall, cpu, out in runs:
             same = [[c[k] for k in keys] for c in out["claims"]] == first
             same_v = [[c[k] for k in ("name", "verdict", "counterexample")] for c in out["claims"]] == verdicts
-            cores = args.workers if label.endswith(str(args.workers)) else 1  # the baseline and serial: one
+            cores = (
+                1 if label.startswith("serial") else args.workers if "workers" in label else 2
+            )  # baseline: its default
             ext = 10_000 * cpu / args.claims / cores
             print(
                 f"{label:<28} {wall:8.1f} {cpu:8.1f} {args.claims / wall:9.1f} {1000 * cpu / args.claims:13.1f}"

@@ -59,4 +59,5 @@ def _raw_triplet(anchors, positives, negatives):
     V.same_dim(a, "anchors", p, "positives")
     V.same_dim(a, "anchors", ng, "negatives")
     dt = V.common_dtype(a, p, ng)
+    V.refuse_kernel_scratch(ng, "negatives")  # O(k) working rows per thread: a huge k is refused, not an OOM
     return V.small_operand(a, "anchors", dt, anchors), V.small_operand(p, "positives", dt, positives), ng

@@ -169,6 +169,19 @@ def verdict_json(row: dict) -> dict:
     return out
 
 
+def check_json(out: dict) -> dict:
+    """``check --json``: each claim's counterexample as numbers (the gate's enclosures ``[lo, hi]``), its exact
+    texts beside it (``counterexample_text``), as ``verify --json`` gives them; the Python ``check`` keeps the
+    texts."""
+    claims = []
+    for c in out["claims"]:
+        row = dict(c)
+        if isinstance(c.get("counterexample"), dict):
+            row["counterexample"], row["counterexample_text"] = _point(c["counterexample"])
+        claims.append(row)
+    return {**out, "claims": claims}
+
+
 def verify_json(summary: dict) -> dict:
     """``verify --json``: every row through ``verdict_json``."""
     return {**summary, "results": [verdict_json(r) for r in summary["results"]]}

@@ -106,6 +106,25 @@ def refuse_broadcast_copy(a: np.ndarray, name: str, dtype, why: str) -> None:
         )
 
 
+def refuse_kernel_scratch(negatives: np.ndarray, name: str, streams: int = 4) -> None:
+    """A ValueError naming ``name`` when the per-anchor kernels' working rows would not fit in half the free memory
+    (``copy_limit()``): each thread holds, per k, 16 bytes for each of ``streams`` anchors (the logits, or B_τ's
+    squared norms and their logs) and an 8-byte index, so an ``(n, k, d)`` negatives array with a huge k (a
+    broadcast of 10⁹ negatives to 4 anchors has k = 2.5·10⁸) needs O(k) scratch per thread whatever its own
+    memory; refused here instead of running out of memory inside the kernel (numba's SystemError)."""
+    import numba
+
+    k = negatives.shape[1]
+    need = numba.get_num_threads() * (min(streams, negatives.shape[0]) * 16 + 8) * k
+    limit = copy_limit()
+    if need > limit:
+        raise ValueError(
+            f"{name} has k = {k} negatives per anchor: the kernels' working rows (k values per anchor, {streams} "
+            f"anchors per thread) would need {_gib(need)}, more than half the free memory ({_gib(2 * limit)}); "
+            "pass fewer negatives per anchor (the pooled layout, or several calls over parts of k)"
+        )
+
+
 def small_operand(a: np.ndarray, name: str, dtype, given=None, why: str = "") -> np.ndarray:
     """``a`` as a C-contiguous ``dtype`` array; if that copies an array the caller passed (``given``, by default
     ``a``), an ``InputCopyWarning`` names it, its shape, dtype, layout and size, and why. A broadcast array whose

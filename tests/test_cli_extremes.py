@@ -8,6 +8,7 @@ parameter lines wrote n = 10^300 and δ = 10^-300 out in 300 digits.
 from __future__ import annotations
 
 import json
+from fractions import Fraction
 
 import pytest
 
@@ -22,7 +23,7 @@ def test_compare_plots_any_k_of_the_range(tmp_path, capsys, ks):
     out = capsys.readouterr().out
     assert png.stat().st_size > 10_000
     assert "0" * 40 not in out  # k = 1e300 in the table as 1e300
-    last = short_str(int(float(ks.split(",")[-1])))  # 1e300 → "1e300", 1e12 → "1000000000000"
+    last = short_str(int(Fraction(ks.split(",")[-1])))  # 1e300 → "1e300", 1e12 → "1000000000000"
     assert any(line.lstrip().startswith(last + " ") for line in out.splitlines()), out
 
 

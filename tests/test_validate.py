@@ -397,3 +397,31 @@ def test_broadcast_copy_is_announced_or_refused(monkeypatch):
     z32 = rng.normal(size=(5, 3)).astype(np.float32)  # and a dtype widening is a copy too: announced
     with pytest.warns(V.InputCopyWarning, match="similarities"):
         ib.numerics.api.data_continuity_factor(z32, tau=0.5, beta=1.0)
+
+
+def test_a_huge_k_is_refused_naming_the_negatives_not_an_out_of_memory(monkeypatch):
+    """Issue 28, audited: 10⁹ broadcast negatives to 4 anchors (k = 2.5·10⁸) cost nothing as an array, but every
+    per-anchor kernel keeps k values per anchor per thread (29.8 GiB on two threads): b_tau ended in numba's
+    SystemError and the loss ran out of memory. Refused before any kernel runs, naming the argument; a k whose
+    working rows fit is computed as before."""
+    import infonce_bounds as ib
+    from infonce_bounds.numerics import validate as V
+
+    rng = np.random.default_rng(8)
+    a, p, row = _units(rng, 4, 8), _units(rng, 4, 8), _units(rng, 8)
+    monkeypatch.setattr(V, "copy_limit", lambda: 8 << 30)  # 16 GiB free, whatever this machine has
+    huge = np.broadcast_to(row, (4, 250_000_000, 8))
+    for call in (
+        lambda ng: ib.infonce_loss(a, p, ng, 0.5),
+        lambda ng: ib.infonce_risk(a, p, ng, 0.5),
+        lambda ng: ib.b_tau(a, p, ng, 0.5),
+        lambda ng: ib.infonce_gradient(a, p, ng, 0.5),
+    ):
+        with pytest.raises(ValueError, match=r"negatives has k = 250000000 negatives per anchor.*would need"):
+            call(huge)
+    monkeypatch.setattr(V, "copy_limit", lambda: 1 << 20)  # 2 MiB free: k = 10⁵ no longer fits either
+    with pytest.raises(ValueError, match=r"negatives has k = 100000 "):
+        ib.infonce_loss(a, p, np.broadcast_to(row, (4, 100_000, 8)), 0.5)
+    monkeypatch.undo()
+    small = np.broadcast_to(row, (4, 1000, 8))
+    np.testing.assert_allclose(ib.infonce_loss(a, p, small, 0.5), ib.infonce_loss(a, p, small.copy(), 0.5), rtol=1e-13)

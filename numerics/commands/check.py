@@ -51,8 +51,45 @@ def add_arguments(p) -> None:
 
 def _evidence(c: dict) -> str:
     if c["counterexample"]:
-        return "COUNTEREXAMPLE " + ", ".join(f"{k}={v}" for k, v in c["counterexample"].items())
+        # an ill-posed claim's point is where a side is undefined, not where the claim fails
+        label = "UNDEFINED AT " if c["verdict"] == "ill-posed" else "COUNTEREXAMPLE "
+        return label + ", ".join(f"{k}={v}" for k, v in c["counterexample"].items())
     return f"{c['worst_ratio']:.6g}" if c["worst_ratio"] is not None else c["evidence"]
+
+
+#: one line per column of ``format_report``'s table, printed after the report (as ``verify``'s footer)
+CHECK_COLUMNS = (
+    ("claim", "the claim's name in the file"),
+    ("read as", "the claim as read (SymPy); the LaTeX re-rendered from it is listed below the table"),
+    ("kind", "inequality, identity or expansion/limit, from the relation written"),
+    (
+        "verdict",
+        "proved (symbolic reduction, certified interval arithmetic or a proof route, over the whole stated "
+        "domain), verified numerically (no proof; no violation found), refuted (an exact counterexample the Arb "
+        "gate confirmed), ill-posed (a side undefined or infinite at a point of the domain, named), undecided, "
+        "error (an internal error: its message in method)",
+    ),
+    ("method", "how the verdict was reached, with the number of trials or boxes used"),
+    (
+        "worst ratio / evidence",
+        "the worst ratio (below), or the evidence for a claim without one; COUNTEREXAMPLE and its point for a "
+        "refuted claim, UNDEFINED AT and its point for an ill-posed one",
+    ),
+    ("s", "seconds the check took (cached: answered from the cache)"),
+)
+
+
+def footer(width: int = 110) -> str:
+    """The meaning of every column of the table and the sign convention of the worst ratio (``verify``'s)."""
+    import textwrap
+
+    from .verify import WORST_RATIO_MEANING
+
+    name_w = max(len(c) for c, _ in CHECK_COLUMNS)
+    out = ["Columns:"]
+    for c, text in CHECK_COLUMNS:
+        out += textwrap.wrap(text, width, initial_indent=f"  {c.ljust(name_w)}  ", subsequent_indent=" " * (name_w + 4))
+    return "\n".join([*out, "", *textwrap.wrap(WORST_RATIO_MEANING, width)])
 
 
 def format_report(out: dict) -> str:
@@ -106,7 +143,7 @@ def format_report(out: dict) -> str:
         uses = f" (uses {', '.join(c['uses'])})" if c["uses"] else ""
         why = f"; not proved: {c['unproved']}" if c.get("unproved") else ""
         lines.append(f"  {c['name']}{uses}: {c['covered']}{why}")
-    return "\n".join(lines)
+    return "\n".join([*lines, "", footer()])
 
 
 def run(args) -> int:
@@ -149,5 +186,10 @@ def run(args) -> int:
     )
     if bar is not None:
         bar.close()
-    print(json.dumps(out, indent=1, ensure_ascii=False) if args.json else format_report(out))
+    if args.json:
+        from ..jsonout import check_json
+
+        print(json.dumps(check_json(out), indent=1, ensure_ascii=False))
+    else:
+        print(format_report(out))
     return out["exit_status"]
