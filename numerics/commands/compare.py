@@ -196,7 +196,9 @@ def plot(rows: list[dict], path: pathlib.Path, title: str) -> pathlib.Path:
 def _format_table(rows: list[dict]) -> str:
     head = ["k", "γ"] + [v[0] for v in COLUMNS.values()] + ["active"]
     body = [
-        [short_str(r["k"]), r["gamma"]] + [r[key]["upper"] if r[key] else "—" for key in COLUMNS] + [r.get("active", "—")]
+        [short_str(r["k"]), r["gamma"]]
+        + [r[key]["upper"] if r[key] else "—" for key in COLUMNS]
+        + [r.get("active", "—")]
         for r in rows
     ]
     widths = [max(len(x[i]) for x in [head, *body]) for i in range(len(head))]
