@@ -315,6 +315,10 @@ class Step:
     expected: str | None = None
     links: Sequence[Link] = ()
     route: tuple[str, Mapping[str, Any]] | None = None
+    #: why no proof route proves this step, where its author knows (a claim over every law of the draws,
+    #: over every embedding configuration, …); shown beside a "verified numerically" verdict, which
+    #: otherwise states the reason the checks give (``checks.unproved_reason``)
+    unproved: str = ""
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -403,6 +407,9 @@ class StepResult:
     covered: dict[str, tuple[str, str]] | None = None
     #: the ranges the numeric attack sampled (symbol → (lo, hi)); e.g. the k range of a vector claim
     attacked: dict[str, tuple[str, str]] | None = None
+    #: for a VERIFIED verdict: why no route proved the step (the step's own ``unproved``, or what the checks
+    #: report: the routes tried and why each stopped)
+    unproved: str = ""
 
     @property
     def as_expected(self) -> bool:
@@ -430,6 +437,7 @@ class StepResult:
             "as_expected": self.as_expected,
             "covered": self.covered,
             "attacked": self.attacked,
+            "unproved": self.unproved,
         }
 
 

@@ -1037,6 +1037,7 @@ def check(
                 "domain": claim.step.domain.describe(),
                 "covered": outcome["covered"],
                 "whole_domain": outcome["whole_domain"],
+                "unproved": (outcome.get("result") or {}).get("unproved", ""),
                 "uses": list(claim.uses),
                 "uses_not_proved": [
                     u_ for u_ in claim.uses if outcome.get("uses_verdicts", {}).get(u_) != str(Verdict.PROVED)

@@ -157,6 +157,7 @@ def test_builders_fill_the_fields_the_verdict_means():
 def test_restored_gives_back_the_stored_record(res: StepResult):
     """The cache's round trip: ``as_dict`` then ``restored`` is the same record (the format is unchanged)."""
     res.provenance, res.expected, res.seconds = "paper", "refuted", 1.5
+    res.unproved = "a reason" if res.verdict == Verdict.VERIFIED else ""
     back = V.restored(res.as_dict())
     assert back.as_dict() == res.as_dict()
     assert list(res.as_dict()) == [
@@ -176,4 +177,5 @@ def test_restored_gives_back_the_stored_record(res: StepResult):
         "as_expected",
         "covered",
         "attacked",
+        "unproved",
     ]

@@ -122,6 +122,10 @@ def check_step(step: Step, **options: Any) -> StepResult:
         res.method = f"{res.method} (not proved: definedness not established)"
     res.provenance = step.provenance
     res.expected = step.expected
+    if res.verdict == Verdict.VERIFIED:  # a verified step says why no route proved it
+        from .unproved import unproved_reason
+
+        res.unproved = unproved_reason(step, res)
     if printed is not step and res.verdict == Verdict.PROVED and isinstance(res.covered, dict):
         # a symbol of the printed form that the checked value does not contain (R̃ in
         # (CE − R̃) + (R̃ − R̂_n) once evaluated) cannot restrict the proof: it holds for all its values

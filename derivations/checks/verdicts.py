@@ -321,7 +321,7 @@ def restored(d: Mapping[str, Any]) -> StepResult:
         symbolic=d.get("symbolic", False),
         expected=d.get("expected"),
     )
-    for name in ("covered", "attacked"):
+    for name in ("covered", "attacked", "unproved"):
         if name in d and hasattr(res, name):
             setattr(res, name, d[name])
     return res

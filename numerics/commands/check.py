@@ -95,7 +95,8 @@ def format_report(out: dict) -> str:
     lines += ["", "covered:"]
     for c in out["claims"]:
         uses = f" (uses {', '.join(c['uses'])})" if c["uses"] else ""
-        lines.append(f"  {c['name']}{uses}: {c['covered']}")
+        why = f"; not proved: {c['unproved']}" if c.get("unproved") else ""
+        lines.append(f"  {c['name']}{uses}: {c['covered']}{why}")
     return "\n".join(lines)
 
 

@@ -128,6 +128,10 @@ def format_table(summary: dict) -> str:
             + (" (catalogue unchanged)" if cache.get("catalogue_hit") else "")
             + f"; {_checkcache.cache_dir()}"
         )
+    unproved = [r for r in summary["results"] if r.get("unproved")]
+    if unproved:  # every step left verified numerically says why no route proved it
+        lines += ["", f"Not proved ({len(unproved)} verified numerically), and why:"]
+        lines += [f"  {r['result']} / {r['step']}: {r['unproved']}" for r in unproved]
     lines += ["", footer()]
     return "\n".join(lines)
 
