@@ -1104,7 +1104,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
                 "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
             ),
-            note="no expectation route: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² is itself falsifier-only (equality at u = a and u = 1)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² is itself falsifier-only (equality at u = a and u = 1)",
         ),
         Step(
             "Bhatia–Davis and a = m/Z",
@@ -1243,8 +1243,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            note="no expectation route: a chain through the quadratic bound above (a law check); "
-            "0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the quadratic bound above (a law check)",
+            note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
         # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
         Step(
@@ -1269,7 +1269,7 @@ def _bound() -> Derivation:
                 "E log Z_k − E log Z_{k−1} ≥ 0",
                 prev=True,
             ),
-            note="no expectation route: leave-one-out averaging (μ̂_k as the mean of the k leave-one-out means) is not one of the route's rules",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: leave-one-out averaging (μ̂_k as the mean of the k leave-one-out means) is not one of the route's rules",
         ),
         Step(
             "chord of log on [m, M]",
@@ -1294,8 +1294,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
                 "k = 1 by the chord, every k by monotonicity",
             ),
-            note="no expectation route: the pointwise chord of log on [m, M] touches 0 at both ends (a falsifier-only step); "
-            "log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise chord of log on [m, M] touches 0 at both ends (a falsifier-only step)",
+            note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
         ),
         Step(
             "D(τ) − φ(z) = v − 1 − log v",
@@ -1324,7 +1324,7 @@ def _bound() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above"),
-            note="no expectation route: a chain through the chord bound (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the chord bound (a law check)",
         ),
         Step(
             "finite-k bias bound",
@@ -1337,8 +1337,8 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            note="no expectation route: the min of the two bounds above (law checks); "
-            "0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the two bounds above (law checks)",
+            note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]
     return Derivation(
@@ -1499,7 +1499,7 @@ def _deviation() -> Derivation:
             check=_law_check(
                 lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))), "e^{1/τ}·sinh(1/τ)/√k"
             ),
-            note="no expectation route: Cauchy–Schwarz E|D| ≤ (E D²)^{1/2} with D = μ̂ − μ (not a sample mean) is not one of the route's rules",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Cauchy–Schwarz E|D| ≤ (E D²)^{1/2} with D = μ̂ − μ (not a sample mean) is not one of the route's rules",
         ),
     ]
     return Derivation(

@@ -193,7 +193,7 @@ def _a1() -> Derivation:
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_printed, "exact E|μ̂ − μ|³ (unseeded search)"),
             expected="refuted",
-            note="no expectation route: an erratum: the law search refutes it",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an erratum: the law search refutes it",
         ),
         Step(
             "display corrected: e^{3/τ} in the numerator",
@@ -203,7 +203,7 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
-            note="no expectation route: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
         ),
         Step(
             "Taylor remainder of log(1 + x), x ≥ 0",
@@ -233,8 +233,8 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
-            note="no expectation route: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine; "
-            "sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
+            note="sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
         ),
         Step(
             "direct calculation as printed: E(μ̂ − μ)² = Var/n",
@@ -290,7 +290,7 @@ def _a1() -> Derivation:
             reference="Lyapunov's inequality (the p = 3 case of Marcinkiewicz–Zygmund follows)",
             domain=_LAW,
             check=law_check(lambda L, lw: (_m(L, lw, 3, absolute=True), _m(L, lw, 4) ** 0.75), "exact moments"),
-            note="no expectation route: Lyapunov's (Hölder's) inequality is not one of the route's rules",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lyapunov's (Hölder's) inequality is not one of the route's rules",
         ),
         Step(
             "E|μ̂ − μ|³ = O(k^{−3/2})",
@@ -311,8 +311,8 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW,
             check=law_check(_explicit_32, "corrected display, Lyapunov and the fourth moment", seeds=SEEDS),
-            note="no expectation route: a chain through the Taylor display (not proved) and Lyapunov; "
-            "k(log μ − E log μ̂) ≥ Var/(2μ²) − e^{3/τ}(3σ⁴ + m₄/k)^{3/4}/(3√k)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Taylor display (not proved) and Lyapunov",
+            note="k(log μ − E log μ̂) ≥ Var/(2μ²) − e^{3/τ}(3σ⁴ + m₄/k)^{3/4}/(3√k)",
         ),
     ]
     return Derivation(

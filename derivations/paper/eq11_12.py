@@ -96,7 +96,7 @@ def _eq11_12() -> Derivation:
             reference="(11)",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
-            note="no expectation route: Lemma 2's route with f = log: a chain through its Taylor step (not proved) and Popoviciu",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: a chain through its Taylor step (not proved) and Popoviciu",
         ),
         Step(
             "(11) upper, Lemma 2's route with f = log",
@@ -109,8 +109,8 @@ def _eq11_12() -> Derivation:
             "lemma 2. The details are omitted'",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
-            note="no expectation route: the pointwise Taylor bound touches 0 along μ̂ = μ: not proved by the engine; "
-            "then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound touches 0 along μ̂ = μ: not proved by the engine",
+            note="then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
         ),
         Step(
             "(12)",
@@ -126,7 +126,7 @@ def _eq11_12() -> Derivation:
                 "as printed, one anchor",
                 with_density=True,
             ),
-            note="no expectation route: an instance of Lemma 3's statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement (a law check)",
         ),
         Step(
             "ours: (11) ≤ min(C(τ)/k, D(τ))",
@@ -140,7 +140,7 @@ def _eq11_12() -> Derivation:
                 "derivation bias_bound",
                 seeds=seeds,
             ),
-            note="no expectation route: a chain through bias_bound's bounds (law checks)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
         ),
         Step(
             "ours: (12) with Lemma 3 sharpened",
@@ -158,7 +158,7 @@ def _eq11_12() -> Derivation:
                 "lemma3's ours in place of Lemma 3",
                 with_density=True,
             ),
-            note="no expectation route: a chain through lemma3's sharpened statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's sharpened statement (a law check)",
         ),
         Step(
             "Var/k form of the quadratic term",

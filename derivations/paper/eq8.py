@@ -58,7 +58,7 @@ def _eq8() -> Derivation:
             reference="(8)",
             domain=dom,
             check=law_check(lambda L, lw: (_q_and_p(L, lw)[0], L.exp(2 / lw.tau) * _q_and_p(L, lw)[1]), "A = one atom"),
-            note="no expectation route: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
         ),
         Step(
             "(8) lower",
@@ -72,7 +72,7 @@ def _eq8() -> Derivation:
             check=law_check(
                 lambda L, lw: (L.exp(-2 / lw.tau) * _q_and_p(L, lw)[1], _q_and_p(L, lw)[0]), "A = one atom"
             ),
-            note="no expectation route: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
         ),
         Step(
             "numerator ≤ e^{1/τ} π(A), denominator ≥ e^{−1/τ}",
@@ -93,8 +93,8 @@ def _eq8() -> Derivation:
             relation="<=",
             domain=dom,
             check=law_check(_upper_sharp, "s = 1 on A, −1 off A is extremal"),
-            note="no expectation route: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose; "
-            "attained by s(z, ·) = 1 on A and −1 off A",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            note="attained by s(z, ·) = 1 on A and −1 off A",
         ),
         Step(
             "ours: sharp lower end",
@@ -104,7 +104,7 @@ def _eq8() -> Derivation:
             relation=">=",
             domain=dom,
             check=law_check(_lower_sharp, "s = −1 on A, 1 off A is extremal"),
-            note="no expectation route: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
         ),
     ]
     return Derivation(

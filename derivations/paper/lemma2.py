@@ -161,7 +161,7 @@ def _lemma2() -> Derivation:
             reference="Lemma 2",
             domain=_LAW,
             check=_law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
-            note="no expectation route: a chain through the Taylor step in expectation, whose pointwise form the engine does not prove",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Taylor step in expectation, whose pointwise form the engine does not prove",
         ),
         Step(
             "μ, μ̂ ≤ e^c",
@@ -274,7 +274,7 @@ def _lemma2() -> Derivation:
                 lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
                 "the Taylor line in expectation (the linear term has mean 0)",
             ),
-            note="no expectation route: the pointwise Taylor bound touches 0 along μ̂ = μ over c ∈ [1e-2, 1e3]: the engine's interval and touching routes do not prove it",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound touches 0 along μ̂ = μ over c ∈ [1e-2, 1e3]: the engine's interval and touching routes do not prove it",
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
@@ -350,7 +350,7 @@ def _lemma2() -> Derivation:
             reference="(22)",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
-            note="no expectation route: rests on the Taylor step above (not proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: rests on the Taylor step above (not proved)",
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
         Step(
@@ -388,8 +388,8 @@ def _lemma2() -> Derivation:
                 lambda L, lw: (_middle(L, lw), _ours_upper_num(L, lw)),
                 "the step above and bias_bound's C(τ)/k at τ = 1/c",
             ),
-            note="no expectation route: a chain through bias_bound's C(τ)/k, itself a law check; "
-            "(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k; compared with the paper's constant in prop1",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's C(τ)/k, itself a law check",
+            note="(e^{2c} − 1)·min(0.2163, c(1 + c/3)/4)/k; compared with the paper's constant in prop1",
         ),
     ]
     return Derivation(

@@ -173,8 +173,8 @@ def _lemma3() -> Derivation:
             reference="Lemma 3",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), 4 * ew2(L, lw) / lw.k), "as printed, f = s ∈ [−1, 1]"),
-            note="no expectation route: a chain (23)–(25) through |A/B| ≤ 2, which needs |E_ν f| ≤ 1: a range of a moment (from E_π w = 1, w ≥ 0), not a per-draw bound the route proves; "
-            "checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (23)–(25) through |A/B| ≤ 2, which needs |E_ν f| ≤ 1: a range of a moment (from E_π w = 1, w ≥ 0), not a per-draw bound the route proves",
+            note="checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
         ),
         Step(
             "ratio − E_ν f = A/B",
@@ -235,7 +235,7 @@ def _lemma3() -> Derivation:
             reference="(24)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(_e_ab(L, lw)), 2 * ew2(L, lw) / lw.k), "|f − E_ν f| ≤ 2"),
-            note="no expectation route: E AB reduces to m⁻¹E_π[w²(f − E_ν f)], but the pointwise bound needs |E_ν f| ≤ 1, a moment's range the route does not derive",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: E AB reduces to m⁻¹E_π[w²(f − E_ν f)], but the pointwise bound needs |E_ν f| ≤ 1, a moment's range the route does not derive",
         ),
         Step(
             "|f − E_ν f| ≤ 2, so |A| ≤ 2B",
@@ -258,7 +258,7 @@ def _lemma3() -> Derivation:
             reference="(25)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"),
-            note="no expectation route: an absolute value of E[(A/B)(B − 1)²] with |A| ≤ 2B needing |E_ν f| ≤ 1 (a moment's range)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an absolute value of E[(A/B)(B − 1)²] with |A| ≤ 2B needing |E_ν f| ≤ 1 (a moment's range)",
         ),
         Step(
             "(25) E(B − 1)² = E_π(w − 1)²/m",
@@ -302,8 +302,8 @@ def _lemma3() -> Derivation:
             domain=_LAW,
             check=_law(_p_zero, "P(Σ_j w(ξ_j) = 0) ≤ 0 on laws with π(w = 0) > 0", zero_density=True, seeds=DEGENERATE),
             expected="refuted",
-            note="no expectation route: an erratum: the law search refutes it; "
-            "π uniform on two points, ν = δ at the first: P(Σ w = 0) = 2^{−m}",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an erratum: the law search refutes it",
+            note="π uniform on two points, ν = δ at the first: P(Σ w = 0) = 2^{−m}",
         ),
         # --- ours
         Step(
@@ -319,8 +319,8 @@ def _lemma3() -> Derivation:
                 zero_density=True,
                 seeds=DEGENERATE,
             ),
-            note="no expectation route: a chain as the statement's, with a convention on {Σ w = 0} the route's forms do not state; "
-            "the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain as the statement's, with a convention on {Σ w = 0} the route's forms do not state",
+            note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
         ),
         Step(
             "ours: AB term through E_π[w(f − E_ν f)] = 0",
@@ -341,7 +341,7 @@ def _lemma3() -> Derivation:
                 lambda L, lw: (abs(_e_ab(L, lw)), 2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k),
                 "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}",
             ),
-            note="no expectation route: Cauchy–Schwarz between moments is not one of the route's rules",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Cauchy–Schwarz between moments is not one of the route's rules",
         ),
         Step(
             "ours: statement",
@@ -351,7 +351,7 @@ def _lemma3() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), _ours_num(L, lw)), "the two steps above and (25)"),
-            note="no expectation route: a chain through the Cauchy–Schwarz step (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Cauchy–Schwarz step (a law check)",
         ),
         Step(
             "ours ≤ paper",

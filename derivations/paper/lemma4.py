@@ -115,7 +115,7 @@ def _lemma4() -> Derivation:
                 "bias_bound's k-free bound; seeded with the extremal two-point laws",
                 seeds=SEEDS,
             ),
-            note="no expectation route: bias_bound's k-free bound: the chord of log in expectation, whose pointwise form touches 0 at both ends (not proved by the engine)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: bias_bound's k-free bound: the chord of log in expectation, whose pointwise form touches 0 at both ends (not proved by the engine)",
         ),
         Step(
             "ours ≤ paper: D(τ) ≤ 2/τ",

@@ -148,7 +148,7 @@ def _prop1() -> Derivation:
             reference="Proposition 1",
             domain=_LAW,
             check=_law(lambda L, lw: (gap_standard(L, lw), paper_upper_num(L, lw)), "as printed, per (z^a, z^+)"),
-            note="no expectation route: Lemma 2's upper half: a chain through its Taylor step (not proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's upper half: a chain through its Taylor step (not proved)",
         ),
         Step(
             "Lemma 2 hypothesis with X_j as printed",
@@ -239,7 +239,7 @@ def _prop1() -> Derivation:
                 lambda L, lw: (gap_standard(L, lw), ours_constant_num(L, lw.tau) / lw.k),
                 "the step above and bias_bound's C(τ)/k",
             ),
-            note="no expectation route: a chain through bias_bound's C(τ)/k (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's C(τ)/k (a law check)",
         ),
         Step(
             "ours: CE − R ≤ min(C(τ)/k, D(τ))",
@@ -255,8 +255,8 @@ def _prop1() -> Derivation:
                 ),
                 "R ≥ R̃ and bias_bound's min(C(τ)/k, D(τ)) (D: lemma4)",
             ),
-            note="no expectation route: a chain through bias_bound's bounds (law checks); "
-            "at τ = 0.1, k = 256 this is D(0.1) ≈ 16.0 against the paper's ≈ 1.1·10¹⁴",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
+            note="at τ = 0.1, k = 256 this is D(0.1) ≈ 16.0 against the paper's ≈ 1.1·10¹⁴",
         ),
         Step(
             "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8",

@@ -142,7 +142,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
                 "as printed, one anchor",
             ),
-            note="no expectation route: a chain (27)–(28) through Lemma 3 (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (27)–(28) through Lemma 3 (a law check)",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -213,7 +213,7 @@ def _prop2() -> Derivation:
                 ),
                 "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
             ),
-            note="no expectation route: an identity between the empirical kernels' definitions (ratios Σ s w/Σ w), not restated in the route's forms",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an identity between the empirical kernels' definitions (ratios Σ s w/Σ w), not restated in the route's forms",
         ),
         Step(
             "chain, third equality as printed",
@@ -244,7 +244,7 @@ def _prop2() -> Derivation:
             domain=_LAW,
             check=_law(_id(_unweighted, weighted_sim), "E[Σ s_j/Σ w_j] vs E[Σ s_j w_j/Σ w_j]"),
             expected="refuted",
-            note="no expectation route: an erratum: the law search refutes it",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an erratum: the law search refutes it",
         ),
         Step(
             "comparing with (29)",
@@ -261,7 +261,7 @@ def _prop2() -> Derivation:
                 ),
                 "the log μ̂ terms cancel",
             ),
-            note="no expectation route: expectations of ratios Σ s w/Σ w: not polynomial in the sample sums, not one of the route's rules",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: expectations of ratios Σ s w/Σ w: not polynomial in the sample sums, not one of the route's rules",
         ),
         Step(
             "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
@@ -273,7 +273,7 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2 (the bound of (27)); display (12)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
-            note="no expectation route: an instance of Lemma 3's statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement (a law check)",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -342,7 +342,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
                 "lemma3's 'ours: statement' in place of Lemma 3",
             ),
-            note="no expectation route: a chain through lemma3's 'ours: statement' (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's 'ours: statement' (a law check)",
         ),
     ]
     return Derivation(
