@@ -236,7 +236,7 @@ def _opts(opts: Mapping[str, Any]) -> dict:
 
 def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any]) -> str:
     """Prove ``small ≤ big`` on ``domain`` with the engine; the method text, or ``NotProved``."""
-    from . import check_step
+    from .reentry import check_step
 
     names = free_names(small) | free_names(big)
     ranges = {s_: r_ for s_, r_ in domain.ranges.items() if s_ in names}
