@@ -120,6 +120,19 @@ _v = sp.Symbol("v", positive=True)
 LOG = sp.Lambda(_v, sp.log(_v))
 
 
+def jensen_gap_route(placeholder: Any, reason: str) -> tuple[str, dict]:
+    """``Step.route`` for ``placeholder ≥ 0`` with ``placeholder = log μ − E log μ̂`` (one anchor's CE − R̃, (31)):
+    Jensen for the concave log on μ̂'s range, the law search (``reason``) beside it. A.1 and (11) print it."""
+    return expectation_route(
+        "jensen",
+        law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), reason),
+        defs={placeholder: GAP},
+        phi=LOG,
+        inner=MU_HAT,
+        bounds=W_BOUNDS,
+    )
+
+
 def expectation_route(rule: str, attack: Callable | None = None, **params: Any) -> tuple[str, dict]:
     """``Step.route`` for the route "expectation" (``checks/expectation.py``) with ``rule`` and its parameters;
     ``attack`` is the step's law checker (``law_check``), run beside the proof as an independent attack."""

@@ -23,12 +23,9 @@ from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
 from ._laws import (
     DRAWS,
-    GAP,
-    LOG,
     MU,
     MU_HAT,
     VAR_W,
-    W_BOUNDS,
     Expect,
     Law,
     bias_gap,
@@ -36,6 +33,7 @@ from ._laws import (
     expectation_route,
     fmax,
     fmin,
+    jensen_gap_route,
     law_check,
     mu,
     mu_hat,
@@ -76,14 +74,7 @@ def _eq11_12() -> Derivation:
             provenance="paper",
             reference="(11)",
             domain=_LAW | DRAWS,
-            route=expectation_route(
-                "jensen",
-                law_check(lambda L, lw: (0 * lw.tau, bias_gap(L, lw)), "as printed (Jensen)"),
-                defs={Gap(tau, k): GAP},
-                phi=LOG,
-                inner=MU_HAT,
-                bounds=W_BOUNDS,
-            ),
+            route=jensen_gap_route(Gap(tau, k), "as printed (Jensen)"),
             note="CE − R̃ = log μ − E log μ̂ by (31) (derivation a1); Jensen for the concave log",
         ),
         Step(
