@@ -1493,13 +1493,32 @@ def _deviation() -> Derivation:
             deviation_bound(),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
+            domain=_LAW | _DRAWS,
             provenance="classical",
             reference="|log u − log v| ≤ e^{1/τ}|u − v| on [e^{−1/τ}, e^{1/τ}]; E|Z_k − Z| ≤ (Var W/k)^{1/2}",
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))), "e^{1/τ}·sinh(1/τ)/√k"
+            # mean value theorem (|log'| ≤ e^{1/τ} on W's range), Cauchy–Schwarz, E(Z_k − Z)² = Var W/k and
+            # Popoviciu e^{2/τ}Var W ≤ e^{2/τ}sinh²(1/τ) = (e^{2/τ} − 1)²/4 (integrand (M − W)(W − m) ≥ 0)
+            route=_expect_route(
+                "lipschitz",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))),
+                    "e^{1/τ}·sinh(1/τ)/√k",
+                ),
+                defs={**_EXP_DEFS, AbsDev(tau, k): Expect(sp.Abs(sp.log(_ZK) - sp.log(_ZE)))},
+                f=sp.Lambda(_V_JENSEN, sp.log(_V_JENSEN)),
+                L=W_MAX,
+                u=_ZK,
+                v=_ZE,
+                then={
+                    "rule": "cauchy_schwarz",
+                    "x": _ZK - _ZE,
+                    "then": {
+                        "rule": "pointwise",
+                        "integrand": W_MAX**2 * (W_MAX - _W1) * (_W1 - W_MIN) / k,
+                        "remainder": W_MAX**2 * (_ZE - COSH_T) ** 2 / k,
+                    },
+                },
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Cauchy–Schwarz E|D| ≤ (E D²)^{1/2} with D = μ̂ − μ (not a sample mean) is not one of the route's rules",
         ),
     ]
     return Derivation(

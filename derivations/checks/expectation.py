@@ -33,6 +33,11 @@ rules (``rule`` parameter):
   φ'' ≤ 0 (concave; ≥ 0 convex) on that range is proved by the engine and φ is defined there
   (``wellposed``), so φ is concave (convex) on an interval holding U and E U.
 
+* ``"cauchy_schwarz"``, ``"lyapunov"``, ``"lipschitz"``, ``"ratio"``, ``"leave_one_out"``: classical rules applied
+  where the claim is an exact instance, each handing its bound to a further rule (``then``); see
+  ``checks/expectation_rules.py``. A printed function may be given a meaning at every argument as
+  ``defs={F: Lambda((x, y), …)}``.
+
 ``bounds`` (per-draw function h(D_1) → (lo, hi)): every range the rules use, each proved pointwise
 (``lo ≤ h ≤ hi`` over the draw ranges, by the engine); an end that depends on parameters enters the scalar
 claim as lo + (hi − lo)·θ, θ ∈ [0, 1] (a domain's ranges are numbers). A strict inequality is not proved (the
@@ -75,7 +80,7 @@ class Expect(sp.Function):
         return "E[" + printer._print(self.args[0]) + "]"
 
 
-RULES = ("moments", "pointwise", "jensen")
+RULES = ("moments", "pointwise", "jensen", "cauchy_schwarz", "lyapunov", "lipschitz", "ratio", "leave_one_out")
 
 
 class NotProved(Exception):
@@ -370,7 +375,14 @@ def _statement(step: Step, defs: Mapping[Any, Any]) -> tuple[sp.Expr, sp.Expr, s
 
     small, big, strict = _sides(step)
     rep = {sp.sympify(k_): sp.sympify(v_) for k_, v_ in dict(defs or {}).items()}
+    # a printed function F given as Lambda((args), meaning) is read at every argument (F(τ, k − 1) too)
+    heads = {k_: v_ for k_, v_ in rep.items() if isinstance(k_, sp.core.function.UndefinedFunction)}
+    rep = {k_: v_ for k_, v_ in rep.items() if k_ not in heads}
     small, big = sp.sympify(small).xreplace(rep), sp.sympify(big).xreplace(rep)
+    for head, lam in heads.items():
+        if not isinstance(lam, sp.Lambda):
+            raise DerivationError(f"defs: the printed function {head} needs a Lambda meaning, got {lam}")
+        small, big = small.replace(head, lam), big.replace(head, lam)
     undefined = {
         f_ for e in (small, big) for f_ in e.atoms(sp.core.function.AppliedUndef) if not isinstance(f_, Expect)
     }
@@ -535,6 +547,14 @@ def _rule_jensen(step, params, opts, red, small, big) -> str:
 _RULES = {"moments": _rule_moments, "pointwise": _rule_pointwise, "jensen": _rule_jensen}
 
 
+def rule_table() -> dict:
+    """Every rule by name: the three above and the classical ones of ``expectation_rules`` (imported here, late,
+    as that module builds on this one)."""
+    from .expectation_rules import RULES as CLASSICAL
+
+    return {**_RULES, **CLASSICAL}
+
+
 def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
     """The step's verdict by the rule ``params["rule"]`` (module docstring), with the law attack beside it."""
     rule = params.get("rule")
@@ -561,7 +581,7 @@ def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
         if rel == "<":
             raise NotProved("a strict inequality: the rules prove ≤ only")
         red = Reducer(_draw_bases([small, big]) | set(params.get("draws", ())), params.get("facts", {}))
-        reason = _RULES[rule](step, params, opts, red, small, big)
+        reason = rule_table()[rule](step, params, opts, red, small, big)
     except NotProved as exc:
         why = f"expectation route ({rule}): not proved: {exc}"
         if numeric is None:

@@ -217,7 +217,8 @@ HINTED: dict[str, HintedRoute] = {
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
-        ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack"),
+        ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
+        + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
         code=("attack",),
     ),
