@@ -19,14 +19,34 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
-from ..symbols import TAU_RANGE, tau, u, x
-from ._laws import Law, law_check, mu
+from ..symbols import TAU_RANGE, s, tau, u, x
+from ._laws import W1, W_BOUNDS, Expect, Law, expectation_route, law_check, mu
 
 POSITION = (3, 2)
 
 QA = sp.Function("Q_tau")  #: Q^φ_τ(z, A) for one anchor's law and A = {first atom}
 RHO = sp.exp(2 / tau)
 _P = Domain({u: (sp.Rational(1, 10**6), 1)}, name="π(A) = p ∈ (0, 1]")
+
+# Q(z, A) over every law of the draw (route "expectation"): a draw is s_1 ∈ [−1, 1] and ι_1 = 1_A(ξ_1), relaxed
+# to ι_1 ∈ [0, 1] (a claim for every [0, 1]-valued ι holds for the indicator), with E ι_1 = π(A) = p:
+# Q = E[ι W]/E W, W = e^{s/τ} ∈ [m, M]. Each bound: cross-multiplied by E W > 0 (rule "ratio"), then
+# monotonicity of expectation with an integrand that is a sum of products of nonnegative factors.
+IOTA = sp.IndexedBase("iota_A", real=True)
+_I1 = IOTA[1]
+_M, _MM = sp.exp(-1 / tau), sp.exp(1 / tau)
+_DRAW_A = Domain({s: (-1, 1), IOTA: (0, 1)}, name="s_1 ∈ [−1, 1], ι_1 = 1_A(ξ_1) ∈ [0, 1]")
+
+
+def _ratio_route(attack: Any, integrand: Any, remainder: Any = 0) -> tuple[str, dict]:
+    return expectation_route(
+        "ratio",
+        attack,
+        defs={QA(tau, u): Expect(_I1 * W1) / Expect(W1)},
+        facts={Expect(_I1): u},
+        bounds=W_BOUNDS,
+        then={"rule": "pointwise", "integrand": integrand, "remainder": remainder, "facts": {Expect(_I1): u}},
+    )
 
 
 def _q_and_p(L: Any, lw: Law) -> tuple[Any, Any]:
@@ -56,9 +76,12 @@ def _eq8() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(8)",
-            domain=dom,
-            check=law_check(lambda L, lw: (_q_and_p(L, lw)[0], L.exp(2 / lw.tau) * _q_and_p(L, lw)[1]), "A = one atom"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            domain=dom | _DRAW_A,
+            route=_ratio_route(
+                law_check(lambda L, lw: (_q_and_p(L, lw)[0], L.exp(2 / lw.tau) * _q_and_p(L, lw)[1]), "A = one atom"),
+                _I1 * (_MM - W1),
+                RHO * u * (Expect(W1) - _M),
+            ),
         ),
         Step(
             "(8) lower",
@@ -68,11 +91,12 @@ def _eq8() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="(8)",
-            domain=dom,
-            check=law_check(
-                lambda L, lw: (L.exp(-2 / lw.tau) * _q_and_p(L, lw)[1], _q_and_p(L, lw)[0]), "A = one atom"
+            domain=dom | _DRAW_A,
+            route=_ratio_route(
+                law_check(lambda L, lw: (L.exp(-2 / lw.tau) * _q_and_p(L, lw)[1], _q_and_p(L, lw)[0]), "A = one atom"),
+                _I1 * (W1 - _M),
+                u * (_MM - Expect(W1)) / RHO,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
         ),
         Step(
             "numerator ≤ e^{1/τ} π(A), denominator ≥ e^{−1/τ}",
@@ -91,9 +115,11 @@ def _eq8() -> Derivation:
             RHO * u / (RHO * u + 1 - u),
             kind="inequality",
             relation="<=",
-            domain=dom,
-            check=law_check(_upper_sharp, "s = 1 on A, −1 off A is extremal"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            domain=dom | _DRAW_A,
+            route=_ratio_route(
+                law_check(_upper_sharp, "s = 1 on A, −1 off A is extremal"),
+                (RHO * u * (1 - _I1) * (W1 - _M) + (1 - u) * _I1 * (_MM - W1)) / (RHO * u + 1 - u),
+            ),
             note="attained by s(z, ·) = 1 on A and −1 off A",
         ),
         Step(
@@ -102,9 +128,11 @@ def _eq8() -> Derivation:
             u / (u + (1 - u) * RHO),
             kind="inequality",
             relation=">=",
-            domain=dom,
-            check=law_check(_lower_sharp, "s = −1 on A, 1 off A is extremal"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a ratio of expectations E[1_A W]/E W: its bound needs the joint range of the moments, which independent moment ranges lose",
+            domain=dom | _DRAW_A,
+            route=_ratio_route(
+                law_check(_lower_sharp, "s = −1 on A, 1 off A is extremal"),
+                ((1 - u) * RHO * _I1 * (W1 - _M) + u * (1 - _I1) * (_MM - W1)) / (u + (1 - u) * RHO),
+            ),
         ),
     ]
     return Derivation(
