@@ -51,6 +51,7 @@ import sympy as sp
 from .checks import check_identity, falsify
 from .checks.custom import falsifier_only, proof_result
 from .checks.expectation import Expect
+from .checks.expectation_rules import sum_simplifier
 from .checks.laws import (
     ARRAY,
     EXACT_K,
@@ -1253,6 +1254,7 @@ def _bound() -> Derivation:
             sp.Sum(w[i], (i, 1, k)) / k,
             kind="identity",
             domain=Domain({w: (sp.Rational(1, 1000), 1000), k: (2, sp.oo)}),
+            simplifier=sum_simplifier,  # linearity of the finite sums, then α-renaming of their indices
             note="Z_k is the average of the k leave-one-out means Z_{k−1}^{(−j)}",
         ),
         Step(
@@ -1261,15 +1263,20 @@ def _bound() -> Derivation:
             ElogZk(tau, k - 1),
             kind="inequality",
             relation=">=",
-            domain=_LAW,
+            domain=TAU_RANGE | Domain({k: (2, sp.oo)}, name="k ≥ 2") | _DRAWS,  # Z_{k−1} needs k − 1 ≥ 1
             provenance="classical",
             reference="concavity of log over the leave-one-out average (Burda, Grosse & Salakhutdinov, ICLR 2016, Thm 1)",
-            check=_law_check(
-                lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
-                "E log Z_k − E log Z_{k−1} ≥ 0",
-                prev=True,
+            route=_expect_route(
+                "leave_one_out",
+                _law_check(
+                    lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
+                    "E log Z_k − E log Z_{k−1} ≥ 0",
+                    prev=True,
+                ),
+                defs={**_EXP_DEFS, ElogZk: sp.Lambda((tau, k), Expect(sp.log(_ZK)))},
+                phi=sp.Lambda(_V_JENSEN, sp.log(_V_JENSEN)),
+                inner=_ZK,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: leave-one-out averaging (μ̂_k as the mean of the k leave-one-out means) is not one of the route's rules",
         ),
         Step(
             "chord of log on [m, M]",
