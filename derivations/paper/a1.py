@@ -280,9 +280,15 @@ def _a1() -> Derivation:
             relation="<=",
             provenance="classical",
             reference="Lyapunov's inequality (the p = 3 case of Marcinkiewicz–Zygmund follows)",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (_m(L, lw, 3, absolute=True), _m(L, lw, 4) ** 0.75), "exact moments"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lyapunov's (Hölder's) inequality is not one of the route's rules",
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "lyapunov",
+                law_check(lambda L, lw: (_m(L, lw, 3, absolute=True), _m(L, lw, 4) ** 0.75), "exact moments"),
+                defs={M3(tau, k): Expect(sp.Abs(MU_HAT - MU) ** 3), M4(tau, k): Expect((MU_HAT - MU) ** 4)},
+                x=MU_HAT - MU,
+                p=3,
+                q=4,
+            ),
         ),
         Step(
             "E|μ̂ − μ|³ = O(k^{−3/2})",
