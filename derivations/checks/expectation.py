@@ -33,7 +33,7 @@ rules (``rule`` parameter):
   φ'' ≤ 0 (concave; ≥ 0 convex) on that range is proved by the engine and φ is defined there
   (``wellposed``), so φ is concave (convex) on an interval holding U and E U.
 
-* ``"cauchy_schwarz"``, ``"lyapunov"``, ``"lipschitz"``, ``"ratio"``, ``"leave_one_out"``: classical rules applied
+* ``"cauchy_schwarz"``, ``"lyapunov"``, ``"lipschitz"``, ``"ratio"``, ``"abs"``, ``"leave_one_out"``: rules applied
   where the claim is an exact instance, each handing its bound to a further rule (``then``); see
   ``checks/expectation_rules.py``. A printed function may be given a meaning at every argument as
   ``defs={F: Lambda((x, y), …)}``.
@@ -80,7 +80,7 @@ class Expect(sp.Function):
         return "E[" + printer._print(self.args[0]) + "]"
 
 
-RULES = ("moments", "pointwise", "jensen", "cauchy_schwarz", "lyapunov", "lipschitz", "ratio", "leave_one_out")
+RULES = ("moments", "pointwise", "jensen", "cauchy_schwarz", "lyapunov", "lipschitz", "ratio", "abs", "leave_one_out")
 
 
 class NotProved(Exception):
@@ -299,8 +299,9 @@ class Scalarise:
         dd = self.draw_domain()
         return h.xreplace({ix: v_[0] for ix, v_ in dd.items()}), {v_[0]: v_[1] for v_ in dd.values()}
 
-    def range_of(self, h: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
-        """The proved range [lo, hi] of the per-draw function h(D_1) (from ``bounds``)."""
+    def range_of(self, h: sp.Expr, moment: bool = False) -> tuple[sp.Expr, sp.Expr]:
+        """The proved range [lo, hi] of the per-draw function h(D_1) (from ``bounds``); with ``moment``, of E h,
+        where the ends may be per-draw functions themselves (then [E lo, E hi], each a known value)."""
         h = sp.sympify(h)
         # the same tree first: _zero of two different functions runs every simplifier before it says no
         match = [h] if h in self.bounds else [k_ for k_ in self.bounds if _zero(k_ - h)]
@@ -309,22 +310,35 @@ class Scalarise:
         lo, hi = self.bounds[match[0]]
         if h not in self.proved_bounds:
             body, dr = self.plain(h)
+            plo, phi_ = self.plain(sp.sympify(lo))[0], self.plain(sp.sympify(hi))[0]  # ends may be per-draw too
             dom = Domain({**self.step.domain.ranges, **dr}, self.step.domain.constraints)
             # a bound proved once in this process for the same function, ends and domain is not proved again
             # (nested rules of one step each scalarise; the proof depends on nothing else)
             key = (
                 sp.srepr(body),
-                sp.srepr(sp.sympify(lo)),
-                sp.srepr(sp.sympify(hi)),
+                sp.srepr(plo),
+                sp.srepr(phi_),
                 repr(sorted(map(str, dom.ranges.items()))),
                 repr(dom.constraints),
             )
             if key not in _BOUND_MEMO:
-                m1 = _prove_scalar(f"{self.step.name}: {lo} ≤ {h}", sp.sympify(lo), body, dom, self.opts)
-                m2 = _prove_scalar(f"{self.step.name}: {h} ≤ {hi}", body, sp.sympify(hi), dom, self.opts)
+                m1 = _prove_scalar(f"{self.step.name}: {lo} ≤ {h}", plo, body, dom, self.opts)
+                m2 = _prove_scalar(f"{self.step.name}: {h} ≤ {hi}", body, phi_, dom, self.opts)
                 _BOUND_MEMO[key] = f"{lo} ≤ {h} ≤ {hi} ({_short(m1)}; {_short(m2)})"
             self.proved_bounds[h] = _BOUND_MEMO[key]
+        if not moment and (self._per_draw(lo) or self._per_draw(hi)):
+            raise NotProved(f"the bound [{lo}, {hi}] of {h} depends on the draw: a range only for its moment E[{h}]")
+        if moment and (self._per_draw(lo) or self._per_draw(hi)):
+            # lo(D) ≤ h(D) ≤ hi(D) for every draw gives E lo ≤ E h ≤ E hi (monotonicity of expectation)
+            elo, ehi = self.red.moment(sp.sympify(lo)), self.red.moment(sp.sympify(hi))
+            if elo.has(Expect) or ehi.has(Expect):
+                raise NotProved(f"E[{lo}] or E[{hi}] is not a known value (facts): no range for E[{h}]")
+            self.proved_bounds[h] += f", so E[{lo}] = {elo} ≤ E[{h}] ≤ E[{hi}] = {ehi}"
+            return elo, ehi
         return lo, hi
+
+    def _per_draw(self, e: Any) -> bool:
+        return any(ix.base in self.red.bases for ix in sp.sympify(e).atoms(sp.Indexed))
 
     def fresh(self, stem: str, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
         """A value ranging over [lo, hi]: a symbol with that range when the ends are numbers, else
@@ -347,7 +361,7 @@ class Scalarise:
             arg = ex.args[0]
             if any(self.red._sample_sum(s_) for s_ in arg.atoms(sp.Sum)):
                 raise NotProved(f"{ex} is not a moment of one draw: it cannot be a constant of the pointwise claim")
-            lo, hi = self.range_of(arg)
+            lo, hi = self.range_of(arg, moment=True)
             rep[ex] = self.fresh("m", lo, hi)
         expr = expr.xreplace(rep)
         rep = {}
@@ -360,6 +374,8 @@ class Scalarise:
         expr = expr.xreplace(rep)
         rep = {}
         for h in self.bounds:  # a bounded per-draw function of D_1: a value over its proved range
+            if any(self._per_draw(e_) for e_ in self.bounds[h]):  # a range relative to the draw: moments only
+                continue
             if h.has(*[b_[1] for b_ in self.red.bases]) and expr.has(h):
                 lo, hi = self.range_of(h)
                 rep[h] = self.fresh("y", lo, hi)

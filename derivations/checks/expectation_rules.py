@@ -22,6 +22,8 @@ test) — and ``c ≥ 0`` proved by the engine. The substitution (X, Y, c, …) 
 * ``"ratio"`` (cross-multiplying by a positive expectation): a side N/D with D an expectation (or a function
   of moments) proved > 0 (D ≥ 0 over the moments' ranges, and 1/D defined): ``N/D ≤ big`` iff
   ``N ≤ big·D``, ``small ≤ N/D`` iff ``small·D ≤ N``; the cross-multiplied claim is the continuation.
+* ``"abs"``: ``c·|X| ≤ big`` (c ≥ 0) iff ``c·X ≤ big`` and ``−c·X ≤ big``: two continuation claims (``then``
+  one rule for both, or a pair: the rule for +X, the rule for −X).
 * ``"leave_one_out"`` (Burda, Grosse & Salakhutdinov 2016, Thm 1): for φ concave on the range of h and
   n ≥ 2, E φ(n⁻¹Σ_{j≤n} h(D_j)) ≥ E φ((n − 1)⁻¹Σ_{j≤n−1} h(D_j)): the n-mean is the mean of its n
   leave-one-out means (a symbolic identity), φ of a mean ≥ the mean of φ (finite Jensen), and each
@@ -152,7 +154,7 @@ def _value_range(red: Reducer, sc: Scalarise, u: sp.Expr) -> tuple[sp.Expr, sp.E
         lo, hi = sc.range_of(h)
         return lo, hi, f"{u} a mean of values of {h}"
     if isinstance(u, Expect):
-        lo, hi = sc.range_of(u.args[0])
+        lo, hi = sc.range_of(u.args[0], moment=True)
         return lo, hi, f"{u} a mean of {u.args[0]}"
     if u.has(Expect):
         raise NotProved(f"{u} is neither a sample mean, a moment nor a function of one draw")
@@ -334,7 +336,26 @@ def rule_leave_one_out(step, params, opts, red, small, big) -> str:
     )
 
 
+def rule_abs(step, params, opts, red, small, big) -> str:
+    side = red.reduce(small)
+    forms = [(f"|{a_.args[0]}|", a_) for a_ in side.atoms(sp.Abs)]
+    if not forms:
+        raise NotProved(f"the small side {small} has no absolute value")
+    _, c, form = _coefficient(red, side, forms)
+    sc = Scalarise(red, step, params.get("bounds", {}), opts)
+    mc = _nonneg(f"{step.name}: c ≥ 0", c, sc, opts)
+    inner = form.args[0]
+    then = params.get("then")
+    plus, minus = (then if isinstance(then, (list, tuple)) else (then, then)) if then else (None, None)
+    if isinstance(then, (list, tuple)) and len(then) != 2:
+        raise DerivationError(f"step {step.name!r}: rule 'abs' takes then = one rule or a pair [for +x, for −x]")
+    up = _continue(step, {**params, "then": plus}, opts, red, c * inner, big, "+")
+    down = _continue(step, {**params, "then": minus}, opts, red, -c * inner, big, "−")
+    return f"|x| ≤ B iff x ≤ B and −x ≤ B: small = c·{form}, c = {c} ≥ 0 ({_short(mc)}); (+) {up}; (−) {down}"
+
+
 RULES = {
+    "abs": rule_abs,
     "cauchy_schwarz": rule_cauchy_schwarz,
     "lyapunov": rule_lyapunov,
     "lipschitz": rule_lipschitz,

@@ -61,6 +61,42 @@ DEFS = {
 _DRAWS = Domain({s: (-1, 1), w: (0, sp.oo)}, name="f(ξ_j) ∈ [−1, 1], w(ξ_j) ≥ 0")
 
 
+#: per-draw bounds: |w f| ≤ w (so |E_ν f| = |E_π[w f]| ≤ E_π w = 1), w² ≥ 2w − 1 (so E_π w² ≥ 1), (w − 1)² ≥ 0
+_W1, _F1 = w[1], s[1]
+BOUNDS = {_W1 * _F1: (-_W1, _W1), _W1**2: (2 * _W1 - 1, sp.oo), (_W1 - 1) ** 2: (0, sp.oo)}
+
+
+def _abs_route(attack: Any) -> tuple[str, dict]:
+    """(24): |E AB| = |m⁻¹E_π[w²(f − E_ν f)]| ≤ 2E_π w²/m, each sign by monotonicity of expectation with
+    |f − E_ν f| ≤ 2 (f ∈ [−1, 1], E_ν f ∈ [−1, 1] from |w f| ≤ w and E_π w = 1)."""
+    return expectation_route(
+        "abs",
+        attack,
+        defs=DEFS,
+        facts=DENSITY,
+        bounds=BOUNDS,
+        then=[
+            {"rule": "pointwise", "integrand": _W1**2 * (2 - _F1 + NU_F) / k},
+            {"rule": "pointwise", "integrand": _W1**2 * (2 + _F1 - NU_F) / k},
+        ],
+    )
+
+
+def _cs_route(attack: Any) -> tuple[str, dict]:
+    """Ours: |E AB| = m⁻¹|E_π[w(f − E_ν f)·(w − 1)]| ≤ m⁻¹(E_π[w²(f − E_ν f)²] E_π(w − 1)²)^{1/2} (Cauchy–Schwarz),
+    then (f − E_ν f)² ≤ 4 by monotonicity of expectation (E_π(w − 1)² ≥ 0 a constant factor)."""
+    return expectation_route(
+        "cauchy_schwarz",
+        attack,
+        defs=DEFS,
+        facts=DENSITY,
+        bounds=BOUNDS,
+        x=_W1 * (_F1 - NU_F),
+        y=_W1 - 1,
+        then={"rule": "pointwise", "integrand": Expect((_W1 - 1) ** 2) * _W1**2 * (4 - (_F1 - NU_F) ** 2) / k**2},
+    )
+
+
 def _moments(attack: Any) -> tuple[str, dict]:
     """Route "expectation", rule "moments", with the density fact E_π w = 1 and the law check beside."""
     return expectation_route("moments", attack, defs=DEFS, facts=DENSITY)
@@ -233,9 +269,8 @@ def _lemma3() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(24)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (abs(_e_ab(L, lw)), 2 * ew2(L, lw) / lw.k), "|f − E_ν f| ≤ 2"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: E AB reduces to m⁻¹E_π[w²(f − E_ν f)], but the pointwise bound needs |E_ν f| ≤ 1, a moment's range the route does not derive",
+            domain=_LAW | _DRAWS,
+            route=_abs_route(_law(lambda L, lw: (abs(_e_ab(L, lw)), 2 * ew2(L, lw) / lw.k), "|f − E_ν f| ≤ 2")),
         ),
         Step(
             "|f − E_ν f| ≤ 2, so |A| ≤ 2B",
@@ -336,12 +371,16 @@ def _lemma3() -> Derivation:
             2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k,
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (abs(_e_ab(L, lw)), 2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k),
-                "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}",
+            domain=_LAW | _DRAWS,
+            route=_cs_route(
+                _law(
+                    lambda L, lw: (
+                        abs(_e_ab(L, lw)),
+                        2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k,
+                    ),
+                    "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}",
+                )
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Cauchy–Schwarz between moments is not one of the route's rules",
         ),
         Step(
             "ours: statement",
