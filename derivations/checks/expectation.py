@@ -136,6 +136,13 @@ class Reducer:
             out += sp.Mul(*det) * self.facts.get(ex, ex)
         return out
 
+    def _pure_sum(self, sm: sp.Sum) -> bool:
+        """Σ_{j=1}^n g(D_j) with g a function of the j-th draw only (else a statistic: an atom of linearity)."""
+        if len(sm.limits) != 1 or sm.limits[0][1] != 1:
+            return False
+        jv = sm.limits[0][0]
+        return all(ix.indices == (jv,) for ix in sm.function.atoms(sp.Indexed) if ix.base in self.bases)
+
     def _sum_factor(self, sm: sp.Sum) -> sp.Expr:
         """Σ_{j=1}^n g(D_j) → g(D_1), recording n."""
         if len(sm.limits) != 1:
@@ -160,11 +167,18 @@ class Reducer:
         body = sp.expand(arg.xreplace(inner))
         out = sp.Integer(0)
         for term in sp.Add.make_args(body):
-            det, sums, single, other = [], [], [], []
+            det, sums, single, other, sum_f = [], [], [], [], []
             for f_ in sp.Mul.make_args(term):
                 base, ex_ = f_.as_base_exp()
-                if isinstance(base, sp.Sum) and self._sample_sum(base) and ex_.is_Integer and ex_ > 0:
+                if (
+                    isinstance(base, sp.Sum)
+                    and self._sample_sum(base)
+                    and ex_.is_Integer
+                    and ex_ > 0
+                    and self._pure_sum(base)
+                ):
                     sums += [self._sum_factor(base)] * int(ex_)
+                    sum_f.append(f_)
                 elif not self._is_draw(f_):
                     det.append(f_)
                 elif not any(self._sample_sum(s_) for s_ in f_.atoms(sp.Sum)):
@@ -175,9 +189,8 @@ class Reducer:
             if other:  # not polynomial in the sample sums: an atom E[·] (linearity only)
                 if single:
                     raise NotProved(f"a single draw beside a sample statistic in {term}")
-                atom = sp.Mul(*other).xreplace(back)
-                if sums:
-                    raise NotProved(f"a product of a sample sum and a non-polynomial statistic in {term}")
+                # a sample sum times a non-polynomial statistic (Σ_j s_j w_j/Σ_j w_j): one atom, linearity only
+                atom = sp.Mul(*other, *sum_f).xreplace(back)
                 out += coef * Expect(atom)
                 continue
             if sums and single:
@@ -427,6 +440,17 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
     gap = red.reduce(big) - red.reduce(small)
     if _zero(gap):
         return "linearity and i.i.d. moments: both sides reduce to the same polynomial in the moments"
+    if any(
+        ex.args[0].has(sp.Sum) for ex in gap.atoms(Expect)
+    ):  # statistics not polynomial in the sums: their integrands in one canonical form, again
+        from .expectation_rules import canonical_sums
+
+        gap2 = red.reduce(canonical_sums(big)) - red.reduce(canonical_sums(small))
+        if _zero(gap2):
+            return (
+                "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices renamed), "
+                "then i.i.d. moments: both sides reduce to the same expression"
+            )
     if step.kind == "identity":
         raise NotProved(f"the two sides differ by {sp.simplify(gap)} after the moment reduction")
     sc = Scalarise(red, step, params.get("bounds", {}), opts)

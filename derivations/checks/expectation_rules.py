@@ -71,16 +71,12 @@ def _sum_linear(e: sp.Expr) -> sp.Expr:
     for term in sp.Add.make_args(sp.expand(_sum_linear(e.function))):
         dep, free = [], []
         for f_ in sp.Mul.make_args(term):
-            (dep if f_.has(v) else free).append(f_)
+            (dep if v in f_.free_symbols else free).append(f_)  # a bound v of an inner sum is not v
         out += sp.Mul(*free) * (sp.Sum(sp.Mul(*dep), (v, lo, hi)) if dep else hi - lo + 1)
     return out
 
 
-def sum_simplifier(e: sp.Expr) -> sp.Expr:
-    """``e`` reduced by the linearity of finite sums (``_sum_linear``) and α-renaming: every innermost
-    Σ_v f(v) gets one canonical fresh index (a bound variable's name does not change the sum), then
-    ``simplify``. A step's ``simplifier`` for identities between nested sums (leave-one-out means)."""
-    e = _sum_linear(sp.sympify(e))
+def _rename_innermost(e: sp.Expr) -> sp.Expr:
     c = sp.Dummy("j_canon", integer=True)
 
     def innermost(x: Any) -> bool:
@@ -90,7 +86,37 @@ def sum_simplifier(e: sp.Expr) -> sp.Expr:
         v, lo, hi = x.limits[0]
         return sp.Sum(x.function.xreplace({v: c}), (c, lo, hi))
 
-    return sp.simplify(e.replace(innermost, rename))
+    return e.replace(innermost, rename)
+
+
+_CANON = sp.Dummy("j_c", integer=True, positive=True)  # one object: no user symbol can be captured by it
+
+
+def canonical_sums(e: sp.Expr) -> sp.Expr:
+    """Every ``Expect``'s integrand with its finite sums made linear (``_sum_linear``) and every innermost sum's
+    index renamed to one canonical symbol (α-renaming): equal statistics written differently become one tree.
+    Exact rewrites only."""
+
+    def canon(x: Expect) -> Expect:
+        body = _sum_linear(x.args[0])
+
+        def innermost(y: Any) -> bool:
+            return isinstance(y, sp.Sum) and len(y.limits) == 1 and not y.function.has(sp.Sum)
+
+        def rename(y: sp.Sum) -> sp.Sum:
+            v, lo, hi = y.limits[0]
+            return sp.Sum(y.function.xreplace({v: _CANON}), (_CANON, lo, hi))
+
+        return Expect(sp.expand(body.replace(innermost, rename)))
+
+    return sp.sympify(e).replace(lambda x: isinstance(x, Expect), canon)
+
+
+def sum_simplifier(e: sp.Expr) -> sp.Expr:
+    """``e`` reduced by the linearity of finite sums (``_sum_linear``) and α-renaming: every innermost
+    Σ_v f(v) gets one canonical fresh index (a bound variable's name does not change the sum), then
+    ``simplify``. A step's ``simplifier`` for identities between nested sums (leave-one-out means)."""
+    return sp.simplify(_rename_innermost(_sum_linear(sp.sympify(e))))
 
 
 def _coefficient(red: Reducer, side: sp.Expr, forms: list[tuple[str, sp.Expr]]) -> tuple[str, sp.Expr, sp.Expr]:

@@ -24,7 +24,7 @@ import sympy as sp
 
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
-from ..symbols import TAU_RANGE, Ew2, W, Zk, j, k, rn, s, t, tau, u, x
+from ..symbols import TAU_RANGE, Ew2, W, Zk, i, j, k, rn, s, t, tau, u, x
 from . import Erratum
 from ._laws import DRAWS, MU_HAT, W_BOUNDS, Expect, Law, expect, expectation_route, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
@@ -50,6 +50,19 @@ DEFS = {
 #: R − R̃ = E[log(1/k + e^{−s⁺/τ}μ̂) − log(e^{−s⁺/τ}μ̂)] (linearity)
 OFFSET = sp.log(1 / k + sp.exp(-_SP1 / tau) * MU_HAT) + _SP1 / tau - sp.log(MU_HAT)
 _PAIR = DRAWS | Domain({S_POS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
+
+#: the empirical kernel's quantities over the draws ξ_j ~ π with density r_j = dM(z, ·)/dπ(ξ_j) (route
+#: "expectation", rule "moments"): E CrossEnt[M̂_k ‖ Q̂_k] from (9)'s first line, −E Σ_j (r_j/Σ_i r_i)(s_j/τ − log μ̂),
+#: and E_ν g(s⁺) = E_π[r g(s)] for the positive; both sides of each identity are undefined on {Σ r_j = 0} alike
+_RS = sp.Sum(rn[i], (i, 1, k))
+KERNEL_DEFS = {
+    Hk(tau, k): Expect(-sp.Sum(rn[j] / _RS * (s[j] / tau - sp.log(MU_HAT)), (j, 1, k))),
+    Rt(tau, k): Expect(-rn[1] * s[1] / tau) + Expect(sp.log(MU_HAT)),
+    sp.Function("E_weighted_sim")(tau, k): Expect(sp.Sum(s[j] * rn[j], (j, 1, k)) / sp.Sum(rn[j], (j, 1, k))),
+    sp.Function("E_log_mu_hat")(tau, k): Expect(sp.log(MU_HAT)),
+    sp.Function("E_nu_s")(tau): Expect(rn[1] * s[1]),
+}
+_KERNEL_DRAWS = Domain({s: (-1, 1), rn: (0, sp.oo)}, name="s_j ∈ [−1, 1], r_j ≥ 0")
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -205,15 +218,20 @@ def _prop2() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="proof of Proposition 2, chain after (30), second equality",
-            domain=_LAW,
-            check=_law(
-                _id(
-                    cross_ent_hat,
-                    lambda L, lw: -weighted_sim(L, lw) / lw.tau + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt))),
+            domain=_LAW | _KERNEL_DRAWS,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _id(
+                        cross_ent_hat,
+                        lambda L, lw: (
+                            -weighted_sim(L, lw) / lw.tau + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt)))
+                        ),
+                    ),
+                    "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
                 ),
-                "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
+                defs=KERNEL_DEFS,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an identity between the empirical kernels' definitions (ratios Σ s w/Σ w), not restated in the route's forms",
         ),
         Step(
             "chain, third equality as printed",
@@ -253,15 +271,20 @@ def _prop2() -> Derivation:
             kind="identity",
             provenance="paper",
             reference="proof of Proposition 2, 'Comparing with (29)' (an equality for one anchor)",
-            domain=_LAW,
-            check=_law(
-                _id(
-                    lambda L, lw: abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
-                    lambda L, lw: abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau,
+            domain=_LAW | _KERNEL_DRAWS,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _id(
+                        lambda L, lw: abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
+                        lambda L, lw: (
+                            abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau
+                        ),
+                    ),
+                    "the log μ̂ terms cancel",
                 ),
-                "the log μ̂ terms cancel",
+                defs=KERNEL_DEFS,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: expectations of ratios Σ s w/Σ w: not polynomial in the sample sums, not one of the route's rules",
         ),
         Step(
             "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
