@@ -260,3 +260,66 @@ def test_a_true_claim_with_the_law_attack_is_proved_not_refuted():
     dom = Domain({tau: (TAU_MIN, TAU_MAX), s: (-1, 1)})
     res = check_step(_st(sp.Function("tilt_a")(tau), MU, params, relation=">=", dom=dom), **OPTS)
     assert _proved(res, dom) and "law attack" in res.evidence
+
+
+# ----------------------------------------------------------------------------- abs, ranges relative to the draw, ratios in E
+
+from infonce_bounds.derivations.symbols import rn  # noqa: E402
+
+WD, SD = w[1], s[1]
+NU = Expect(WD * SD)
+DOM_W = Domain({k: (1, sp.oo), s: (-1, 1), w: (0, sp.oo)})
+EAB_T = sp.Function("EAB_t")
+
+
+def _eab(rhs, bounds, plus=None, minus=None):
+    a_ = sp.Sum(w[j] * (s[j] - NU), (j, 1, k)) / k
+    b_ = sp.Sum(w[j], (j, 1, k)) / k
+    params = {
+        "rule": "abs",
+        "defs": {EAB_T(k): Expect(a_ * b_)},
+        "facts": {Expect(WD): 1},
+        "bounds": bounds,
+        "then": [
+            {"rule": "pointwise", "integrand": plus if plus is not None else WD**2 * (2 - SD + NU) / k},
+            {"rule": "pointwise", "integrand": minus if minus is not None else WD**2 * (2 + SD - NU) / k},
+        ],
+    }
+    return check_step(_st(sp.Abs(EAB_T(k)), rhs, params, dom=DOM_W), **OPTS)
+
+
+def test_abs_with_a_moment_range_relative_to_the_draw_is_proved():
+    """Lemma 3's (24): |E AB| ≤ 2E w²/k, with |E_ν f| = |E[w f]| ≤ E w = 1 from the per-draw bound |w f| ≤ w."""
+    res = _eab(2 * Expect(WD**2) / k, {WD * SD: (-WD, WD)})
+    assert _proved(res, DOM_W) and "E[-w[1]] = -1" in res.method
+
+
+def test_abs_planted_false_is_not_proved():
+    # a factor 2 in the bound; a per-draw bound that is false (|w f| ≤ w/2); one sign's integrand for both
+    assert _eab(Expect(WD**2) / k, {WD * SD: (-WD, WD)}).verdict is not Verdict.PROVED
+    assert _eab(2 * Expect(WD**2) / k, {WD * SD: (-WD / 2, WD / 2)}).verdict is not Verdict.PROVED
+    same = WD**2 * (2 - SD + NU) / k
+    assert _eab(2 * Expect(WD**2) / k, {WD * SD: (-WD, WD)}, minus=same).verdict is not Verdict.PROVED
+
+
+def test_identities_between_ratio_statistics_are_proved_and_a_wrong_one_is_not():
+    """E[−Σ_j (r_j/Σ_i r_i)(s_j/τ − log μ̂)] = −E[Σ s r/Σ r]/τ + E log μ̂ (prop2's (9) from (30)); without the
+    log μ̂ term it is not proved."""
+    rs = sp.Sum(rn[i], (i, 1, k))
+    hk, ws, el = sp.Function("Hk_t"), sp.Function("WS_t"), sp.Function("EL_t")
+    defs = {
+        hk(tau, k): Expect(-sp.Sum(rn[j] / rs * (s[j] / tau - sp.log(MU_HAT)), (j, 1, k))),
+        ws(tau, k): Expect(sp.Sum(s[j] * rn[j], (j, 1, k)) / sp.Sum(rn[j], (j, 1, k))),
+        el(tau, k): Expect(sp.log(MU_HAT)),
+    }
+    dom = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), s: (-1, 1), rn: (0, sp.oo)})
+    for rhs, want in ((-ws(tau, k) / tau + el(tau, k), True), (-ws(tau, k) / tau, False)):
+        st = Step(
+            "kernel",
+            hk(tau, k),
+            rhs,
+            kind="identity",
+            domain=dom,
+            route=("expectation", {"rule": "moments", "defs": defs}),
+        )
+        assert (check_step(st, **OPTS).verdict is Verdict.PROVED) == want
