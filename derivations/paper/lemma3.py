@@ -209,7 +209,7 @@ def _lemma3() -> Derivation:
             reference="Lemma 3",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), 4 * ew2(L, lw) / lw.k), "as printed, f = s ∈ [−1, 1]"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (23)–(25) through |A/B| ≤ 2, which needs |E_ν f| ≤ 1: a range of a moment (from E_π w = 1, w ≥ 0), not a per-draw bound the route proves",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (23)–(25): (24) is proved by the route, but (25)'s first inequality is not (see there), so the chain is not",
             note="checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
         ),
         Step(
@@ -293,7 +293,7 @@ def _lemma3() -> Derivation:
             reference="(25)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an absolute value of E[(A/B)(B − 1)²] with |A| ≤ 2B needing |E_ν f| ≤ 1 (a moment's range)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: |A/B| ≤ 2 is a bound on the weighted mean Σ_j w_j(f_j − E_ν f)/Σ_j w_j, defined only where Σ_j w_j > 0; the route's draw ranges are closed (w ∈ [0, ∞) admits Σ w = 0, the erratum's event) and it has no weighted-mean scalarisation (|E_ν f| ≤ 1 itself is now derived)",
         ),
         Step(
             "(25) E(B − 1)² = E_π(w − 1)²/m",
@@ -354,7 +354,7 @@ def _lemma3() -> Derivation:
                 zero_density=True,
                 seeds=DEGENERATE,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain as the statement's, with a convention on {Σ w = 0} the route's forms do not state",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain as the statement's (through (25)'s first inequality, not proved), with a convention on {Σ w = 0} the route's forms do not state",
             note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
         ),
         Step(
@@ -390,7 +390,7 @@ def _lemma3() -> Derivation:
             relation="<=",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), _ours_num(L, lw)), "the two steps above and (25)"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Cauchy–Schwarz step (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Cauchy–Schwarz step (proved by the route) and (25)'s first inequality (not proved: a weighted mean defined only where Σ w > 0)",
         ),
         Step(
             "ours ≤ paper",

@@ -155,7 +155,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
                 "as printed, one anchor",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (27)–(28) through Lemma 3 (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (27)–(28): (28) is proved, (27) through Lemma 3's statement, which is not (its (25) step)",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -296,7 +296,7 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2 (the bound of (27)); display (12)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement, which is not proved (its (25) step: a weighted mean defined only where Σ w > 0)",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -365,7 +365,7 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
                 "lemma3's 'ours: statement' in place of Lemma 3",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's 'ours: statement' (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's 'ours: statement', which is not proved (its (25) step)",
         ),
     ]
     return Derivation(
