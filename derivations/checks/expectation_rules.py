@@ -127,6 +127,8 @@ def _coefficient(red: Reducer, side: sp.Expr, forms: list[tuple[str, sp.Expr]]) 
         if side == form or sp.expand(side - form) == 0:
             return label, sp.Integer(1), form
     for label, form in forms:
+        if not form.atoms(Expect) <= side.atoms(Expect):  # c = side/F would keep an expectation: not this form
+            continue
         try:
             c = sp.simplify(side / form)
         except Exception:  # noqa: BLE001,S112 - a form SymPy cannot divide by is not this side's

@@ -61,9 +61,9 @@ DEFS = {
 _DRAWS = Domain({s: (-1, 1), w: (0, sp.oo)}, name="f(ξ_j) ∈ [−1, 1], w(ξ_j) ≥ 0")
 
 
-#: per-draw bounds: |w f| ≤ w (so |E_ν f| = |E_π[w f]| ≤ E_π w = 1), w² ≥ 2w − 1 (so E_π w² ≥ 1), (w − 1)² ≥ 0
+#: per-draw bounds: |w f| ≤ w (so |E_ν f| = |E_π[w f]| ≤ E_π w = 1), w² ≥ 2w − 1 (so E_π w² ≥ 1)
 _W1, _F1 = w[1], s[1]
-BOUNDS = {_W1 * _F1: (-_W1, _W1), _W1**2: (2 * _W1 - 1, sp.oo), (_W1 - 1) ** 2: (0, sp.oo)}
+BOUNDS = {_W1 * _F1: (-_W1, _W1), _W1**2: (2 * _W1 - 1, sp.oo)}
 
 
 def _abs_route(attack: Any) -> tuple[str, dict]:
@@ -84,7 +84,7 @@ def _abs_route(attack: Any) -> tuple[str, dict]:
 
 def _cs_route(attack: Any) -> tuple[str, dict]:
     """Ours: |E AB| = m⁻¹|E_π[w(f − E_ν f)·(w − 1)]| ≤ m⁻¹(E_π[w²(f − E_ν f)²] E_π(w − 1)²)^{1/2} (Cauchy–Schwarz),
-    then (f − E_ν f)² ≤ 4 by monotonicity of expectation (E_π(w − 1)² ≥ 0 a constant factor)."""
+    then (f − E_ν f)² ≤ 4 by monotonicity of expectation (E_π(w − 1)² = E_π w² − 1 ≥ 0 a constant factor)."""
     return expectation_route(
         "cauchy_schwarz",
         attack,
@@ -93,7 +93,7 @@ def _cs_route(attack: Any) -> tuple[str, dict]:
         bounds=BOUNDS,
         x=_W1 * (_F1 - NU_F),
         y=_W1 - 1,
-        then={"rule": "pointwise", "integrand": Expect((_W1 - 1) ** 2) * _W1**2 * (4 - (_F1 - NU_F) ** 2) / k**2},
+        then={"rule": "pointwise", "integrand": (Expect(_W1**2) - 1) * _W1**2 * (4 - (_F1 - NU_F) ** 2) / k**2},
     )
 
 
