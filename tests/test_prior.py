@@ -10,7 +10,7 @@ import pytest
 import sympy as sp
 
 from infonce_bounds.derivations import prior
-from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.checks import DEFAULTS, check_step
 from infonce_bounds.derivations.ledger import Verdict
 from infonce_bounds.derivations.symbols import L, R, k, n, p, tau
 
@@ -103,12 +103,13 @@ def _step(name):
     "prefix,factor", [("large-k deviation bound", sp.Rational(1, 20)), ("E|Z_k − Z| ≤ √(Var W / k)", sp.Rational(1, 2))]
 )
 def test_planted_wrong_constants_are_refuted(prefix, factor):
-    """The two-point-law checker refutes the deviation bounds with the constant cut down."""
+    """The two-point-law checker, the attack beside the expectation route, refutes the deviation bounds with the
+    constant cut down; the true bounds are proved by the route."""
     good = _step(prefix)
     from dataclasses import replace
 
     bad = replace(good, name="planted: " + good.name, rhs=good.rhs * factor)
-    assert check_step(good, trials=2000).verdict == Verdict.VERIFIED
+    assert check_step(good, trials=2000).verdict == Verdict.PROVED
     res = check_step(bad, trials=2000)
     assert res.verdict == Verdict.REFUTED and res.counterexample
 
@@ -143,8 +144,6 @@ def test_two_point_batch_pass_matches_the_one_point_pass():
             assert abs(s_ - a_) <= 1e-12 * max(1.0, abs(a_)) and (b_ == c_ or abs(b_ - c_) <= 1e-12 * abs(c_))
     for prefix in ("large-k deviation bound", "E|Z_k − Z| ≤ √(Var W / k)"):
         st = _step(prefix)
-        assert (
-            check_step(st, trials=3000, vectorise=False).verdict
-            == check_step(st, trials=3000).verdict
-            == Verdict.VERIFIED
-        )
+        attack = st.route[1]["attack"]  # the two-point check, now the attack beside the expectation route's proof
+        opts = {**DEFAULTS, "trials": 3000}
+        assert attack(st, {**opts, "vectorise": False}).verdict == attack(st, opts).verdict == Verdict.VERIFIED
