@@ -44,9 +44,11 @@ MUST_PROVE = {
         "(e^y − 1)/y increases",
         "D(τ) − φ(z) = v − 1 − log v",
         "log v ≤ v − 1 (again)",
+        "leave-one-out means",
+        "E log Z_k nondecreasing in k",
     ],
     "bias_simple_constant": ["C_A ≤ e^{2/τ}/4"],
-    "bias_deviation_route": ["Popoviciu via Bhatia–Davis"],
+    "bias_deviation_route": ["Popoviciu via Bhatia–Davis", "Lipschitz log and Cauchy–Schwarz"],
 }
 
 

@@ -29,9 +29,27 @@ MUST_PROVE = {
         "(22) constant",
     ],
     "prop1": ["Lemma 2 hypothesis with X_j = s_j/τ", "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8"],
-    "eq8": ["numerator ≤ e^{1/τ} π(A), denominator ≥ e^{−1/τ}"],
-    "lemma3": ["1/B = 2 − B + (B − 1)²/B", "(23) pointwise", "|f − E_ν f| ≤ 2, so |A| ≤ 2B", "ours ≤ paper"],
-    "prop2": ["(30) density of Q̂ w.r.t. π̂", "(28): log(1/k + c) − log c = log(1 + 1/(kc))"],
+    "eq8": [
+        "numerator ≤ e^{1/τ} π(A), denominator ≥ e^{−1/τ}",
+        "(8) upper",
+        "(8) lower",
+        "ours: sharp upper end",
+        "ours: sharp lower end",
+    ],
+    "lemma3": [
+        "1/B = 2 − B + (B − 1)²/B",
+        "(23) pointwise",
+        "|f − E_ν f| ≤ 2, so |A| ≤ 2B",
+        "ours ≤ paper",
+        "(24)",
+        "ours: Cauchy–Schwarz on the AB term",
+    ],
+    "prop2": [
+        "(30) density of Q̂ w.r.t. π̂",
+        "(28): log(1/k + c) − log c = log(1 + 1/(kc))",
+        "chain, second equality: (9) from (30)",
+        "comparing with (29)",
+    ],
     "lemma4": ["μ/μ̂ ≤ e^{1/τ}/e^{−1/τ}", "ours ≤ paper: D(τ) ≤ 2/τ"],
     "eq13_a2": [
         "(33) ε ∈ (0, 1)",
@@ -47,6 +65,7 @@ MUST_PROVE = {
         "Taylor remainder of log(1 + x), x ≥ 0",
         "Taylor remainder of log(1 + x), −1 < x ≤ 0",
         "E|μ̂ − μ|³ = O(k^{−3/2})",
+        "Marcinkiewicz–Zygmund via Lyapunov: E|μ̂ − μ|³ ≤ (E(μ̂ − μ)⁴)^{3/4}",
     ],
 }
 
