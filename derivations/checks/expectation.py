@@ -449,7 +449,8 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
         if _zero(gap2):
             return (
                 "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices renamed), "
-                "then i.i.d. moments: both sides reduce to the same expression"
+                "then i.i.d. moments: both sides reduce to the same expression (x/x = 1: equal wherever their "
+                "ratios are defined)"
             )
     if step.kind == "identity":
         raise NotProved(f"the two sides differ by {sp.simplify(gap)} after the moment reduction")
