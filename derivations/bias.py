@@ -48,10 +48,10 @@ from typing import Any
 import mpmath
 import sympy as sp
 
+from .bias_routes import deviation_route, leave_one_out_route, sum_simplifier
 from .checks import check_identity, falsify
 from .checks.custom import falsifier_only, proof_result
 from .checks.expectation import Expect
-from .checks.expectation_rules import sum_simplifier
 from .checks.laws import (
     ARRAY,
     EXACT_K,
@@ -1266,17 +1266,7 @@ def _bound() -> Derivation:
             domain=TAU_RANGE | Domain({k: (2, sp.oo)}, name="k ≥ 2") | _DRAWS,  # Z_{k−1} needs k − 1 ≥ 1
             provenance="classical",
             reference="concavity of log over the leave-one-out average (Burda, Grosse & Salakhutdinov, ICLR 2016, Thm 1)",
-            route=_expect_route(
-                "leave_one_out",
-                _law_check(
-                    lambda L, tv, kv, sm: (0 * sm["gap"], sm["gap_prev"] - sm["gap"]),
-                    "E log Z_k − E log Z_{k−1} ≥ 0",
-                    prev=True,
-                ),
-                defs={**_EXP_DEFS, ElogZk: sp.Lambda((tau, k), Expect(sp.log(_ZK)))},
-                phi=sp.Lambda(_V_JENSEN, sp.log(_V_JENSEN)),
-                inner=_ZK,
-            ),
+            route=leave_one_out_route(_law_check),
         ),
         Step(
             "chord of log on [m, M]",
@@ -1503,29 +1493,7 @@ def _deviation() -> Derivation:
             domain=_LAW | _DRAWS,
             provenance="classical",
             reference="|log u − log v| ≤ e^{1/τ}|u − v| on [e^{−1/τ}, e^{1/τ}]; E|Z_k − Z| ≤ (Var W/k)^{1/2}",
-            # mean value theorem (|log'| ≤ e^{1/τ} on W's range), Cauchy–Schwarz, E(Z_k − Z)² = Var W/k and
-            # Popoviciu e^{2/τ}Var W ≤ e^{2/τ}sinh²(1/τ) = (e^{2/τ} − 1)²/4 (integrand (M − W)(W − m) ≥ 0)
-            route=_expect_route(
-                "lipschitz",
-                _law_check(
-                    lambda L, tv, kv, sm: (sm["abs_dev"], (_exp(L, 2 / tv) - 1) / (2 * L.sqrt(kv))),
-                    "e^{1/τ}·sinh(1/τ)/√k",
-                ),
-                defs={**_EXP_DEFS, AbsDev(tau, k): Expect(sp.Abs(sp.log(_ZK) - sp.log(_ZE)))},
-                f=sp.Lambda(_V_JENSEN, sp.log(_V_JENSEN)),
-                L=W_MAX,
-                u=_ZK,
-                v=_ZE,
-                then={
-                    "rule": "cauchy_schwarz",
-                    "x": _ZK - _ZE,
-                    "then": {
-                        "rule": "pointwise",
-                        "integrand": W_MAX**2 * (W_MAX - _W1) * (_W1 - W_MIN) / k,
-                        "remainder": W_MAX**2 * (_ZE - COSH_T) ** 2 / k,
-                    },
-                },
-            ),
+            route=deviation_route(_law_check, _exp),  # mean value, Cauchy–Schwarz, Popoviciu (bias_routes.py)
         ),
     ]
     return Derivation(

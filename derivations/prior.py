@@ -393,6 +393,22 @@ def _popoviciu_then(scale: sp.Expr) -> dict:
     }
 
 
+def _lipschitz_route() -> tuple[str, dict]:
+    """|E log Z_k − log Z| ≤ E|log Z_k − log Z| ≤ e^{1/τ}E|Z_k − Z| (mean value theorem on [m, M]), then
+    Cauchy–Schwarz and Popoviciu scaled by e^{1/τ}; the two-point check beside."""
+    params = {
+        "rule": "lipschitz",
+        "f": sp.Lambda(_V, sp.log(_V)),
+        "L": sp.exp(1 / tau),
+        "u": _ZK,
+        "v": _ZE,
+        "then": {k_: v_ for k_, v_ in _cs_route(sp.exp(1 / tau)).items() if k_ != "defs"},
+        "attack": _two_point_check("abs_log_gap"),
+        **_EXP,
+    }
+    return ("expectation", params)
+
+
 def _cs_route(scale: Any = 1) -> dict:
     """Cauchy–Schwarz E|Z_k − Z| ≤ (E(Z_k − Z)²)^{1/2} with the Popoviciu continuation."""
     return {"rule": "cauchy_schwarz", "x": _ZK - _ZE, "then": _popoviciu_then(sp.sympify(scale)), **_EXP}
@@ -464,21 +480,7 @@ def derivations() -> list[Derivation]:
                 relation="<=",
                 domain=_TKS,
                 provenance="ours",
-                # |E log Z_k − log Z| ≤ E|log Z_k − log Z| ≤ e^{1/τ}E|Z_k − Z| (mean value theorem on [m, M]), then
-                # Cauchy–Schwarz and Popoviciu as in the step above, scaled by e^{1/τ}
-                route=(
-                    "expectation",
-                    {
-                        "rule": "lipschitz",
-                        "f": sp.Lambda(_V, sp.log(_V)),
-                        "L": sp.exp(1 / tau),
-                        "u": _ZK,
-                        "v": _ZE,
-                        "then": {k_: v_ for k_, v_ in _cs_route(sp.exp(1 / tau)).items() if k_ != "defs"},
-                        "attack": _two_point_check("abs_log_gap"),
-                        **_EXP,
-                    },
-                ),
+                route=_lipschitz_route(),
                 note="R̃ − CE = E_x[E log Z_k − log Z]; checked per anchor x on exact two-point laws",
             ),
             Step(

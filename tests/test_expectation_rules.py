@@ -11,7 +11,7 @@ import sympy as sp
 
 from infonce_bounds.derivations.checks import DEFAULTS, check_step
 from infonce_bounds.derivations.checks.expectation import Expect
-from infonce_bounds.derivations.checks.expectation_rules import sum_simplifier
+from infonce_bounds.derivations.checks.expectation_sums import sum_simplifier
 from infonce_bounds.derivations.ledger import DerivationError, Domain, Step, Verdict, covers
 from infonce_bounds.derivations.paper._laws import MU, MU_HAT, W1, W_BOUNDS, law_check, mu, var_w
 from infonce_bounds.derivations.symbols import TAU_MAX, TAU_MIN, i, j, k, s, tau, u, w

@@ -65,6 +65,7 @@ import sympy as sp
 from sympy.utilities.iterables import multiset_partitions
 
 from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, covers, free_names
+from .expectation_sums import canonical_sums
 from .verdicts import proved, undecided
 
 
@@ -443,9 +444,7 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
     if any(
         ex.args[0].has(sp.Sum) for ex in gap.atoms(Expect)
     ):  # statistics not polynomial in the sums: their integrands in one canonical form, again
-        from .expectation_rules import canonical_sums
-
-        gap2 = red.reduce(canonical_sums(big)) - red.reduce(canonical_sums(small))
+        gap2 = red.reduce(canonical_sums(big, Expect)) - red.reduce(canonical_sums(small, Expect))
         if _zero(gap2):
             return (
                 "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices renamed), "
@@ -611,12 +610,14 @@ def _rule_jensen(step, params, opts, red, small, big) -> str:
 _RULES = {"moments": _rule_moments, "pointwise": _rule_pointwise, "jensen": _rule_jensen}
 
 
-def rule_table() -> dict:
-    """Every rule by name: the three above and the classical ones of ``expectation_rules`` (imported here, late,
-    as that module builds on this one)."""
-    from .expectation_rules import RULES as CLASSICAL
+#: the classical rules, registered by ``checks/expectation_rules.py`` when it is imported (``routes`` imports it
+#: before running the route; it builds on this module, so this one does not import it)
+EXTRA_RULES: dict = {}
 
-    return {**_RULES, **CLASSICAL}
+
+def rule_table() -> dict:
+    """Every rule by name: the three above and the registered classical ones."""
+    return {**_RULES, **EXTRA_RULES}
 
 
 def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
@@ -645,7 +646,12 @@ def prove_expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, 
         if rel == "<":
             raise NotProved("a strict inequality: the rules prove ≤ only")
         red = Reducer(_draw_bases([small, big]) | set(params.get("draws", ())), params.get("facts", {}))
-        reason = rule_table()[rule](step, params, opts, red, small, big)
+        table = rule_table()
+        if rule not in table:
+            raise DerivationError(
+                f"step {step.name!r}: rule {rule!r} is registered by checks.expectation_rules: import it"
+            )
+        reason = table[rule](step, params, opts, red, small, big)
     except NotProved as exc:
         why = f"expectation route ({rule}): not proved: {exc}"
         if numeric is None:

@@ -195,6 +195,7 @@ def _minmax_hinted(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
 
 
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from . import expectation_rules  # noqa: F401 - registers the classical rules with the route
     from .expectation import prove_expectation
 
     return prove_expectation(step, params, opts)

@@ -97,6 +97,11 @@ def _cs_route(attack: Any) -> tuple[str, dict]:
     )
 
 
+def _cs_claim(L: Any, lw: Law) -> tuple[Any, Any]:
+    """(|E AB|, 2(E_π w²(E_π w² − 1))^{1/2}/m) of the law: ours' Cauchy–Schwarz step, attacked."""
+    return abs(_e_ab(L, lw)), 2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k
+
+
 def _moments(attack: Any) -> tuple[str, dict]:
     """Route "expectation", rule "moments", with the density fact E_π w = 1 and the law check beside."""
     return expectation_route("moments", attack, defs=DEFS, facts=DENSITY)
@@ -372,15 +377,7 @@ def _lemma3() -> Derivation:
             kind="inequality",
             relation="<=",
             domain=_LAW | _DRAWS,
-            route=_cs_route(
-                _law(
-                    lambda L, lw: (
-                        abs(_e_ab(L, lw)),
-                        2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k,
-                    ),
-                    "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}",
-                )
-            ),
+            route=_cs_route(_law(_cs_claim, "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}")),
         ),
         Step(
             "ours: statement",

@@ -138,6 +138,25 @@ def _law(claim, reason: str) -> Any:
     return law_check(claim, reason, with_density=True)
 
 
+def _kernel_route(claim, reason: str) -> tuple[str, dict]:
+    """Rule "moments" on the empirical kernel's quantities (``KERNEL_DEFS``), the law check beside it."""
+    return expectation_route("moments", _law(claim, reason), defs=KERNEL_DEFS)
+
+
+def _second_equality(L: Any, lw: Law) -> Any:
+    """−(1/τ) E[Σ s w/Σ w] + E log μ̂."""
+    return -weighted_sim(L, lw) / lw.tau + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt)))
+
+
+def _cmp_lhs(L: Any, lw: Law) -> Any:
+    return abs(cross_ent_hat(L, lw) - risk_tilde(L, lw))
+
+
+def _cmp_rhs(L: Any, lw: Law) -> Any:
+    """|E[Σ s w/Σ w] − E_ν s|/τ."""
+    return abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau
+
+
 def _prop2() -> Derivation:
     rsum = sp.Sum(rn[j], (j, 1, k))
     idx = Domain({s: (-1, 1), rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)})
@@ -219,18 +238,8 @@ def _prop2() -> Derivation:
             provenance="paper",
             reference="proof of Proposition 2, chain after (30), second equality",
             domain=_LAW | _KERNEL_DRAWS,
-            route=expectation_route(
-                "moments",
-                _law(
-                    _id(
-                        cross_ent_hat,
-                        lambda L, lw: (
-                            -weighted_sim(L, lw) / lw.tau + expect(L, lw, lambda cnt: L.log(mu_hat(L, lw, cnt)))
-                        ),
-                    ),
-                    "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂",
-                ),
-                defs=KERNEL_DEFS,
+            route=_kernel_route(
+                _id(cross_ent_hat, _second_equality), "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂"
             ),
         ),
         Step(
@@ -272,19 +281,7 @@ def _prop2() -> Derivation:
             provenance="paper",
             reference="proof of Proposition 2, 'Comparing with (29)' (an equality for one anchor)",
             domain=_LAW | _KERNEL_DRAWS,
-            route=expectation_route(
-                "moments",
-                _law(
-                    _id(
-                        lambda L, lw: abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
-                        lambda L, lw: (
-                            abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau
-                        ),
-                    ),
-                    "the log μ̂ terms cancel",
-                ),
-                defs=KERNEL_DEFS,
-            ),
+            route=_kernel_route(_id(_cmp_lhs, _cmp_rhs), "the log μ̂ terms cancel"),
         ),
         Step(
             "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
