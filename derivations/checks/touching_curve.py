@@ -121,7 +121,11 @@ def _vanishes_on_samples(e: sp.Expr, ranges: Mapping) -> bool:
         return True
     with mpmath.workdps(30):
         for frac in (0.31, 0.5, 0.77):
-            pt = {s_: mpmath.mpf(_num(ranges[s_][0])) + frac * (_num(ranges[s_][1]) - _num(ranges[s_][0])) for s_ in syms}
+            # a different fraction per variable: a sample on a diagonal would sit on a zero curve x = y
+            pt = {
+                s_: mpmath.mpf(_num(ranges[s_][0])) + ((frac + 0.137 * i) % 1) * (_num(ranges[s_][1]) - _num(ranges[s_][0]))
+                for i, s_ in enumerate(syms)
+            }
             try:
                 f = sp.lambdify(syms, e, modules="mpmath")
                 v = f(*[pt[s_] for s_ in syms])
