@@ -123,7 +123,8 @@ def _vanishes_on_samples(e: sp.Expr, ranges: Mapping) -> bool:
         for frac in (0.31, 0.5, 0.77):
             # a different fraction per variable: a sample on a diagonal would sit on a zero curve x = y
             pt = {
-                s_: mpmath.mpf(_num(ranges[s_][0])) + ((frac + 0.137 * i) % 1) * (_num(ranges[s_][1]) - _num(ranges[s_][0]))
+                s_: mpmath.mpf(_num(ranges[s_][0]))
+                + ((frac + 0.137 * i) % 1) * (_num(ranges[s_][1]) - _num(ranges[s_][0]))
                 for i, s_ in enumerate(syms)
             }
             try:
@@ -160,7 +161,9 @@ def _solutions(e: sp.Expr, x: sp.Symbol, seconds: float = 2.0) -> list[sp.Expr]:
         return []
     if not isinstance(sols, list):
         return []
-    return [c for c in sols if isinstance(c, sp.Expr) and not c.has(sp.I, sp.zoo, sp.nan, sp.oo) and x not in c.free_symbols]
+    return [
+        c for c in sols if isinstance(c, sp.Expr) and not c.has(sp.I, sp.zoo, sp.nan, sp.oo) and x not in c.free_symbols
+    ]
 
 
 def _curves(gap: sp.Expr, ranges: Mapping) -> list[tuple[sp.Symbol, sp.Expr, int, list]]:
@@ -366,7 +369,8 @@ def _prove(gap: sp.Expr, ranges: dict, seconds: float) -> RouteOutcome | None:
     if not faces and not curves:
         return None
     zero_text = "; ".join(
-        [f"face {x} = {e} (order {n})" for x, e, _, n, _ in faces] + [f"curve {x} = {c} (order {n})" for x, c, n, _ in curves]
+        [f"face {x} = {e} (order {n})" for x, e, _, n, _ in faces]
+        + [f"curve {x} = {c} (order {n})" for x, c, n, _ in curves]
     )
     # the chord certificate for a variable with a zero face (its other end is checked on each box)
     concave_vars = [x for x in ranges if (x, ranges[x][0]) in zero_faces or (x, ranges[x][1]) in zero_faces]

@@ -90,7 +90,7 @@ def _eq11_12() -> Derivation:
             reference="(11)",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: a chain through its Taylor step (not proved) and Popoviciu",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: its Taylor step is proved (step below), but Popoviciu's remainder (M − m)²/4 − Var W is an expectation of a single draw beside the sample mean, which the pointwise rule does not combine with the Taylor integrand",
         ),
         Step(
             "(11) upper, Lemma 2's route with f = log",
@@ -109,10 +109,7 @@ def _eq11_12() -> Derivation:
                 law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
                 defs={Gap(tau, k): GAP, SecondOrder(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2},
                 bounds=W_BOUNDS,
-                integrand=sp.log(MU_HAT)
-                - sp.log(MU)
-                - (MU_HAT - MU) / MU
-                + sp.exp(2 / tau) * (MU_HAT - MU) ** 2 / 2,
+                integrand=sp.log(MU_HAT) - sp.log(MU) - (MU_HAT - MU) / MU + sp.exp(2 / tau) * (MU_HAT - MU) ** 2 / 2,
             ),
             note="then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
         ),

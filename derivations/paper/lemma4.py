@@ -121,7 +121,9 @@ def _lemma4() -> Derivation:
                 ),
                 defs={Gap(tau, k): GAP},
                 bounds=W_BOUNDS,
-                integrand=sp.log(MU_HAT) + 1 / tau - (MU_HAT - sp.exp(-1 / tau)) * (2 / tau) / (sp.exp(1 / tau) - sp.exp(-1 / tau)),
+                integrand=sp.log(MU_HAT)
+                + 1 / tau
+                - (MU_HAT - sp.exp(-1 / tau)) * (2 / tau) / (sp.exp(1 / tau) - sp.exp(-1 / tau)),
                 remainder=MU * sp.exp(1 / tau) * (2 / tau) / (sp.exp(2 / tau) - 1)
                 - 1
                 - (sp.log(MU) + 1 / tau + sp.log(2 / tau) - sp.log(sp.exp(2 / tau) - 1)),
