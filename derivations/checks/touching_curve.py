@@ -238,7 +238,7 @@ def _curve_cert(box: Mapping, curve: tuple, dom: Mapping, column: dict) -> str |
     ys = {s_: box[s_] for s_ in box if s_ != x}
     lo, hi = box[x]
     hulls = []
-    enc = _enclose(c, ys, pieces=32 if len(ys) == 1 else 4)
+    enc = _enclose(c, ys, pieces=256 if len(ys) == 1 else 16)
     if enc is not None:
         c_lo, c_hi = _exact(enc[0]), _exact(enc[1])
         if n % 2 == 0 or const_sign(c_hi - lo) in (0, -1) or const_sign(hi - c_lo) in (0, -1):
@@ -338,6 +338,7 @@ def prove_touching_curve(
         raise TypeError(f"prove_touching_curve: domain must be a Domain, got {type(domain).__name__}")
     opts = dict(opts or {})
     gap = sp.sympify(gap)
+    # |·|, min and max: the lattice route's (this one's Taylor certificates need a smooth gap)
     if strict or domain.constraints or gap.atoms(sp.Indexed) or gap.has(sp.Abs, sp.Min, sp.Max):
         return None
     syms = sorted(free_names(gap), key=str)
