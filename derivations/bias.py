@@ -1091,7 +1091,12 @@ def _bound() -> Derivation:
             kind="inequality",
             relation=">=",
             domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
-            check=falsifier_only("equality at u = a and at u = 1"),
+            check=falsifier_only(
+                "equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1): the touching-curve route "
+                "finds both, but no certificate holds near the corner a → 1, x → 0 where they meet (gap ≈ x(x − ε)²/3, "
+                "ε = −log a: the face's first-order and the curve's second-order Taylor signs both fail between them), "
+                "and g(a)'s 0/0 form cancels in Arb there"
+            ),
             note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)",
         ),
         Step(
@@ -1105,7 +1110,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
                 "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² is itself falsifier-only (equality at u = a and u = 1)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² (the quadratic lower bound above) is not proved: near a → 1 the face u = a and the curve u = 1 meet, where no Taylor certificate holds and g(a) = 0/0 cancels in Arb",
         ),
         Step(
             "Bhatia–Davis and a = m/Z",
@@ -1244,7 +1249,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the quadratic bound above (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the per-anchor quadratic bound, whose pointwise form is not proved (the corner a → 1 of the quadratic lower bound of log)",
             note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
         # --- the k-free bound D(τ), sharper while k ≲ C(τ)/D(τ) (small τ)
@@ -1286,12 +1291,16 @@ def _bound() -> Derivation:
             _PHI.subs(u, sp.exp(1 / tau) * Z),
             kind="inequality",
             relation="<=",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
-                "k = 1 by the chord, every k by monotonicity",
+            domain=_LAW | _DRAWS | Domain({Z: (0, sp.oo)}),
+            # log Z_k ≥ the chord of log on [m, M] at Z_k (E Z_k = Z): the pointwise gap is 0 at both ends
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["gap"], _phi_numeric(L, tv, sm["logZ"])),
+                    "k = 1 by the chord, every k by monotonicity",
+                ),
+                integrand=sp.log(_ZK) - sp.log(W_MIN) - (_ZK - W_MIN) * (2 / tau) / (W_MAX - W_MIN),
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise chord of log on [m, M] touches 0 at both ends (a falsifier-only step)",
             note="log Z − E log Z_k ≤ log Z − E log W ≤ φ(Z/m), φ(z) = log z − (z − 1) L/(e^L − 1), L = 2/τ",
         ),
         Step(
@@ -1319,9 +1328,15 @@ def _bound() -> Derivation:
             bias_bound_k_free(),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the chord bound (a law check)",
+            domain=_LAW | _DRAWS,
+            # the chord bound's pointwise gap, and D(τ) − φ(Z/m) = v − 1 − log v ≥ 0 over Z's range (the remainder)
+            route=_expect_route(
+                "pointwise",
+                _law_check(lambda L, tv, kv, sm: (sm["gap"], _d_numeric(L, tv)), "the three steps above"),
+                integrand=sp.log(_ZK) - sp.log(W_MIN) - (_ZK - W_MIN) * (2 / tau) / (W_MAX - W_MIN),
+                # v − 1 − log v with v = Z e^{1/τ}(2/τ)/(e^{2/τ} − 1) and log v split (every factor is positive)
+                remainder=_V.subs(u, _ZE / W_MIN) - 1 - (sp.log(_ZE) + 1 / tau + sp.log(2 / tau) - sp.log(RHO - 1)),
+            ),
         ),
         Step(
             "finite-k bias bound",
@@ -1334,7 +1349,7 @@ def _bound() -> Derivation:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the two bounds above (law checks)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the quadratic lower bound of log at a → 1) and the k-free bound D(τ) (proved)",
             note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]

@@ -337,11 +337,26 @@ def _expectation() -> Cases:
     )
 
 
+def _touching_curve() -> Cases:
+    return Cases(
+        true=[
+            claim(sp.log(y), "<=", sp.log(x) + (y - x) / x, {x: (R(1, 10), 10), y: (R(1, 10), 10)}),  # zero curve y = x
+            claim(c * t, "<=", sp.log(1 + (sp.exp(c) - 1) * t), {c: (R(1, 100), 20), t: (0, 1)}),  # a concave chord
+        ],
+        false=[
+            # a zero curve y = x of the wrong curvature for x < 1/2
+            claim(0, "<=", (y - x) ** 2 * (x - R(1, 2)), {x: (0, 1), y: (0, 1)}),
+            claim(sp.log(1 + (sp.exp(c) - 1) * t), "<=", c * t, {c: (R(1, 100), 20), t: (0, 1)}),  # the wrong side
+        ],
+    )
+
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
     "unbounded": _unbounded,
     "touching": _touching,
+    "touching curve": _touching_curve,
     "mean value": _mean_value,
     "monotone": _monotone,
     "certificate": _certificate,

@@ -11,7 +11,9 @@ covers.
 * ``lattice`` (``checks/minmax.py``): ``small ≤ big`` with Min/Max/Abs, by lattice normal forms and leaf
   inequalities on the box, cut at exact breakpoints where no uniform choice holds;
 * ``unbounded`` (``checks/unbounded.py``): a range with an infinite end (proved tails, a bounded middle);
-* ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line.
+* ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line;
+* ``touching curve`` (``checks/touching_curve.py``): ``gap ≥ 0`` in 2–3 variables with ``gap = 0`` on a
+  closed-form curve or a face of the box (Taylor from the zero set, the chord of a concave section).
 
 Adding a route: a module with an entry point of that shape and its own test file (a planted false claim it
 must not prove), and one entry below.
@@ -111,11 +113,24 @@ def _touching(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
     return prove_touching(_gap(step), step.domain, strict, opts)
 
 
+def _touching_curve(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .touching_curve import prove_touching_curve
+
+    return prove_touching_curve(_gap(step), step.domain, strict, opts)
+
+
+def _two_or_three(step: Step) -> bool:
+    return 2 <= len(free_names(_gap(step))) <= 3
+
+
 ROUTES: dict[str, Route] = {
     "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
     "lattice": Route("lattice", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
     "unbounded": Route("unbounded", lambda s: not _has_sums(s) and _unbounded(s), _unbounded_route),
     "touching": Route("touching", lambda s: not _has_sums(s) and not _unbounded(s), _touching),
+    "touching curve": Route(
+        "touching curve", lambda s: not _has_sums(s) and not _unbounded(s) and _two_or_three(s), _touching_curve
+    ),
 }
 
 

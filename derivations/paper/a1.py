@@ -195,7 +195,7 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ with |μ̂ − μ|³ (an Abs): the touching-curve route takes no Abs, and the lattice route does not split it along the curve",
         ),
         Step(
             "Taylor remainder of log(1 + x), x ≥ 0",
@@ -225,7 +225,7 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ: not proved by the engine",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ with (μ̂ − μ)₊³ (a Max): the touching-curve route takes no Min/Max, and the lattice route does not split it along the curve",
             note="sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
         ),
         Step(

@@ -23,9 +23,11 @@ from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
 from ._laws import (
     DRAWS,
+    GAP,
     MU,
     MU_HAT,
     VAR_W,
+    W_BOUNDS,
     Expect,
     Law,
     bias_gap,
@@ -50,6 +52,7 @@ POSITION = (3, 4)
 
 _LAW = TAU_RANGE | Domain({k: (1, sp.oo), Ew2: (1, sp.oo)}, name="one anchor's finite law, k ≥ 1")
 Gap = sp.Function("CE_minus_R_tilde")
+SecondOrder = sp.Function("second_order_term")  #: e^{2/τ} E(μ̂ − μ)²/2
 Hk = sp.Function("E_CrossEnt_hat")
 Rt = sp.Function("R_tilde")
 PAPER_11 = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
@@ -87,20 +90,27 @@ def _eq11_12() -> Derivation:
             reference="(11)",
             domain=_LAW,
             check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: a chain through its Taylor step (not proved) and Popoviciu",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: its Taylor step is proved (step below), but Popoviciu's remainder (M − m)²/4 − Var W is an expectation of a single draw beside the sample mean, which the pointwise rule does not combine with the Taylor integrand",
         ),
         Step(
             "(11) upper, Lemma 2's route with f = log",
             Gap(tau, k),
-            sp.Function("second_order_term")(tau, k),
+            SecondOrder(tau, k),
             kind="inequality",
             relation="<=",
             provenance="paper",
             reference="A.1: 'derived by making a Taylor expansion of y ↦ log(y) similarly to as in the proof of "
             "lemma 2. The details are omitted'",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound touches 0 along μ̂ = μ: not proved by the engine",
+            domain=_LAW | DRAWS,
+            # pointwise: log μ̂ ≥ log μ + (μ̂ − μ)/μ − e^{2/τ}(μ̂ − μ)²/2 (Taylor, 1/ξ² ≤ e^{2/τ}; equality along μ̂ = μ),
+            # and E(μ̂ − μ)/μ = 0
+            route=expectation_route(
+                "pointwise",
+                law_check(lambda L, lw: (bias_gap(L, lw), _second_order(L, lw)), "1/ξ² ≤ e^{2/τ}", seeds=seeds),
+                defs={Gap(tau, k): GAP, SecondOrder(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2},
+                bounds=W_BOUNDS,
+                integrand=sp.log(MU_HAT) - sp.log(MU) - (MU_HAT - MU) / MU + sp.exp(2 / tau) * (MU_HAT - MU) ** 2 / 2,
+            ),
             note="then Popoviciu: e^{2/τ}(e^{1/τ} − e^{−1/τ})²/(8k) = (e^{2/τ} − 1)²/(8k), as in (22)",
         ),
         Step(

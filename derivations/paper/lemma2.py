@@ -274,7 +274,7 @@ def _lemma2() -> Derivation:
                 lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
                 "the Taylor line in expectation (the linear term has mean 0)",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound touches 0 along μ̂ = μ over c ∈ [1e-2, 1e3]: the engine's interval and touching routes do not prove it",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0, f(y) = log(1/k + y), touches 0 along μ̂ = μ in five variables (b, c, k ≥ 1 unbounded, μ̂, μ): beyond the touching-curve route's 2–3 bounded ones",
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
@@ -350,7 +350,7 @@ def _lemma2() -> Derivation:
             reference="(22)",
             domain=_LAW | Domain({Z: (0, sp.oo)}),
             check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: rests on the Taylor step above (not proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: rests on the Taylor step above (its pointwise form has five variables, k unbounded: not proved)",
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
         Step(

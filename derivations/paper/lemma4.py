@@ -22,7 +22,7 @@ from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Z, Zk, k, t, tau, x
 from . import PaperConstant
-from ._laws import DRAWS, GAP, W_BOUNDS, Law, bias_gap, expectation_route, law_check
+from ._laws import DRAWS, GAP, MU, MU_HAT, W_BOUNDS, Law, bias_gap, expectation_route, law_check
 
 POSITION = ("A", 4)
 
@@ -109,13 +109,25 @@ def _lemma4() -> Derivation:
             bias_bound_k_free(),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (bias_gap(L, lw), d_numeric(L, lw.tau)),
-                "bias_bound's k-free bound; seeded with the extremal two-point laws",
-                seeds=SEEDS,
+            domain=_LAW | DRAWS,
+            # bias_bound's argument: log μ̂ ≥ the chord of log on [e^{−1/τ}, e^{1/τ}] at μ̂ (pointwise, E μ̂ = μ), and
+            # D(τ) − φ(μ e^{1/τ}) = v − 1 − log v ≥ 0 with v = μ e^{1/τ}(2/τ)/(e^{2/τ} − 1) (the remainder, log v split)
+            route=expectation_route(
+                "pointwise",
+                law_check(
+                    lambda L, lw: (bias_gap(L, lw), d_numeric(L, lw.tau)),
+                    "bias_bound's k-free bound; seeded with the extremal two-point laws",
+                    seeds=SEEDS,
+                ),
+                defs={Gap(tau, k): GAP},
+                bounds=W_BOUNDS,
+                integrand=sp.log(MU_HAT)
+                + 1 / tau
+                - (MU_HAT - sp.exp(-1 / tau)) * (2 / tau) / (sp.exp(1 / tau) - sp.exp(-1 / tau)),
+                remainder=MU * sp.exp(1 / tau) * (2 / tau) / (sp.exp(2 / tau) - 1)
+                - 1
+                - (sp.log(MU) + 1 / tau + sp.log(2 / tau) - sp.log(sp.exp(2 / tau) - 1)),
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: bias_bound's k-free bound: the chord of log in expectation, whose pointwise form touches 0 at both ends (not proved by the engine)",
         ),
         Step(
             "ours ≤ paper: D(τ) ≤ 2/τ",
