@@ -468,6 +468,24 @@ def _link(step: Step, params: Mapping[str, Any], sp_: Space, lhs: sp.Expr, rhs: 
 # ----------------------------------------------------------------------------- the rules as a proof
 
 
+_CANON_SUM = sp.Symbol("I_cfg", integer=True)
+
+
+def _canonical_sums(e: sp.Expr) -> sp.Expr:
+    """Every one-index sum written with the same index (sums over the same terms then compare by equality)."""
+    return e.replace(
+        lambda n: isinstance(n, sp.Sum) and len(n.limits) == 1,
+        lambda n: sp.Sum(n.function.xreplace({n.limits[0][0]: _CANON_SUM}), (_CANON_SUM, *n.limits[0][1:])),
+    )
+
+
+def _sums_to_one(w: sp.Expr, j: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> bool:
+    """Σ_{j=lo..hi} w_j = 1 symbolically: w_j = A_j·B with B free of j and B = 1/Σ_j A_j (a normalised weight)."""
+    dep = sp.Mul(*[f_ for f_ in sp.Mul.make_args(w) if j in f_.free_symbols])
+    ind = sp.Mul(*[f_ for f_ in sp.Mul.make_args(w) if j not in f_.free_symbols])
+    return _canonical_sums(sp.Sum(dep, (j, lo, hi)) * ind) == 1
+
+
 def _family_max_mean(bound: sp.Expr, rhs: FamilyMax, sp_: Space, keep: dict, opts: Mapping[str, Any]) -> str:
     """Σ_j w_j t_j ≤ max_j t_j (w_j ≥ 0, Σ_j w_j ≤ 1, t_j ≥ 0): the convex-combination rule."""
     body, lim = rhs.args
@@ -486,7 +504,10 @@ def _family_max_mean(bound: sp.Expr, rhs: FamilyMax, sp_: Space, keep: dict, opt
         raise NotProved(f"the summand {f_} is not a weight times {t}")
     if not _nonneg(w, sp_):
         raise NotProved(f"the weight {w} is not proved ≥ 0")
-    m = prove_scalar("Σ_j w_j ≤ 1", atomise(sp.Sum(w, (j, lo, hi)), sp_), sp.Integer(1), sp_, opts)
+    if _sums_to_one(w, j, lo, hi):
+        m = "Σ_j w_j = 1 (the normalising sum, symbolic)"
+    else:
+        m = prove_scalar("Σ_j w_j ≤ 1", atomise(sp.Sum(w, (j, lo, hi)), sp_), sp.Integer(1), sp_, opts)
     sp_.used["a convex combination is at most the max (w_j ≥ 0, Σ_j w_j ≤ 1, t_j ≥ 0)"] = None
     return f"Σ_j w_j ≤ 1 with w_j = {w} ≥ 0 ({m[:90]})"
 

@@ -25,6 +25,7 @@ import math
 
 import sympy as sp
 
+from ..checks.configuration import FamilyMax, Inner, Norm, realise
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
@@ -169,6 +170,60 @@ def derivative_of_loss(fa, fp, fn, ea, ep, en) -> sp.Expr:
 
 def _fast(e: sp.Expr) -> sp.Expr:
     return sp.simplify(sp.powsimp(sp.expand(sp.together(e))))
+
+
+# ----------------------------------------------------------------------------- the configuration claims
+
+#: the vocabulary of the configuration claims (``checks.configuration``): φ, φ' on the sphere at z^a, z^+, z_j^-;
+#: ξ = (1 − c)φ + cφ' (the mean value point, c ∈ [0, 1]) and η = Δ = φ − φ', derived
+_I = sp.Symbol("i", integer=True, positive=True)
+_PT = {"a": "z^a", "p": "z^+"}
+PHI = {x_: sp.Symbol(f"φ({z_})") for x_, z_ in _PT.items()} | {"n": sp.IndexedBase("φ(z^-)")}
+PSI = {x_: sp.Symbol(f"φ'({z_})") for x_, z_ in _PT.items()} | {"n": sp.IndexedBase("φ'(z^-)")}
+XI = {x_: sp.Symbol(f"ξ({z_})") for x_, z_ in _PT.items()} | {"n": sp.IndexedBase("ξ(z^-)")}
+ETA = {x_: sp.Symbol(f"Δ({z_})") for x_, z_ in _PT.items()} | {"n": sp.IndexedBase("Δ(z^-)")}
+
+
+def _vectors() -> dict:
+    out: dict = {}
+    for x_ in ("a", "p", "n"):
+        out[PHI[x_]] = out[PSI[x_]] = ("sphere", 1)
+        if x_ == "n":
+            out[XI[x_]] = ("def", sp.Lambda(_I, (1 - c_mvt) * PHI[x_][_I] + c_mvt * PSI[x_][_I]))
+            out[ETA[x_]] = ("def", sp.Lambda(_I, PHI[x_][_I] - PSI[x_][_I]))
+        else:
+            out[XI[x_]] = ("def", (1 - c_mvt) * PHI[x_] + c_mvt * PSI[x_])
+            out[ETA[x_]] = ("def", PHI[x_] - PSI[x_])
+    return out
+
+
+VECTORS = _vectors()
+SCALARS = {tau: (sp.Rational(1, 20), 20), k: (1, sp.oo), c_mvt: (0, 1), beta: (1, 201)}
+
+
+def tilt_weight(jj=j) -> sp.Expr:
+    """p_j = e^{⟨ξ(z^a), ξ(z_j^-)⟩/τ} / Σ_i e^{⟨ξ(z^a), ξ(z_i^-)⟩/τ}: G_τ(ξ, ·, π̂, z^a)'s weights (every k)."""
+    xa, xn = XI["a"], XI["n"]
+    return sp.exp(Inner(xa, xn[jj]) / tau) / sp.Sum(sp.exp(Inner(xa, xn[_I]) / tau), (_I, 1, k))
+
+
+def q_weight(jj=j) -> sp.Expr:
+    """q_j = s_j/(1 + Σ_l s_l), s_j = e^{⟨ξ(z^a), ξ(z_j^-) − ξ(z^+)⟩/τ} (every k)."""
+    xa, xp, xn = XI["a"], XI["p"], XI["n"]
+    s_ = lambda i_: sp.exp(Inner(xa, xn[i_] - xp) / tau)  # noqa: E731
+    return s_(jj) / (1 + sp.Sum(s_(_I), (_I, 1, k)))
+
+
+def configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en) -> dict:
+    """The step's sides (the typed claim realised at d = 2, k = 2: ξ = f, η = Δ) and its configuration route."""
+    coords = {XI["a"]: fa, XI["p"]: fp, XI["n"]: fn, ETA["a"]: ea, ETA["p"]: ep, ETA["n"]: en}
+    at = {k: len(fn)}
+    hint = {"vectors": VECTORS, "claim": (lhs, rhs), "realise": coords, "at": at, "scalars": SCALARS}
+    return {
+        "lhs": realise(lhs, coords, at),
+        "rhs": realise(rhs, coords, at),
+        "route": ("configuration", {**hint, "attack": vector_check(attack)}),
+    }
 
 
 # ----------------------------------------------------------------------------- vector checks
@@ -346,6 +401,9 @@ def derivations() -> list[Derivation]:
     pa, pp, pn = paper_coefficients()
     oa, op_, on = our_coefficients()
     r_ours = beta / (tau * (beta - 1))  # continuity's γ in terms of the paper's β
+    cfg = lambda lhs, rhs, attack: configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en)  # noqa: E731
+    sup_moved = FamilyMax(Norm(XI["n"][j] - ETA["n"][j]), sp.Tuple(j, 1, k))
+    w_typed = sp.Sum(q_weight(), (j, 1, k))
     steps = [
         Step(
             "(14) ℓ(f, z, k, τ) := log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ} (d = 2, every k)",
@@ -513,43 +571,42 @@ def derivations() -> list[Derivation]:
         )
         for i in range(D_SYM)
     ]
-    snorm = lambda u: sp.sqrt(sum(c_**2 for c_ in u))  # noqa: E731
     steps += [
         Step(
             "(48) ‖G_τ(ξ, ξ − φ + φ', π̂, z^a)‖₂ ≤ ‖ξ − φ + φ'‖_{2,∞} (Jensen: a convex combination)",
-            snorm(lin_rhs),
-            sp.Max(*[snorm(add(u, e, -1)) for u, e in zip(fn, en)]),
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="paper",
             reference="(48), first inequality",
-            check=vec(_eq48),
-            note="vector claim: stated on d = 2, k = 2 (sup over the negatives); checked on configurations with the "
-            "sup over every realised point",
+            **cfg(Norm(sp.Sum(tilt_weight() * (XI["n"][j] - ETA["n"][j]), (j, 1, k))), sup_moved, _eq48),
+            note="stated on d = 2, k = 2 (sup over the negatives); proved for every d and k: the weighted triangle "
+            "inequality, then a convex combination is at most the max (Σ_j p_j = 1 proved)",
         ),
         Step(
             "(48) ‖ξ − φ + φ'‖_{2,∞} ≤ 3 (from (47))",
-            sp.Max(*[snorm(add(u, e, -1)) for u, e in zip(fn, en)]),
-            3,
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="paper",
             reference="(48), second inequality",
-            check=vec(_eq48_three),
+            **cfg(sup_moved, sp.Integer(3), _eq48_three),
+            note="proved for every d and k: ‖ξ_j − Δ_j‖ ≤ ‖ξ_j‖ + ‖Δ_j‖ ≤ ((1 − c) + c) + 2 (triangle, ‖φ‖ = ‖φ'‖ = 1)",
         ),
         Step(
             "(49) Lemma 8 at f = ξ (‖ξ‖_{2,∞} ≤ 1 by (47)): ‖G_τ(ξ, φ − φ', π̂, z^a)‖₂ ≤ e^{2/(βτ)} M_β(‖Δ_j‖)",
-            snorm(G_finite(fa, fn, en, uni)),
-            sp.exp(2 / (beta * tau)) * ((snorm(en[0]) ** beta + snorm(en[1]) ** beta) / 2) ** (1 / beta),
             kind="inequality",
             relation="<=",
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="paper",
             reference="(49)",
-            check=vec(_eq49),
-            note="vector claim, checked at f = ξ_c for c ∈ {0, 1, random} on configurations",
+            **cfg(
+                Norm(sp.Sum(tilt_weight() * ETA["n"][j], (j, 1, k))),
+                sp.exp(2 / (beta * tau)) * (sp.Sum(Norm(ETA["n"][j]) ** beta, (j, 1, k)) / k) ** (1 / beta),
+                _eq49,
+            ),
+            note="proved for every d and k as Lemma 8: triangle, then Lemma 7's scalar claim with ⟨ξ(z^a), ξ(z_j^-)⟩ "
+            "∈ [−1, 1] (Cauchy–Schwarz, ‖ξ‖ ≤ (1 − c) + c)",
         ),
         Step(
             "the weight e^{H(ξ)}/(1/k + e^{H(ξ)}) ≤ 1 (w = e^{H} > 0)",
@@ -675,16 +732,16 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "ours: ‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ Σ_j q_j + W = 2W (‖ξ‖_{2,∞} ≤ 1)",
-            snorm(
-                add([sum(q[jj] * fn[jj][i] for jj in range(K_SYM)) for i in range(D_SYM)], [Wq * c_ for c_ in fp], -1)
-            ),
-            2 * Wq,
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="ours",
-            check=vec(_anchor_ours),
-            note="vector claim (triangle inequality); checked on configurations at ξ_c",
+            **cfg(
+                Norm(sp.Sum(q_weight() * XI["n"][j], (j, 1, k)) - w_typed * XI["p"]),
+                2 * w_typed,
+                _anchor_ours,
+            ),
+            note="proved for every d and k (triangle inequality, q_j ≥ 0, ‖ξ‖ ≤ (1 − c) + c = 1)",
         ),
         Step(
             "ours: Σ_j q_j a_j ≤ (Σ_j q_j a_j^β)^{1/β} ≤ N_k^{1/β} ((1/k) Σ_j a_j^β)^{1/β} (Σ_j q_j ≤ 1, k q_j ≤ N_k)",
