@@ -518,7 +518,8 @@ def _bound_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapping
     target = lhs
     if isinstance(lhs, sp.Abs) and "split" in params:  # a bilinear identity of the inner-product algebra
         alt = sp.sympify(params["split"])
-        if bilinear(lhs.args[0] - alt, sp_) != 0:
+        # |x| = |−x|: the split may be of either sign (SymPy writes Abs(a − b) as Abs(b − a) where it likes)
+        if bilinear(lhs.args[0] - alt, sp_) != 0 and bilinear(lhs.args[0] + alt, sp_) != 0:
             raise NotProved(f"the split {alt} is not {lhs.args[0]} (bilinear expansion differs)")
         sp_.used["bilinearity of ⟨·,·⟩ (the split, both sides expanded in the declared vectors)"] = None
         target = sp.Abs(alt)
@@ -693,10 +694,15 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
     # coordinate box of the printed realisation is not a region of the proof: it stays uncovered)
     cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in sp_.scalars.items()}
     cover.update(_box_cover(step, sp_, params.get("realise") or {}))
+    scope = (
+        f"for every d and every configuration with {hyps or 'the declared vectors'}"
+        if rule == "bound"
+        else f"a configuration with {hyps or 'the declared vectors'} exists (the witness)"
+    )
     method = (
         f"configuration route ({rule}): classical rules {'; '.join(sp_.used)}; {reason}"
         + (f"; atoms: {ranges}" if ranges else "")
-        + f"; for every d and every configuration with {hyps or 'the declared vectors'} ({time.perf_counter() - t0:.2f} s)"
+        + f"; {scope} ({time.perf_counter() - t0:.2f} s)"
     )
     return proved(
         step,

@@ -16,6 +16,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from ..checks.configuration import Inner, Norm, realise
 from ..ledger import Derivation, Domain, Step
 from ..symbols import (
     TAU_MAX,
@@ -104,6 +105,51 @@ def _sqrt6_attained(cfg: Config, lib=math):
     return lib.sqrt(6) * (1 - 1e-3), abs(g2 - g1) / dist_
 
 
+WITNESS_T = sp.Rational(1, 1000)  #: the witness's rotation parameter (angles ≈ 2t and 4t)
+#: the map g(u) = ⟨u^a, u^+ − u^-⟩ on (S^{d−1})³ and a second point u' (``checks.configuration``'s vocabulary)
+U = {x_: sp.Symbol(f"u^{x_}") for x_ in ("a", "+", "-")}
+U2 = {x_: sp.Symbol(f"u'^{x_}") for x_ in ("a", "+", "-")}
+DU = {x_: sp.Symbol(f"Δ_{x_}") for x_ in ("a", "+", "-")}
+MAP_VECTORS = {
+    **{U[x_]: ("sphere", 1) for x_ in U},
+    **{U2[x_]: ("sphere", 1) for x_ in U2},
+    **{DU[x_]: ("def", U[x_] - U2[x_]) for x_ in DU},
+}
+
+
+def g_typed(u: dict) -> sp.Expr:
+    return Inner(u["a"], u["+"] - u["-"])
+
+
+def sqrt6_witness(t_: sp.Rational = WITNESS_T) -> dict:
+    """u^a = e_1, u^+ = e_2, u^- = −e_2 and u' their rotations along the gradient (u^+ − u^-, u^a, −u^a) = (2e_2, e_1,
+    −e_1): exact rational points of the circle (2t/(1 + t²), (1 − t²)/(1 + t²)), the anchor turned twice as far."""
+    s1, c1 = 2 * t_ / (1 + t_**2), (1 - t_**2) / (1 + t_**2)
+    s2, c2 = 4 * t_ / (1 + 4 * t_**2), (1 - 4 * t_**2) / (1 + 4 * t_**2)
+    z = sp.Integer(0)
+    return {
+        U["a"]: [sp.Integer(1), z, z],
+        U["+"]: [z, sp.Integer(1), z],
+        U["-"]: [z, sp.Integer(-1), z],
+        U2["a"]: [c2, s2, z],
+        U2["+"]: [s1, c1, z],
+        U2["-"]: [-s1, -c1, z],
+    }
+
+
+#: |g(u') − g(u)|/‖u − u'‖ with ‖u − u'‖² = ‖Δ_a‖² + ‖Δ_+‖² + ‖Δ_−‖²
+SQRT6_RATIO = sp.Abs(g_typed(U2) - g_typed(U)) / sp.sqrt(sum(Norm(DU[x_]) ** 2 for x_ in DU))
+UNPROVED_LIP = (
+    "a scalar claim over every k once the similarities are atoms (v_j, v'_j ∈ [−2/τ, 2/τ]): "
+    "|ℓ^log(v) − ℓ^log(v')| ≤ ‖v − v'‖_∞, the k-dimensional mean value bound from ‖∇ℓ^log‖₁ ≤ 1 (that gradient "
+    "step is proved); no route proves a mean value bound in k variables for every k; attacked on random and "
+    "adversarial configurations"
+)
+UNPROVED_18 = (
+    "(17), then the map split and 2a + b + c ≤ √6 ‖(a, b, c)‖₂ (both proved): a composition through (17), whose "
+    "k-dimensional Lipschitz claim no route proves; attacked on random and adversarial configurations"
+)
+
 RESULT = "(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}"
 LIP_6 = (
     "printed: (u^a, u^+, u^-) ↦ ⟨u^a, u^+ − u^-⟩ is '6-Lipschitz'; (18) needs √6: 2a + b + c ≤ √6 (a² + b² + c²)^{1/2}"
@@ -131,6 +177,8 @@ def derivations() -> list[Derivation]:
     ua2, up2, um2 = add(ua, da, -1), add(up, dp, -1), add(um, dm, -1)
     vec = vector_check
     l2 = sp.sqrt(a_**2 + b_**2 + c_**2)
+    map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
+    map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
     # the d = 2, k = 2 realisation of prop4 (φ = f, φ' = f − η) for the statements of the vector claims
     from .prop4 import _domains as p4_domains
     from .prop4 import _vecs, dist_sym, loss_gap_sym
@@ -173,6 +221,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(16)",
             check=vec(_eq16),
+            unproved=UNPROVED_LIP,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -185,6 +234,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(17)",
             check=vec(_eq17),
+            unproved=UNPROVED_LIP,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -196,14 +246,25 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on (S^{d−1})³ (Cauchy–Schwarz, ‖u^+ − u^-‖ ≤ 2, ‖u'^a‖ = 1)",
-            sp.Abs(g(ua, up, um) - g(ua2, up2, um2)),
-            2 * dist_sym(da) + dist_sym(dp) + dist_sym(dm),
+            sp.Abs(realise(g_typed(U) - g_typed(U2), map_coords, {})),
+            realise(2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"]), map_coords, {}),
             kind="inequality",
             relation="<=",
             domain=Dfree,
             provenance="ours",
-            check=vec(_map_split),
-            note="vector claim: stated on d = 3; checked on unit configurations",
+            route=(
+                "configuration",
+                {
+                    "vectors": MAP_VECTORS,
+                    "claim": (sp.Abs(g_typed(U) - g_typed(U2)), 2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"])),
+                    "split": Inner(DU["a"], U["+"] - U["-"]) + Inner(U2["a"], DU["+"] - DU["-"]),
+                    "realise": map_coords,
+                    "scalars": {},
+                    "attack": vec(_map_split),
+                },
+            ),
+            note="stated on d = 3; proved for every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz "
+            "and the triangle inequality",
         ),
         Step(
             LIP_6,
@@ -223,9 +284,19 @@ def derivations() -> list[Derivation]:
             kind="inequality",
             relation="<=",
             provenance="ours",
-            check=vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
-            note="the check compares √6(1 − 10⁻³) with the ratio |Δg|/‖Δu‖ it evaluates (the rhs printed here is its "
-            "supremum); the gradient (u^+ − u^-, u^a, −u^a) is tangent there with norm √(4 + 1 + 1)",
+            route=(
+                "configuration",
+                {
+                    "rule": "attained",
+                    "vectors": MAP_VECTORS,
+                    "witness": sqrt6_witness(),
+                    "quantity": SQRT6_RATIO,
+                    "attack": vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
+                },
+            ),
+            note="an existence claim: an exact witness on (S²)³ (rational points, t = 10⁻³) has √6(1 − 10⁻³) ≤ "
+            "|Δg|/‖Δu‖ ≤ √6 (Arb); the rhs is the supremum (the two steps above); the gradient (u^+ − u^-, u^a, −u^a) "
+            "is tangent there with norm √(4 + 1 + 1)",
         ),
         Step(
             RESULT,
@@ -237,6 +308,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(18)",
             check=vec(_eq18),
+            unproved=UNPROVED_18,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -324,8 +396,8 @@ def derivations() -> list[Derivation]:
             source="paper",
             paper_claim="(16)–(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}; at β → ∞ Prop. 4 "
             "and (18) are equivalent up to modest numerical factors",
-            summary="Holds (verified numerically, k ≤ 1000); the map's Lipschitz constant is √6 (the text says 6); "
-            "ours at β = ∞ is never worse than (18).",
+            summary="Holds (verified numerically, k ≤ 1000); the map's Lipschitz constant is √6 (the text says 6; proved, "
+            "and attained by an exact witness); ours at β = ∞ is never worse than (18).",
         )
     ]
 

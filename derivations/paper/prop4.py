@@ -287,6 +287,13 @@ PRINTED_43 = (
 CORRECTED_43 = "corrected: δH(ξ)[φ − φ'] = (1/τ)[⟨Δ_a, G_τ(ξ, ξ) − ξ(z^+)⟩ + ⟨ξ(z^a), G_τ(ξ, Δ) − Δ_+⟩] (Lemma 6)"
 PRINTED_PI = "printed: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^+}"
 CORRECTED_PI = "corrected: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^-}"
+#: why Prop. 4 (paper's and ours) stays verified numerically: its pieces are proved, their composition is not
+UNPROVED_LOSS_GAP = (
+    "a bound on the loss gap |ℓ(φ) − ℓ(φ')|, not a norm or inner-product claim: it composes the mean value theorem "
+    "along ξ_c in configuration space ((43), proved only on the d = 2, k = 2 realisation) with Lemma 6's derivative "
+    "for every d and k; the configuration route proves its pieces ((48), (49), ours' 2W bound) but has no rule for a "
+    "loss difference; attacked on random and adversarial configurations"
+)
 ANCHOR_LE = "ours ≤ paper, anchor: 2W_k/τ ≤ 4/τ"
 POSITIVE_LE = "ours ≤ paper, positive: W_k/τ ≤ 1/τ"
 NEGATIVES_LE = "ours ≤ paper, negatives: N_k^{1/β}/τ ≤ (3/τ) e^{2/(βτ)}"
@@ -669,6 +676,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="Proposition 4",
             check=vec(_prop4_paper),
+            unproved=UNPROVED_LOSS_GAP,
             note="vector claim: stated on d = 2, k = 2 with φ = f, φ' = f − η; verified on unit configurations, "
             "k ≤ 1000, d ∈ {2, 3, 8}",
         ),
@@ -787,6 +795,7 @@ def derivations() -> list[Derivation]:
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="ours",
             check=vec(_prop4_ours),
+            unproved=UNPROVED_LOSS_GAP,
             note="W_k = k e^{2/τ}/(1 + k e^{2/τ}), N_k = k e^{2/τ}/(e^{2/τ} + k); the mean value theorem with the "
             "rewritten derivative and the three bounds above; verified on unit configurations, k ≤ 1000",
         ),
