@@ -656,7 +656,7 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
         raise DerivationError(
             f"step {step.name!r}: route 'configuration' parameter rule must be one of {RULES}, got {rule!r}"
         )
-    if step.kind != "inequality" or (step.relation or "<=") not in ("<=", ">="):
+    if step.kind != "inequality":
         raise DerivationError(
             f"step {step.name!r}: route 'configuration' proves ≤ inequalities, not {step.kind} {step.relation}"
         )
@@ -673,8 +673,8 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
         scalars = {s_: r_ for s_, r_ in step.domain.ranges.items() if isinstance(s_, sp.Symbol)}
     sp_ = Space(params.get("vectors", {}), scalars, step)
     try:
-        if step.relation == ">=":
-            raise NotProved("write the claim as lhs ≤ rhs")
+        if step.relation != "<=":
+            raise NotProved(f"relation {step.relation}: the rules prove lhs ≤ rhs only (a strict or reversed claim is not)")
         reason = (_bound_rule if rule == "bound" else _attained_rule)(step, params, sp_, opts)
         why = None
     except NotProved as exc:

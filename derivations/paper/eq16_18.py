@@ -42,6 +42,8 @@ from ..symbols import (
 )
 from . import Erratum
 from ._embed import _NP_K, Config, _dots, _is_float, add, direction, distances, dot, lse, norm, unit, vector_check
+from .prop4_terms import dist_sym, loss_gap, loss_gap_sym, vecs
+from .prop4_terms import domains as p4_domains
 
 POSITION = (4, 1, 5)
 
@@ -54,15 +56,11 @@ def _sim(u):
 
 
 def _eq17(cfg: Config, lib=math):
-    from .prop4 import loss_gap
-
     g, g2 = _sim(cfg.phi), _sim(cfg.psi)
     return loss_gap(cfg, lib), max(abs(x - y) for x, y in zip(g, g2)) / cfg.tau
 
 
 def _eq18(cfg: Config, lib=math):
-    from .prop4 import loss_gap
-
     da, dp, dn = distances(cfg, lib)
     return loss_gap(cfg, lib), lib.sqrt(6) / cfg.tau * lib.sqrt(da**2 + dp**2 + max(dn) ** 2)
 
@@ -180,10 +178,7 @@ def derivations() -> list[Derivation]:
     map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
     map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
     # the d = 2, k = 2 realisation of prop4 (φ = f, φ' = f − η) for the statements of the vector claims
-    from .prop4 import _domains as p4_domains
-    from .prop4 import _vecs, dist_sym, loss_gap_sym
-
-    V = _vecs(2, 2)
+    V = vecs(2, 2)
     fa, fp, fn, ea, ep, en = V["fa"], V["fp"], V["fn"], V["ea"], V["ep"], V["en"]
     fa2, fp2, fn2 = add(fa, ea, -1), add(fp, ep, -1), [add(u, e, -1) for u, e in zip(fn, en)]
     sims = [g(fa, fp, u) for u in fn]
