@@ -154,6 +154,60 @@ LIP_6 = (
 )
 
 
+def _map_split_step(ua, up, um, da, dp, dm, domain: Domain) -> Step:
+    """|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on the d = 3 realisation (u' = u − Δ), by the configuration route."""
+    ua2, up2, um2 = add(ua, da, -1), add(up, dp, -1), add(um, dm, -1)
+    map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
+    map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
+    return Step(
+        "|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on (S^{d−1})³ (Cauchy–Schwarz, ‖u^+ − u^-‖ ≤ 2, ‖u'^a‖ = 1)",
+        sp.Abs(realise(g_typed(U) - g_typed(U2), map_coords, {})),
+        realise(2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"]), map_coords, {}),
+        kind="inequality",
+        relation="<=",
+        domain=domain,
+        provenance="ours",
+        route=(
+            "configuration",
+            {
+                "vectors": MAP_VECTORS,
+                "claim": (sp.Abs(g_typed(U) - g_typed(U2)), 2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"])),
+                "split": Inner(DU["a"], U["+"] - U["-"]) + Inner(U2["a"], DU["+"] - DU["-"]),
+                "realise": map_coords,
+                "scalars": {},
+                "attack": vector_check(_map_split),
+            },
+        ),
+        note="stated on d = 3; proved for every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz "
+        "and the triangle inequality",
+    )
+
+
+def _sqrt6_step() -> Step:
+    """√6 is attained: an exact witness configuration (the configuration route's existence rule)."""
+    return Step(
+        "√6 is sharp: u^a ⟂ u^+, u^- = −u^+, a small tangent move gives |Δg|/‖Δu‖ ≥ √6 (1 − 10⁻³)",
+        sp.sqrt(6) * (1 - sp.Rational(1, 1000)),
+        sp.sqrt(6),
+        kind="inequality",
+        relation="<=",
+        provenance="ours",
+        route=(
+            "configuration",
+            {
+                "rule": "attained",
+                "vectors": MAP_VECTORS,
+                "witness": sqrt6_witness(),
+                "quantity": SQRT6_RATIO,
+                "attack": vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
+            },
+        ),
+        note="an existence claim: an exact witness on (S²)³ (rational points, t = 10⁻³) has √6(1 − 10⁻³) ≤ "
+        "|Δg|/‖Δu‖ ≤ √6 (Arb); the rhs is the supremum (the two steps above); the gradient (u^+ − u^-, u^a, −u^a) "
+        "is tangent there with norm √(4 + 1 + 1)",
+    )
+
+
 def derivations() -> list[Derivation]:
     a_, b_, c_ = dist_a, dist_p, dist_m
     Dv = Domain(
@@ -175,8 +229,6 @@ def derivations() -> list[Derivation]:
     ua2, up2, um2 = add(ua, da, -1), add(up, dp, -1), add(um, dm, -1)
     vec = vector_check
     l2 = sp.sqrt(a_**2 + b_**2 + c_**2)
-    map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
-    map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
     # the d = 2, k = 2 realisation of prop4 (φ = f, φ' = f − η) for the statements of the vector claims
     V = vecs(2, 2)
     fa, fp, fn, ea, ep, en = V["fa"], V["fp"], V["fn"], V["ea"], V["ep"], V["en"]
@@ -239,28 +291,7 @@ def derivations() -> list[Derivation]:
             domain=Dfree,
             provenance="ours",
         ),
-        Step(
-            "|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on (S^{d−1})³ (Cauchy–Schwarz, ‖u^+ − u^-‖ ≤ 2, ‖u'^a‖ = 1)",
-            sp.Abs(realise(g_typed(U) - g_typed(U2), map_coords, {})),
-            realise(2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"]), map_coords, {}),
-            kind="inequality",
-            relation="<=",
-            domain=Dfree,
-            provenance="ours",
-            route=(
-                "configuration",
-                {
-                    "vectors": MAP_VECTORS,
-                    "claim": (sp.Abs(g_typed(U) - g_typed(U2)), 2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"])),
-                    "split": Inner(DU["a"], U["+"] - U["-"]) + Inner(U2["a"], DU["+"] - DU["-"]),
-                    "realise": map_coords,
-                    "scalars": {},
-                    "attack": vec(_map_split),
-                },
-            ),
-            note="stated on d = 3; proved for every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz "
-            "and the triangle inequality",
-        ),
+        _map_split_step(ua, up, um, da, dp, dm, Dfree),
         Step(
             LIP_6,
             (2 * a_ + b_ + c_) ** 2,
@@ -272,27 +303,7 @@ def derivations() -> list[Derivation]:
             certificate=(a_ - 2 * b_) ** 2 + (a_ - 2 * c_) ** 2 + (b_ - c_) ** 2,
             note="so the map is √6-Lipschitz; squared form, certificate (a − 2b)² + (a − 2c)² + (b − c)²",
         ),
-        Step(
-            "√6 is sharp: u^a ⟂ u^+, u^- = −u^+, a small tangent move gives |Δg|/‖Δu‖ ≥ √6 (1 − 10⁻³)",
-            sp.sqrt(6) * (1 - sp.Rational(1, 1000)),
-            sp.sqrt(6),
-            kind="inequality",
-            relation="<=",
-            provenance="ours",
-            route=(
-                "configuration",
-                {
-                    "rule": "attained",
-                    "vectors": MAP_VECTORS,
-                    "witness": sqrt6_witness(),
-                    "quantity": SQRT6_RATIO,
-                    "attack": vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
-                },
-            ),
-            note="an existence claim: an exact witness on (S²)³ (rational points, t = 10⁻³) has √6(1 − 10⁻³) ≤ "
-            "|Δg|/‖Δu‖ ≤ √6 (Arb); the rhs is the supremum (the two steps above); the gradient (u^+ − u^-, u^a, −u^a) "
-            "is tangent there with norm √(4 + 1 + 1)",
-        ),
+        _sqrt6_step(),
         Step(
             RESULT,
             loss_gap_sym(fa, fp, fn, ea, ep, en),

@@ -59,8 +59,10 @@ from ._embed import (
     vector_check,
 )
 from .prop4_terms import (
+    ANCHOR_OURS,
     E2,
     ETA,
+    LEMMA8_AT_XI,
     XI,
     H_hat,
     N_k,
@@ -83,7 +85,6 @@ from .prop4_terms import (
     our_coefficients,
     paper_coefficients,
     pm_sym,
-    q_weight,
     rhs_ours,
     rhs_paper,
     tilt_weight,
@@ -189,7 +190,6 @@ def derivations() -> list[Derivation]:
     r_ours = beta / (tau * (beta - 1))  # continuity's γ in terms of the paper's β
     cfg = lambda lhs, rhs, attack: configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en)  # noqa: E731
     sup_moved = FamilyMax(Norm(XI["n"][j] - ETA["n"][j]), sp.Tuple(j, 1, k))
-    w_typed = sp.Sum(q_weight(), (j, 1, k))
     steps = [
         Step(
             "(14) ℓ(f, z, k, τ) := log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ} (d = 2, every k)",
@@ -386,11 +386,7 @@ def derivations() -> list[Derivation]:
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="paper",
             reference="(49)",
-            **cfg(
-                Norm(sp.Sum(tilt_weight() * ETA["n"][j], (j, 1, k))),
-                sp.exp(2 / (beta * tau)) * (sp.Sum(Norm(ETA["n"][j]) ** beta, (j, 1, k)) / k) ** (1 / beta),
-                attack_49,
-            ),
+            **cfg(*LEMMA8_AT_XI, attack_49),
             note="proved for every d and k as Lemma 8: triangle, then Lemma 7's scalar claim with ⟨ξ(z^a), ξ(z_j^-)⟩ "
             "∈ [−1, 1] (Cauchy–Schwarz, ‖ξ‖ ≤ (1 − c) + c)",
         ),
@@ -523,11 +519,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["sym"],
             provenance="ours",
-            **cfg(
-                Norm(sp.Sum(q_weight() * XI["n"][j], (j, 1, k)) - w_typed * XI["p"]),
-                2 * w_typed,
-                attack_anchor_ours,
-            ),
+            **cfg(*ANCHOR_OURS, attack_anchor_ours),
             note="proved for every d and k (triangle inequality, q_j ≥ 0, ‖ξ‖ ≤ (1 − c) + c = 1)",
         ),
         Step(

@@ -14,7 +14,7 @@ import math
 
 import sympy as sp
 
-from ..checks.configuration import Inner, realise
+from ..checks.configuration import Inner, Norm, realise
 from ..ledger import Domain
 from ..symbols import (
     TAU_MAX,
@@ -192,6 +192,16 @@ def q_weight(jj=j) -> sp.Expr:
     xa, xp, xn = XI["a"], XI["p"], XI["n"]
     s_ = lambda i_: sp.exp(Inner(xa, xn[i_] - xp) / tau)  # noqa: E731
     return s_(jj) / (1 + sp.Sum(s_(_I), (_I, 1, k)))
+
+
+_W = sp.Sum(q_weight(), (j, 1, k))
+#: (49), Lemma 8 at f = ξ: ‖Σ_j p_j Δ_j‖ ≤ e^{2/(βτ)} ((1/k) Σ_j ‖Δ_j‖^β)^{1/β} (lhs, rhs)
+LEMMA8_AT_XI = (
+    Norm(sp.Sum(tilt_weight() * ETA["n"][j], (j, 1, k))),
+    sp.exp(2 / (beta * tau)) * (sp.Sum(Norm(ETA["n"][j]) ** beta, (j, 1, k)) / k) ** (1 / beta),
+)
+#: ours, the anchor's vector: ‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ 2W, W = Σ_j q_j (lhs, rhs)
+ANCHOR_OURS = (Norm(sp.Sum(q_weight() * XI["n"][j], (j, 1, k)) - _W * XI["p"]), 2 * _W)
 
 
 def configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en) -> dict:
