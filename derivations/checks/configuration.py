@@ -43,7 +43,9 @@ Link to the printed step: ``realise`` maps each vector to its coordinates in the
 (a family to k lists), ``at`` gives the realisation's k; the route realises the typed claim (sums written out,
 ``Norm`` → √Σ, ``Inner`` → Σ) and requires it to be the step's lhs and rhs exactly, and every realised derived
 vector to equal its definition; so the claim proved is the printed one, read over every configuration with
-the hypotheses (the step's box stands for them in its finite realisation).
+the hypotheses (the step's box stands for them in its finite realisation). The cover is the parameters' ranges;
+the realisation's coordinate box joins it only when every point of it is a configuration (each declared vector
+a ball whose box corner lies inside it, exactly): a box point outside the hypotheses is no claim of the proof.
 
 Hint: ``route=("configuration", {"vectors": …, "claim": (lhs, rhs), "realise": …, "at": {k: 3}, "scalars":
 {τ: (lo, hi), …}, "split": …, "attack": vector_check(...)})``. ``attack`` (a ``paper._embed.vector_check``
@@ -678,7 +680,9 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
     sp_ = Space(params.get("vectors", {}), scalars, step)
     try:
         if step.relation != "<=":
-            raise NotProved(f"relation {step.relation}: the rules prove lhs ≤ rhs only (a strict or reversed claim is not)")
+            raise NotProved(
+                f"relation {step.relation}: the rules prove lhs ≤ rhs only (a strict or reversed claim is not)"
+            )
         reason = (_bound_rule if rule == "bound" else _attained_rule)(step, params, sp_, opts)
         why = None
         t0 = time.perf_counter() - t0  # the proof's own seconds (the attack's are the falsifier's)

@@ -5,9 +5,11 @@
 
 Printed proof: G_τ = Σ_j p_j (φ − φ')(z_j^-) with p_j ∝ e^{⟨f(z^a), f(z_j^-)⟩/τ}, triangle inequality, and
 Lemma 7 with x_j = ⟨f(z^a), f(z_j^-)⟩ ∈ [−1, 1] (Cauchy–Schwarz and ‖f‖_{2,∞} ≤ 1). Ours: Lemma 7's
-sharper constant M_k^{1/β} carries over verbatim. The norm claims are vector claims, attacked on finite
-configurations (f a point of the segment between two unit embeddings, or an independent point of the unit
-ball), at k up to 1000.
+sharper constant M_k^{1/β} carries over verbatim. The norm claims are configuration claims (every d, every k,
+f in the unit ball, φ, φ' on the sphere), proved by the configuration route (``checks.configuration``: triangle
+inequality, Cauchy–Schwarz, then Lemma 7's scalar claim by the sums route), each printed on its d = 3, k = 3
+realisation; the configuration attack runs beside (f a point of the segment between two unit embeddings, or an
+independent point of the unit ball, k up to 1000).
 """
 
 from __future__ import annotations
