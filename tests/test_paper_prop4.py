@@ -350,7 +350,13 @@ def test_float_pass_in_numpy_is_the_list_code_bit_for_bit(monkeypatch):
     """From k ≥ ``_NP_K`` the float pass does its k·d products in numpy: the same doubles as the list code."""
     from infonce_bounds.derivations.paper import eq16_18, lemma8
 
-    claims = [prop4._eq48, prop4._eq49, prop4._anchor_ours, prop4._prop4_paper, prop4._prop4_ours]
+    claims = [
+        prop4.attack_48,
+        prop4.attack_49,
+        prop4.attack_anchor_ours,
+        prop4.attack_prop4_paper,
+        prop4.attack_prop4_ours,
+    ]
     claims += [lemma8._lemma8(lemma8._paper_c), lemma8._lemma8(lemma8._ours_c), lemma8._triangle]
     claims += [lemma8._similarity_range, eq16_18._eq16, eq16_18._eq17, eq16_18._eq18, eq16_18._map_split]
     cfgs = _embed.configs("numpy-float-pass", 11 * 4, ks=(8, 64, 1000, 2))

@@ -351,6 +351,18 @@ def _touching_curve() -> Cases:
     )
 
 
+def _configuration() -> Cases:
+    """Claims over every configuration (the coordinate box inside the balls, so the cover holds it); the cases
+    themselves live with the route's own tests."""
+    import test_route_configuration as cfg
+
+    case = lambda name, build: Case(name, build())  # noqa: E731
+    return Cases(
+        true=[case("Cauchy–Schwarz", cfg.cauchy_schwarz), case("convex combination ≤ max", cfg.jensen_max)],
+        false=[case(name, build) for name, build in cfg.FALSE.items() if "lemma8" not in name],
+    )
+
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
@@ -363,6 +375,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "quadrature": _quadrature,
     "lattice": _minmax,
     "expectation": _expectation,
+    "configuration": _configuration,
     "citation": _citation,
 }
 

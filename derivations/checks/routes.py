@@ -35,6 +35,10 @@ the parameter.
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
   the i.i.d. moment identities (symbolic), with an exact-law attack beside;
+* ``configuration`` (``checks/configuration.py``): claims over every embedding configuration (every d, k and
+  set of vectors with norm hypotheses) by the triangle inequality, Cauchy–Schwarz, bilinear identities and the
+  convex-combination rule applied to exact instances, then a scalar claim the engine proves; existence by an
+  exact witness configuration; with the configuration attack beside;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -216,6 +220,12 @@ def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_expectation(step, params, opts)
 
 
+def _configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .configuration import prove_configuration
+
+    return prove_configuration(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -236,6 +246,13 @@ HINTED: dict[str, HintedRoute] = {
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
         + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
+        code=("attack",),
+    ),
+    "configuration": HintedRoute(
+        "configuration",
+        (),
+        ("rule", "vectors", "claim", "realise", "at", "scalars", "split", "witness", "quantity", "attack"),
+        _configuration,
         code=("attack",),
     ),
 }

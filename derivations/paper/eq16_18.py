@@ -16,6 +16,7 @@ import math
 import numpy as np
 import sympy as sp
 
+from ..checks.configuration import Inner, Norm, realise
 from ..ledger import Derivation, Domain, Step
 from ..symbols import (
     TAU_MAX,
@@ -41,6 +42,8 @@ from ..symbols import (
 )
 from . import Erratum
 from ._embed import _NP_K, Config, _dots, _is_float, add, direction, distances, dot, lse, norm, unit, vector_check
+from .prop4_terms import dist_sym, loss_gap, loss_gap_sym, vecs
+from .prop4_terms import domains as p4_domains
 
 POSITION = (4, 1, 5)
 
@@ -53,15 +56,11 @@ def _sim(u):
 
 
 def _eq17(cfg: Config, lib=math):
-    from .prop4 import loss_gap
-
     g, g2 = _sim(cfg.phi), _sim(cfg.psi)
     return loss_gap(cfg, lib), max(abs(x - y) for x, y in zip(g, g2)) / cfg.tau
 
 
 def _eq18(cfg: Config, lib=math):
-    from .prop4 import loss_gap
-
     da, dp, dn = distances(cfg, lib)
     return loss_gap(cfg, lib), lib.sqrt(6) / cfg.tau * lib.sqrt(da**2 + dp**2 + max(dn) ** 2)
 
@@ -104,10 +103,109 @@ def _sqrt6_attained(cfg: Config, lib=math):
     return lib.sqrt(6) * (1 - 1e-3), abs(g2 - g1) / dist_
 
 
+WITNESS_T = sp.Rational(1, 1000)  #: the witness's rotation parameter (angles ≈ 2t and 4t)
+#: the map g(u) = ⟨u^a, u^+ − u^-⟩ on (S^{d−1})³ and a second point u' (``checks.configuration``'s vocabulary)
+U = {x_: sp.Symbol(f"u^{x_}") for x_ in ("a", "+", "-")}
+U2 = {x_: sp.Symbol(f"u'^{x_}") for x_ in ("a", "+", "-")}
+DU = {x_: sp.Symbol(f"Δ_{x_}") for x_ in ("a", "+", "-")}
+MAP_VECTORS = {
+    **{U[x_]: ("sphere", 1) for x_ in U},
+    **{U2[x_]: ("sphere", 1) for x_ in U2},
+    **{DU[x_]: ("def", U[x_] - U2[x_]) for x_ in DU},
+}
+
+
+def g_typed(u: dict) -> sp.Expr:
+    return Inner(u["a"], u["+"] - u["-"])
+
+
+def sqrt6_witness(t_: sp.Rational = WITNESS_T) -> dict:
+    """u^a = e_1, u^+ = e_2, u^- = −e_2 and u' their rotations along the gradient (u^+ − u^-, u^a, −u^a) = (2e_2, e_1,
+    −e_1): exact rational points of the circle (2t/(1 + t²), (1 − t²)/(1 + t²)), the anchor turned twice as far."""
+    s1, c1 = 2 * t_ / (1 + t_**2), (1 - t_**2) / (1 + t_**2)
+    s2, c2 = 4 * t_ / (1 + 4 * t_**2), (1 - 4 * t_**2) / (1 + 4 * t_**2)
+    z = sp.Integer(0)
+    return {
+        U["a"]: [sp.Integer(1), z, z],
+        U["+"]: [z, sp.Integer(1), z],
+        U["-"]: [z, sp.Integer(-1), z],
+        U2["a"]: [c2, s2, z],
+        U2["+"]: [s1, c1, z],
+        U2["-"]: [-s1, -c1, z],
+    }
+
+
+#: |g(u') − g(u)|/‖u − u'‖ with ‖u − u'‖² = ‖Δ_a‖² + ‖Δ_+‖² + ‖Δ_−‖²
+SQRT6_RATIO = sp.Abs(g_typed(U2) - g_typed(U)) / sp.sqrt(sum(Norm(DU[x_]) ** 2 for x_ in DU))
+UNPROVED_LIP = (
+    "a scalar claim over every k once the similarities are atoms (v_j, v'_j ∈ [−2/τ, 2/τ]): "
+    "|ℓ^log(v) − ℓ^log(v')| ≤ ‖v − v'‖_∞, the k-dimensional mean value bound from ‖∇ℓ^log‖₁ ≤ 1 (that gradient "
+    "step is proved); no route proves a mean value bound in k variables for every k; attacked on random and "
+    "adversarial configurations"
+)
+UNPROVED_18 = (
+    "(17), then the map split and 2a + b + c ≤ √6 ‖(a, b, c)‖₂ (both proved): a composition through (17), whose "
+    "k-dimensional Lipschitz claim no route proves; attacked on random and adversarial configurations"
+)
+
 RESULT = "(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}"
 LIP_6 = (
     "printed: (u^a, u^+, u^-) ↦ ⟨u^a, u^+ − u^-⟩ is '6-Lipschitz'; (18) needs √6: 2a + b + c ≤ √6 (a² + b² + c²)^{1/2}"
 )
+
+
+def _map_split_step(ua, up, um, da, dp, dm, domain: Domain) -> Step:
+    """|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on the d = 3 realisation (u' = u − Δ), by the configuration route."""
+    ua2, up2, um2 = add(ua, da, -1), add(up, dp, -1), add(um, dm, -1)
+    map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
+    map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
+    return Step(
+        "|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on (S^{d−1})³ (Cauchy–Schwarz, ‖u^+ − u^-‖ ≤ 2, ‖u'^a‖ = 1)",
+        sp.Abs(realise(g_typed(U) - g_typed(U2), map_coords, {})),
+        realise(2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"]), map_coords, {}),
+        kind="inequality",
+        relation="<=",
+        domain=domain,
+        provenance="ours",
+        route=(
+            "configuration",
+            {
+                "vectors": MAP_VECTORS,
+                "claim": (sp.Abs(g_typed(U) - g_typed(U2)), 2 * Norm(DU["a"]) + Norm(DU["+"]) + Norm(DU["-"])),
+                "split": Inner(DU["a"], U["+"] - U["-"]) + Inner(U2["a"], DU["+"] - DU["-"]),
+                "realise": map_coords,
+                "scalars": {},
+                "attack": vector_check(_map_split),
+            },
+        ),
+        note="stated on d = 3; proved for every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz "
+        "and the triangle inequality",
+    )
+
+
+def _sqrt6_step() -> Step:
+    """√6 is attained: an exact witness configuration (the configuration route's existence rule)."""
+    return Step(
+        "√6 is sharp: u^a ⟂ u^+, u^- = −u^+, a small tangent move gives |Δg|/‖Δu‖ ≥ √6 (1 − 10⁻³)",
+        sp.sqrt(6) * (1 - sp.Rational(1, 1000)),
+        sp.sqrt(6),
+        kind="inequality",
+        relation="<=",
+        provenance="ours",
+        route=(
+            "configuration",
+            {
+                "rule": "attained",
+                "vectors": MAP_VECTORS,
+                "witness": sqrt6_witness(),
+                "quantity": SQRT6_RATIO,
+                "attack": vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
+            },
+        ),
+        note="an existence claim: an exact witness on (S²)³ (rational points, t = 10⁻³) has √6(1 − 10⁻³) ≤ "
+        "|Δg|/‖Δu‖ ≤ √6 (Arb); the rhs is the supremum (the two steps above); the gradient (u^+ − u^-, u^a, −u^a) "
+        "is tangent there with norm √(4 + 1 + 1)",
+    )
 
 
 def derivations() -> list[Derivation]:
@@ -132,10 +230,7 @@ def derivations() -> list[Derivation]:
     vec = vector_check
     l2 = sp.sqrt(a_**2 + b_**2 + c_**2)
     # the d = 2, k = 2 realisation of prop4 (φ = f, φ' = f − η) for the statements of the vector claims
-    from .prop4 import _domains as p4_domains
-    from .prop4 import _vecs, dist_sym, loss_gap_sym
-
-    V = _vecs(2, 2)
+    V = vecs(2, 2)
     fa, fp, fn, ea, ep, en = V["fa"], V["fp"], V["fn"], V["ea"], V["ep"], V["en"]
     fa2, fp2, fn2 = add(fa, ea, -1), add(fp, ep, -1), [add(u, e, -1) for u, e in zip(fn, en)]
     sims = [g(fa, fp, u) for u in fn]
@@ -173,6 +268,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(16)",
             check=vec(_eq16),
+            unproved=UNPROVED_LIP,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -185,6 +281,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(17)",
             check=vec(_eq17),
+            unproved=UNPROVED_LIP,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -194,17 +291,7 @@ def derivations() -> list[Derivation]:
             domain=Dfree,
             provenance="ours",
         ),
-        Step(
-            "|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on (S^{d−1})³ (Cauchy–Schwarz, ‖u^+ − u^-‖ ≤ 2, ‖u'^a‖ = 1)",
-            sp.Abs(g(ua, up, um) - g(ua2, up2, um2)),
-            2 * dist_sym(da) + dist_sym(dp) + dist_sym(dm),
-            kind="inequality",
-            relation="<=",
-            domain=Dfree,
-            provenance="ours",
-            check=vec(_map_split),
-            note="vector claim: stated on d = 3; checked on unit configurations",
-        ),
+        _map_split_step(ua, up, um, da, dp, dm, Dfree),
         Step(
             LIP_6,
             (2 * a_ + b_ + c_) ** 2,
@@ -216,17 +303,7 @@ def derivations() -> list[Derivation]:
             certificate=(a_ - 2 * b_) ** 2 + (a_ - 2 * c_) ** 2 + (b_ - c_) ** 2,
             note="so the map is √6-Lipschitz; squared form, certificate (a − 2b)² + (a − 2c)² + (b − c)²",
         ),
-        Step(
-            "√6 is sharp: u^a ⟂ u^+, u^- = −u^+, a small tangent move gives |Δg|/‖Δu‖ ≥ √6 (1 − 10⁻³)",
-            sp.sqrt(6) * (1 - sp.Rational(1, 1000)),
-            sp.sqrt(6),
-            kind="inequality",
-            relation="<=",
-            provenance="ours",
-            check=vector_check(_sqrt6_attained, ks=(1,), dims=(3, 8), cap=48),
-            note="the check compares √6(1 − 10⁻³) with the ratio |Δg|/‖Δu‖ it evaluates (the rhs printed here is its "
-            "supremum); the gradient (u^+ − u^-, u^a, −u^a) is tangent there with norm √(4 + 1 + 1)",
-        ),
+        _sqrt6_step(),
         Step(
             RESULT,
             loss_gap_sym(fa, fp, fn, ea, ep, en),
@@ -237,6 +314,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(18)",
             check=vec(_eq18),
+            unproved=UNPROVED_18,
             note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
         ),
         Step(
@@ -324,8 +402,8 @@ def derivations() -> list[Derivation]:
             source="paper",
             paper_claim="(16)–(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}; at β → ∞ Prop. 4 "
             "and (18) are equivalent up to modest numerical factors",
-            summary="Holds (verified numerically, k ≤ 1000); the map's Lipschitz constant is √6 (the text says 6); "
-            "ours at β = ∞ is never worse than (18).",
+            summary="Holds (verified numerically, k ≤ 1000); the map's Lipschitz constant is √6 (the text says 6; proved, "
+            "and attained by an exact witness); ours at β = ∞ is never worse than (18).",
         )
     ]
 

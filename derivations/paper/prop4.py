@@ -21,22 +21,18 @@ whose exponent γ maps to the paper's β by β = q = γτ/(γτ − 1) (``contin
 
 from __future__ import annotations
 
-import math
-
 import sympy as sp
 
+from ..checks.configuration import FamilyMax, Norm
 from ..continuity import _powsimp, continuity_factor, factored_check, holder_exponent, weight_bound
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import (
-    TAU_MAX,
-    TAU_MIN,
     beta,
     c_mvt,
     cos_pp,
     delta_s,
     dir_a,
-    dir_n,
     dir_p,
     dist,
     ell,
@@ -56,167 +52,50 @@ from ..symbols import (
     wt_h,
     x,
 )
-from . import Erratum, PaperConstant
+from . import Erratum, PaperConstant, prop4_terms
 from ._embed import (
-    Config,
     add,
-    direction,
-    distances,
     dot,
-    loss,
-    norm,
-    np_pass,
-    power_mean,
-    row_norms,
-    running_sums,
-    segment,
-    tilt,
-    tilted_mean,
     vector_check,
-    weight_h,
 )
-from .lemma6 import H_finite
+from .prop4_terms import (
+    ANCHOR_OURS,
+    E2,
+    ETA,
+    LEMMA8_AT_XI,
+    XI,
+    H_hat,
+    N_k,
+    W_k,
+    attack_48,
+    attack_48_three,
+    attack_49,
+    attack_anchor_ours,
+    attack_prop4_ours,
+    attack_prop4_paper,
+    bracket_sym,
+    configuration,
+    derivative_of_loss,
+    dist_sym,
+    domains,
+    ell_finite,
+    fast_simplify,
+    loss_gap,
+    loss_gap_sym,
+    our_coefficients,
+    paper_coefficients,
+    pm_sym,
+    rhs_ours,
+    rhs_paper,
+    tilt_weight,
+    vecs,
+)
 
 POSITION = (4, 1, 4)  # Prop. 4 (§4.1); registered after Lemmas 6–8, which its proof uses
 
-E2 = sp.exp(2 / tau)
 D_SYM, K_SYM = 2, 2  #: the symbolic realisation of the identity steps (d = 2, k = 2)
 #: the parameter of the segment φ − tη, t ∈ [0, 1], along which (43)'s mean value route runs
 T_PATH = sp.Symbol("t_path", real=True)
-
-
-# ----------------------------------------------------------------------------- the constants
-
-
-def paper_coefficients(b=beta) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(4/τ, 1/τ, (3/τ) e^{2/(βτ)}): anchor, positive, negatives' power mean, as printed."""
-    return 4 / tau, 1 / tau, 3 * sp.exp(2 / (b * tau)) / tau
-
-
-def W_k(k_=k) -> sp.Expr:
-    """W_k = k e^{2/τ}/(1 + k e^{2/τ}): the largest e^{H}/(1/k + e^{H}) (H ≤ 2/τ)."""
-    return k_ * E2 / (1 + k_ * E2)
-
-
-def N_k(k_=k) -> sp.Expr:
-    """N_k = k e^{2/τ}/(e^{2/τ} + k): the largest k q_j, q_j = s_j/(1 + Σ_l s_l)."""
-    return k_ * E2 / (E2 + k_)
-
-
-def our_coefficients(b=beta, k_=k) -> tuple[sp.Expr, sp.Expr, sp.Expr]:
-    """(2W_k/τ, W_k/τ, N_k^{1/β}/τ): ours, proved coefficient by coefficient."""
-    return 2 * W_k(k_) / tau, W_k(k_) / tau, N_k(k_) ** (1 / b) / tau
-
-
-def rhs_paper(cfg: Config, lib=math):
-    da, dp, dn = distances(cfg, lib)
-    t_, b_ = cfg.tau, cfg.beta
-    return (4 * da + dp + 3 * lib.exp(2 / (b_ * t_)) * power_mean(dn, b_, lib)) / t_
-
-
-def rhs_ours(cfg: Config, lib=math):
-    da, dp, dn = distances(cfg, lib)
-    t_, b_, k_ = cfg.tau, cfg.beta, cfg.k
-    e_m2 = lib.exp(-2 / t_)
-    wk = k_ / (k_ + e_m2)  # = k e^{2/τ}/(1 + k e^{2/τ}), overflow-free
-    nk = k_ / (1 + k_ * e_m2)  # = k e^{2/τ}/(e^{2/τ} + k)
-    return (2 * wk * da + wk * dp + nk ** (1 / b_) * power_mean(dn, b_, lib)) / t_
-
-
-def loss_gap(cfg: Config, lib=math):
-    (a, p, n_), (a2, p2, n2) = cfg.phi, cfg.psi
-    return abs(loss(cfg.tau, a, p, n_, lib) - loss(cfg.tau, a2, p2, n2, lib))
-
-
-# ----------------------------------------------------------------------------- finite realisations
-
-
-def _vecs(d: int, kk: int) -> dict:
-    return {
-        "fa": [emb_a[i] for i in range(1, d + 1)],
-        "fp": [emb_p[i] for i in range(1, d + 1)],
-        "fn": [[emb_n[jj, i] for i in range(1, d + 1)] for jj in range(1, kk + 1)],
-        "ea": [dir_a[i] for i in range(1, d + 1)],
-        "ep": [dir_p[i] for i in range(1, d + 1)],
-        "en": [[dir_n[jj, i] for i in range(1, d + 1)] for jj in range(1, kk + 1)],
-    }
-
-
-def ell_finite(fa, fp, fn) -> sp.Expr:
-    """ℓ(f) of (14): log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ})."""
-    kk = len(fn)
-    return sp.log(sp.Rational(1, kk) + sum(sp.exp(dot(fa, add(u, fp, -1)) / tau) for u in fn) / kk)
-
-
-def H_hat(fa, fp, fn) -> sp.Expr:
-    """H(f) = H_τ(f, z^a, z^+, π̂^-), π̂^- = (1/k) Σ_j δ_{z_j^-}."""
-    return H_finite(fa, fp, fn, [sp.Rational(1, len(fn))] * len(fn))
-
-
-def bracket_sym(fa, fp, fn, ea, ep, en) -> sp.Expr:
-    """[⟨η(z^a), G_τ(ξ, ξ) − ξ(z^+)⟩ + ⟨ξ(z^a), G_τ(ξ, η) − η(z^+)⟩] (the display after (43)), f = ξ."""
-    from .lemma6 import G_finite
-
-    uni = [sp.Rational(1, len(fn))] * len(fn)
-    return dot(ea, add(G_finite(fa, fn, fn, uni), fp, -1)) + dot(fa, add(G_finite(fa, fn, en, uni), ep, -1))
-
-
-def derivative_of_loss(fa, fp, fn, ea, ep, en) -> sp.Expr:
-    """d/dε ℓ(f + εη)|₀ by SymPy."""
-    sh = lambda u, e: add(u, e, veps)  # noqa: E731
-    return sp.diff(ell_finite(sh(fa, ea), sh(fp, ep), [sh(u, e) for u, e in zip(fn, en)]), veps).subs(veps, 0)
-
-
-def _fast(e: sp.Expr) -> sp.Expr:
-    return sp.simplify(sp.powsimp(sp.expand(sp.together(e))))
-
-
-# ----------------------------------------------------------------------------- vector checks
-
-
-def _eq48(cfg: Config, lib=math):
-    xi = segment(cfg, cfg.c)
-    eta = direction(cfg)
-    if np_pass(cfg, lib):  # the same doubles as below, the k·d work in numpy
-        diff_n = xi[2] + -1.0 * eta[2]
-        g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
-        ends = [norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2], eta[0:2])]
-        return norm(g, lib), max(ends + row_norms(diff_n))
-    diff_n = [add(u, e, -1.0) for u, e in zip(xi[2], eta[2])]
-    g = tilted_mean(cfg.tau, xi[0], xi[2], diff_n, lib)
-    sup = max(norm(add(u, e, -1.0), lib) for u, e in zip(xi[0:2] + tuple(xi[2]), eta[0:2] + tuple(eta[2])))
-    return norm(g, lib), sup
-
-
-def _eq48_three(cfg: Config, lib=math):
-    return _eq48(cfg, lib)[1], 3.0
-
-
-def _eq49(cfg: Config, lib=math):
-    xi = segment(cfg, cfg.c)
-    g = tilted_mean(cfg.tau, xi[0], xi[2], direction(cfg)[2], lib)
-    return norm(g, lib), lib.exp(2 / (cfg.beta * cfg.tau)) * power_mean(distances(cfg, lib)[2], cfg.beta, lib)
-
-
-def _anchor_ours(cfg: Config, lib=math):
-    """‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ 2W, q_j = s_j/(1 + Σ s_l), W = Σ q_j."""
-    xa, xp, xn = segment(cfg, cfg.c)
-    wt = weight_h(cfg.tau, xa, xp, xn, lib)
-    p = tilt(cfg.tau, xa, xn, lib)
-    if np_pass(cfg, lib):
-        sums = running_sums(p, xn)
-        v = [wt * sums[i] - wt * xp[i] for i in range(len(xa))]
-    else:
-        v = [wt * sum(p[jj] * xn[jj][i] for jj in range(len(xn))) - wt * xp[i] for i in range(len(xa))]
-    return norm(v, lib), 2 * wt
-
-
-def _prop4_paper(cfg: Config, lib=math):
-    return loss_gap(cfg, lib), rhs_paper(cfg, lib)
-
-
-def _prop4_ours(cfg: Config, lib=math):
-    return loss_gap(cfg, lib), rhs_ours(cfg, lib)
 
 
 # ----------------------------------------------------------------------------- the ledger
@@ -232,58 +111,21 @@ PRINTED_43 = (
 CORRECTED_43 = "corrected: δH(ξ)[φ − φ'] = (1/τ)[⟨Δ_a, G_τ(ξ, ξ) − ξ(z^+)⟩ + ⟨ξ(z^a), G_τ(ξ, Δ) − Δ_+⟩] (Lemma 6)"
 PRINTED_PI = "printed: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^+}"
 CORRECTED_PI = "corrected: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^-}"
+#: why Prop. 4 (paper's and ours) stays verified numerically: its pieces are proved, their composition is not
+UNPROVED_LOSS_GAP = (
+    "a bound on the loss gap |ℓ(φ) − ℓ(φ')|, not a norm or inner-product claim: it composes the mean value theorem "
+    "along ξ_c in configuration space ((43), proved only on the d = 2, k = 2 realisation) with Lemma 6's derivative "
+    "for every d and k; the configuration route proves its pieces ((48), (49), ours' 2W bound) but has no rule for a "
+    "loss difference; attacked on random and adversarial configurations"
+)
 ANCHOR_LE = "ours ≤ paper, anchor: 2W_k/τ ≤ 4/τ"
 POSITIVE_LE = "ours ≤ paper, positive: W_k/τ ≤ 1/τ"
 NEGATIVES_LE = "ours ≤ paper, negatives: N_k^{1/β}/τ ≤ (3/τ) e^{2/(βτ)}"
 
 
-def _domains() -> dict[str, Domain]:
-    coords = {emb_a: (-1, 1), emb_p: (-1, 1), emb_n: (-1, 1), dir_a: (-2, 2), dir_p: (-2, 2), dir_n: (-2, 2)}
-    return {
-        "sym": Domain(
-            {tau: (sp.Rational(1, 20), 20), **coords, veps: (-1, 1)},
-            name="τ ∈ [0.05, 20], coordinates of f (or ξ) in [−1, 1], of η = φ − φ' in [−2, 2] (d = 2, k = 2)",
-        ),
-        "symk": Domain(
-            {tau: (sp.Rational(1, 20), 20), k: (1, sp.oo), emb_a: (-1, 1), emb_p: (-1, 1), emb_n: (-1, 1)},
-            name="τ ∈ [0.05, 20], k ≥ 1, coordinates of f in [−1, 1] (d = 2)",
-        ),
-        "mvt": Domain(
-            {tau: (sp.Rational(1, 20), 20), **coords, c_mvt: (0, 1), veps: (-1, 1)},
-            name="τ ∈ [0.05, 20], c ∈ [0, 1], φ = f, φ' = f − η (d = 2, k = 2)",
-        ),
-        "free": Domain(
-            {emb_a: (-1, 1), emb_p: (-1, 1), dir_a: (-2, 2), dir_p: (-2, 2), gvec_a: (-1, 1), gvec_b: (-2, 2)},
-            name="ξ, η coordinates and free vectors g_A, g_B (d = 3)",
-        ),
-        "cg": Domain({c_mvt: (0, 1), cos_pp: (-1, 1)}, name="c ∈ [0, 1], ⟨φ, φ'⟩ ∈ [−1, 1]"),
-        "w": Domain({wt_h: (0, 1)}, name="w_H ∈ [0, 1]"),
-        "wgtb": Domain(
-            {wt_h: (0, 1), frac_g: (0, 1), tau: (TAU_MIN, TAU_MAX), beta: (1, sp.oo)},
-            name="w_H ∈ [0, 1], θ ∈ [0, 1], τ ∈ [1e-3, 1e2], β ≥ 1",
-        ),
-        "hk": Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), x: (-2, 2)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, x ∈ [−2, 2]"),
-        "hkd": Domain(
-            {tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), x: (-2, 2), delta_s: (0, 4)},
-            name="τ ∈ [1e-3, 1e2], k ≥ 1, x ∈ [−2, 2], δ ∈ [0, 4]",
-        ),
-        "tk": Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1"),
-        "tkb": Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), beta: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, β ≥ 1"),
-        "map": Domain(
-            {tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), beta: (sp.Rational(101, 100), 1000)},
-            name="τ ∈ [1e-3, 1e2], k ≥ 1, paper's β ∈ [1.01, 1000]",
-        ),
-        "qsum": Domain(
-            {tau: (sp.Rational(1, 50), 50), k: (1, sp.oo), s: (-1, 1), s_pos: (-1, 1), dist: (0, 2), beta: (1, 50)},
-            name="τ ∈ [0.02, 50], k ≥ 1, ⟨ξ(z^a), ξ(z_j^-)⟩, ⟨ξ(z^a), ξ(z^+)⟩ ∈ [−1, 1], ‖Δ_j‖ ∈ [0, 2], β ∈ [1, 50]",
-        ),
-        "wsum": Domain({w: (sp.Rational(1, 1000), 1000), k: (1, sp.oo)}, name="s_j ∈ [1e-3, 1e3], k ≥ 1"),
-    }
-
-
 def derivations() -> list[Derivation]:
-    D = _domains()
-    V = _vecs(D_SYM, K_SYM)
+    D = domains()
+    V = vecs(D_SYM, K_SYM)
     fa, fp, fn, ea, ep, en = V["fa"], V["fp"], V["fn"], V["ea"], V["ep"], V["en"]
     # every-k forms (d = 2): ℓ and H with sums over j
     I = range(1, 3)
@@ -346,6 +188,8 @@ def derivations() -> list[Derivation]:
     pa, pp, pn = paper_coefficients()
     oa, op_, on = our_coefficients()
     r_ours = beta / (tau * (beta - 1))  # continuity's γ in terms of the paper's β
+    cfg = lambda lhs, rhs, attack: configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en)  # noqa: E731
+    sup_moved = FamilyMax(Norm(XI["n"][j] - ETA["n"][j]), sp.Tuple(j, 1, k))
     steps = [
         Step(
             "(14) ℓ(f, z, k, τ) := log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ} (d = 2, every k)",
@@ -386,7 +230,7 @@ def derivations() -> list[Derivation]:
             domain=D["sym"],
             provenance="paper",
             reference="(42)",
-            simplifier=_fast,
+            simplifier=fast_simplify,
         ),
         Step(
             "(43) mean value theorem: ℓ(φ) − ℓ(φ') = δℓ(ξ)[φ − φ'] for some c ∈ [0, 1], ξ = (1 − c)φ + cφ'",
@@ -418,7 +262,7 @@ def derivations() -> list[Derivation]:
             br / tau,
             domain=D["sym"],
             provenance="ours",
-            simplifier=_fast,
+            simplifier=fast_simplify,
         ),
         Step(
             "corrected (43) in full: ℓ(φ) − ℓ(φ') = δℓ(ξ)[Δ] = (e^{H(ξ)}/(1/k + e^{H(ξ)}))(1/τ)[bracket]",
@@ -426,7 +270,7 @@ def derivations() -> list[Derivation]:
             weight * br / tau,
             domain=D["sym"],
             provenance="ours",
-            simplifier=_fast,
+            simplifier=fast_simplify,
             note="at f = ξ: the factor the final combination bounds by 1, and the 1/τ it restores",
         ),
         Step(
@@ -513,43 +357,38 @@ def derivations() -> list[Derivation]:
         )
         for i in range(D_SYM)
     ]
-    snorm = lambda u: sp.sqrt(sum(c_**2 for c_ in u))  # noqa: E731
     steps += [
         Step(
             "(48) ‖G_τ(ξ, ξ − φ + φ', π̂, z^a)‖₂ ≤ ‖ξ − φ + φ'‖_{2,∞} (Jensen: a convex combination)",
-            snorm(lin_rhs),
-            sp.Max(*[snorm(add(u, e, -1)) for u, e in zip(fn, en)]),
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="paper",
             reference="(48), first inequality",
-            check=vec(_eq48),
-            note="vector claim: stated on d = 2, k = 2 (sup over the negatives); checked on configurations with the "
-            "sup over every realised point",
+            **cfg(Norm(sp.Sum(tilt_weight() * (XI["n"][j] - ETA["n"][j]), (j, 1, k))), sup_moved, attack_48),
+            note="stated on d = 2, k = 2 (sup over the negatives); proved for every d and k: the weighted triangle "
+            "inequality, then a convex combination is at most the max (Σ_j p_j = 1 proved)",
         ),
         Step(
             "(48) ‖ξ − φ + φ'‖_{2,∞} ≤ 3 (from (47))",
-            sp.Max(*[snorm(add(u, e, -1)) for u, e in zip(fn, en)]),
-            3,
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="paper",
             reference="(48), second inequality",
-            check=vec(_eq48_three),
+            **cfg(sup_moved, sp.Integer(3), attack_48_three),
+            note="proved for every d and k: ‖ξ_j − Δ_j‖ ≤ ‖ξ_j‖ + ‖Δ_j‖ ≤ ((1 − c) + c) + 2 (triangle, ‖φ‖ = ‖φ'‖ = 1)",
         ),
         Step(
             "(49) Lemma 8 at f = ξ (‖ξ‖_{2,∞} ≤ 1 by (47)): ‖G_τ(ξ, φ − φ', π̂, z^a)‖₂ ≤ e^{2/(βτ)} M_β(‖Δ_j‖)",
-            snorm(G_finite(fa, fn, en, uni)),
-            sp.exp(2 / (beta * tau)) * ((snorm(en[0]) ** beta + snorm(en[1]) ** beta) / 2) ** (1 / beta),
             kind="inequality",
             relation="<=",
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="paper",
             reference="(49)",
-            check=vec(_eq49),
-            note="vector claim, checked at f = ξ_c for c ∈ {0, 1, random} on configurations",
+            **cfg(*LEMMA8_AT_XI, attack_49),
+            note="proved for every d and k as Lemma 8: triangle, then Lemma 7's scalar claim with ⟨ξ(z^a), ξ(z_j^-)⟩ "
+            "∈ [−1, 1] (Cauchy–Schwarz, ‖ξ‖ ≤ (1 − c) + c)",
         ),
         Step(
             "the weight e^{H(ξ)}/(1/k + e^{H(ξ)}) ≤ 1 (w = e^{H} > 0)",
@@ -611,7 +450,8 @@ def derivations() -> list[Derivation]:
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="paper",
             reference="Proposition 4",
-            check=vec(_prop4_paper),
+            check=vec(attack_prop4_paper),
+            unproved=UNPROVED_LOSS_GAP,
             note="vector claim: stated on d = 2, k = 2 with φ = f, φ' = f − η; verified on unit configurations, "
             "k ≤ 1000, d ∈ {2, 3, 8}",
         ),
@@ -633,7 +473,7 @@ def derivations() -> list[Derivation]:
             ours_dl,
             domain=D["sym"],
             provenance="ours",
-            simplifier=_fast,
+            simplifier=fast_simplify,
         ),
         Step(
             "ours: W = k e^{x/τ}/(1 + k e^{x/τ}) ≤ W_k = k e^{2/τ}/(1 + k e^{2/τ}) (x = τH ∈ [−2, 2])",
@@ -675,16 +515,12 @@ def derivations() -> list[Derivation]:
         ),
         Step(
             "ours: ‖Σ_j q_j ξ(z_j^-) − W ξ(z^+)‖ ≤ Σ_j q_j + W = 2W (‖ξ‖_{2,∞} ≤ 1)",
-            snorm(
-                add([sum(q[jj] * fn[jj][i] for jj in range(K_SYM)) for i in range(D_SYM)], [Wq * c_ for c_ in fp], -1)
-            ),
-            2 * Wq,
             kind="inequality",
             relation="<=",
             domain=D["sym"],
             provenance="ours",
-            check=vec(_anchor_ours),
-            note="vector claim (triangle inequality); checked on configurations at ξ_c",
+            **cfg(*ANCHOR_OURS, attack_anchor_ours),
+            note="proved for every d and k (triangle inequality, q_j ≥ 0, ‖ξ‖ ≤ (1 − c) + c = 1)",
         ),
         Step(
             "ours: Σ_j q_j a_j ≤ (Σ_j q_j a_j^β)^{1/β} ≤ N_k^{1/β} ((1/k) Σ_j a_j^β)^{1/β} (Σ_j q_j ≤ 1, k q_j ≤ N_k)",
@@ -729,7 +565,8 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["sym"] | Domain({beta: (1, 201)}),
             provenance="ours",
-            check=vec(_prop4_ours),
+            check=vec(attack_prop4_ours),
+            unproved=UNPROVED_LOSS_GAP,
             note="W_k = k e^{2/τ}/(1 + k e^{2/τ}), N_k = k e^{2/τ}/(e^{2/τ} + k); the mean value theorem with the "
             "rewritten derivative and the three bounds above; verified on unit configurations, k ≤ 1000",
         ),
@@ -815,20 +652,6 @@ def derivations() -> list[Derivation]:
     ]
 
 
-def dist_sym(e) -> sp.Expr:
-    return sp.sqrt(sum(c_**2 for c_ in e))
-
-
-def pm_sym(en) -> sp.Expr:
-    return (sum(dist_sym(e) ** beta for e in en) / len(en)) ** (1 / beta)
-
-
-def loss_gap_sym(fa, fp, fn, ea, ep, en) -> sp.Expr:
-    """|ℓ(φ) − ℓ(φ')| with φ = f, φ' = f − η on the finite realisation."""
-    moved = ell_finite(add(fa, ea, -1), add(fp, ep, -1), [add(u, e, -1) for u, e in zip(fn, en)])
-    return sp.Abs(ell_finite(fa, fp, fn) - moved)
-
-
 ERRATA = [
     Erratum(
         location="Appendix B.1, proof of Prop. 4, the display after (43) (first line)",
@@ -894,72 +717,5 @@ CONSTANTS = [
 ]
 
 
-# ----------------------------------------------------------------------------- kernel formulas (numerics.data_bounds)
-
-
-def _without_e2(expr: sp.Expr) -> sp.Expr:
-    """``expr`` with e^{2/τ} written as 1/q, q = e^{−2/τ}, and cancelled: the same function, but no e^{2/τ}
-    that overflows a float for τ < 2/709 (W_k = k/(k + e^{−2/τ}), N_k = k/(1 + k e^{−2/τ}))."""
-    q = sp.Dummy("q", positive=True)
-    return sp.cancel(sp.sympify(expr).subs(E2, 1 / q)).subs(q, sp.exp(-2 / tau))
-
-
-def _kernel_formulas():
-    from ..results import KernelFormula
-
-    src = "derivations.paper.prop4"
-    return [
-        KernelFormula(
-            "prop4_anchor_paper",
-            ("tau",),
-            lambda: paper_coefficients()[0],
-            f"{src}.paper_coefficients()[0]",
-            "prop4 / as printed",
-            "4/τ, the anchor coefficient of Prop. 4 as printed.",
-        ),
-        KernelFormula(
-            "prop4_positive_paper",
-            ("tau",),
-            lambda: paper_coefficients()[1],
-            f"{src}.paper_coefficients()[1]",
-            "prop4 / as printed",
-            "1/τ, the positive's coefficient of Prop. 4 as printed.",
-        ),
-        KernelFormula(
-            "prop4_log_negatives_paper",
-            ("beta", "tau"),
-            lambda: sp.expand_log(sp.log(paper_coefficients()[2])),
-            f"log {src}.paper_coefficients()[2]",
-            "prop4 / as printed",
-            "log((3/τ) e^{2/(βτ)}): the negatives' coefficient of Prop. 4 as printed, in logs (e^{2/(βτ)} overflows "
-            "for βτ < 2/709).",
-        ),
-        KernelFormula(
-            "prop4_anchor_ours",
-            ("tau", "k"),
-            lambda: _without_e2(our_coefficients()[0]),
-            f"{src}.our_coefficients()[0]",
-            "prop4 / ours",
-            "2W_k/τ, W_k = k e^{2/τ}/(1 + k e^{2/τ}): our anchor coefficient (written without e^{2/τ}).",
-        ),
-        KernelFormula(
-            "prop4_positive_ours",
-            ("tau", "k"),
-            lambda: _without_e2(our_coefficients()[1]),
-            f"{src}.our_coefficients()[1]",
-            "prop4 / ours",
-            "W_k/τ: our positive's coefficient (written without e^{2/τ}).",
-        ),
-        KernelFormula(
-            "prop4_log_negatives_ours",
-            ("beta", "tau", "k"),
-            lambda: sp.expand_log(sp.log(_without_e2(N_k()))) / beta - sp.log(tau),
-            f"log {src}.our_coefficients()[2] = (1/β) log N_k − log τ",
-            "prop4 / ours",
-            "log(N_k^{1/β}/τ), N_k = k e^{2/τ}/(e^{2/τ} + k): our negatives' coefficient, in logs, without e^{2/τ}.",
-        ),
-    ]
-
-
-#: Prop. 4's coefficients (paper's and ours) for the data kernels of ``numerics.data_bounds``
-KERNEL_FORMULAS = _kernel_formulas()
+#: Prop. 4's coefficients (paper's and ours) for the data kernels of ``numerics.data_bounds`` (built in prop4_terms)
+KERNEL_FORMULAS = prop4_terms.KERNEL_FORMULAS
