@@ -33,6 +33,9 @@ the parameter.
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
   the i.i.d. moment identities (symbolic), with an exact-law attack beside;
+* ``integral bound`` (``checks/integral_bound.py``): ``∫_lo^hi f dt ≤ rhs`` by Cauchy–Schwarz (or directly), an
+  antiderivative proved by differentiation (a one-sided limit at an end) and a scalar inequality for the
+  engine or a cited lemma;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -194,6 +197,12 @@ def _minmax_hinted(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
     return prove_minmax(step, params, opts)
 
 
+def _integral_bound(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .integral_bound import prove_integral_bound
+
+    return prove_integral_bound(step, params, opts)
+
+
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .expectation import prove_expectation
 
@@ -214,6 +223,9 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
+    "integral bound": HintedRoute(
+        "integral bound", ("rule", "antiderivative"), ("uses", "with", "points"), _integral_bound
+    ),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
