@@ -251,6 +251,25 @@ def _quadrature() -> Cases:
     )
 
 
+def _integral_bound() -> Cases:
+    tp = sp.Symbol("tp_rc", positive=True)
+    lin = sp.Integral(tp, (tp, 0, xp))
+    cs = ("integral bound", {"rule": "cauchy-schwarz", "antiderivative": tp**3 / 3})
+    direct = ("integral bound", {"rule": "direct", "antiderivative": tp**2 / 2})
+    box = {xp: (R(1, 10), 2)}
+    return Cases(
+        true=[
+            claim(lin, "<=", xp**2 / sp.sqrt(3), box, cs),  # Cauchy–Schwarz: ∫ t ≤ (x · x³/3)^{1/2}
+            claim(lin, "<=", xp**2 / 2, box, direct),  # touching: equal everywhere
+        ],
+        false=[
+            claim(lin, "<=", xp**2 / 2 - R(1, 1000), box, direct),  # off by 1/1000
+            claim(lin, "<=", xp * xp**3 / 3, box, cs),  # the square root dropped: x⁴/3 < x²/2 for x < 1.2
+            claim(lin, "<=", xp**2 / 3, box, ("integral bound", {"rule": "direct", "antiderivative": tp**2 / 3})),
+        ],
+    )
+
+
 @functools.cache
 def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
     """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
@@ -346,6 +365,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "monotone": _monotone,
     "certificate": _certificate,
     "quadrature": _quadrature,
+    "integral bound": _integral_bound,
     "lattice": _minmax,
     "expectation": _expectation,
     "citation": _citation,
