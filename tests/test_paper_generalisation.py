@@ -167,7 +167,10 @@ def test_ours_le_paper_and_50_digit_range(t_, k_):
 
 def test_shift_scale_checker_refutes_a_wrong_scale():
     wrong = Step("planted: R̂(g) = R̂(ℓ)/(2(b − a))", Rad_g, Rad_n / (2 * (ell_hi - ell_lo)), domain=prop3._ENDS)
-    res = prop3.shift_scale_check(wrong, {"seed": 0, "trials": 2000})
+    st = catalogue.get("prop3").step(
+        "Rademacher complexity is invariant to adding a constant; factor out b − a: R̂(g) = R̂(ℓ)/(b − a)"
+    )
+    res = check_step(replace(wrong, route=st.route), seed=0, trials=2000)
     assert res.verdict == Verdict.REFUTED and res.counterexample
 
 

@@ -270,6 +270,26 @@ def _integral_bound() -> Cases:
     )
 
 
+def _rademacher_affine() -> Cases:
+    rf, rg = sp.Symbol("RF_rc", nonnegative=True), sp.Symbol("RG_rc", real=True)
+    val = sp.Symbol("val_rc", real=True)
+    box = {rf: (0, 10), rg: (-10, 10), x: (R(1, 10), 4), y: (-5, 5)}
+
+    def aff(rhs, mp, ranges=box, **extra):
+        hint = ("rademacher affine", {"complexity": rf, "value": val, "map": mp, **extra})
+        return claim(rg, "=", rhs, ranges, hint)
+
+    return Cases(
+        true=[aff(x * rf, x * val + y), aff(rf / x, (val - y) / x)],
+        false=[
+            aff(2 * x * rf, x * val + y),  # a wrong scale
+            aff(-x * rf, -x * val + y),  # a negative scale: sup becomes −inf
+            aff(x * rf, x * val + y, {**box, x: (-1, 4)}),  # the scale's range extended below 0
+            aff(x * rf, x * val + y * val**2),  # not affine in the value
+        ],
+    )
+
+
 @functools.cache
 def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
     """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
@@ -366,6 +386,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "certificate": _certificate,
     "quadrature": _quadrature,
     "integral bound": _integral_bound,
+    "rademacher affine": _rademacher_affine,
     "lattice": _minmax,
     "expectation": _expectation,
     "citation": _citation,

@@ -36,6 +36,8 @@ the parameter.
 * ``integral bound`` (``checks/integral_bound.py``): ``∫_lo^hi f dt ≤ rhs`` by Cauchy–Schwarz (or directly), an
   antiderivative proved by differentiation (a one-sided limit at an end) and a scalar inequality for the
   engine or a cited lemma;
+* ``rademacher affine`` (``checks/rademacher_affine.py``): ``R̂(s·F + c) = s·R̂(F)``: the map affine in the
+  function's value with constant scale and shift (symbolic), ``E σ c = 0`` (exact), ``s ≥ 0`` (the engine);
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -203,6 +205,12 @@ def _integral_bound(step: Step, params: Mapping[str, Any], opts: Mapping[str, An
     return prove_integral_bound(step, params, opts)
 
 
+def _rademacher_affine(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .rademacher_affine import prove_rademacher_affine
+
+    return prove_rademacher_affine(step, params, opts)
+
+
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .expectation import prove_expectation
 
@@ -223,6 +231,9 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
+    "rademacher affine": HintedRoute(
+        "rademacher affine", ("complexity", "value", "map"), ("per_point", "points"), _rademacher_affine
+    ),
     "integral bound": HintedRoute(
         "integral bound", ("rule", "antiderivative"), ("uses", "with", "points"), _integral_bound
     ),
