@@ -72,10 +72,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/prior.py:_two_point_check": (140, "a checker closure that moves into a route (issue 27)"),
     "derivations/prior.py:_two_point_check.check": (125, "a checker closure that moves into a route (issue 27)"),
     "derivations/prior.py:derivations": (204, _STEPS),
-    "derivations/rademacher.py:maurer_check": (
-        124,
-        "a finite-class Rademacher attack (a configuration claim, no route states it)",
-    ),
     "derivations/rademacher.py:derivations": (284, _STEPS),
     "derivations/run/runner.py:run_steps": (
         224,

@@ -290,6 +290,25 @@ def _rademacher_affine() -> Cases:
     )
 
 
+def _classical_theorem() -> Cases:
+    rf, rv, l2 = (sp.Symbol(n_, nonnegative=True) for n_ in ("RF_rc", "RV_rc", "L2_rc"))
+    box = {rf: (0, 10), rv: (0, 10), l2: (0, 5)}
+    words = {"lipschitz": "by definition of L2", "class": "one class"}
+
+    def maurer(rhs, ranges=box, discharge=words):
+        hint = {"theorem": "maurer2016", "with": {"R_F": rf, "L2": l2, "R_V": rv}, "discharge": discharge}
+        return claim(rf, "<=", rhs, ranges, ("classical theorem", hint))
+
+    return Cases(
+        true=[maurer(sp.sqrt(2) * l2 * rv), maurer(2 * l2 * rv)],
+        false=[
+            maurer(l2 * rv),  # √2 replaced by 1
+            maurer(sp.sqrt(2) * l2 * rv - R(1, 100)),  # off by 1/100
+            maurer(sp.sqrt(2) * l2 * rv, discharge={"class": "one class"}),  # a hypothesis not discharged
+        ],
+    )
+
+
 @functools.cache
 def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
     """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
@@ -387,6 +406,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "quadrature": _quadrature,
     "integral bound": _integral_bound,
     "rademacher affine": _rademacher_affine,
+    "classical theorem": _classical_theorem,
     "lattice": _minmax,
     "expectation": _expectation,
     "citation": _citation,

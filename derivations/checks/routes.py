@@ -38,6 +38,9 @@ the parameter.
   engine or a cited lemma;
 * ``rademacher affine`` (``checks/rademacher_affine.py``): ``R̂(s·F + c) = s·R̂(F)``: the map affine in the
   function's value with constant scale and shift (symbolic), ``E σ c = 0`` (exact), ``s ≥ 0`` (the engine);
+* ``classical theorem`` (``checks/classical_theorem.py``): an instance of a theorem of the literature
+  (``THEOREMS``, e.g. Maurer's vector contraction), the glue and its conditions proved by the engine, its
+  hypotheses discharged, labelled *cited* with the reference; a numeric attack (code) beside it;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -211,6 +214,12 @@ def _rademacher_affine(step: Step, params: Mapping[str, Any], opts: Mapping[str,
     return prove_rademacher_affine(step, params, opts)
 
 
+def _classical(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .classical_theorem import prove_classical
+
+    return prove_classical(step, params, opts)
+
+
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .expectation import prove_expectation
 
@@ -231,6 +240,9 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
+    "classical theorem": HintedRoute(
+        "classical theorem", ("theorem", "with"), ("discharge", "attack"), _classical, code=("attack",)
+    ),
     "rademacher affine": HintedRoute(
         "rademacher affine", ("complexity", "value", "map"), ("per_point", "points"), _rademacher_affine
     ),

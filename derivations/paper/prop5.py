@@ -67,6 +67,19 @@ _LOG3 = sp.sqrt(sp.log(3) + 1)
 DUDLEY_ANTIDERIVATIVE = eps_cov * sp.log(1 + 2 * c_dud / eps_cov) + 2 * c_dud * sp.log(1 + eps_cov / (2 * c_dud))
 
 
+#: Cauchy–Schwarz, the printed antiderivative of log(1 + 2c/ε) (proved by differentiation, its limit 0 at ε = 0)
+#: and log(1 + x) ≤ x at x = U/(2c), as the proof argues (route "integral bound")
+DUDLEY_ROUTE = (
+    "integral bound",
+    {
+        "rule": "cauchy-schwarz",
+        "antiderivative": DUDLEY_ANTIDERIVATIVE,
+        "uses": (("log(1 + x) ≤ x", sp.log(1 + x_ratio), x_ratio, {x_ratio: (0, sp.oo)}),),
+        "with": {"log(1 + x) ≤ x": {"x_ratio": U_dud / (2 * c_dud)}},
+    },
+)
+
+
 def h(U: sp.Expr, c: sp.Expr) -> sp.Expr:
     """h(U, c) = U √(log(1 + 2c/U) + 1): Dudley's integral over [0, U] after Cauchy–Schwarz, per 24√(d_Θ/n)."""
     return U * sp.sqrt(sp.log(1 + 2 * c / U) + 1)
@@ -219,17 +232,7 @@ def derivations() -> list[Derivation]:
             domain=uc,
             provenance="paper",
             reference="proof of Prop. 5, display after the volumetric estimate",
-            # Cauchy–Schwarz, the printed antiderivative of log(1 + 2c/ε) (proved by differentiation, its
-            # limit 0 at ε = 0) and log(1 + x) ≤ x at x = U/(2c), as the proof argues
-            route=(
-                "integral bound",
-                {
-                    "rule": "cauchy-schwarz",
-                    "antiderivative": DUDLEY_ANTIDERIVATIVE,
-                    "uses": (("log(1 + x) ≤ x", sp.log(1 + x_ratio), x_ratio, {x_ratio: (0, sp.oo)}),),
-                    "with": {"log(1 + x) ≤ x": {"x_ratio": U_dud / (2 * c_dud)}},
-                },
-            ),
+            route=DUDLEY_ROUTE,
         ),
         Step(
             "the antiderivative: d/dε [ε log(1 + 2c/ε) + 2c log(1 + ε/(2c))] = log(1 + 2c/ε)",
