@@ -98,3 +98,20 @@ def test_a_malformed_hint_names_the_parameter():
         check_step(replace(st, route=("integral bound", {"rule": "holder", "antiderivative": t})), **FAST)
     with pytest.raises(DerivationError, match="uses"):
         check_step(replace(st, route=("integral bound", {**st.route[1], "uses": (st,)})), **FAST)
+
+
+def test_the_exact_multiple_shortcut_checks_the_lemma_box_and_the_multiplier():
+    from infonce_bounds.derivations.checks import integral_bound as IB
+
+    x_ = sp.Symbol("x_ib", nonnegative=True)
+    (lem,) = IB.lemmas((("log(1 + x) ≤ x", sp.log(1 + x_), x_, {x_: (0, sp.oo)}),), "test")
+    lres = check_step(lem, **FAST)
+    dom = Domain({u: (sp.Rational(1, 10), 2)})
+    good = Step("g", 0, 3 * u * (u - sp.log(1 + u)), kind="inequality", relation="<=", domain=dom)
+    assert IB._multiple(good, lem, lres, {"x_ib": u}) is not None
+    # the value u − 1 leaves the lemma's box [0, ∞) for u < 1: no shortcut (and the instance may fail there)
+    off = Step("o", 0, 3 * (u - 1 - sp.log(u)), kind="inequality", relation="<=", domain=dom)
+    assert IB._multiple(off, lem, lres, {"x_ib": u - 1}) is None
+    # a multiplier that may be negative: no shortcut
+    neg = Step("n", 0, (u - 1) * (u - sp.log(1 + u)), kind="inequality", relation="<=", domain=dom)
+    assert IB._multiple(neg, lem, lres, {"x_ib": u}) is None

@@ -48,6 +48,7 @@ from .mean_value import _hull
 from .monotone import smooth
 from .refute import confirm_float_point
 from .sampling import _sides
+from .signs import certain_nonnegative
 from .verdicts import ill_posed, proved, refuted, undecided, verified
 from .wellposed import check_wellposed
 
@@ -106,11 +107,18 @@ def prove_obligation(
         if sp.nsimplify(big - small).is_nonnegative:
             return "exact"
         raise NotProved(f"{name}: {small} ≤ {big} not decided exactly")
+    if not uses and certain_nonnegative(big - small):
+        # SymPy's structural deduction: ≥ 0 for every value the symbols' assumptions allow (the domain among them)
+        return "symbolic: SymPy's structural sign deduction"
     ranges = {s_: r_ for s_, r_ in domain.ranges.items() if s_ in names}
     cons = tuple(c_ for c_ in domain.constraints if free_names(c_) <= set(ranges))
     sub = Step(name, small, big, kind="inequality", relation="<=", domain=Domain(ranges, cons, name=domain.name))
     if uses:
         cited = [(u_.name, u_, check_step(u_, **_sub_opts(opts))) for u_ in uses]
+        for (lname, lem, lres), sub_map in ((c_, (given or {}).get(c_[0])) for c_ in cited):
+            quick = _multiple(sub, lem, lres, sub_map) if sub_map else None
+            if quick is not None:
+                return f"instance of {lname!r} with {sub_map}: {quick}"
         notes: list[str] = []
         res = prove_by_citation(sub, cited, _sub_opts(opts), given, notes)
         if res is None:
@@ -122,6 +130,31 @@ def prove_obligation(
     if not covers(res.covered, sub.domain):
         raise NotProved(f"{name}: the proof covers {res.covered}, not {sub.domain.describe()}")
     return str(res.method)
+
+
+def _multiple(sub: Step, lem: Step, lres: StepResult, given: Mapping[str, Any]) -> str | None:
+    """``sub``'s gap as ``m ×`` the instance's gap of the proved lemma ``lem`` at ``given`` (lemma symbol name →
+    expression), with ``m ≥ 0`` by SymPy's structural deduction and every substituted value's Arb enclosure over
+    ``sub``'s box inside the lemma's range: the text, or None (then the citation route decides)."""
+    if lres.verdict != Verdict.PROVED or not covers(lres.covered, lem.domain):
+        return None
+    names = {str(s_): s_ for s_ in lem.domain.ranges}
+    if set(given) - set(names):
+        return None
+    val = {names[k_]: sp.sympify(v_) for k_, v_ in given.items()}
+    for sym, v_ in val.items():
+        hull = _hull(v_, sub.domain)
+        lo, hi = (sp.sympify(e_) for e_ in lem.domain.range_of(sym))
+        inside = hull is not None and (lo == -sp.oo or bool((hull[0] - lo).is_nonnegative))
+        if not (inside and (hi == sp.oo or bool((hi - hull[1]).is_nonnegative))):  # (∞ − r).is_nonnegative is False
+            return None
+    inst = sp.sympify(lem.rhs - lem.lhs).xreplace(val)
+    if inst.free_symbols - set(sub.domain.ranges) or inst == 0:
+        return None
+    m = sp.cancel(sp.sympify(sub.rhs - sub.lhs) / inst)
+    if m.has(sp.log, sp.exp) or not certain_nonnegative(m) or sp.expand(sub.rhs - sub.lhs - m * inst) != 0:
+        return None
+    return f"gap = ({m})·gap[instance], exactly; values mapped into the lemma's box (Arb); ({m}) ≥ 0 (structural)"
 
 
 def lemmas(uses: Any, where: str) -> tuple[Step, ...]:
@@ -156,7 +189,7 @@ def _params(step: Step, params: Mapping[str, Any]) -> tuple:
     given = params.get("with", {})
     if not isinstance(given, Mapping):
         raise DerivationError(f"{where} parameter with must map a lemma's name to its substitution")
-    points = params.get("points", 12)
+    points = params.get("points", 8)
     if not (isinstance(points, int) and 0 <= points <= 1000):
         raise DerivationError(f"{where} parameter points must be an integer in [0, 1000], got {points!r}")
     return small, sp.sympify(big), rule, g, uses, given, points

@@ -96,6 +96,16 @@ def _ours_units(X: sp.Expr) -> sp.Expr:
     return h(sp.Min(dlt, kap * X), kap * X)
 
 
+#: why no route proves the tight step (the argument is the proof's, by the proved steps above)
+UNPROVED_TIGHT = (
+    "the sides are equal on a whole region (X ≤ min(1, δ'/κ) when κ ≥ δ') and meet only as X → ∞ when δ' > κ, so "
+    "no interval, touching or tail route certifies it; the proof composes monotonicity of h in U and in c "
+    "('ours: h increases in U', proved), min(δ', κX) ≤ μ·min(1, X) and κX ≤ μX (the lattice step, proved) and "
+    "homogeneity (proved): a monotone-composition route would need the arguments bounded away from 0 on the box, "
+    "and Arb does not enclose δ'(τ, k) = τ(b − a)/4 over τ ∈ [1e-3, 1e2], k ≤ 1e6 tightly enough (not built)"
+)
+
+
 def tight_step(c: sp.Expr) -> Step:
     """'our Dudley bound ≤ (c/96) × the paper's' over a: holds for c = 96μ, fails for any lower c (a → 0 or ∞)."""
     return Step(
@@ -111,6 +121,7 @@ def tight_step(c: sp.Expr) -> Step:
         provenance="ours",
         reference="Prop. 5",
         check=_gen.falsifier_only("tight as a → 0 (ratio κ/μ) or a → ∞ (ratio δ'/μ); proved by the steps above"),
+        unproved=UNPROVED_TIGHT,
         note="units: both sides divided by 24√(d_Θ/n)·4/τ; X = a",
     )
 
