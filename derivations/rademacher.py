@@ -432,6 +432,15 @@ def class_check(step: Step, opts: dict) -> StepResult:
     return search_result(step, out, method, attacked)
 
 
+#: why the max-type and averaged bounds stay verified numerically: configuration claims, with the chain in prose
+UNPROVED_CLASS = (
+    "a configuration claim (every sample, every Lipschitz class on the sphere): R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺/τ) + R̂_n(F∘s) "
+    "(subadditivity of sup) ≤ chaining(n)/τ + √2 L₂ R_vec (the chaining bound; Maurer, cited) ≤ the bound (the "
+    "vector class on nk points); the two complexities in the middle have no symbols here, so no chain states the "
+    "composition; attacked by Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹ (p = 1)"
+)
+
+
 # ----------------------------------------------------------------------------- the ledger
 
 _TAU = (TAU_MIN, TAU_MAX)
@@ -441,6 +450,23 @@ _BIG = {n: (1, sp.oo), p: (1, sp.oo), L: (0, sp.oo), R: (0, sp.oo)}
 
 #: place in the proof: catalogue discovery registers result modules by increasing ORDER
 ORDER = 60
+
+
+def _maurer_step(dom_vc: Domain) -> Step:
+    """Maurer's vector contraction as a step of the ledger, cited through route "classical theorem"."""
+    return Step(
+        "vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec",
+        Rad_n,
+        SQRT2 * Lam * Rad_vec,
+        kind="inequality",
+        relation="<=",
+        domain=dom_vc,
+        provenance="classical",
+        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+        route=MAURER_ROUTE,
+        note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
+        "attacked by exact sign enumeration on random finite classes",
+    )
 
 
 def derivations() -> list[Derivation]:
@@ -526,19 +552,7 @@ def derivations() -> list[Derivation]:
         name="τ ∈ [1e-3, 1e2], γτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0",
     )
     dom_vc = Domain({Rad_vec: (0, sp.oo), Lam: (0, sp.oo), Rad_n: (0, sp.oo)}, name="complexities ≥ 0")
-    maurer = Step(
-        "vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec",
-        Rad_n,
-        SQRT2 * Lam * Rad_vec,
-        kind="inequality",
-        relation="<=",
-        domain=dom_vc,
-        provenance="classical",
-        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
-        route=MAURER_ROUTE,
-        note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
-        "attacked by exact sign enumeration on random finite classes",
-    )
+    maurer = _maurer_step(dom_vc)
     sim_lip = Step(
         "similarities are 2L-Lipschitz in θ and within min(1, 2LR) of θ = 0",
         Lam,
@@ -579,6 +593,7 @@ def derivations() -> list[Derivation]:
         domain=dom_all,
         provenance="ours",
         check=class_check,
+        unproved=UNPROVED_CLASS,
         note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
         "checked against Monte-Carlo estimates on concrete classes",
     )
@@ -663,6 +678,7 @@ def derivations() -> list[Derivation]:
                 domain=dom_avg,
                 provenance="ours",
                 check=class_check,
+                unproved=UNPROVED_CLASS,
                 note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
                 "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
             ),
