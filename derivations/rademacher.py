@@ -171,6 +171,47 @@ def k_limits() -> dict[str, sp.Expr]:
 # ----------------------------------------------------------------------------- custom check: Maurer
 
 
+def _maurer_classes(gen: Any, rng: random.Random, m: int) -> list:
+    """m classes: n, K ∈ {1, 2, 3}, 2–5 functions, τ log-uniform on [10^{−3/2}, 10], each value −1, +1 or
+    uniform on [−1, 1] with probability 1/3 (the extremal values often); a class is an array (functions, n, K),
+    all drawn by numpy a block at a time (one Python draw per value cost 5 µs)."""
+    import numpy as np
+
+    ns, Ks, nfs = gen.integers(1, 4, m), gen.integers(1, 4, m), gen.integers(2, 6, m)
+    taus = 10 ** gen.uniform(-1.5, 1, m)
+    sizes = nfs * ns * Ks
+    total = int(sizes.sum())
+    kind = gen.integers(0, 3, total)
+    vals = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, total)))
+    vals.flags.writeable = False
+    ends = np.cumsum(sizes).tolist()
+    return [
+        (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_))
+        for n_, K_, f_, t_, z_, e_ in zip(ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends)
+    ]
+
+
+def _maurer_batch(pts: list, c_: float, sign_matrix: Any) -> tuple:
+    """The float pass on many classes: F by a stable log-mean-exp, both sign sums as matrix products, one numpy
+    pass per shape (n, K, functions)."""
+    import numpy as np
+
+    sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
+    groups: dict[tuple, list[int]] = {}
+    for i_, pt in enumerate(pts):
+        groups.setdefault(pt[3].shape, []).append(i_)
+    for (nf, n_, K_), idx in groups.items():
+        A = np.stack([pts[i_][3] for i_ in idx])  # (B, functions, n, K)
+        t_ = np.array([pts[i_][2] for i_ in idx])[:, None, None]
+        mx = A.max(axis=3)
+        vals = mx / t_ + np.log(np.exp((A - mx[..., None]) / t_[..., None]).mean(axis=3))  # (B, functions, n)
+        lhs = (vals @ sign_matrix(n_).T).max(axis=1).mean(axis=1)  # (B, functions, signs) → max over f
+        rv = A.reshape(len(idx), nf, n_ * K_) @ sign_matrix(n_ * K_).T
+        sm[idx] = lhs
+        bg[idx] = c_ * rv.max(axis=1).mean(axis=1) / t_[:, 0, 0]
+    return sm, bg
+
+
 def maurer_check(step: Step, opts: dict) -> StepResult:
     """Vector contraction E sup_f Σ_i ε_i F(f(x_i)) ≤ c · L₂ · E sup_f Σ_{i,m} ε_im f_m(x_i), by exact enumeration.
 
@@ -194,31 +235,10 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             signs_cache[m_] = list(itertools.product((-1.0, 1.0), repeat=m_))
         return signs_cache[m_]
 
-    def sample_block(gen: Any, rng: random.Random, m: int) -> list:
-        """m classes: n, K ∈ {1, 2, 3}, 2–5 functions, τ log-uniform on [10^{−3/2}, 10], each value −1, +1 or
-        uniform on [−1, 1] with probability 1/3 (the extremal values often); a class is an array (functions, n, K),
-        all drawn by numpy a block at a time (one Python draw per value cost 5 µs)."""
-        import numpy as np
-
-        ns, Ks, nfs = gen.integers(1, 4, m), gen.integers(1, 4, m), gen.integers(2, 6, m)
-        taus = 10 ** gen.uniform(-1.5, 1, m)
-        sizes = nfs * ns * Ks
-        total = int(sizes.sum())
-        kind = gen.integers(0, 3, total)
-        vals = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, total)))
-        vals.flags.writeable = False
-        ends = np.cumsum(sizes).tolist()
-        return [
-            (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_))
-            for n_, K_, f_, t_, z_, e_ in zip(
-                ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends
-            )
-        ]
-
     def sample(rng: random.Random) -> tuple:
         import numpy as np
 
-        return sample_block(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
+        return _maurer_classes(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
 
     sign_arrays: dict[int, Any] = {}
 
@@ -250,25 +270,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
 
     def evaluate_batch(pts: list) -> tuple:
-        """The float pass on many classes: F by a stable log-mean-exp, both sign sums as matrix products, one numpy
-        pass per shape (n, K, functions)."""
-        import numpy as np
-
-        sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
-        groups: dict[tuple, list[int]] = {}
-        for i_, pt in enumerate(pts):
-            groups.setdefault(pt[3].shape, []).append(i_)
-        c_ = float(const())
-        for (nf, n_, K_), idx in groups.items():
-            A = np.stack([pts[i_][3] for i_ in idx])  # (B, functions, n, K)
-            t_ = np.array([pts[i_][2] for i_ in idx])[:, None, None]
-            mx = A.max(axis=3)
-            vals = mx / t_ + np.log(np.exp((A - mx[..., None]) / t_[..., None]).mean(axis=3))  # (B, functions, n)
-            lhs = (vals @ sign_matrix(n_).T).max(axis=1).mean(axis=1)  # (B, functions, signs) → max over f
-            rv = A.reshape(len(idx), nf, n_ * K_) @ sign_matrix(n_ * K_).T
-            sm[idx] = lhs
-            bg[idx] = c_ * rv.max(axis=1).mean(axis=1) / t_[:, 0, 0]
-        return sm, bg
+        return _maurer_batch(pts, float(const()), sign_matrix)
 
     def describe(pt: tuple) -> dict[str, str]:
         n_, K_, tau_, cls = pt
@@ -290,11 +292,28 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         describe=describe,
         zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
         evaluate_batch=evaluate_batch,
-        sample_block=sample_block,
+        sample_block=_maurer_classes,
     )
     method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
     attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
     return search_result(step, out, method, attacked)
+
+
+#: Maurer's corollary as a cited theorem (route "classical theorem"): the instance, its conditions (Λ, R_vec ≥ 0)
+#: proved, its hypotheses discharged; exact sign enumeration on random finite classes is the attack beside it
+MAURER_ROUTE = (
+    "classical theorem",
+    {
+        "theorem": "maurer2016",
+        "with": {"R_F": Rad_n, "L2": Lam, "R_V": Rad_vec},
+        "discharge": {
+            "lipschitz": "Λ is, by this step's definition, an ℓ2-Lipschitz constant of F on R^k (F∘clip, clip onto "
+            "[−1, 1]^k being 1-Lipschitz, where Λ holds only on the cube)",
+            "class": "Rad_n and R_vec are those complexities for the similarity class f = s_θ, θ ∈ Θ",
+        },
+        "attack": maurer_check,
+    },
+)
 
 
 # ----------------------------------------------------------------------------- custom check: a concrete class
@@ -413,6 +432,15 @@ def class_check(step: Step, opts: dict) -> StepResult:
     return search_result(step, out, method, attacked)
 
 
+#: why the max-type and averaged bounds stay verified numerically: configuration claims, with the chain in prose
+UNPROVED_CLASS = (
+    "a configuration claim (every sample, every Lipschitz class on the sphere): R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺/τ) + R̂_n(F∘s) "
+    "(subadditivity of sup) ≤ chaining(n)/τ + √2 L₂ R_vec (the chaining bound; Maurer, cited) ≤ the bound (the "
+    "vector class on nk points); the two complexities in the middle have no symbols here, so no chain states the "
+    "composition; attacked by Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹ (p = 1)"
+)
+
+
 # ----------------------------------------------------------------------------- the ledger
 
 _TAU = (TAU_MIN, TAU_MAX)
@@ -422,6 +450,23 @@ _BIG = {n: (1, sp.oo), p: (1, sp.oo), L: (0, sp.oo), R: (0, sp.oo)}
 
 #: place in the proof: catalogue discovery registers result modules by increasing ORDER
 ORDER = 60
+
+
+def _maurer_step(dom_vc: Domain) -> Step:
+    """Maurer's vector contraction as a step of the ledger, cited through route "classical theorem"."""
+    return Step(
+        "vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec",
+        Rad_n,
+        SQRT2 * Lam * Rad_vec,
+        kind="inequality",
+        relation="<=",
+        domain=dom_vc,
+        provenance="classical",
+        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+        route=MAURER_ROUTE,
+        note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
+        "attacked by exact sign enumeration on random finite classes",
+    )
 
 
 def derivations() -> list[Derivation]:
@@ -507,19 +552,7 @@ def derivations() -> list[Derivation]:
         name="τ ∈ [1e-3, 1e2], γτ ≥ 1, k, n, p ≥ 1, L, R ≥ 0",
     )
     dom_vc = Domain({Rad_vec: (0, sp.oo), Lam: (0, sp.oo), Rad_n: (0, sp.oo)}, name="complexities ≥ 0")
-    maurer = Step(
-        "vector contraction: R̂_n(F∘f) ≤ √2 L₂ · R_vec",
-        Rad_n,
-        SQRT2 * Lam * Rad_vec,
-        kind="inequality",
-        relation="<=",
-        domain=dom_vc,
-        provenance="classical",
-        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
-        check=maurer_check,
-        note="Λ here is F's ℓ2-Lipschitz constant L₂, R_vec = (1/n) E sup Σ_{i,m} ε_im f_m(x_i); "
-        "checked by exact sign enumeration on random finite classes",
-    )
+    maurer = _maurer_step(dom_vc)
     sim_lip = Step(
         "similarities are 2L-Lipschitz in θ and within min(1, 2LR) of θ = 0",
         Lam,
@@ -560,6 +593,7 @@ def derivations() -> list[Derivation]:
         domain=dom_all,
         provenance="ours",
         check=class_check,
+        unproved=UNPROVED_CLASS,
         note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
         "checked against Monte-Carlo estimates on concrete classes",
     )
@@ -644,6 +678,7 @@ def derivations() -> list[Derivation]:
                 domain=dom_avg,
                 provenance="ours",
                 check=class_check,
+                unproved=UNPROVED_CLASS,
                 note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
                 "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
             ),

@@ -251,6 +251,64 @@ def _quadrature() -> Cases:
     )
 
 
+def _integral_bound() -> Cases:
+    tp = sp.Symbol("tp_rc", positive=True)
+    lin = sp.Integral(tp, (tp, 0, xp))
+    cs = ("integral bound", {"rule": "cauchy-schwarz", "antiderivative": tp**3 / 3})
+    direct = ("integral bound", {"rule": "direct", "antiderivative": tp**2 / 2})
+    box = {xp: (R(1, 10), 2)}
+    return Cases(
+        true=[
+            claim(lin, "<=", xp**2 / sp.sqrt(3), box, cs),  # Cauchy–Schwarz: ∫ t ≤ (x · x³/3)^{1/2}
+            claim(lin, "<=", xp**2 / 2, box, direct),  # touching: equal everywhere
+        ],
+        false=[
+            claim(lin, "<=", xp**2 / 2 - R(1, 1000), box, direct),  # off by 1/1000
+            claim(lin, "<=", xp * xp**3 / 3, box, cs),  # the square root dropped: x⁴/3 < x²/2 for x < 1.2
+            claim(lin, "<=", xp**2 / 3, box, ("integral bound", {"rule": "direct", "antiderivative": tp**2 / 3})),
+        ],
+    )
+
+
+def _rademacher_affine() -> Cases:
+    rf, rg = sp.Symbol("RF_rc", nonnegative=True), sp.Symbol("RG_rc", real=True)
+    val = sp.Symbol("val_rc", real=True)
+    box = {rf: (0, 10), rg: (-10, 10), x: (R(1, 10), 4), y: (-5, 5)}
+
+    def aff(rhs, mp, ranges=box, **extra):
+        hint = ("rademacher affine", {"complexity": rf, "value": val, "map": mp, **extra})
+        return claim(rg, "=", rhs, ranges, hint)
+
+    return Cases(
+        true=[aff(x * rf, x * val + y), aff(rf / x, (val - y) / x)],
+        false=[
+            aff(2 * x * rf, x * val + y),  # a wrong scale
+            aff(-x * rf, -x * val + y),  # a negative scale: sup becomes −inf
+            aff(x * rf, x * val + y, {**box, x: (-1, 4)}),  # the scale's range extended below 0
+            aff(x * rf, x * val + y * val**2),  # not affine in the value
+        ],
+    )
+
+
+def _classical_theorem() -> Cases:
+    rf, rv, l2 = (sp.Symbol(n_, nonnegative=True) for n_ in ("RF_rc", "RV_rc", "L2_rc"))
+    box = {rf: (0, 10), rv: (0, 10), l2: (0, 5)}
+    words = {"lipschitz": "by definition of L2", "class": "one class"}
+
+    def maurer(rhs, ranges=box, discharge=words):
+        hint = {"theorem": "maurer2016", "with": {"R_F": rf, "L2": l2, "R_V": rv}, "discharge": discharge}
+        return claim(rf, "<=", rhs, ranges, ("classical theorem", hint))
+
+    return Cases(
+        true=[maurer(sp.sqrt(2) * l2 * rv), maurer(2 * l2 * rv)],
+        false=[
+            maurer(l2 * rv),  # √2 replaced by 1
+            maurer(sp.sqrt(2) * l2 * rv - R(1, 100)),  # off by 1/100
+            maurer(sp.sqrt(2) * l2 * rv, discharge={"class": "one class"}),  # a hypothesis not discharged
+        ],
+    )
+
+
 @functools.cache
 def _lemma(lhs: Any, rel: str, rhs: Any, lo: Any, hi: Any) -> tuple[str, Step, StepResult]:
     """A cited claim over ``x`` and its verdict from the engine, as ``check FILE`` passes earlier claims."""
@@ -373,6 +431,9 @@ CASES: dict[str, Callable[[], Cases]] = {
     "monotone": _monotone,
     "certificate": _certificate,
     "quadrature": _quadrature,
+    "integral bound": _integral_bound,
+    "rademacher affine": _rademacher_affine,
+    "classical theorem": _classical_theorem,
     "lattice": _minmax,
     "expectation": _expectation,
     "configuration": _configuration,

@@ -131,7 +131,7 @@ def _candidates(step: Step, cited: Step, given: Mapping[str, Any]) -> list[dict[
 
 
 def _check(step: Step, opts: Mapping[str, Any]) -> StepResult:
-    from . import check_step
+    from .reentry import check_step
 
     sub = {k_: v for k_, v in opts.items() if k_ not in ("clock",)}
     sub["trials"] = min(int(opts.get("trials", _GLUE_TRIALS)), _GLUE_TRIALS)

@@ -39,6 +39,14 @@ the parameter.
   set of vectors with norm hypotheses) by the triangle inequality, Cauchy–Schwarz, bilinear identities and the
   convex-combination rule applied to exact instances, then a scalar claim the engine proves; existence by an
   exact witness configuration; with the configuration attack beside;
+* ``integral bound`` (``checks/integral_bound.py``): ``∫_lo^hi f dt ≤ rhs`` by Cauchy–Schwarz (or directly), an
+  antiderivative proved by differentiation (a one-sided limit at an end) and a scalar inequality for the
+  engine or a cited lemma;
+* ``rademacher affine`` (``checks/rademacher_affine.py``): ``R̂(s·F + c) = s·R̂(F)``: the map affine in the
+  function's value with constant scale and shift (symbolic), ``E σ c = 0`` (exact), ``s ≥ 0`` (the engine);
+* ``classical theorem`` (``checks/classical_theorem.py``): an instance of a theorem of the literature
+  (``THEOREMS``, e.g. Maurer's vector contraction), the glue and its conditions proved by the engine, its
+  hypotheses discharged, labelled *cited* with the reference; a numeric attack (code) beside it;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -213,6 +221,24 @@ def _minmax_hinted(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
     return prove_minmax(step, params, opts)
 
 
+def _integral_bound(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .integral_bound import prove_integral_bound
+
+    return prove_integral_bound(step, params, opts)
+
+
+def _rademacher_affine(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .rademacher_affine import prove_rademacher_affine
+
+    return prove_rademacher_affine(step, params, opts)
+
+
+def _classical(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .classical_theorem import prove_classical
+
+    return prove_classical(step, params, opts)
+
+
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from . import expectation_rules  # noqa: F401 - registers the classical rules with the route
     from .expectation import prove_expectation
@@ -240,6 +266,15 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
+    "classical theorem": HintedRoute(
+        "classical theorem", ("theorem", "with"), ("discharge", "attack"), _classical, code=("attack",)
+    ),
+    "rademacher affine": HintedRoute(
+        "rademacher affine", ("complexity", "value", "map"), ("per_point", "points"), _rademacher_affine
+    ),
+    "integral bound": HintedRoute(
+        "integral bound", ("rule", "antiderivative"), ("uses", "with", "points"), _integral_bound
+    ),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
