@@ -23,9 +23,9 @@ from collections.abc import Callable
 
 import sympy as sp
 
+from .checks import conjunction
 from .checks.custom import checked_once
 from .ledger import Derivation, Domain, Step, StepResult, Verdict, region
-from .paper._gen import all_of
 from .results import ClosedForm
 from .symbols import ang, dth1, dth2, dtheta, phase, t_line, z_norm, zc1, zc2
 
@@ -124,13 +124,10 @@ def condition_c(c_phi: sp.Expr = C_PHI) -> Step:
         domain=_C,
         provenance="ours",
         reference="assumption (C) (§4.2)",
-        check=_covering(
-            all_of(
-                parts,
-                "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz",
-                subs=[{ang: z_norm * dtheta * t_line}, {ang: z_norm * dtheta * t_line}, None],
-            ),
-            {z_norm: (0, sp.oo), dtheta: (0, sp.oo), t_line: (0, 1)},
+        route=conjunction.hint(
+            parts,
+            "2|sin(α/2)| ≤ α from its two signs, α ≤ ‖z‖‖Δθ‖ by Cauchy–Schwarz",
+            subs=[{ang: z_norm * dtheta * t_line}, {ang: z_norm * dtheta * t_line}, None],
         ),
         note="t = |⟨θ − θ', z⟩|/(‖θ − θ'‖‖z‖) ≤ 1 is the Cauchy–Schwarz step; the falsifier attacks the claim itself",
     )

@@ -337,6 +337,31 @@ def _expectation() -> Cases:
     )
 
 
+def _conjunction() -> Cases:
+    from infonce_bounds.derivations.checks.conjunction import hint
+
+    def parts(lo, hi, bound=1):
+        dom = Domain({x: (lo, hi), y: (lo, hi)})
+        return [claim(v, "<=", bound, {x: (lo, hi), y: (lo, hi)}).step for v in (x, y)], dom
+
+    def conj(lhs, rel, rhs, lo, hi, bound=1, **kw):
+        ps, _ = parts(lo, hi, bound)
+        return claim(lhs, rel, rhs, {x: (lo, hi), y: (lo, hi)}, hint(ps, "contract", **kw))
+
+    return Cases(
+        true=[
+            conj(sp.Max(x, y), "<=", 1, 0, 1, implication="pieces"),  # max entrywise, touching at x = 1
+            conj(2 * x + 3 * y, "<=", 5, 0, 1, multipliers=[2, 3]),  # a nonnegative combination
+        ],
+        false=[
+            conj(x + y, "<=", 1, 0, 1),  # true parts that do not imply it: false at (1, 1)
+            conj(sp.Max(x, y), "<=", 1, 0, 2),  # the range past where it holds: the parts are false too
+            conj(sp.Max(x, y), "<=", R(99, 100), 0, 1, bound=R(99, 100)),  # off by 1/100: false parts
+            conj(sp.Max(x, y), "<", 1, 0, 1),  # strict from non-strict parts: equal at x = 1
+        ],
+    )
+
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
@@ -347,6 +372,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "certificate": _certificate,
     "quadrature": _quadrature,
     "lattice": _minmax,
+    "conjunction": _conjunction,
     "expectation": _expectation,
     "citation": _citation,
 }

@@ -33,6 +33,8 @@ the parameter.
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
   the i.i.d. moment identities (symbolic), with an exact-law attack beside;
+* ``conjunction`` (``checks/conjunction.py``): ``small ≤ big`` from parts (claims as data, each checked by the
+  engine, keyed by content so a part is proved once per run) and the implication parts ⟹ claim, itself checked;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -200,6 +202,12 @@ def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_expectation(step, params, opts)
 
 
+def _conjunction(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .conjunction import prove_conjunction
+
+    return prove_conjunction(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -214,6 +222,9 @@ HINTED: dict[str, HintedRoute] = {
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
+    "conjunction": HintedRoute(
+        "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
+    ),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),

@@ -20,6 +20,7 @@ from itertools import product
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..checks.verdicts import refuted, verified
 from ..ledger import Derivation, Domain, Step, StepResult
 from ..render import printed
@@ -190,9 +191,11 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_EPS,
             provenance="paper",
             reference="proof of Prop. 3, last sentence (Lemma 5)",
-            check=_gen.all_of(
+            route=_conj.hint(
                 [_lemma5.derivations()[0].step("ours: b − a ≤ 4/τ (in ε = 1/k; tight only as ε → 0)")],
                 "3(b − a) ≤ 12/τ is 3 × Lemma 5's b − a ≤ 4/τ",
+                multipliers=[3],
+                implication="combination",
             ),
         ),
     ]
