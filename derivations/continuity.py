@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import mpmath
 import sympy as sp
 
-from .ledger import Derivation, Domain, Shown, Step, StepResult
+from .ledger import Derivation, Domain, Shown, Step
 from .results import ClosedForm, KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, lam_gamma, lam_tau, q, r, rho, t, tau, v, x, y, z
 
@@ -297,7 +297,7 @@ def power_mean(expr_j: sp.Expr, q_: Any, k_: Any = k) -> sp.Expr:
     return (sp.Sum((expr_j**2) ** (q_ / 2), (j, 1, k_)) / k_) ** (1 / q_)  # |e|^q without Abs (cheaper)
 
 
-# ----------------------------------------------------------------------------- custom checks
+# ----------------------------------------------------------------------------- proof hints
 
 
 def _powsimp(e: sp.Expr) -> sp.Expr:
@@ -307,17 +307,14 @@ def _powsimp(e: sp.Expr) -> sp.Expr:
 
 def factored_check(
     certificate: sp.Expr, simplifier: Callable[[sp.Expr], sp.Expr] | None = None
-) -> Callable[[Step, dict], StepResult]:
-    """A ``Step.check`` running the route "certificate" (``checks/certificate.py``: ``rhs − lhs = certificate``
-    symbolically and ``certificate ≥ 0`` certified) with this certificate; a step should name the route instead
-    (``route=("certificate", {"certificate": c})``). Kept for result modules not yet moved to the hint.
-    ``simplifier``: ``_powsimp`` (the hint's ``"reduction": "powsimp"``) or None."""
-    from .checks.certificate import prove_certificate
-
-    params = {"certificate": certificate, **({"reduction": "powsimp"} if simplifier is _powsimp else {})}
+) -> tuple[str, dict[str, Any]]:
+    """``Step.route`` of the certificate route (``checks/certificate.py``) for ``gap = certificate``, a factored form
+    of ``rhs − lhs`` whose sign interval arithmetic certifies: the hint ``("certificate", {"certificate": c})``, data
+    (the name is historical: no checker is built). ``simplifier``: None or ``_powsimp`` (the hint's named
+    reduction ``"powsimp"``, tried on ``gap − certificate`` after the exact rational rewrites)."""
     if simplifier is not None and simplifier is not _powsimp:
         raise ValueError(f"simplifier must be None or continuity._powsimp (a named reduction), got {simplifier!r}")
-    return lambda step, opts: prove_certificate(step, params, opts)
+    return ("certificate", {"certificate": certificate, **({"reduction": "powsimp"} if simplifier is _powsimp else {})})
 
 
 # ----------------------------------------------------------------------------- the ledger

@@ -14,9 +14,9 @@ import sympy as sp
 
 from infonce_bounds.derivations import continuity as C
 from infonce_bounds.derivations.checks import certificate as CR
-from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.checks import check_step, refute
 from infonce_bounds.derivations.checks import quadrature as Q
-from infonce_bounds.derivations.ledger import Domain, Step, Verdict
+from infonce_bounds.derivations.ledger import Domain, Step, Verdict, covers
 from infonce_bounds.derivations.symbols import h, j, k, r, tau, x
 
 FAST = {"trials": 3000, "seed": 0, "box_budget": 300}
@@ -177,13 +177,29 @@ def test_the_certificate_route_refutes_a_false_claim_with_its_exact_gap_as_certi
     assert "gap = certificate: proved" in res.method
 
 
-def test_factored_check_is_the_certificate_route():
-    """``factored_check`` (kept for modules not yet on the hint) gives the route's verdict."""
+def test_factored_check_is_the_certificate_routes_hint():
+    """``factored_check`` builds the certificate route's hint (data, no closure): the route proves a right
+    certificate, a wrong one (gap ≠ certificate) proves nothing and refutes nothing, and a planted false claim
+    is refuted only at a point the gate replays."""
     st = Step("x² ≤ x on [0, 1]", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
     cert = x * (1 - x)
-    by_check = check_step(dataclasses.replace(st, check=C.factored_check(cert)), **FAST)
-    by_route = check_step(dataclasses.replace(st, route=("certificate", {"certificate": cert})), **FAST)
-    assert by_check.verdict is by_route.verdict is Verdict.PROVED and by_check.covered == by_route.covered
+    assert C.factored_check(cert) == ("certificate", {"certificate": cert})
+    assert C.factored_check(cert, simplifier=C._powsimp)[1]["reduction"] == "powsimp"
+    res = check_step(dataclasses.replace(st, route=C.factored_check(cert)), **FAST)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, st.domain)
+    wrong = check_step(dataclasses.replace(st, route=C.factored_check(x)), **FAST)
+    assert wrong.verdict is not Verdict.REFUTED and "gap = certificate: refuted" in wrong.method
+    false = dataclasses.replace(st, domain=Domain({x: (0, 2)}), route=C.factored_check(cert))
+    bad = check_step(false, **FAST)
+    assert bad.verdict is Verdict.REFUTED and refute.replay(
+        {k_: v_ for k_, v_ in bad.counterexample.items() if k_ not in refute.RESERVED},
+        false.lhs,
+        false.rhs,
+        "<=",
+        false.domain,
+    )
+    with pytest.raises(ValueError, match="simplifier"):
+        C.factored_check(cert, simplifier=sp.simplify)
 
 
 def test_rational_rewrites_prove_only_identities():
