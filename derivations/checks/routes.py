@@ -220,7 +220,7 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
-    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
+    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative", "reduction"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
     "conjunction": HintedRoute(
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
