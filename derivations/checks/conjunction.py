@@ -195,7 +195,8 @@ def conjoin(
     fz = falsify(step, opts)
     verdicts = [r.verdict for r in results]
     how = reason
-    part_refuted = Verdict.REFUTED in verdicts or Verdict.ILL_POSED in verdicts
+    # the route: a refuted or ill-posed part withholds the proof; all_of (gate_only=False): a refuted part refutes
+    part_refuted = Verdict.REFUTED in verdicts or (gate_only and Verdict.ILL_POSED in verdicts)
     if fz.counterexample is not None:
         verdict = Verdict.REFUTED
     elif part_refuted:
