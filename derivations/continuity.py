@@ -39,7 +39,7 @@ from typing import Any, NamedTuple
 import mpmath
 import sympy as sp
 
-from .ledger import Derivation, Domain, Shown, Step, StepResult
+from .ledger import Derivation, Domain, Shown, Step
 from .results import ClosedForm, KernelFormula
 from .symbols import TAU_MAX, TAU_MIN, beta, gamma, h, j, k, lam_gamma, lam_tau, q, r, rho, t, tau, v, x, y, z
 
@@ -297,7 +297,7 @@ def power_mean(expr_j: sp.Expr, q_: Any, k_: Any = k) -> sp.Expr:
     return (sp.Sum((expr_j**2) ** (q_ / 2), (j, 1, k_)) / k_) ** (1 / q_)  # |e|^q without Abs (cheaper)
 
 
-# ----------------------------------------------------------------------------- custom checks
+# ----------------------------------------------------------------------------- proof hints
 
 
 def _powsimp(e: sp.Expr) -> sp.Expr:
@@ -307,17 +307,14 @@ def _powsimp(e: sp.Expr) -> sp.Expr:
 
 def factored_check(
     certificate: sp.Expr, simplifier: Callable[[sp.Expr], sp.Expr] | None = None
-) -> Callable[[Step, dict], StepResult]:
-    """A ``Step.check`` running the route "certificate" (``checks/certificate.py``: ``rhs − lhs = certificate``
-    symbolically and ``certificate ≥ 0`` certified) with this certificate; a step should name the route instead
-    (``route=("certificate", {"certificate": c})``). Kept for result modules not yet moved to the hint.
-    ``simplifier``: ``_powsimp`` (the hint's ``"reduction": "powsimp"``) or None."""
-    from .checks.certificate import prove_certificate
-
-    params = {"certificate": certificate, **({"reduction": "powsimp"} if simplifier is _powsimp else {})}
+) -> tuple[str, dict[str, Any]]:
+    """``Step.route`` of the certificate route (``checks/certificate.py``) for ``gap = certificate``, a factored form
+    of ``rhs − lhs`` whose sign interval arithmetic certifies: the hint ``("certificate", {"certificate": c})``, data
+    (the name is historical: no checker is built). ``simplifier``: None or ``_powsimp`` (the hint's named
+    reduction ``"powsimp"``, tried on ``gap − certificate`` after the exact rational rewrites)."""
     if simplifier is not None and simplifier is not _powsimp:
         raise ValueError(f"simplifier must be None or continuity._powsimp (a named reduction), got {simplifier!r}")
-    return lambda step, opts: prove_certificate(step, params, opts)
+    return ("certificate", {"certificate": certificate, **({"reduction": "powsimp"} if simplifier is _powsimp else {})})
 
 
 # ----------------------------------------------------------------------------- the ledger
@@ -329,6 +326,24 @@ TAU_BOX = (TAU_MIN, TAU_MAX)
 _M_GE_1 = 1 + (k - 1) * (1 - sp.exp(-2 / tau)) / (1 + (k - 1) * sp.exp(-2 / tau))
 _M_OVER_K = 1 / (1 + (k - 1) * sp.exp(-2 / tau))
 R_BOX = (sp.Rational(101, 100), 100)  # r = γτ for vector claims (q = r/(r − 1) finite)
+#: certificates (gap = certificate, factored: no cancellation for interval arithmetic) of the weight bound and of
+#: sharpened ≤ uniform
+_WEIGHT_CERT = (
+    k
+    * (k - 1)
+    * sp.exp(-2 / tau)
+    * (sp.exp((2 + y - x) / tau) - 1)
+    / ((1 + (k - 1) * sp.exp((y - x) / tau)) * (1 + (k - 1) * sp.exp(-2 / tau)))
+)
+#: why γ-continuity stays verified numerically although every step it combines is proved
+_GAMMA_UNPROVED = (
+    "it composes proved steps under an integral: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + th) h_j dt (mean value, "
+    "proved), and at each t Hölder and D_r(w) ≤ M_k^{1−1/r} (both proved for every z ∈ [−1, 1]^k) at the point "
+    "z + th ∈ [−1, 1]^k bound the integrand by the rhs; no route yet instantiates a vector step at a point of the "
+    "segment (z ↦ z + th) or bounds an integral by a pointwise bound. A vector claim: the interval stage does not "
+    "subdivide it, and SymPy's signs use the symbols' assumptions (r > 0), under which it fails (r < 1)"
+)
+_UNIFORM_CERT = sp.exp(2 / tau - 2 / (r * tau)) * (1 - (1 / (1 + (sp.exp(2 / tau) - 1) / k)) ** (1 - 1 / r))
 
 
 def _domains() -> dict[str, Domain]:
@@ -420,7 +435,8 @@ def derivations() -> list[Derivation]:
             domain=D["vec"],
             provenance="classical",
             reference="fundamental theorem of calculus (F is C¹ on R^k)",
-            route=("quadrature", {"floor": {tau: QUAD_TAU_MIN}}),
+            # FTC with F along the segment as the antiderivative (step 1 is its derivative); quadrature attacks beside
+            route=("quadrature", {"floor": {tau: QUAD_TAU_MIN}, "antiderivative": F_seg, "reduction": "linear_sums"}),
         ),
         Step(
             "Hölder for the normalised counting measure: Σ_j w_j |h_j| ≤ D_r(w) · M_q(h)",
@@ -466,16 +482,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["weight"],
             provenance="ours",
-            route=(
-                "certificate",
-                {
-                    "certificate": k
-                    * (k - 1)
-                    * sp.exp(-2 / tau)
-                    * (sp.exp((2 + y - x) / tau) - 1)
-                    / ((1 + (k - 1) * sp.exp((y - x) / tau)) * (1 + (k - 1) * sp.exp(-2 / tau)))
-                },
-            ),
+            route=factored_check(_WEIGHT_CERT),
             note="x = z_j, and τ log of the mean of the other k − 1 terms e^{z_i/τ} is some y ∈ [−1, 1]",
         ),
         Step(
@@ -516,13 +523,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tkr"],
             provenance="ours",
-            route=(
-                "certificate",
-                {
-                    "certificate": sp.exp(2 / tau - 2 / (r * tau))
-                    * (1 - (1 / (1 + (sp.exp(2 / tau) - 1) / k)) ** (1 - 1 / r))
-                },
-            ),
+            route=factored_check(_UNIFORM_CERT),
         ),
         Step(
             "γ-continuity: |F(v) − F(z)| ≤ C(γ, τ, k) · M_q(v − z), C = (1/τ) M_k^{1−1/(γτ)}",
@@ -534,7 +535,8 @@ def derivations() -> list[Derivation]:
             provenance="ours",
             adversarial=adv_vec,
             note="combines the steps above; stated for F(v) − F(z): the rhs is symmetric in (v, z), so swapping "
-            "them gives the absolute value; vector claim, falsifier only",
+            "them gives the absolute value",
+            unproved=_GAMMA_UNPROVED,
         ),
         Step(
             "shift: F(z + c·1) = F(z) + c/τ (hence |F(v) − F(z)| ≤ max_j |h_j|/τ with monotonicity)",
@@ -666,13 +668,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=Domain({tau: TAU_BOX, k: (1, sp.oo), r: (2, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1, r = γτ ≥ 2"),
             provenance="ours",
-            route=(
-                "certificate",
-                {
-                    "certificate": _M_GE_1 ** sp.Rational(1, 2) * (_M_GE_1 ** (sp.Rational(1, 2) - 1 / r) - 1),
-                    "reduction": "powsimp",
-                },
-            ),
+            route=factored_check(_M_GE_1 ** sp.Rational(1, 2) * (_M_GE_1 ** (sp.Rational(1, 2) - 1 / r) - 1), _powsimp),
             note="l2_lipschitz = C(γ, τ, k) k^{−1/2} for q ≤ 2: increasing in r, smallest at r = 2",
         ),
         Step(

@@ -14,10 +14,10 @@ import sympy as sp
 
 from infonce_bounds.derivations import continuity as C
 from infonce_bounds.derivations.checks import certificate as CR
-from infonce_bounds.derivations.checks import check_step
+from infonce_bounds.derivations.checks import check_step, refute
 from infonce_bounds.derivations.checks import quadrature as Q
-from infonce_bounds.derivations.ledger import Domain, Step, Verdict
-from infonce_bounds.derivations.symbols import h, j, k, r, tau, x
+from infonce_bounds.derivations.ledger import DerivationError, Domain, Step, Verdict, covers
+from infonce_bounds.derivations.symbols import h, j, k, r, t, tau, x
 
 FAST = {"trials": 3000, "seed": 0, "box_budget": 300}
 
@@ -177,13 +177,29 @@ def test_the_certificate_route_refutes_a_false_claim_with_its_exact_gap_as_certi
     assert "gap = certificate: proved" in res.method
 
 
-def test_factored_check_is_the_certificate_route():
-    """``factored_check`` (kept for modules not yet on the hint) gives the route's verdict."""
+def test_factored_check_is_the_certificate_routes_hint():
+    """``factored_check`` builds the certificate route's hint (data, no closure): the route proves a right
+    certificate, a wrong one (gap ≠ certificate) proves nothing and refutes nothing, and a planted false claim
+    is refuted only at a point the gate replays."""
     st = Step("x² ≤ x on [0, 1]", x**2, x, kind="inequality", relation="<=", domain=Domain({x: (0, 1)}))
     cert = x * (1 - x)
-    by_check = check_step(dataclasses.replace(st, check=C.factored_check(cert)), **FAST)
-    by_route = check_step(dataclasses.replace(st, route=("certificate", {"certificate": cert})), **FAST)
-    assert by_check.verdict is by_route.verdict is Verdict.PROVED and by_check.covered == by_route.covered
+    assert C.factored_check(cert) == ("certificate", {"certificate": cert})
+    assert C.factored_check(cert, simplifier=C._powsimp)[1]["reduction"] == "powsimp"
+    res = check_step(dataclasses.replace(st, route=C.factored_check(cert)), **FAST)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, st.domain)
+    wrong = check_step(dataclasses.replace(st, route=C.factored_check(x)), **FAST)
+    assert wrong.verdict is not Verdict.REFUTED and "gap = certificate: refuted" in wrong.method
+    false = dataclasses.replace(st, domain=Domain({x: (0, 2)}), route=C.factored_check(cert))
+    bad = check_step(false, **FAST)
+    assert bad.verdict is Verdict.REFUTED and refute.replay(
+        {k_: v_ for k_, v_ in bad.counterexample.items() if k_ not in refute.RESERVED},
+        false.lhs,
+        false.rhs,
+        "<=",
+        false.domain,
+    )
+    with pytest.raises(ValueError, match="simplifier"):
+        C.factored_check(cert, simplifier=sp.simplify)
 
 
 def test_rational_rewrites_prove_only_identities():
@@ -464,3 +480,42 @@ def test_gamma_from_paper_beta_numerically():
     assert C.gamma_from_paper_beta(1, sp.Rational(1, 2)) == sp.oo
     with pytest.raises(ValueError, match="beta must be ≥ 1"):
         C.gamma_from_paper_beta(sp.Rational(1, 2), 1)
+
+
+# ----------------------------------------------------------------------------- the mean value step, by FTC
+
+_MV = "mean value along the segment: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + t h) h_j dt"
+
+
+def _mean_value_step():
+    return C.derivations()[0].step(_MV)
+
+
+def test_the_mean_value_step_is_proved_by_the_fundamental_theorem_of_calculus():
+    """F along the segment is its own antiderivative: proved for every k (the sums are finite for each k)."""
+    st = _mean_value_step()
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, st.domain), res.method
+    assert "G' = integrand: True" in res.method
+
+
+def test_a_planted_mean_value_claim_or_antiderivative_is_never_proved():
+    st = _mean_value_step()
+    params = st.route[1]
+    g = params["antiderivative"]
+    off = dataclasses.replace(st, lhs=st.lhs + sp.Rational(1, 100))  # off by 1/100
+    assert check_step(off, **FAST).verdict is Verdict.REFUTED
+    doubled = dataclasses.replace(st, route=("quadrature", {**params, "antiderivative": 2 * g}))  # wrong G
+    assert check_step(doubled, **FAST).verdict is Verdict.VERIFIED
+    # a sum whose range moves with t is no finite sum of smooth terms in t: not accepted as smooth
+    (summ,) = [s_ for s_ in sp.preorder_traversal(g) if isinstance(s_, sp.Sum)]
+    (idx, lo, hi) = summ.limits[0]
+    moving = g.xreplace({summ: sp.Sum(summ.function, (idx, lo, hi + sp.floor(t)))})
+    assert Q._smooth_head(moving, t) == "Sum" and Q._smooth_head(g, t) is None
+
+
+def test_an_unknown_reduction_is_refused_naming_it():
+    st = _mean_value_step()
+    bad = dataclasses.replace(st, route=("quadrature", {**st.route[1], "reduction": "magic"}))
+    with pytest.raises(DerivationError, match="reduction"):
+        check_step(bad, **FAST)

@@ -51,7 +51,7 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/checks/laws.py:law_check": (314, "builds the law claim's checker (its closure below)"),
     "derivations/checks/laws.py:law_check.check": (270, "the law claim's checker: enumerate, confirm, large k"),
     "derivations/checks/enclosures.py:_ball": (137, "one sympy node kind per branch (the enclosure's dispatch)"),
-    "derivations/continuity.py:derivations": (350, _STEPS),
+    "derivations/continuity.py:derivations": (331, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
     "derivations/loss.py:derivations": (249, _STEPS),
     "derivations/paper/a1.py:_a1": (219, _STEPS),

@@ -409,6 +409,31 @@ def _touching_curve() -> Cases:
     )
 
 
+def _conjunction() -> Cases:
+    from infonce_bounds.derivations.checks.conjunction import hint
+
+    def parts(lo, hi, bound=1):
+        dom = Domain({x: (lo, hi), y: (lo, hi)})
+        return [claim(v, "<=", bound, {x: (lo, hi), y: (lo, hi)}).step for v in (x, y)], dom
+
+    def conj(lhs, rel, rhs, lo, hi, bound=1, **kw):
+        ps, _ = parts(lo, hi, bound)
+        return claim(lhs, rel, rhs, {x: (lo, hi), y: (lo, hi)}, hint(ps, "contract", **kw))
+
+    return Cases(
+        true=[
+            conj(sp.Max(x, y), "<=", 1, 0, 1, implication="pieces"),  # max entrywise, touching at x = 1
+            conj(2 * x + 3 * y, "<=", 5, 0, 1, multipliers=[2, 3]),  # a nonnegative combination
+        ],
+        false=[
+            conj(x + y, "<=", 1, 0, 1),  # true parts that do not imply it: false at (1, 1)
+            conj(sp.Max(x, y), "<=", 1, 0, 2),  # the range past where it holds: the parts are false too
+            conj(sp.Max(x, y), "<=", R(99, 100), 0, 1, bound=R(99, 100)),  # off by 1/100: false parts
+            conj(sp.Max(x, y), "<", 1, 0, 1),  # strict from non-strict parts: equal at x = 1
+        ],
+    )
+
+
 def _configuration() -> Cases:
     """Claims over every configuration (the coordinate box inside the balls, so the cover holds it); the cases
     themselves live with the route's own tests."""
@@ -435,6 +460,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "rademacher affine": _rademacher_affine,
     "classical theorem": _classical_theorem,
     "lattice": _minmax,
+    "conjunction": _conjunction,
     "expectation": _expectation,
     "configuration": _configuration,
     "citation": _citation,

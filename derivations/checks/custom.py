@@ -2,8 +2,8 @@
 
 * ``falsifier_only``: a claim tight on a whole curve or on the domain's boundary (interval arithmetic
   cannot settle it): the box falsifier alone, verified numerically on the ranges it attacked;
-* ``all_of``: a claim that is the conjunction of checked parts (max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1): proved on
-  the intersection of what the parts cover;
+* ``all_of``: a claim that is the conjunction of checked parts that are code (the catalogue's conjunctions
+  are the ``conjunction`` route, ``checks/conjunction.py``, parts as data);
 * ``proof_cover``: the region a proof covers, from an interval outcome (the certified box) or from SymPy's
   assumptions (every symbol over its assumption range), with the claim's other symbols — those the
   certified expression does not contain — over their assumption ranges (the proof does not restrict them).
@@ -22,13 +22,12 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult, Verdict, covers, free_names, region
+from ..ledger import Step, StepResult
 from .falsifier import falsify
-from .implication import implied, part_box, tiles
 from .interval import IntervalOutcome
-from .sampling import _sides, intersect, symbolic_cover
-from .verdicts import by_verdict, refuted, refuted_argument, verified
+from .sampling import _sides, symbolic_cover
 from .verdicts import proved as proved_verdict  # ``proof_result`` has a flag named ``proved``
+from .verdicts import refuted, verified
 
 
 def proof_cover(
@@ -61,50 +60,22 @@ def all_of(
     multipliers: Sequence[Any] | None = None,
     subs: Sequence[Mapping | None] | None = None,
 ) -> Callable[[Step, dict], StepResult]:
-    """A checker for a claim that is the conjunction of ``parts`` (e.g. max(x, y) ≤ 1 ⟸ x ≤ 1, y ≤ 1).
+    """A checker for a claim that is the conjunction of ``parts`` (``Step`` s, which may bring their own checkers).
 
-    Proved when every part is proved and the parts imply the claim (``implication.implied``: cases, a
-    nonnegative combination with ``multipliers`` or found ones, max/min), covering what the parts cover; a
-    conjunction of proved parts that are not shown to imply the claim is verified numerically; refuted when a
-    part is refuted or the falsifier refutes the claim itself; otherwise the weakest verdict of the parts.
-    The falsifier's worst ratio and attacked ranges are reported.
+    The catalogue states conjunctions as a route (``Step.route = conjunction.hint(parts, reason)``, parts as data);
+    this closure is for a part that must stay code (a planted checker in a test). The same verdicts
+    (``conjunction.conjoin``), except that a refuted part also refutes the argument offered (``refuted_argument``,
+    no point on the claim), as this checker always did; the route withholds the proof instead.
     """
+    from .conjunction import conjoin
     from .reentry import check_step  # the package's dispatcher (parts may be of any kind)
 
-    def check(step: Step, opts: dict) -> StepResult:
-        return checked_once(step, opts, lambda: conjunction(step, opts))
+    def part(p: Step, opts: dict) -> StepResult:
+        return checked_once(p, opts, lambda: check_step(p, **opts))
 
-    def conjunction(step: Step, opts: dict) -> StepResult:
-        results = [checked_once(p, opts, lambda p=p: check_step(p, **opts)) for p in parts]
-        fz = falsify(step, opts)
-        verdicts = [r.verdict for r in results]
-        how = reason
-        if fz.counterexample is not None or Verdict.REFUTED in verdicts:
-            verdict = Verdict.REFUTED
-        elif all(v == Verdict.PROVED for v in verdicts):
-            # proved parts prove the claim only if they imply it: checked, never assumed
-            ok, why = implied(step, parts, results, multipliers, subs)
-            verdict = Verdict.PROVED if ok else Verdict.VERIFIED
-            how = f"{reason}; implication{'' if ok else ' not established'}: {why}"
-        elif Verdict.UNDECIDED in verdicts:
-            verdict = Verdict.UNDECIDED
-        else:
-            verdict = Verdict.VERIFIED
-        covered = _parts_cover(step, parts, results) if verdict == Verdict.PROVED else None
-        ev = "; ".join(f"[{r.step}: {r.verdict}, {r.method}]" for r in results)
-        method = f"conjunction of {len(parts)} checked parts ({how}); falsifier: {fz.trials} trials"
-        common = dict(method=method, worst_ratio=fz.worst_ratio, trials=fz.trials, attacked=fz.attacked)
-        if verdict == Verdict.REFUTED and fz.counterexample is None:  # a refuted part, no point on the claim
-            return refuted_argument(step, reason=f"{ev}; {fz.evidence}", **common)
-        return by_verdict(
-            verdict,
-            step,
-            evidence=f"{ev}; {fz.evidence}",
-            counterexample=fz.counterexample,
-            certified=verdict == Verdict.PROVED and any(r.certified for r in results),
-            symbolic=verdict == Verdict.PROVED and all(r.symbolic for r in results),
-            cover=covered,
-            **common,
+    def check(step: Step, opts: dict) -> StepResult:
+        return checked_once(
+            step, opts, lambda: conjoin(step, parts, reason, opts, multipliers, subs, gate_only=False, check=part)
         )
 
     return check
@@ -141,35 +112,6 @@ def checked_once(step: Step, opts: Mapping[str, Any], check: Callable[[], StepRe
             memo.clear()
         memo[key] = check()
     return copy.deepcopy(memo[key])
-
-
-def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) -> dict | None:
-    """What a conjunction or case split of proved parts covers.
-
-    Each part holds on what it covers; where that includes the part's whole stated box, the step holds
-    on the union of the parts' boxes, provided every part whose box contains a point covers it — so a
-    conjunction (all parts on the step's box) and a case split (τ ≤ 2 and τ ≥ 2) are both read right.
-    The union is credited only where the parts' boxes tile the step's box (checked cell by cell on the
-    grid of their end points); otherwise the cover is the intersection of the parts' covers."""
-    names = {str(x_) for x_ in free_names(step.lhs) | free_names(step.rhs)}
-    syms = [s_ for s_ in step.domain.ranges if str(s_) in names]
-    base = symbolic_cover([step.lhs, step.rhs])
-    tiled = not step.domain.constraints and all(
-        covers(r.covered, p.domain, set(p.domain.ranges)) and not p.domain.constraints for p, r in zip(parts, subs)
-    )
-    if tiled:
-        box = {s_: tuple(sp.sympify(v) for v in step.domain.ranges[s_]) for s_ in syms}
-        tiled = tiles(box, [part_box(p, syms) for p in parts])
-    if tiled:
-        return {**base, **region({s_: step.domain.ranges[s_] for s_ in syms})}
-    covered = subs[0].covered
-    for r in subs[1:]:
-        covered = intersect(covered, r.covered)
-    if covered is None:
-        return None
-    for name, rng in base.items():  # a symbol of the claim that no part mentions is not restricted
-        covered.setdefault(name, rng)
-    return covered
 
 
 def with_range(sym: Any, lo: Any, hi: Any) -> dict[str, tuple[str, str]]:

@@ -3,7 +3,8 @@
 Claim shape: an identity step whose ``rhs`` is one ``sympy.Integral`` over a single variable with finite limits
 (``lhs`` and ``f`` may hold sums over ``j = 1..k`` and vector entries; ``k`` is drawn ≤ 6 and written out):
 
-    Step(..., route=("quadrature", {}))     # optional "points": n, "floor": {tau: 0.05}, "antiderivative": G
+    Step(..., route=("quadrature", {}))     # optional "points": n, "floor": {tau: 0.05}, "antiderivative": G,
+                                            # "reduction": "linear_sums"
 
 ``points`` (an integer in [1, 1000], default the engine's ``spot_points`` + 2) is how many random points of the
 domain are tried; ``floor`` maps scalar symbols to the least value drawn for them (quadrature is reliable only
@@ -12,7 +13,9 @@ where the integrand is not a near-step in t: the softmax at small τ), and the a
 The limits may be expressions of the claim's scalars. With ``antiderivative`` G (an expression in t and the
 claim's symbols) the route proves the identity by the fundamental theorem of calculus, on the whole domain,
 when all hold: ``lhs − (G(hi) − G(lo))`` and ``G' − f`` reduce to 0 in SymPy (``expand``, else ``simplify``,
-under the claim's clock: symbolic identities), G is built from analytic heads (``monotone.SMOOTH_HEADS``), and
+under the claim's clock: symbolic identities; the hint's ``reduction``, a name in ``REDUCTIONS``, is tried first:
+``"linear_sums"`` takes sums' constant factors outside, one index for every sum), G is built from analytic heads
+(``monotone.SMOOTH_HEADS``, and sums over an index whose limits do not involve t: finite sums of them), and
 G and f are defined (``wellposed.check_wellposed``, symbolic or Arb) on the domain with t over the hull of the
 limits' Arb enclosures: then G is C¹ on every [lo, hi] and ∫ f = G(hi) − G(lo). The cover is the domain's box.
 
@@ -55,6 +58,35 @@ PROPOSE = mpmath.mpf(10) ** -20
 GATE_BITS = 512
 
 
+def _linear_sums(e: sp.Expr) -> sp.Expr:
+    from .sums import linear_sums
+
+    return linear_sums(e)
+
+
+#: the reductions a hint may name for the antiderivative's identities (data, keyed by value), tried before the default
+REDUCTIONS: dict[str, Callable[[sp.Expr], sp.Expr]] = {"linear_sums": _linear_sums}
+
+
+def _smooth_head(g: sp.Expr, var: sp.Symbol) -> str | None:
+    """``monotone.smooth`` of ``g`` with each sum over an index whose limits are free of ``var`` replaced by its
+    summand: for each value of the limits it is a finite sum, smooth in ``var`` where its terms are."""
+
+    def summand(node: sp.Expr) -> sp.Expr:
+        if any(sp.sympify(b).has(var) for lim in node.limits for b in lim[1:]):
+            raise _NotSmooth
+        return node.function
+
+    class _NotSmooth(Exception):
+        pass
+
+    try:
+        flat = g.replace(lambda n: isinstance(n, sp.Sum), summand) if g.has(sp.Sum) else g
+    except _NotSmooth:
+        return "Sum"
+    return smooth(flat)
+
+
 def _params(step: Step, params: Mapping[str, Any]) -> tuple[sp.Integral, int | None, dict[sp.Symbol, float]]:
     name = f"step {step.name!r}: route 'quadrature' parameter"
     if step.kind != "identity":
@@ -72,6 +104,8 @@ def _params(step: Step, params: Mapping[str, Any]) -> tuple[sp.Integral, int | N
         floor = {s_: float(v_) for s_, v_ in floor.items()}
     except (TypeError, ValueError) as exc:
         raise DerivationError(f"{name} floor must map SymPy symbols to numbers, got {floor!r}") from exc
+    if params.get("reduction") is not None and params["reduction"] not in REDUCTIONS:
+        raise DerivationError(f"{name} reduction must be one of {sorted(REDUCTIONS)}, got {params['reduction']!r}")
     if "antiderivative" in params:
         try:
             sp.sympify(params["antiderivative"])
@@ -90,7 +124,9 @@ def _segments(step: Step, var: sp.Symbol, lo: Any, hi: Any) -> Domain | None:
     return Domain({**step.domain.ranges, var: (t_lo, t_hi)}, step.domain.constraints)
 
 
-def _by_antiderivative(step: Step, integral: sp.Integral, g: sp.Expr, opts: Mapping[str, Any]) -> tuple[bool, str]:
+def _by_antiderivative(
+    step: Step, integral: sp.Integral, g: sp.Expr, opts: Mapping[str, Any], reduction: str | None = None
+) -> tuple[bool, str]:
     """Whether the fundamental theorem of calculus with antiderivative ``g`` proves ``step`` (module docstring)."""
     ((var, lo, hi),) = integral.limits
     clock = opts.get("clock")
@@ -98,6 +134,12 @@ def _by_antiderivative(step: Step, integral: sp.Integral, g: sp.Expr, opts: Mapp
     def zero(e: sp.Expr, stage: str) -> bool:
         if sp.expand(e) == 0:
             return True
+        if reduction is not None:
+            out = run_symbolic(
+                REDUCTIONS[reduction], e, deadline=None if clock is None else clock.deadline(0.25), stage=stage
+            )
+            if not isinstance(out, Spent) and out == 0:
+                return True
         out = run_symbolic(
             expand_then_simplify, e, deadline=None if clock is None else clock.deadline(0.25), stage=stage
         )
@@ -108,7 +150,7 @@ def _by_antiderivative(step: Step, integral: sp.Integral, g: sp.Expr, opts: Mapp
     parts.append(f"lhs = G(hi) − G(lo): {ends}")
     deriv = ends and zero(sp.diff(g, var) - integral.function, "quadrature: G' = integrand")
     parts.append(f"G' = integrand: {deriv}")
-    head = smooth(g)
+    head = _smooth_head(g, var)
     if head is not None:
         parts.append(f"G contains {head}, which need not be differentiable")
     ok = ends and deriv and head is None
@@ -131,7 +173,7 @@ def prove_quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, A
         return ill_posed(step, point=wp.point, method="route quadrature: undefined at a point of the domain")
     proof = None
     if "antiderivative" in params:
-        proof = _by_antiderivative(step, integral, sp.sympify(params["antiderivative"]), opts)
+        proof = _by_antiderivative(step, integral, sp.sympify(params["antiderivative"]), opts, params.get("reduction"))
     rng = random.Random(f"{opts.get('seed', 0)}:{step.name}")
     # the integration variable is drawn and then set per node: any range serves the sampler where the domain has none
     dom = (

@@ -47,6 +47,8 @@ the parameter.
 * ``classical theorem`` (``checks/classical_theorem.py``): an instance of a theorem of the literature
   (``THEOREMS``, e.g. Maurer's vector contraction), the glue and its conditions proved by the engine, its
   hypotheses discharged, labelled *cited* with the reference; a numeric attack (code) beside it;
+* ``conjunction`` (``checks/conjunction.py``): ``small ≤ big`` from parts (claims as data, each checked by the
+  engine, keyed by content so a part is proved once per run) and the implication parts ⟹ claim, itself checked;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
@@ -252,6 +254,12 @@ def _configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any
     return prove_configuration(step, params, opts)
 
 
+def _conjunction(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .conjunction import prove_conjunction
+
+    return prove_conjunction(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -264,7 +272,7 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
-    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative"), _quadrature),
+    "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative", "reduction"), _quadrature),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
     "classical theorem": HintedRoute(
         "classical theorem", ("theorem", "with"), ("discharge", "attack"), _classical, code=("attack",)
@@ -274,6 +282,9 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "integral bound": HintedRoute(
         "integral bound", ("rule", "antiderivative"), ("uses", "with", "points"), _integral_bound
+    ),
+    "conjunction": HintedRoute(
+        "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
     ),
     "expectation": HintedRoute(
         "expectation",

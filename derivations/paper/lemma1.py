@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..ledger import Derivation, Domain, Step
 from ..symbols import (
     TAU_MAX,
@@ -119,10 +120,11 @@ def _instance_parts() -> list[Step]:
             eps_k,
             domain=lo_dom,
             # tight as ε → 0, where branch and bound cannot separate the two sides: proved as a chain
-            check=_gen.all_of(
+            route=_conj.hint(
                 _log_chain(lhs, lo_dom, sp.Integer(1)),
                 "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ ε",
                 subs=_log_chain_subs(lhs, lo_dom),
+                simplify={"|Δℓ| = log(1 + X)": "expand_log_together"},
             ),
             **le,
         ),
@@ -132,8 +134,11 @@ def _instance_parts() -> list[Step]:
             lhs,
             2 * eps_k / tau,
             domain=hi_dom,
-            check=_gen.all_of(
-                _log_chain(lhs, hi_dom), "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ", subs=_log_chain_subs(lhs, hi_dom)
+            route=_conj.hint(
+                _log_chain(lhs, hi_dom),
+                "log(1 + X) ≤ X ≤ ε(1 − e^{−2/τ}) ≤ 2ε/τ",
+                subs=_log_chain_subs(lhs, hi_dom),
+                simplify={"|Δℓ| = log(1 + X)": "expand_log_together"},
             ),
             **le,
         ),
@@ -145,6 +150,17 @@ def _instance_parts() -> list[Step]:
             **le,
         ),
     ]
+
+
+def _instance_route() -> tuple:
+    """The conjunction hint of the instance at β = 1 ∨ 2/τ: its parts per region of τ, in ε = 1/k."""
+    return _conj.hint(
+        _instance_parts(),
+        "with ε = 1/k: |Δℓ| ≤ ε·min(1, 2/τ) ≤ the bound, "
+        "β = 2/τ for τ ≤ 2 and 1 for τ ≥ 2 (transitivity of the two parts per region)",
+        subs=[{eps_k: 1 / k}] * 4,
+        implication="domains",
+    )
 
 
 def tight_step(c: sp.Expr) -> Step:
@@ -159,7 +175,7 @@ def tight_step(c: sp.Expr) -> Step:
         provenance="ours",
         reference="Lemma 1",
         note="equality at N_+ = N_− = 0 (τ large) or N_a = N_+ = 0 (τ ≤ 2/log(4/3)): no smaller constant",
-        check=_gen.all_of(
+        route=_conj.hint(
             [
                 Step(
                     f"coefficient of {nm}: {w} ≤ c τ",
@@ -262,9 +278,10 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_ONLY,
             provenance="paper",
             reference="B.2, proof of Lemma 1, (52)",
-            check=_gen.all_of(
+            route=_conj.hint(
                 [Step("τ ∨ 2 ≥ 2", sp.Max(tau, 2), 2, kind="inequality", relation=">=", domain=_gen.TAU_ONLY)],
                 "e^{2/(τ∨2)} ≤ e ⟺ τ ∨ 2 ≥ 2 (exp increasing)",
+                implication="monotone",
             ),
         ),
         Step(
@@ -330,12 +347,7 @@ def derivations() -> list[Derivation]:
             domain=inst_dom,
             provenance="ours",
             reference="Prop. 4 with β = 1 ∨ 2/τ (B.2)",
-            check=_gen.all_of(
-                _instance_parts(),
-                "with ε = 1/k: |Δℓ| ≤ ε·min(1, 2/τ) ≤ the bound, "
-                "β = 2/τ for τ ≤ 2 and 1 for τ ≥ 2 (transitivity of the two parts per region)",
-                subs=[{eps_k: 1 / k}] * 4,
-            ),
+            route=_instance_route(),
         ),
         tight_step(_gen.lemma1_ours()),
         Step(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..ledger import Derivation, Domain, Step
 from ..symbols import TAU_MAX, TAU_MIN, eps_k, j, k, s, s_pos, s_pos_prime, s_prime, tau, x
 from . import PaperConstant, _gen
@@ -57,6 +58,17 @@ def _sims_domain(extra: dict | None = None) -> Domain:
     return Domain(
         {tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), s: (-1, 1), s_pos: (-1, 1), **(extra or {})},
         name="τ ∈ [1e-3, 1e2], k ≥ 1, s_j, s⁺ ∈ [−1, 1]",
+    )
+
+
+def _log_ratio_route(name: str, gap: sp.Expr, num: sp.Expr, den: sp.Expr, domain: Domain) -> tuple:
+    """The conjunction hint proving ``gap ≥ 0`` as ``gap = log(1 + num/den)``, ``num ≥ 0``, ``den > 0``
+    (``_gen.log_ratio_parts``; the identity's simplifier by name, the implication a rewrite by the sign facts)."""
+    return _conj.hint(
+        _gen.log_ratio_parts(name, gap, num, den, domain, "Lemma 5"),
+        "gap = log(1 + N/D), N ≥ 0, D > 0",
+        simplify={f"{name}: gap = log(1 + N/D)": "expand_log"},
+        implication="rewrite",
     )
 
 
@@ -131,16 +143,12 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="Lemma 5, proof, second display, third line",
             note="tight as k → ∞; the gap is log(1 + (e^{4/τ} − 1)/(1 + k e^{2/τ}))",
-            check=_gen.all_of(
-                _gen.log_ratio_parts(
-                    "Lemma 5 third line",
-                    sp.log(_E2 * (_E2 + k * _E2) / (1 + k)) - sp.log(_E2 * (1 + k * _E2) / (_E2 + k)),
-                    sp.exp(4 / tau) - 1,
-                    1 + k * _E2,
-                    _gen.TAU_K,
-                    "Lemma 5",
-                ),
-                "gap = log(1 + N/D), N ≥ 0, D > 0",
+            route=_log_ratio_route(
+                "Lemma 5 third line",
+                sp.log(_E2 * (_E2 + k * _E2) / (1 + k)) - sp.log(_E2 * (1 + k * _E2) / (_E2 + k)),
+                sp.exp(4 / tau) - 1,
+                1 + k * _E2,
+                _gen.TAU_K,
             ),
         ),
         Step(
@@ -177,16 +185,12 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_EPS,
             provenance="ours",
             reference="Lemma 5",
-            check=_gen.all_of(
-                _gen.log_ratio_parts(
-                    "b − a ≤ 4/τ",
-                    4 / tau - _gen.loss_range_eps(),
-                    eps_k * (sp.exp(2 / tau) - sp.exp(-2 / tau)),
-                    1 + eps_k * sp.exp(-2 / tau),
-                    _gen.TAU_EPS,
-                    "Lemma 5",
-                ),
-                "gap = log(1 + N/D), N ≥ 0, D > 0",
+            route=_log_ratio_route(
+                "b − a ≤ 4/τ",
+                4 / tau - _gen.loss_range_eps(),
+                eps_k * (sp.exp(2 / tau) - sp.exp(-2 / tau)),
+                1 + eps_k * sp.exp(-2 / tau),
+                _gen.TAU_EPS,
             ),
         ),
         Step(

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import TAU_MAX, TAU_MIN, Rad_g, Rad_n, Rhat_n, Rk_risk, delta, dev, ell_hi, ell_lo, ghat, k, n, tau
@@ -131,9 +132,11 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_EPS,
             provenance="paper",
             reference="proof of Prop. 3, last sentence (Lemma 5)",
-            check=_gen.all_of(
+            route=_conj.hint(
                 [_lemma5.derivations()[0].step("ours: b − a ≤ 4/τ (in ε = 1/k; tight only as ε → 0)")],
                 "3(b − a) ≤ 12/τ is 3 × Lemma 5's b − a ≤ 4/τ",
+                multipliers=[3],
+                implication="combination",
             ),
         ),
     ]

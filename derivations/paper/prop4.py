@@ -320,7 +320,7 @@ def derivations() -> list[Derivation]:
             domain=D["cg"],
             provenance="paper",
             reference="(47), first bound",
-            check=factored_check(2 * c_mvt * (1 - c_mvt) * (1 - cos_pp)),
+            route=factored_check(2 * c_mvt * (1 - c_mvt) * (1 - cos_pp)),
         ),
         Step(
             "(47) ‖ξ − φ + φ'‖² = ‖−cφ + (1 + c)φ'‖² = c² + (1 + c)² − 2c(1 + c)⟨φ, φ'⟩ ≤ 9",
@@ -331,7 +331,7 @@ def derivations() -> list[Derivation]:
             domain=D["cg"],
             provenance="paper",
             reference="(47), second bound",
-            check=factored_check(9 - (1 + 2 * c_mvt) ** 2 + 2 * c_mvt * (1 + c_mvt) * (1 + cos_pp)),
+            route=factored_check(9 - (1 + 2 * c_mvt) ** 2 + 2 * c_mvt * (1 + c_mvt) * (1 + cos_pp)),
         ),
         Step(
             "(47) ‖ξ + φ − φ'‖² = ‖(2 − c)φ − (1 − c)φ'‖² = (2 − c)² + (1 − c)² − 2(2 − c)(1 − c)⟨φ, φ'⟩ ≤ 9",
@@ -342,7 +342,7 @@ def derivations() -> list[Derivation]:
             domain=D["cg"],
             provenance="paper",
             reference="(47), third bound",
-            check=factored_check(9 - (3 - 2 * c_mvt) ** 2 + 2 * (2 - c_mvt) * (1 - c_mvt) * (1 + cos_pp)),
+            route=factored_check(9 - (3 - 2 * c_mvt) ** 2 + 2 * (2 - c_mvt) * (1 - c_mvt) * (1 + cos_pp)),
         ),
     ]
     steps += [
@@ -399,7 +399,7 @@ def derivations() -> list[Derivation]:
             domain=Domain({x: (-50, 50), k: (1, sp.oo)}, name="H ∈ [−50, 50], k ≥ 1"),
             provenance="paper",
             reference="proof of Prop. 4, final paragraph",
-            check=factored_check(1 / (1 + k * sp.exp(x))),
+            route=factored_check(1 / (1 + k * sp.exp(x))),
         ),
         Step(
             "combination, anchor: Cauchy–Schwarz on (44) and (45) gives w_H(‖ξ(z^+)‖ + ‖ξ − Δ‖) ≤ w_H(1 + 3) ≤ 4",
@@ -430,7 +430,7 @@ def derivations() -> list[Derivation]:
             domain=D["wgtb"],
             provenance="paper",
             reference="proof of Prop. 4, final display (coefficient (3/τ)e^{2/βτ})",
-            check=factored_check(3 * sp.exp(2 / (beta * tau)) * (1 - wt_h * frac_g)),
+            route=factored_check(3 * sp.exp(2 / (beta * tau)) * (1 - wt_h * frac_g)),
         ),
         Step(
             "reading of e^{2/βτ}: 2/(βτ), as Lemma 7 prints it; Lemma 1's β = 2/τ then gives e^{2/βτ} = e",
@@ -483,7 +483,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["hk"],
             provenance="ours",
-            check=factored_check(k * u_ * (sp.exp((2 - x) / tau) - 1) / ((1 + k * E2) * (1 + k * u_))),
+            route=factored_check(k * u_ * (sp.exp((2 - x) / tau) - 1) / ((1 + k * E2) * (1 + k * u_))),
         ),
         Step(
             "ours: q_j = e^{x/τ}/(1 + e^{x/τ} + (k − 1)e^{(x − 2 + δ)/τ}) ≤ 1/(e^{−x/τ} + 1 + (k − 1)e^{−2/τ}) "
@@ -494,7 +494,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["hkd"],
             provenance="ours",
-            check=factored_check(
+            route=factored_check(
                 u_ * b_ * (sp.exp(delta_s / tau) - 1) / ((1 + u_ + b_) * (1 + u_ + b_ * sp.exp(delta_s / tau)))
             ),
             note="s_l/s_j = e^{⟨ξ(z^a), ξ(z_l^-) − ξ(z_j^-)⟩/τ} ≥ e^{−2/τ} since ‖ξ‖_{2,∞} ≤ 1",
@@ -507,7 +507,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["hk"],
             provenance="ours",
-            check=factored_check(
+            route=factored_check(
                 sp.exp(-2 / tau)
                 * (sp.exp((2 - x) / tau) - 1)
                 / ((1 + k * sp.exp(-2 / tau)) * (1 / u_ + 1 + (k - 1) * sp.exp(-2 / tau)))
@@ -578,7 +578,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tk"],
             provenance="ours",
-            check=factored_check((4 + 2 * k * E2) / ((1 + k * E2) * tau)),
+            route=factored_check((4 + 2 * k * E2) / ((1 + k * E2) * tau)),
         ),
         Step(
             POSITIVE_LE,
@@ -588,7 +588,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tk"],
             provenance="ours",
-            check=factored_check(1 / ((1 + k * E2) * tau)),
+            route=factored_check(1 / ((1 + k * E2) * tau)),
         ),
         Step(
             NEGATIVES_LE,
@@ -598,7 +598,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tkb"],
             provenance="ours",
-            check=factored_check(
+            route=factored_check(
                 sp.exp(2 / (beta * tau)) * (3 - (1 / (1 + E2 / k)) ** (1 / beta)) / tau, simplifier=_powsimp
             ),
         ),
@@ -626,7 +626,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=D["tk"],
             provenance="ours",
-            check=factored_check(k * E2 / ((E2 + k) * (E2 + k - 1))),
+            route=factored_check(k * E2 / ((E2 + k) * (E2 + k - 1))),
         ),
     ]
     return [

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import (
@@ -131,6 +132,16 @@ def a_of(B: sp.Expr, R_: sp.Expr = R, C_: sp.Expr = C_Phi) -> sp.Expr:
     return E * R_ * B * C_
 
 
+def _mu_route(kappa_le_1: Step, delta_le_1: Step) -> tuple:
+    """96 max(κ, δ') ≤ 96 as a conjunction: each entry of the max ≤ 1, δ' ≤ 1 from Lemma 5's b − a ≤ 4/τ at ε = 1/k."""
+    return _conj.hint(
+        [kappa_le_1, delta_le_1],
+        "max(κ, δ') ≤ 1 ⟸ κ ≤ 1 and δ' = τ(b − a)/4 ≤ 1",
+        subs=[None, {eps_k: 1 / k}],
+        implication="pieces",
+    )
+
+
 def derivations() -> list[Derivation]:
     B = N_anc + N_pos + N_neg
     a_def = a_of(B)
@@ -209,7 +220,7 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_EPS,
             provenance="paper",
             reference="proof of Prop. 5, after (54)",
-            check=_gen.all_of([delta_le_1], "ρ^info ≤ max_i |Δℓ_i| ≤ b − a ≤ 4/τ"),
+            route=_conj.hint([delta_le_1], "ρ^info ≤ max_i |Δℓ_i| ≤ b − a ≤ 4/τ"),
         ),
         Step(
             "upper limit LR: 'combining (53) with the definition of Θ, ρ^info(φ_θ, φ_θ') ≤ LR': L‖θ − θ'‖ ≤ LR on Θ",
@@ -304,7 +315,7 @@ def derivations() -> list[Derivation]:
             domain=a_all,
             provenance="paper",
             reference="proof of Prop. 5, last display (common factor (96/τ)√(d_Θ/n) divided out)",
-            check=_gen.all_of([branch_lo, branch_hi], "h(1 ∧ a, a) is the first entry for a ≤ 1, the second for a ≥ 1"),
+            route=_conj.hint([branch_lo, branch_hi], "h(1 ∧ a, a) is the first entry for a ≤ 1, the second for a ≥ 1"),
         ),
         # --- ours
         Step(
@@ -346,11 +357,7 @@ def derivations() -> list[Derivation]:
             domain=_gen.TAU_K,
             provenance="ours",
             reference="Prop. 5",
-            check=_gen.all_of(
-                [kappa_le_1, delta_le_1],
-                "max(κ, δ') ≤ 1 ⟸ κ ≤ 1 and δ' = τ(b − a)/4 ≤ 1",
-                subs=[None, {eps_k: 1 / k}],
-            ),
+            route=_mu_route(kappa_le_1, delta_le_1),
         ),
     ]
     return [

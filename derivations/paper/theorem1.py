@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import sympy as sp
 
+from ..checks import conjunction as _conj
 from ..ledger import Derivation, Domain, Link, Step
 from ..render import printed
 from ..symbols import (
@@ -354,7 +355,9 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=_gen.TAU_K,
             provenance="ours",
-            check=_gen.all_of([mu_le_1], "twice Prop. 5's 96 max(κ, δ') ≤ 96"),
+            route=_conj.hint(
+                [mu_le_1], "twice Prop. 5's 96 max(κ, δ') ≤ 96", multipliers=[2], implication="combination"
+            ),
         ),
         Step(
             "ours ≤ paper (variability): 3τ(b − a) ≤ 12 (in ε = 1/k)",
@@ -364,7 +367,7 @@ def derivations() -> list[Derivation]:
             relation="<=",
             domain=_gen.TAU_EPS,
             provenance="ours",
-            check=_gen.all_of([range_le], "3τ × (b − a ≤ 4/τ)"),
+            route=_conj.hint([range_le], "3τ × (b − a ≤ 4/τ)", multipliers=[3 * tau], implication="combination"),
         ),
     ]
     return [
