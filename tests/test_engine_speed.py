@@ -43,3 +43,41 @@ def test_unbounded_lower_tail_stops_early():
     out = certify_nonnegative(1 / (1 - y) - 1 / (2 - y), Domain({y: (-sp.oo, 0)}))
     assert out.status == "undecided"
     assert out.boxes < 400
+
+
+def _bias_certificate(c_a: sp.Expr) -> tuple[sp.Expr, Domain]:
+    """bias_bound's C_A certificate (c_A − e^{−y}h(y))(1 − e^{y−2/τ}) + c_A e^{−2/τ}(e^y − 1), y = 2t/τ, with c_A given."""
+    from infonce_bounds.derivations.symbols import t, tau
+
+    yt = 2 * t / tau
+    h = yt / (1 - sp.exp(-yt)) - 1
+    cert = (c_a - sp.exp(-yt) * h) * (1 - sp.exp(2 * (t - 1) / tau)) + c_a * sp.exp(-2 / tau) * (sp.exp(yt) - 1)
+    return cert, Domain({tau: (sp.Rational(1, 1000), 100), t: (sp.Rational(1, 10**9), 1)})
+
+
+def test_certificate_signed_termwise_before_the_whole_budget():
+    """A certificate written for its terms to be signed apart (C_A, c_A = 0.2163 ≥ max e^{−y}h(y) ≈ 0.21621): the
+    whole-box branch and bound fails on 1500 boxes, termwise signs it; it is tried after a quarter of them."""
+    from infonce_bounds.derivations.checks import DEFAULTS
+    from infonce_bounds.derivations.checks.certificate import certificate_sign
+    from infonce_bounds.derivations.ledger import Step, Verdict
+
+    cert, dom = _bias_certificate(sp.Rational(2163, 10000))
+    step = Step("C_A certificate ≥ 0", cert, 0, kind="inequality", relation=">=", domain=dom)
+    res = certificate_sign(step, dict(DEFAULTS))
+    assert res is not None and res.verdict is Verdict.PROVED
+    assert "termwise" in res.method
+
+
+def test_certificate_planted_false_is_not_signed():
+    """Planted false: c_A = 0.2 < max_y e^{−y}h(y), so the certificate is negative near y ≈ 1.6 (t = 0.008, τ = 0.01):
+    neither termwise nor the whole budget proves it (certificate_sign gives None)."""
+    from infonce_bounds.derivations.checks import DEFAULTS
+    from infonce_bounds.derivations.checks.certificate import certificate_sign
+    from infonce_bounds.derivations.ledger import Step
+    from infonce_bounds.derivations.symbols import t, tau
+
+    cert, dom = _bias_certificate(sp.Rational(2, 10))
+    assert cert.subs({t: sp.Rational(8, 1000), tau: sp.Rational(1, 100)}).evalf(30) < 0
+    step = Step("false C_A certificate ≥ 0", cert, 0, kind="inequality", relation=">=", domain=dom)
+    assert certificate_sign(step, dict(DEFAULTS)) is None
