@@ -63,6 +63,23 @@ def _split(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[tuple[sp.Expr, sp.E
     return [(lo, mid), (mid, hi)]
 
 
+#: |finite end| of an unbounded range past which branch and bound stops bisecting it: ``_split`` doubles that end
+#: each time, so 64 halvings of the tail are spent by then, and a claim whose margin as x → ∞ is that small is
+#: beyond the enclosures' 80 bits anyway
+_TAIL_END = sp.Integer(2) ** 64
+
+
+def _endless_tail(box: Mapping, sym: sp.Symbol) -> str | None:
+    """``"x ∈ [L, ∞)"`` when ``box`` is about to be split in ``sym`` over an unbounded range whose finite end
+    is past ``±_TAIL_END`` (``None`` otherwise): ``[L, ∞) → [L, 2L], [2L + 1, ∞)`` never ends."""
+    lo, hi = box[sym]
+    if hi == sp.oo and lo.is_finite and lo >= _TAIL_END:
+        return f"{sym} ∈ [{sp.N(lo, 5)}, ∞)"
+    if lo == -sp.oo and hi.is_finite and hi <= -_TAIL_END:
+        return f"{sym} ∈ (−∞, {sp.N(hi, 5)}]"
+    return None
+
+
 def _rel_width(lo: sp.Expr, hi: sp.Expr) -> float:
     if hi == sp.oo or lo == -sp.oo:
         return 1e9
@@ -344,6 +361,17 @@ def certify_nonnegative(
             if val is not None and cval is not None and _mean_value_ok(cval, box, centre, slope, to_iv, ok):
                 continue
             widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
+            tail = _endless_tail(box, widths[0][1]) if widths else None
+            if tail is not None:
+                # an unbounded range is always split first and its unbounded part popped next: past
+                # |end| = 2^64 the boxes left are an endless chain of tails, so the stage cannot prove the
+                # claim (a claim tight as x → ∞, log(a + 1/k) − log a ≥ 0, spent all 1500 boxes there)
+                return IntervalOutcome(
+                    "undecided",
+                    done,
+                    f"the unbounded range {tail} is not certified (the claim may be tight as it grows): "
+                    f"bisecting it cannot end (after {done} evaluations)",
+                )
             for _, sym in widths:
                 parts = _split(sym, *box[sym])
                 if parts:
