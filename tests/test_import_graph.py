@@ -32,7 +32,6 @@ MAX_FUNCTION_LINES = 120
 
 #: modules over MAX_MODULE_LINES, with their size when listed and why they are not split yet
 BIG_MODULES: dict[str, tuple[int, str]] = {
-    "derivations/checks/laws.py": (1797, "the exact-finite-law search; splits when its law back ends move to Arb"),
     "derivations/bias.py": (1575, "four bias results in one module (bound, sign, offset, asymptotic constant)"),
     "derivations/paper/prop4.py": (965, "Prop. 4's printed proof and ours side by side (one result)"),
 }
@@ -48,9 +47,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
         "the stages share one clock and notes (check's quick probe among them)",
     ),
     "derivations/checks/interval.py:certify_nonnegative": (188, "branch and bound's loop and its box state"),
-    "derivations/checks/laws.py:search": (265, "the law search's phases share one running state"),
-    "derivations/checks/laws.py:law_check": (314, "builds the law claim's checker (its closure below)"),
-    "derivations/checks/laws.py:law_check.check": (270, "the law claim's checker: enumerate, confirm, large k"),
     "derivations/checks/enclosures.py:_ball": (137, "one sympy node kind per branch (the enclosure's dispatch)"),
     "derivations/continuity.py:derivations": (350, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
