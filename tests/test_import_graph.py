@@ -73,10 +73,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
         "a finite-class Rademacher attack (a configuration claim, no route states it)",
     ),
     "derivations/rademacher.py:derivations": (284, _STEPS),
-    "derivations/run/runner.py:run_steps": (
-        224,
-        "the run loop's closures share its slots and waves (and hand them to a Dask backend)",
-    ),
     "derivations/theorem.py:derivations": (196, _STEPS),
     "derivations/userclaims/__init__.py:check": (
         140,
