@@ -74,7 +74,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     ),
     "derivations/rademacher.py:derivations": (284, _STEPS),
     "derivations/theorem.py:derivations": (196, _STEPS),
-    "derivations/userclaims/build.py:build_claim": (182, "one claim table's fields read in order"),
     "derivations/paper/eq11_12.py:_eq11_12": (131, _STEPS),
     "derivations/checks/sums/classical.py:relate": (
         175,
