@@ -75,10 +75,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/rademacher.py:derivations": (284, _STEPS),
     "derivations/theorem.py:derivations": (196, _STEPS),
     "derivations/paper/eq11_12.py:_eq11_12": (131, _STEPS),
-    "derivations/checks/sums/classical.py:relate": (
-        175,
-        "one pass per classical inequality over the same means (each instance checked); splits by inequality next",
-    ),
 }
 
 #: import cycles outside the engine known today, each with why it is not broken here
