@@ -47,7 +47,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
         "the stages share one clock and notes (check's quick probe among them)",
     ),
     "derivations/checks/interval.py:certify_nonnegative": (188, "branch and bound's loop and its box state"),
-    "derivations/checks/enclosures.py:_ball": (137, "one sympy node kind per branch (the enclosure's dispatch)"),
     "derivations/continuity.py:derivations": (350, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
     "derivations/loss.py:derivations": (249, _STEPS),
