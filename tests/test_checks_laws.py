@@ -380,6 +380,7 @@ def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
     import numpy as np
 
     from infonce_bounds.derivations.checks import laws as laws_mod
+    from infonce_bounds.derivations.checks.laws import large_k
 
     for k_, tv, sims, probs in _TWO_ATOM:
         lw = _two_atom(k_, tv, sims, probs)
@@ -389,13 +390,13 @@ def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
             flt_exact = _claim_fns(math, lw)
         except OverflowError:
             flt_exact = (None, None, None)
-        monkeypatch.setattr(laws_mod, "EXACT_K", 10)
+        monkeypatch.setattr(large_k, "EXACT_K", 10)
         flt_win = _claim_fns(math, lw)
         batch = Law(np.array([tv]), k_, [np.array([s_]) for s_ in sims], [np.array([p_]) for p_ in probs])
         arr_win = [float(v_[0]) for v_ in _claim_fns(laws_mod.ARRAY, batch)]
         with mpmath.workdps(50):
             mp_win = _claim_fns(mpmath, lw.at(mpmath))
-        monkeypatch.setattr(laws_mod, "EXACT_K", 4096)
+        monkeypatch.setattr(large_k, "EXACT_K", 4096)
         for r_, fe, fw, aw, mw in zip(ref, flt_exact, flt_win, arr_win, mp_win):
             scale = abs(r_)
             err_exact = 0.0 if fe is None else abs(fe - r_) / scale
@@ -406,7 +407,7 @@ def test_windowed_expectations_match_the_exact_sums_up_to_k_4096(monkeypatch):
 
 
 def test_multinomial_coefficients_are_the_factorial_formula():
-    from infonce_bounds.derivations.checks.laws import _comps
+    from infonce_bounds.derivations.checks.laws.multinomial import _comps
 
     for k_, n_ in ((0, 2), (1, 3), (7, 2), (12, 3), (30, 2), (9, 4)):
         got = _comps.__wrapped__(k_, n_)
@@ -423,24 +424,25 @@ def test_float_passes_beyond_the_double_range_of_the_coefficients_sum_the_window
     import numpy as np
 
     from infonce_bounds.derivations.checks import laws as laws_mod
+    from infonce_bounds.derivations.checks.laws import multinomial
 
     def fn_of(L, lw):
         return lambda cnt: L.log(1 + cnt[0] * L.exp(lw.sims[0] / lw.tau) + cnt[1] * L.exp(lw.sims[1] / lw.tau))
 
     calls = []
-    orig = laws_mod._expect_window
+    orig = multinomial._expect_window
     for k_ in (1000, 1025, 3000, 4096):
         lw = _two_atom(k_, 0.5, (0.3, -0.8), (0.35, 0.65))
         with mpmath.workdps(50):
             lm = lw.at(mpmath)
             ref = expect(mpmath, lm, fn_of(mpmath, lm))
-        laws_mod._expect_window = lambda L, law, fn: calls.append(law.k) or orig(L, law, fn)
+        multinomial._expect_window = lambda L, law, fn: calls.append(law.k) or orig(L, law, fn)
         try:
             got = expect(math, lw, fn_of(math, lw))
             batch = Law(np.array([0.5]), k_, [np.array([0.3]), np.array([-0.8])], [np.array([0.35]), np.array([0.65])])
             arr = float(expect(laws_mod.ARRAY, batch, fn_of(np, batch))[0])
         finally:
-            laws_mod._expect_window = orig
+            multinomial._expect_window = orig
         for v_ in (got, arr):
             assert abs(v_ - ref) <= 1e-13 * abs(ref), (k_, v_, ref)
     assert calls == [1025, 1025, 3000, 3000, 4096, 4096]  # k = 1000: the exact sum in both passes
@@ -630,6 +632,7 @@ def test_law_batches_expectations_are_the_one_composition_loop_bit_for_bit():
     import numpy as np
 
     from infonce_bounds.derivations.checks import laws as laws_mod
+    from infonce_bounds.derivations.checks.laws import multinomial
 
     A = laws_mod.ARRAY
     rng = np.random.default_rng(7)
@@ -652,7 +655,7 @@ def test_law_batches_expectations_are_the_one_composition_loop_bit_for_bit():
             lambda cnt, lw=lw, m_=m_: abs(_laws.mu_hat(A, lw, cnt) / m_ - 1),
         ):
             with np.errstate(all="ignore"):
-                got, ref = laws_mod._expect_array(lw, fn), laws_mod._expect_loop(lw, fn)
+                got, ref = multinomial._expect_array(lw, fn), multinomial._expect_loop(lw, fn)
             assert np.array_equal(got, ref, equal_nan=True), (k_, na)
 
         def branchy(cnt, lw=lw):
@@ -663,9 +666,9 @@ def test_law_batches_expectations_are_the_one_composition_loop_bit_for_bit():
 
         for fn in (branchy, sized):
             with np.errstate(all="ignore"):
-                assert np.array_equal(laws_mod._expect_array(lw, fn), laws_mod._expect_loop(lw, fn))
+                assert np.array_equal(multinomial._expect_array(lw, fn), multinomial._expect_loop(lw, fn))
             if k_ > 1:  # (at k = 1 every support has one composition: ``sized`` is then the same on arrays)
-                assert laws_mod._ELEMENTWISE[(fn.__code__, k_, na)] is False
+                assert multinomial._ELEMENTWISE[(fn.__code__, k_, na)] is False
 
 
 def test_window_pmf_is_as_accurate_as_loaders_formula():
@@ -704,13 +707,13 @@ def test_binomial_window_search_finds_the_bisection_boundaries():
     import random
     from fractions import Fraction
 
-    from infonce_bounds.derivations.checks import laws as laws_mod
+    from infonce_bounds.derivations.checks.laws import large_k
 
     def bisect_window(k_, p, tail):
         need = math.log(2 / tail) + 1
 
         def ok(c):
-            return k_ * laws_mod._kl(c / k_, p) >= need
+            return k_ * large_k._kl(c / k_, p) >= need
 
         mean, sd = k_ * p, math.sqrt(k_ * p * (1 - p))
         guess = int(math.sqrt(2 * need) * sd) + 2
@@ -739,29 +742,29 @@ def test_binomial_window_search_finds_the_bisection_boundaries():
     for _ in range(3000):
         k_ = r.choice([r.randint(4097, 10**9), r.randint(1, 5000)])
         p = r.choice([r.random(), 10 ** r.uniform(-12, 0), 1 - 10 ** r.uniform(-12, -0.3), 0.0, 1.0])
-        tail = r.choice([laws_mod.TAIL, 1e-60])
-        assert laws_mod.binomial_window.__wrapped__(k_, p, tail)[:2] == bisect_window(k_, p, tail), (k_, p, tail)
+        tail = r.choice([large_k.TAIL, 1e-60])
+        assert large_k.binomial_window.__wrapped__(k_, p, tail)[:2] == bisect_window(k_, p, tail), (k_, p, tail)
         ex_p = k_ * Fraction(p)
         Mp, Mq = float(ex_p), float(k_ - ex_p)
         ref = (Mp, Mq, float(ex_p - Fraction(Mp)), float(k_ - ex_p - Fraction(Mq)))
-        assert laws_mod._means.__wrapped__(k_, p) == ref
+        assert large_k._means.__wrapped__(k_, p) == ref
 
 
 def test_merged_batches_and_k_arrays_give_the_same_verdicts_and_floats(monkeypatch):
     """Scoring the blocks of a run as one batch (``MERGE``) and the windowed two-atom laws as one batch with k an
     array (``k_arrays``) change no float: the same result as block by block and law by law, for a bias claim
     with its large-k phase and a paper claim."""
-    from infonce_bounds.derivations.checks import laws as laws_mod
+    from infonce_bounds.derivations.checks.laws import batches, search_loop
 
     good = bias._law_check(lambda L, tv, kv, sm: (sm["gap"], bias._c_numeric(L, tv) / kv), "C/k")
     jensen = law_check(_jensen, "Jensen")
     opts = {**OPTS, "trials": 6000}
-    orig = laws_mod._block_groups
+    orig = batches._block_groups
     for chk in (good, jensen):
         st = _law_step("same", chk)
         fast = chk(st, opts).as_dict()
-        monkeypatch.setattr(laws_mod, "MERGE", 0)
-        monkeypatch.setattr(laws_mod, "_block_groups", lambda b, k_arrays=False: orig(b, False))
+        monkeypatch.setattr(search_loop, "MERGE", 0)
+        monkeypatch.setattr(batches, "_block_groups", lambda b, k_arrays=False: orig(b, False))
         slow = chk(st, opts).as_dict()
         monkeypatch.undo()
         assert fast == slow

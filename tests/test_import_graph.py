@@ -32,7 +32,6 @@ MAX_FUNCTION_LINES = 120
 
 #: modules over MAX_MODULE_LINES, with their size when listed and why they are not split yet
 BIG_MODULES: dict[str, tuple[int, str]] = {
-    "derivations/checks/laws.py": (1797, "the exact-finite-law search; splits when its law back ends move to Arb"),
     "derivations/bias.py": (1575, "four bias results in one module (bound, sign, offset, asymptotic constant)"),
 }
 
@@ -40,17 +39,11 @@ BIG_MODULES: dict[str, tuple[int, str]] = {
 _STEPS = "a result's step list in the paper's order: data, one Step(...) after another"
 BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/bias.py:_bound": (300, _STEPS),
-    "derivations/checks/chain.py:_check_link": (122, "the link's cases in order; splits with the chain's route"),
-    "derivations/checks/falsifier.py:falsify": (225, "the falsifier's phases share one running state"),
     "derivations/checks/inequality.py:check_inequality": (
         221,
         "the stages share one clock and notes (check's quick probe among them)",
     ),
     "derivations/checks/interval.py:certify_nonnegative": (188, "branch and bound's loop and its box state"),
-    "derivations/checks/laws.py:search": (265, "the law search's phases share one running state"),
-    "derivations/checks/laws.py:law_check": (314, "builds the law claim's checker (its closure below)"),
-    "derivations/checks/laws.py:law_check.check": (270, "the law claim's checker: enumerate, confirm, large k"),
-    "derivations/checks/enclosures.py:_ball": (137, "one sympy node kind per branch (the enclosure's dispatch)"),
     "derivations/continuity.py:derivations": (331, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
     "derivations/loss.py:derivations": (249, _STEPS),
@@ -72,21 +65,8 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/prior.py:_two_point_check.check": (125, "a checker closure that moves into a route (issue 27)"),
     "derivations/prior.py:derivations": (204, _STEPS),
     "derivations/rademacher.py:derivations": (274, _STEPS),
-    "derivations/run/runner.py:run_steps": (
-        224,
-        "the run loop's closures share its slots and waves (and hand them to a Dask backend)",
-    ),
     "derivations/theorem.py:derivations": (196, _STEPS),
-    "derivations/userclaims/__init__.py:check": (
-        140,
-        "a file's rows assembled field by field; its parameters documented",
-    ),
-    "derivations/userclaims/build.py:build_claim": (182, "one claim table's fields read in order"),
     "derivations/paper/eq11_12.py:_eq11_12": (131, _STEPS),
-    "derivations/checks/sums/classical.py:relate": (
-        175,
-        "one pass per classical inequality over the same means (each instance checked); splits by inequality next",
-    ),
 }
 
 #: import cycles outside the engine known today, each with why it is not broken here

@@ -260,6 +260,25 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
     if link.relation in ("<", ">") and cited_rel not in ("<", ">"):
         why = f"a strict link cannot come from a non-strict ({cited_rel}) step"
         return [*parts, _fails(label, "relation", why)], f"{where}: {why}"
+    parts.append(_instance(label, link, cited, cited_rel, use, opts))
+    if link.factor != 1 and link.relation != "=":
+        parts.append(_factor_nonneg(label, link, use, opts))
+    # domain: the cited claim is used at the substituted values, which must lie in its domain
+    parts += _in_cited_domain(label, link, cited, use, opts)
+    worst = min(parts, key=lambda p: _ORDER[p.verdict])
+    cites = [p.method for p in parts if _is_cited(p)]
+    if worst.verdict == Verdict.PROVED and cites:  # proved given the quoted premise: say so, never "[proved]"
+        return parts, f"{where} [{'; '.join(cites)}; the rest proved]"
+    return (
+        parts,
+        f"{where} [{worst.verdict}{'' if worst.verdict == Verdict.PROVED else ': ' + worst.step + ', ' + worst.method}]",
+    )
+
+
+def _instance(label: str, link: Link, cited: Step, cited_rel: str, use: Domain, opts: Mapping[str, Any]) -> StepResult:
+    """The link's gap is the cited step's gap at the link's substitution, times its factor: the same tree
+    (proved symbolically), else an identity checked on the chain's domain (an identity cited either way round).
+    A refutation says the link is not an instance of the cited step."""
     cited_gap = _gap(cited.lhs, cited.rhs, cited_rel if cited_rel != "=" else ">=")
     link_gap = _gap(link.lhs, link.rhs, link.relation if link.relation != "=" else ">=")
     inst = sp.sympify(cited_gap).subs(link.subs, simultaneous=True)
@@ -287,22 +306,29 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
         r = _fails(label, "instance has symbols without range on the chain", str(exc))
     if r.verdict == Verdict.REFUTED:
         r.method = "not an instance of the cited step: " + r.method
-    parts.append(r)
-    if link.factor != 1 and link.relation != "=":
-        try:
-            exact = _exact_sign(link.factor) if link.factor.is_number else None
-            if exact is not None:  # a constant: compared exactly, as a substituted number is
-                what = f"{label}: factor ≥ 0"
-                parts.append(
-                    verdicts.proved(what, kind="inequality", method="exact comparison", cover={})
-                    if exact
-                    else _fails(what, "exact comparison", f"{link.factor} < 0", "inequality")
-                )
-            else:
-                parts.append(_part(label, "factor ≥ 0", link.factor, sp.Integer(0), ">=", use, opts))
-        except DerivationError as exc:
-            parts.append(_fails(label, "factor has symbols without range", str(exc)))
-    # domain: the cited claim is used at the substituted values, which must lie in its domain
+    return r
+
+
+def _factor_nonneg(label: str, link: Link, use: Domain, opts: Mapping[str, Any]) -> StepResult:
+    """The link's factor ≥ 0 (an inequality scaled by it keeps its direction): exactly for a constant, else on
+    the chain's domain."""
+    try:
+        exact = _exact_sign(link.factor) if link.factor.is_number else None
+        if exact is not None:  # a constant: compared exactly, as a substituted number is
+            what = f"{label}: factor ≥ 0"
+            return (
+                verdicts.proved(what, kind="inequality", method="exact comparison", cover={})
+                if exact
+                else _fails(what, "exact comparison", f"{link.factor} < 0", "inequality")
+            )
+        return _part(label, "factor ≥ 0", link.factor, sp.Integer(0), ">=", use, opts)
+    except DerivationError as exc:
+        return _fails(label, "factor has symbols without range", str(exc))
+
+
+def _in_cited_domain(label: str, link: Link, cited: Step, use: Domain, opts: Mapping[str, Any]) -> list[StepResult]:
+    """The substituted values lie in the cited step's domain: each range of a symbol it uses, each constraint."""
+    parts: list[StepResult] = []
     used = free_names(cited.lhs) | free_names(cited.rhs)
     subs_by_name = {}
     for a, b in link.subs.items():
@@ -321,14 +347,7 @@ def _check_link(i: int, link: Link, chain: Step, opts: Mapping[str, Any]) -> tup
             continue
         rel = {sp.GreaterThan: ">=", sp.StrictGreaterThan: ">", sp.LessThan: "<=", sp.StrictLessThan: "<"}[type(cc)]
         parts.append(_part(label, f"constraint {c}", cc.lhs, cc.rhs, rel, use, opts))
-    worst = min(parts, key=lambda p: _ORDER[p.verdict])
-    cites = [p.method for p in parts if _is_cited(p)]
-    if worst.verdict == Verdict.PROVED and cites:  # proved given the quoted premise: say so, never "[proved]"
-        return parts, f"{where} [{'; '.join(cites)}; the rest proved]"
-    return (
-        parts,
-        f"{where} [{worst.verdict}{'' if worst.verdict == Verdict.PROVED else ': ' + worst.step + ', ' + worst.method}]",
-    )
+    return parts
 
 
 #: the method prefix of a link part that is a quoted classical theorem (a premise, not proved by the run)

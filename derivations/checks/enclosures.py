@@ -9,7 +9,7 @@ point lies in a step's stated domain (its ranges and constraints).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import sympy as sp
@@ -169,8 +169,13 @@ _UNARY = {
 }
 
 
-def _ball(e: sp.Expr, memo: dict) -> arb:  # noqa: C901 - one branch per node type
-    """An Arb ball containing the real number ``e`` (no free symbols) at the current precision."""
+def _ball(e: sp.Expr, memo: dict) -> arb:
+    """An Arb ball containing the real number ``e`` (no free symbols) at the current precision.
+
+    A symbol's value comes from the memo's environment; numbers and constants are exact balls
+    (``_atom_ball``); a unary elementary function applies its Arb method (``_UNARY``, by exact type); every
+    other node kind has its rule in ``_NODE_RULES`` (``_node_ball``), and a node without one is rewritten in
+    elementary functions (``_rewritten_ball``). Memoised per node in ``memo``."""
     hit = memo.get(e)
     if hit is not None:
         return hit
@@ -181,131 +186,201 @@ def _ball(e: sp.Expr, memo: dict) -> arb:  # noqa: C901 - one branch per node ty
         out = _ok(_ball(v, memo))
         memo[e] = out
         return out
-    if e.is_Integer:
-        out = arb(fmpz(int(e)))
-    elif e.is_Rational:
-        out = arb(fmpq(int(e.p), int(e.q)))
-    elif e.is_Float:
-        out = _ball(sp.Rational(e), memo)
-    elif e is sp.pi:
-        out = arb.pi()
-    elif e is sp.E:
-        out = arb.const_e()
-    elif e is sp.EulerGamma:
-        out = arb.const_euler()
-    elif e is sp.Catalan:
-        out = arb.const_catalan()
-    elif e is sp.GoldenRatio:
-        out = (1 + arb(5).sqrt()) / 2
-    elif isinstance(e, sp.Add):
-        out = arb(0)
-        for a in e.args:
-            out = out + _ball(a, memo)
-    elif isinstance(e, sp.Mul):
-        out = arb(1)
-        for a in e.args:
-            out = out * _ball(a, memo)
-    elif isinstance(e, sp.Pow):
-        out = _pow(e, memo)
-    elif isinstance(e, sp.log):
-        if len(e.args) != 1:
-            out = _pos(_ball(e.args[0], memo), "log").log() / _pos(_ball(e.args[1], memo), "log").log()
-        else:
-            out = _pos(_ball(e.args[0], memo), "log").log()
-    elif type(e) in _UNARY:
-        out = _UNARY[type(e)](_ball(e.args[0], memo))
-    elif isinstance(e, (sp.asin, sp.acos)):
-        b = _ball(e.args[0], memo)
-        if not (b >= -1 and b <= 1):
-            raise Undecided(f"{type(e).__name__} of an argument not certainly in [−1, 1]")
-        out = b.asin() if isinstance(e, sp.asin) else b.acos()
-    elif isinstance(e, sp.acosh):
-        b = _ball(e.args[0], memo)
-        if not b >= 1:
-            raise Undecided("acosh of an argument not certainly ≥ 1")
-        out = b.acosh()
-    elif isinstance(e, sp.atanh):
-        b = _ball(e.args[0], memo)
-        if not (b > -1 and b < 1):
-            raise Undecided("atanh of an argument not certainly in (−1, 1)")
-        out = b.atanh()
-    elif isinstance(e, sp.atan2):
-        out = _ball(e.args[0], memo).atan2(_ball(e.args[1], memo))
-    elif isinstance(e, sp.loggamma):
-        out = _pos(_ball(e.args[0], memo), "loggamma").lgamma()
-    elif isinstance(e, sp.gamma):
-        out = _ball(e.args[0], memo).gamma()
-    elif isinstance(e, sp.polygamma) and e.args[0] == 0:
-        out = _ball(e.args[1], memo).digamma()
-    elif isinstance(e, sp.LambertW) and len(e.args) == 1:
-        b = _ball(e.args[0], memo)
-        if not b >= -(arb.const_e() ** -1):
-            raise Undecided("LambertW of an argument not certainly ≥ −1/e")
-        out = b.lambertw()
-    elif isinstance(e, sp.Abs):
-        out = abs(_ball(e.args[0], memo))
-    elif isinstance(e, (sp.Max, sp.Min)):
-        bs = [_ball(a, memo) for a in e.args]
-        pick = max if isinstance(e, sp.Max) else min
-        lo = pick((b.lower() for b in bs), key=lambda t: _Key(t))
-        hi = pick((b.upper() for b in bs), key=lambda t: _Key(t))
-        out = _hull(lo, hi)
-    elif isinstance(e, sp.sign):
-        b = _ball(e.args[0], memo)
-        if b > 0:
-            out = arb(1)
-        elif b < 0:
-            out = arb(-1)
-        elif b.is_exact() and b.is_zero():
-            out = arb(0)
-        else:
-            raise Undecided("sign of a ball around 0")
-    elif isinstance(e, sp.Heaviside):
-        b = _ball(e.args[0], memo)
-        if b > 0:
-            out = arb(1)
-        elif b < 0:
-            out = arb(0)
-        else:
-            raise Undecided("Heaviside at a ball around 0")
-    elif isinstance(e, (sp.floor, sp.ceiling)):
-        b = _ball(e.args[0], memo)
-        f = b.floor() if isinstance(e, sp.floor) else b.ceil()
-        if not f.is_exact():
-            raise Undecided(f"{type(e).__name__} of a ball across an integer")
-        out = f
-    elif isinstance(e, sp.Piecewise):
-        out = None
-        for expr_, cond in e.args:
-            t = _truth_ball(cond, memo)
-            if t is None:
-                raise Undecided("a Piecewise condition undecided")
-            if t:
-                out = _ball(expr_, memo)
-                break
-        if out is None:
-            raise Undecided("no Piecewise branch holds")
-    elif isinstance(e, (sp.Sum, sp.Product)):
-        done = _expand(e)
-        if done.has(sp.Sum, sp.Product):
-            raise Undecided(f"{type(e).__name__} with non-integer limits")
-        out = _ball(done, memo)
-    elif isinstance(e, sp.Integral):
-        out = _integral(e, memo)
-    elif isinstance(e, sp.Derivative):
-        done = e.doit()
-        if done.has(sp.Derivative):
-            raise Undecided("a derivative SymPy does not take")
-        out = _ball(done, memo)
-    else:
-        # a named function of the toolkit (log1p, expm1, …) through its exact rewrite in elementary functions
-        alt = next((r for r in (e.rewrite(sp.log), e.rewrite(sp.exp)) if r != e), None)
-        if alt is None or type(alt) is type(e):
-            raise Undecided(f"no Arb rule for {type(e).__name__}")
-        out = _ball(alt, memo)
+    out = _atom_ball(e, memo)
+    if out is None:
+        unary = _UNARY.get(type(e))
+        out = unary(_ball(e.args[0], memo)) if unary is not None else _node_ball(e, memo)
     out = _ok(out)
     memo[e] = out
     return out
+
+
+def _atom_ball(e: sp.Expr, memo: dict) -> arb | None:
+    """The exact ball of a number or a named constant (π, e, γ, Catalan's, the golden ratio); None otherwise."""
+    if e.is_Integer:
+        return arb(fmpz(int(e)))
+    if e.is_Rational:
+        return arb(fmpq(int(e.p), int(e.q)))
+    if e.is_Float:
+        return _ball(sp.Rational(e), memo)
+    if e is sp.pi:
+        return arb.pi()
+    if e is sp.E:
+        return arb.const_e()
+    if e is sp.EulerGamma:
+        return arb.const_euler()
+    if e is sp.Catalan:
+        return arb.const_catalan()
+    if e is sp.GoldenRatio:
+        return (1 + arb(5).sqrt()) / 2
+    return None
+
+
+def _node_ball(e: sp.Expr, memo: dict) -> arb:
+    """The ball of a node by the first rule of ``_NODE_RULES`` whose kind it is (a rule returns None where it
+    does not apply: ψ⁽ᵐ⁾ with m ≠ 0, W with a branch index), else by its rewrite (``_rewritten_ball``)."""
+    for kinds, rule in _NODE_RULES:
+        if isinstance(e, kinds):
+            out = rule(e, memo)
+            if out is not None:
+                return out
+            break
+    return _rewritten_ball(e, memo)
+
+
+def _rewritten_ball(e: sp.Expr, memo: dict) -> arb:
+    """A named function of the toolkit (log1p, expm1, …) through its exact rewrite in elementary functions."""
+    alt = next((r for r in (e.rewrite(sp.log), e.rewrite(sp.exp)) if r != e), None)
+    if alt is None or type(alt) is type(e):
+        raise Undecided(f"no Arb rule for {type(e).__name__}")
+    return _ball(alt, memo)
+
+
+def _add_ball(e: sp.Add, memo: dict) -> arb:
+    out = arb(0)
+    for a in e.args:
+        out = out + _ball(a, memo)
+    return out
+
+
+def _mul_ball(e: sp.Mul, memo: dict) -> arb:
+    out = arb(1)
+    for a in e.args:
+        out = out * _ball(a, memo)
+    return out
+
+
+def _log_ball(e: sp.log, memo: dict) -> arb:
+    """log x, or log x / log b for SymPy's two-argument log(x, b); x (and b) certainly > 0."""
+    if len(e.args) != 1:
+        return _pos(_ball(e.args[0], memo), "log").log() / _pos(_ball(e.args[1], memo), "log").log()
+    return _pos(_ball(e.args[0], memo), "log").log()
+
+
+def _asin_acos_ball(e: sp.Expr, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    if not (b >= -1 and b <= 1):
+        raise Undecided(f"{type(e).__name__} of an argument not certainly in [−1, 1]")
+    return b.asin() if isinstance(e, sp.asin) else b.acos()
+
+
+def _acosh_ball(e: sp.acosh, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    if not b >= 1:
+        raise Undecided("acosh of an argument not certainly ≥ 1")
+    return b.acosh()
+
+
+def _atanh_ball(e: sp.atanh, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    if not (b > -1 and b < 1):
+        raise Undecided("atanh of an argument not certainly in (−1, 1)")
+    return b.atanh()
+
+
+def _digamma_ball(e: sp.polygamma, memo: dict) -> arb | None:
+    """ψ = polygamma(0, x); None for a higher order (no Arb rule: the rewrite is tried)."""
+    if e.args[0] == 0:
+        return _ball(e.args[1], memo).digamma()
+    return None
+
+
+def _lambertw_ball(e: sp.LambertW, memo: dict) -> arb | None:
+    """W₀(x) for x certainly ≥ −1/e; None for a branch index (the rewrite is tried)."""
+    if len(e.args) != 1:
+        return None
+    b = _ball(e.args[0], memo)
+    if not b >= -(arb.const_e() ** -1):
+        raise Undecided("LambertW of an argument not certainly ≥ −1/e")
+    return b.lambertw()
+
+
+def _minmax_ball(e: sp.Expr, memo: dict) -> arb:
+    """Max/Min: the hull of the max (min) of the lower ends and of the upper ends."""
+    bs = [_ball(a, memo) for a in e.args]
+    pick = max if isinstance(e, sp.Max) else min
+    lo = pick((b.lower() for b in bs), key=lambda t: _Key(t))
+    hi = pick((b.upper() for b in bs), key=lambda t: _Key(t))
+    return _hull(lo, hi)
+
+
+def _sign_ball(e: sp.sign, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    if b > 0:
+        return arb(1)
+    if b < 0:
+        return arb(-1)
+    if b.is_exact() and b.is_zero():
+        return arb(0)
+    raise Undecided("sign of a ball around 0")
+
+
+def _heaviside_ball(e: sp.Heaviside, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    if b > 0:
+        return arb(1)
+    if b < 0:
+        return arb(0)
+    raise Undecided("Heaviside at a ball around 0")
+
+
+def _floor_ceiling_ball(e: sp.Expr, memo: dict) -> arb:
+    b = _ball(e.args[0], memo)
+    f = b.floor() if isinstance(e, sp.floor) else b.ceil()
+    if not f.is_exact():
+        raise Undecided(f"{type(e).__name__} of a ball across an integer")
+    return f
+
+
+def _piecewise_ball(e: sp.Piecewise, memo: dict) -> arb:
+    """The first branch whose condition certainly holds (every earlier one certainly fails)."""
+    for expr_, cond in e.args:
+        t = _truth_ball(cond, memo)
+        if t is None:
+            raise Undecided("a Piecewise condition undecided")
+        if t:
+            return _ball(expr_, memo)
+    raise Undecided("no Piecewise branch holds")
+
+
+def _sum_product_ball(e: sp.Expr, memo: dict) -> arb:
+    done = _expand(e)
+    if done.has(sp.Sum, sp.Product):
+        raise Undecided(f"{type(e).__name__} with non-integer limits")
+    return _ball(done, memo)
+
+
+def _derivative_ball(e: sp.Derivative, memo: dict) -> arb:
+    done = e.doit()
+    if done.has(sp.Derivative):
+        raise Undecided("a derivative SymPy does not take")
+    return _ball(done, memo)
+
+
+#: node kind(s) → the rule of ``_ball`` for them, tried in this order (no kind is a subclass of another's)
+_NODE_RULES: tuple[tuple[Any, Callable[[Any, dict], arb | None]], ...] = (
+    (sp.Add, _add_ball),
+    (sp.Mul, _mul_ball),
+    (sp.Pow, lambda e, memo: _pow(e, memo)),
+    (sp.log, _log_ball),
+    ((sp.asin, sp.acos), _asin_acos_ball),
+    (sp.acosh, _acosh_ball),
+    (sp.atanh, _atanh_ball),
+    (sp.atan2, lambda e, memo: _ball(e.args[0], memo).atan2(_ball(e.args[1], memo))),
+    (sp.loggamma, lambda e, memo: _pos(_ball(e.args[0], memo), "loggamma").lgamma()),
+    (sp.gamma, lambda e, memo: _ball(e.args[0], memo).gamma()),
+    (sp.polygamma, _digamma_ball),
+    (sp.LambertW, _lambertw_ball),
+    (sp.Abs, lambda e, memo: abs(_ball(e.args[0], memo))),
+    ((sp.Max, sp.Min), _minmax_ball),
+    (sp.sign, _sign_ball),
+    (sp.Heaviside, _heaviside_ball),
+    ((sp.floor, sp.ceiling), _floor_ceiling_ball),
+    (sp.Piecewise, _piecewise_ball),
+    ((sp.Sum, sp.Product), _sum_product_ball),
+    (sp.Integral, lambda e, memo: _integral(e, memo)),
+    (sp.Derivative, _derivative_ball),
+)
 
 
 #: Arb's evaluation budget per integral (its default, 1000·prec + prec², is hours of Python at 1024 bits)

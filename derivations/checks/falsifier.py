@@ -40,42 +40,75 @@ class FalsifierOutcome:
 
 
 def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
-    """Randomized + adversarial search for a violation of ``small ≤ big``; worst ratio small/big."""
-    small, big, strict = _sides(step)
-    rng = random.Random(f"{opts['seed']}:{step.name}")
-    ev = Evaluator([small, big], step.domain)
-    sampler = Sampler(step.domain, rng, opts["real_cap"], opts["k_cap"])
-    budget = int(opts["trials"])
-    # vector claims for every k ≥ 1: a fifth of the budget attacks k beyond k_cap with grouped coordinates
-    large_k = 0
-    if len(ev.structural) == 1 and opts.get("large_k", True):
-        (kk,) = ev.structural
-        if step.domain.range_of(kk)[1] > opts["k_cap"]:
-            try:
-                group_claim([small, big], kk)
-                large_k = budget // 5
-            except _NotGroupable:
-                large_k = 0
-    budget -= large_k
-    dps = opts["dps"]
-    gate_bits = int(opts.get("gate_bits", GATE_BITS))
-    state = {
-        "n": 0,
-        "worst": -math.inf,
-        "worst_pt": None,
-        "min_margin": math.inf,
-        "cx": None,
-        "float_noise": 0,
-        "closed_tries": 0,
-        "top": [],
-        "top_r": [],
-    }
-    scored: list[tuple[float, dict]] = []
+    """Randomized + adversarial search for a violation of ``small ≤ big``; worst ratio small/big.
 
-    def score(pt: dict) -> float:
+    Phases on one running state (``_Falsifier``): the step's adversarial points and the box's corners, random
+    and boundary-snapped samples to 60 % of the budget, pattern search from the worst points, closed forms
+    near the best points of a strict claim, and for a vector claim for every k a fifth of the budget on k
+    beyond ``k_cap`` with grouped coordinates (``large_k_attack``). A float violation is only a proposal: the
+    Arb gate (``confirm_float_point``) decides."""
+    run = _Falsifier(step, opts)
+    run.seed_phase()
+    run.random_phase()
+    run.pattern_phase()
+    state = run.state
+    if run.strict and state["cx"] is None:
+        # a strict claim tight at a closed form (log x < x/e at x = e) has no float violation unless the
+        # search lands within ~1e-8 of it: the best points where the margin is ≈ 0 propose nearby closed forms
+        tight_closed_forms(step, run.ev, [state["worst_pt"], *state["top"][:4]], state, run.gate_bits)
+    return run.outcome()
+
+
+class _Falsifier:
+    """One ``falsify`` run: the claim's sides and evaluator, the sampler, the budget (the large-k share set
+    apart), and ``state``, the running record the batch pass (``_Vectorised``) and ``tight_closed_forms``
+    share: trials ``n``, the worst ratio and its point, the least margin, the counterexample ``cx``, the float
+    violations the gate did not confirm, the closed-form tries, and the 24 best points (``top``, ``top_r``)."""
+
+    def __init__(self, step: Step, opts: Mapping[str, Any]) -> None:
+        self.step, self.opts = step, opts
+        small, big, strict = _sides(step)
+        self.small, self.big, self.strict = small, big, strict
+        self.rng = random.Random(f"{opts['seed']}:{step.name}")
+        self.ev = ev = Evaluator([small, big], step.domain)
+        self.sampler = Sampler(step.domain, self.rng, opts["real_cap"], opts["k_cap"])
+        budget = int(opts["trials"])
+        # vector claims for every k ≥ 1: a fifth of the budget attacks k beyond k_cap with grouped coordinates
+        large_k = 0
+        if len(ev.structural) == 1 and opts.get("large_k", True):
+            (kk,) = ev.structural
+            if step.domain.range_of(kk)[1] > opts["k_cap"]:
+                try:
+                    group_claim([small, big], kk)
+                    large_k = budget // 5
+                except _NotGroupable:
+                    large_k = 0
+        self.large_k = large_k
+        self.budget = budget - large_k
+        self.dps = opts["dps"]
+        self.gate_bits = int(opts.get("gate_bits", GATE_BITS))
+        self.state: dict[str, Any] = {
+            "n": 0,
+            "worst": -math.inf,
+            "worst_pt": None,
+            "min_margin": math.inf,
+            "cx": None,
+            "float_noise": 0,
+            "closed_tries": 0,
+            "top": [],
+            "top_r": [],
+        }
+        self.scored: list[tuple[float, dict]] = []
+        self.unconfirmed: dict[tuple, bool] = {}  # points the gate did not refute at (True: a side not evaluable)
+        self.vec: _Vectorised | None = None
+
+    def score(self, pt: dict) -> float:
+        """One point in floats: the worst ratio, the best points and the least margin updated; a violation
+        proposed to the gate (``confirm``) unless it is float rounding past the first 50 such points."""
+        state, strict = self.state, self.strict
         state["n"] += 1
         try:
-            sv, bv = ev.evaluate(pt)
+            sv, bv = self.ev.evaluate(pt)
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
             return -math.inf
         if math.isnan(sv) or math.isnan(bv):
@@ -96,20 +129,20 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         # few such points: tight claims produce thousands of them, real violations are larger
         tiny = abs(margin) <= 1e-9 * max(1.0, abs(sv), abs(bv))
         if violated and state["cx"] is None and (not tiny or state["float_noise"] < 50):
-            confirm(pt)
+            self.confirm(pt)
         elif violated and tiny:
             state["float_noise"] += 1
         return ratio if bv > 0 else (1e300 if violated else -1e300)
 
-    unconfirmed: dict[tuple, bool] = {}  # points the gate did not refute at (True: a side not evaluable)
-
-    def confirm(pt: dict) -> None:
+    def confirm(self, pt: dict) -> None:
+        """A float violation at ``pt``, proposed to the Arb gate (the counterexample if it refutes there)."""
         # a float violation is only a proposal: the gate (refute.confirm) decides at the exact point it
         # names (a strict claim also at nearby closed forms, where it may be exactly tight: log x < x/e at
         # x = e). The pattern search proposes the same point again and again near a float-only violation:
         # the gate's verdict is a function of the point, so it is computed once and counted every time
+        state, strict, dps, step = self.state, self.strict, self.dps, self.step
         key = tuple((s_, type(v_), v_) for s_, v_ in pt.items())
-        seen = unconfirmed.get(key)
+        seen = self.unconfirmed.get(key)
         if seen is not None:
             state["float_noise"] += not seen
             return
@@ -123,14 +156,14 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
         # proposes thousands of points whose Arb enclosures overlap at every precision)
         clear = False
         try:
-            s_x, b_x = ev.evaluate(pt, exact=True, dps=dps)
+            s_x, b_x = self.ev.evaluate(pt, exact=True, dps=dps)
             m_x = b_x - s_x
             clear = bool(m_x > mpmath.mpf(10) ** (10 - dps) * max(1, abs(s_x), abs(b_x)) or (not strict and m_x >= 0))
         except (ZeroDivisionError, ValueError, TypeError, OverflowError):
             pass
         if clear and not closed:
             state["float_noise"] += 1
-            unconfirmed[key] = False
+            self.unconfirmed[key] = False
             return
         state["closed_tries"] += closed
         cx = confirm_float_point(
@@ -140,130 +173,154 @@ def falsify(step: Step, opts: Mapping[str, Any]) -> FalsifierOutcome:
             pt,
             domain=step.domain,
             closed_forms=closed,
-            max_bits=gate_bits,
+            max_bits=self.gate_bits,
             at_point=not clear,
         )
         if cx is not None:
             state["cx"] = cx.as_dict()
         else:
             state["float_noise"] += 1
-            unconfirmed[key] = False
+            self.unconfirmed[key] = False
 
-    def admissible(pt: dict) -> bool:
-        return _satisfies(step.domain, pt)
+    def admissible(self, pt: dict) -> bool:
+        return _satisfies(self.step.domain, pt)
 
-    # 1. the step's own adversarial points and the corners of the box
-    seeds = [ev.complete(dict(p), sampler) for p in step.adversarial]
-    corner_syms = ev.scalars
-    for c in sampler.corners(corner_syms, ev.structural):
-        seeds.append(ev.complete(c, sampler))
-    vec = _Vectorised(ev, sampler, step, rng, state, confirm, strict) if opts.get("vectorise", True) else None
-    if vec is not None and not vec.ok:
+    def seed_phase(self) -> None:
+        """1. the step's own adversarial points and the corners of the box (the batch pass set up here)."""
+        ev, sampler, state, budget = self.ev, self.sampler, self.state, self.budget
+        seeds = [ev.complete(dict(p), sampler) for p in self.step.adversarial]
+        corner_syms = ev.scalars
+        for c in sampler.corners(corner_syms, ev.structural):
+            seeds.append(ev.complete(c, sampler))
         vec = None
-    if vec is not None:
-        seeds = [pt for pt in seeds[:budget] if admissible(pt)]
-        with vec.np.errstate(all="ignore"):  # the batches' overflows and 0/0 are handled as values
-            scored.extend(zip(vec.score_points(seeds), seeds))
-        scored = [(float(sc_), pt_) for sc_, pt_ in scored]
-    else:
-        for pt in seeds:
-            if state["n"] >= budget:
-                break
-            if admissible(pt):
-                scored.append((score(pt), pt))
-    # 2. random and boundary-snapped samples
-    n_random = max(0, int(0.6 * budget) - state["n"])
-    if vec is not None:
-        with vec.np.errstate(all="ignore"):
-            scored = vec.random_phase(n_random, scored)
-        n_random = 0
-    for it in range(n_random):
-        pt = ev.random_point(sampler, snap=0.3 if it % 2 else 0.0)
-        if not admissible(pt):
-            state["n"] += 1
-            continue
-        sc = score(pt)
-        if len(scored) < 64 or sc > scored[-1][0]:
-            scored.append((sc, pt))
-            scored.sort(key=lambda x: -x[0])
-            del scored[64:]
-        if state["cx"] is not None:
-            break
-    # 3. pattern search from the worst points toward violation (none where the caller has proved the claim:
-    # opts["pattern_search"] False, the trials stop at what the seeds and the random phase spent)
-    if not opts.get("pattern_search", True):
-        budget = state["n"]
-    starts = sorted(scored, key=lambda x: -x[0])[:16]
-    per_start = max(1, (budget - state["n"]) // max(1, len(starts)))
-    if vec is not None:
-        with vec.np.errstate(all="ignore"):
-            vec.pattern_search_many(starts, per_start, budget)
-        starts = []
-    while state["cx"] is None and state["n"] < budget:
-        if starts:
-            sc0, pt0 = starts.pop(0)
-        else:  # every start converged: restart from a fresh boundary-snapped point
-            pt0 = ev.random_point(sampler, snap=0.3)
-            if not admissible(pt0):
+        if self.opts.get("vectorise", True):
+            vec = _Vectorised(ev, sampler, self.step, self.rng, state, self.confirm, self.strict)
+        if vec is not None and not vec.ok:
+            vec = None
+        self.vec = vec
+        scored = self.scored
+        if vec is not None:
+            seeds = [pt for pt in seeds[:budget] if self.admissible(pt)]
+            with vec.np.errstate(all="ignore"):  # the batches' overflows and 0/0 are handled as values
+                scored.extend(zip(vec.score_points(seeds), seeds))
+            self.scored = [(float(sc_), pt_) for sc_, pt_ in scored]
+        else:
+            for pt in seeds:
+                if state["n"] >= budget:
+                    break
+                if self.admissible(pt):
+                    scored.append((self.score(pt), pt))
+
+    def random_phase(self) -> None:
+        """2. random and boundary-snapped samples, up to 60 % of the budget (the 64 best kept as starts)."""
+        state, vec = self.state, self.vec
+        n_random = max(0, int(0.6 * self.budget) - state["n"])
+        if vec is not None:
+            with vec.np.errstate(all="ignore"):
+                self.scored = vec.random_phase(n_random, self.scored)
+            n_random = 0
+        scored = self.scored
+        for it in range(n_random):
+            pt = self.ev.random_point(self.sampler, snap=0.3 if it % 2 else 0.0)
+            if not self.admissible(pt):
                 state["n"] += 1
                 continue
-            sc0 = score(pt0)
-        n0 = state["n"]
-        moving = [s_ for s_ in pt0 if s_ not in ev.structural]
-        if vec is not None and 2 * len(moving) >= _Vectorised.MIN_BATCH:
+            sc = self.score(pt)
+            if len(scored) < 64 or sc > scored[-1][0]:
+                scored.append((sc, pt))
+                scored.sort(key=lambda x: -x[0])
+                del scored[64:]
+            if state["cx"] is not None:
+                break
+
+    def pattern_phase(self) -> None:
+        """3. pattern search from the worst points toward violation (none where the caller has proved the
+        claim: opts["pattern_search"] False, the trials stop at what the seeds and the random phase spent)."""
+        state, vec, ev, sampler = self.state, self.vec, self.ev, self.sampler
+        if not self.opts.get("pattern_search", True):
+            self.budget = state["n"]
+        budget = self.budget
+        starts = sorted(self.scored, key=lambda x: -x[0])[:16]
+        per_start = max(1, (budget - state["n"]) // max(1, len(starts)))
+        if vec is not None:
             with vec.np.errstate(all="ignore"):
-                vec.pattern_search(pt0, sc0, min(per_start, budget - state["n"]))
-        else:
-            _pattern_search(pt0, sc0, per_start, sampler, ev, score, admissible, rng, lambda: state["cx"] is not None)
-        if state["n"] == n0:
-            state["n"] += 1  # a start with nothing to move still costs a trial: the loop ends
+                vec.pattern_search_many(starts, per_start, budget)
+            starts = []
+        while state["cx"] is None and state["n"] < budget:
+            if starts:
+                sc0, pt0 = starts.pop(0)
+            else:  # every start converged: restart from a fresh boundary-snapped point
+                pt0 = ev.random_point(sampler, snap=0.3)
+                if not self.admissible(pt0):
+                    state["n"] += 1
+                    continue
+                sc0 = self.score(pt0)
+            n0 = state["n"]
+            moving = [s_ for s_ in pt0 if s_ not in ev.structural]
+            if vec is not None and 2 * len(moving) >= _Vectorised.MIN_BATCH:
+                with vec.np.errstate(all="ignore"):
+                    vec.pattern_search(pt0, sc0, min(per_start, budget - state["n"]))
+            else:
+                _pattern_search(
+                    pt0,
+                    sc0,
+                    per_start,
+                    sampler,
+                    ev,
+                    self.score,
+                    self.admissible,
+                    self.rng,
+                    lambda: state["cx"] is not None,
+                )
+            if state["n"] == n0:
+                state["n"] += 1  # a start with nothing to move still costs a trial: the loop ends
 
-    if strict and state["cx"] is None:
-        # a strict claim tight at a closed form (log x < x/e at x = e) has no float violation unless the
-        # search lands within ~1e-8 of it: the best points where the margin is ≈ 0 propose nearby closed forms
-        tight_closed_forms(step, ev, [state["worst_pt"], *state["top"][:4]], state, gate_bits)
+    def outcome(self) -> FalsifierOutcome:
+        """The worst ratio at full precision, the large-k attack (a vector claim for every k), the evidence."""
+        state, ev, step, dps = self.state, self.ev, self.step, self.dps
+        # the float ratio is noisy where both sides are tiny: report the worst ratio at full precision
+        exact_worst = None
+        for pt in state["top"]:
+            r_ = _settled_ratio(ev, pt, dps)
+            if r_ is not None and (exact_worst is None or r_ > exact_worst[0]):
+                exact_worst = (r_, pt)
+        if exact_worst is not None:
+            state["worst"], state["worst_pt"] = exact_worst
 
-    # the float ratio is noisy where both sides are tiny: report the worst ratio at full precision
-    exact_worst = None
-    for pt in state["top"]:
-        r_ = _settled_ratio(ev, pt, dps)
-        if r_ is not None and (exact_worst is None or r_ > exact_worst[0]):
-            exact_worst = (r_, pt)
-    if exact_worst is not None:
-        state["worst"], state["worst_pt"] = exact_worst
-
-    big_k = None
-    if large_k and state["cx"] is None:
-        big_k = large_k_attack(step, small, big, strict, sampler, ev, large_k, rng, dps)
-    attacked = sampler.attacked(ev)
-    if big_k is not None:
-        state["n"] += big_k["trials"]
-        state["float_noise"] += big_k["noise"]
-        if big_k["cx"] is not None:
-            state["cx"] = {**big_k["cx"], "grouped": f"{GROUPS} groups of equal coordinates"}
-        (kk,) = ev.structural
-        attacked[str(kk)] = (attacked[str(kk)][0], str(big_k["k_range"][1]))
-        attacked["grouped_k"] = tuple(str(v_) for v_ in big_k["k_range"])
-    worst = state["worst"]
-    worst_f = None if worst in (-math.inf, math.inf) else worst
-    ev_txt = (
-        f"worst ratio {'lhs/rhs' if step.relation in ('<=', '<') else 'rhs/lhs'} = {worst_f:.9g}"
-        if worst_f is not None
-        else "no ratio defined"
-    )
-    ev_txt += f", min margin {state['min_margin']:.3g}"
-    if state["worst_pt"] is not None:
-        ev_txt += f" at {_short(state['worst_pt'])}"
-    if state["float_noise"]:
-        ev_txt += f"; {state['float_noise']} float-only violations not confirmed by the Arb gate"
-    if big_k is not None:
-        k_lo, k_hi = big_k["k_range"]
-        ev_txt += (
-            f"; k ≤ {k_lo - 1} sampled coordinate by coordinate, {k_lo} ≤ k ≤ {k_hi} with {GROUPS} groups of equal "
-            f"coordinates ({big_k['trials']} trials, worst float ratio "
-            + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
+        big_k = None
+        if self.large_k and state["cx"] is None:
+            big_k = large_k_attack(
+                step, self.small, self.big, self.strict, self.sampler, ev, self.large_k, self.rng, dps
+            )
+        attacked = self.sampler.attacked(ev)
+        if big_k is not None:
+            state["n"] += big_k["trials"]
+            state["float_noise"] += big_k["noise"]
+            if big_k["cx"] is not None:
+                state["cx"] = {**big_k["cx"], "grouped": f"{GROUPS} groups of equal coordinates"}
+            (kk,) = ev.structural
+            attacked[str(kk)] = (attacked[str(kk)][0], str(big_k["k_range"][1]))
+            attacked["grouped_k"] = tuple(str(v_) for v_ in big_k["k_range"])
+        worst = state["worst"]
+        worst_f = None if worst in (-math.inf, math.inf) else worst
+        ev_txt = (
+            f"worst ratio {'lhs/rhs' if step.relation in ('<=', '<') else 'rhs/lhs'} = {worst_f:.9g}"
+            if worst_f is not None
+            else "no ratio defined"
         )
-    return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
+        ev_txt += f", min margin {state['min_margin']:.3g}"
+        if state["worst_pt"] is not None:
+            ev_txt += f" at {_short(state['worst_pt'])}"
+        if state["float_noise"]:
+            ev_txt += f"; {state['float_noise']} float-only violations not confirmed by the Arb gate"
+        if big_k is not None:
+            k_lo, k_hi = big_k["k_range"]
+            ev_txt += (
+                f"; k ≤ {k_lo - 1} sampled coordinate by coordinate, {k_lo} ≤ k ≤ {k_hi} with {GROUPS} groups of "
+                f"equal coordinates ({big_k['trials']} trials, worst float ratio "
+                + (f"{big_k['worst']:.9g})" if big_k["worst"] is not None else "undefined)")
+            )
+        return FalsifierOutcome(state["n"], worst_f, ev_txt, state["cx"], state["worst_pt"], attacked)
 
 
 #: relative float margin under which the best points of a strict claim propose nearby closed forms

@@ -212,208 +212,275 @@ def run_steps(
     finished (dependency waves), and are stored as they come back (``on_result(name, result, False)``).
     """
     from .library import install_default
-    from .pool import Slot, SlotDied, ready
+    from .pool import SlotDied
 
     install_default()
-    t_start, c_start = time.perf_counter(), time.process_time()
-    given = list(ders) if isinstance(ders, (list, tuple)) else None
-    source = iter(given if given is not None else ders)
-    if given is not None and isinstance(plan, _CataloguePlan):
-        for d in given:
-            plan.book.add(d)
-    opts_text = canonical_options(getattr(plan, "options", {}))
-    order: list[str] = []
-    out: dict[str, list[Any]] = {}
-    index_of: dict[tuple[str, str], int] = {}
-    pending: dict[tuple[str, int], float] = {}  # task → estimated seconds
-    waits: dict[tuple[str, int], set[tuple[str, int]]] = {}  # task → the tasks of this run it waits for
-    finished: set[tuple[str, int]] = set()
-    cpu: dict[str, float] = {}
-    over = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
-    counts = {"cached": 0, "checked": 0}
-    state = {"built": False, "serial": workers <= 1 and backend is None}
-    slots: list[Slot] = []
-    for der in given or ():  # a chain may cite a step of a derivation given later in the list
-        for i, st in enumerate(der.steps):
-            index_of[(der.name, st.name)] = i
-
-    def register(der: Derivation) -> None:
-        c0 = time.process_time()
-        keys = plan.keys(der)
-        over["keys_cpu"] += time.process_time() - c0
-        order.append(der.name)
-        _REGISTRY[der.name] = der
-        _RUN_KEYS[der.name] = (der, opts_text, keys)
-        out[der.name] = [None] * len(der.steps)
-        for i, st in enumerate(der.steps):
-            index_of[(der.name, st.name)] = i
-        for i, key in enumerate(keys):
-            hit = load(key) if use_cache else None
-            if hit is not None:
-                res = plan.result(hit, None, i)
-                out[der.name][i] = res
-                counts["cached"] += 1
-                finished.add((der.name, i))
-                if on_result:
-                    on_result(der.name, res, True)
-                continue
-            prev = load(key + "-t")  # the time a previous run took: longest first
-            pending[(der.name, i)] = float(prev) if isinstance(prev, (int, float)) else plan.estimate(der, i)
-            counts["checked"] += 1
-            w = plan.waits(der, i, index_of)
-            if w:
-                waits[(der.name, i)] = w
-
-    def build_one() -> bool:
-        c0 = time.process_time()
-        try:
-            der = next(source)
-        except StopIteration:
-            state["built"] = True
-            return False
-        finally:
-            over["build_cpu"] += time.process_time() - c0
-        register(der)
-        return True
-
-    def runnable(task: tuple[str, int]) -> bool:
-        return waits.get(task, set()) <= finished
-
-    def pick(knows: frozenset[str] | None, force: bool = False) -> tuple[str, int] | None:
-        """The longest runnable task (in one process: the first, so a serial run goes in the given order)."""
-        best = None
-        for task, est in pending.items():
-            if (knows is None or task[0] in knows) and (force or runnable(task)):
-                if best is None or est > pending[best]:
-                    best = task
-                if state["serial"]:
-                    break
-        if best is not None:
-            del pending[best]
-            if over["first_check_wall"] is None:
-                over["first_check_wall"] = time.perf_counter() - t_start
-        return best
-
-    def done(name: str, index: int, payload: Any, seconds: float, cpu_seconds: float) -> None:
-        cpu[name] = cpu.get(name, 0.0) + cpu_seconds
-        res = plan.result(payload, seconds, index)
-        out[name][index] = res
-        key = _RUN_KEYS[name][2][index]
-        if plan.storable(payload):
-            store(key, payload)  # before the steps waiting for it are sent: a chain reads it from the cache
-            store(key + "-t", seconds)
-        finished.add((name, index))
-        if on_result:
-            on_result(name, res, False)
-
-    def task_of(task: tuple[str, int]) -> tuple[str, int, dict]:
-        return (*task, plan.task_options(task, out))
-
-    def stuck() -> bool:  # nothing runnable, nothing running: a citation cycle; check them anyway
-        return bool(pending) and not any(s.inflight for s in slots) and not any(map(runnable, pending))
-
-    def lost(slot: Slot, why: str, unsent: tuple[str, int] | None = None) -> bool:
-        """``slot`` died. A plan that isolates (``check``) charges its task being checked (the first in flight)
-        with ``plan.died`` and goes on with a fresh slot; True then. Otherwise (``verify``) False."""
-        if unsent is not None:  # picked, never sent: still to check
-            pending[unsent] = 0.0
-        if not plan.isolates:
-            return False
-        head = slot.inflight.pop(0)[:2] if slot.inflight else None
-        for task in slot.inflight:  # sent ahead, never started: checked by another slot
-            pending[task[:2]] = 0.0
-        slot.inflight.clear()
-        slot.close()
-        slots.remove(slot)
-        if head is not None:
-            done(head[0], head[1], plan.died(head, why), 0.0, 0.0)
-        return True
-
+    run = _StepRun(ders, plan, workers, use_cache, on_result, backend)
     _clear_memos()
-
-    def drain(timeout: float | None) -> None:
-        """Take every result a worker has ready (``timeout`` None: wait for one); a worker lost is replaced."""
-        for slot in ready(slots, timeout):
-            try:
-                _task, result = slot.receive()
-            except SlotDied as exc:
-                if not lost(slot, str(exc)):
-                    raise
-                continue
-            done(*result)
-
     _REGISTRY.clear()
     _RUN_KEYS.clear()
     _RUN_DIR[0] = tempfile.mkdtemp(prefix="infonce-verify-run-")
     try:
         try:
             if backend is not None:  # another executor instead of the slots (a Dask cluster: ``dask_backend``)
-                backend(plan, build_one, pending, waits, finished, pick, task_of, done, _RUN_KEYS)
-            while not state["serial"]:
-                drain(0)
-                if state["built"] and not slots and counts["checked"] <= 1:
-                    state["serial"] = True  # one step (or none) to check: no process to fork
-                    break
-                work = sum(est for task, est in pending.items() if runnable(task))
-                if len(slots) < workers and (state["built"] or (not slots and work >= _EARLY_WORK)):
-                    if pending:
-                        slots.append(Slot(plan.work, order))
-                for slot in list(slots):
-                    if state["built"] and not slot.inflight and len(slot.knows) < len(order) and pending:
-                        slot.close()  # forked before the catalogue was complete: fork it again, knowing all
-                        fresh = Slot(plan.work, order)
-                        slots[slots.index(slot)] = fresh
-                        slot = fresh
-                    force = stuck()
-                    while len(slot.inflight) < _AHEAD:
-                        task = pick(slot.knows, force)
-                        if task is None:
-                            break
-                        try:
-                            slot.send(task_of(task))
-                        except SlotDied as exc:
-                            if not lost(slot, str(exc), unsent=task):
-                                raise
-                            break
-                if not state["built"]:
-                    build_one()
-                    continue
-                if not pending and not any(s.inflight for s in slots):
-                    break
-                drain(None)  # wait for a result
+                backend(
+                    plan,
+                    run.build_one,
+                    run.pending,
+                    run.waits,
+                    run.finished,
+                    run.pick,
+                    run.task_of,
+                    run.done,
+                    _RUN_KEYS,
+                )
+            run.in_slots()
         except SlotDied:
-            for slot in slots:
-                for task in slot.inflight:
-                    pending[task[:2]] = 0.0
-                slot.inflight.clear()
-                slot.close()
-            slots = []
-            while build_one():
-                pass
-            print(
-                f"{plan.label}: a worker process died; checking the {len(pending)} remaining {plan.what}(s) in this process",
-                file=sys.stderr,
-            )
-            state["serial"] = True
+            run.fall_back()
         finally:
-            for slot in slots:
+            for slot in run.slots:
                 slot.close()
-        if state["serial"]:
-            while build_one():
-                pass
-            while pending:
-                task = pick(None) or pick(None, force=True)
-                done(*plan.work(task_of(task)))  # type: ignore[arg-type]
+        if run.serial:
+            run.in_this_process()
     finally:
         shutil.rmtree(_RUN_DIR[0], ignore_errors=True)
         _RUN_DIR[0] = None
     _clear_memos()
-    over["parent_cpu"] = time.process_time() - c_start
-    stats = {
-        "cached": counts["cached"],
-        "checked": counts["checked"],
-        "workers": workers if counts["checked"] > 1 else 1,
-        "cpu": cpu,
-        "overhead": over,
-    }
-    return {name: list(out[name]) for name in order}, stats
+    return {name: list(run.out[name]) for name in run.order}, run.stats()
+
+
+class _StepRun:
+    """The state of one ``run_steps``: the derivations built so far (``order``, ``out`` their results by step),
+    the tasks (derivation, step index) still to check with their estimated seconds (``pending``), what each
+    waits for (``waits``), the tasks finished, the worker slots, the counts and the CPU overheads.
+
+    ``serial``: the rest is checked in this process (one worker, no backend, at most one step to check, or
+    a worker died); ``built``: every derivation of the source has been registered."""
+
+    def __init__(
+        self,
+        ders: Iterable[Derivation],
+        plan: Plan,
+        workers: int,
+        use_cache: bool,
+        on_result: Callable[[str, Any, bool], None] | None,
+        backend: Callable[..., None] | None,
+    ) -> None:
+        self.t_start, self.c_start = time.perf_counter(), time.process_time()
+        self.plan, self.workers, self.use_cache, self.on_result = plan, workers, use_cache, on_result
+        given = list(ders) if isinstance(ders, (list, tuple)) else None
+        self.source = iter(given if given is not None else ders)
+        if given is not None and isinstance(plan, _CataloguePlan):
+            for d in given:
+                plan.book.add(d)
+        self.opts_text = canonical_options(getattr(plan, "options", {}))
+        self.order: list[str] = []
+        self.out: dict[str, list[Any]] = {}
+        self.index_of: dict[tuple[str, str], int] = {}
+        self.pending: dict[tuple[str, int], float] = {}  # task → estimated seconds
+        self.waits: dict[tuple[str, int], set[tuple[str, int]]] = {}  # task → the tasks of this run it waits for
+        self.finished: set[tuple[str, int]] = set()
+        self.cpu: dict[str, float] = {}
+        self.over: dict[str, Any] = {"build_cpu": 0.0, "keys_cpu": 0.0, "first_check_wall": None}
+        self.counts = {"cached": 0, "checked": 0}
+        self.built = False
+        self.serial = workers <= 1 and backend is None
+        self.slots: list[Any] = []
+        for der in given or ():  # a chain may cite a step of a derivation given later in the list
+            for i, st in enumerate(der.steps):
+                self.index_of[(der.name, st.name)] = i
+
+    def register(self, der: Derivation) -> None:
+        """Key ``der``'s steps; answer those stored from the cache, queue the others (with what they wait for)."""
+        plan, out, counts = self.plan, self.out, self.counts
+        c0 = time.process_time()
+        keys = plan.keys(der)
+        self.over["keys_cpu"] += time.process_time() - c0
+        self.order.append(der.name)
+        _REGISTRY[der.name] = der
+        _RUN_KEYS[der.name] = (der, self.opts_text, keys)
+        out[der.name] = [None] * len(der.steps)
+        for i, st in enumerate(der.steps):
+            self.index_of[(der.name, st.name)] = i
+        for i, key in enumerate(keys):
+            hit = load(key) if self.use_cache else None
+            if hit is not None:
+                res = plan.result(hit, None, i)
+                out[der.name][i] = res
+                counts["cached"] += 1
+                self.finished.add((der.name, i))
+                if self.on_result:
+                    self.on_result(der.name, res, True)
+                continue
+            prev = load(key + "-t")  # the time a previous run took: longest first
+            self.pending[(der.name, i)] = float(prev) if isinstance(prev, (int, float)) else plan.estimate(der, i)
+            counts["checked"] += 1
+            w = plan.waits(der, i, self.index_of)
+            if w:
+                self.waits[(der.name, i)] = w
+
+    def build_one(self) -> bool:
+        """Build and register the next derivation of the source; False when there is none left."""
+        c0 = time.process_time()
+        try:
+            der = next(self.source)
+        except StopIteration:
+            self.built = True
+            return False
+        finally:
+            self.over["build_cpu"] += time.process_time() - c0
+        self.register(der)
+        return True
+
+    def runnable(self, task: tuple[str, int]) -> bool:
+        return self.waits.get(task, set()) <= self.finished
+
+    def pick(self, knows: frozenset[str] | None, force: bool = False) -> tuple[str, int] | None:
+        """The longest runnable task (in one process: the first, so a serial run goes in the given order)."""
+        pending = self.pending
+        best = None
+        for task, est in pending.items():
+            if (knows is None or task[0] in knows) and (force or self.runnable(task)):
+                if best is None or est > pending[best]:
+                    best = task
+                if self.serial:
+                    break
+        if best is not None:
+            del pending[best]
+            if self.over["first_check_wall"] is None:
+                self.over["first_check_wall"] = time.perf_counter() - self.t_start
+        return best
+
+    def done(self, name: str, index: int, payload: Any, seconds: float, cpu_seconds: float) -> None:
+        """A task's result: recorded, stored (before the steps waiting for it are sent), reported."""
+        plan = self.plan
+        self.cpu[name] = self.cpu.get(name, 0.0) + cpu_seconds
+        res = plan.result(payload, seconds, index)
+        self.out[name][index] = res
+        key = _RUN_KEYS[name][2][index]
+        if plan.storable(payload):
+            store(key, payload)  # before the steps waiting for it are sent: a chain reads it from the cache
+            store(key + "-t", seconds)
+        self.finished.add((name, index))
+        if self.on_result:
+            self.on_result(name, res, False)
+
+    def task_of(self, task: tuple[str, int]) -> tuple[str, int, dict]:
+        return (*task, self.plan.task_options(task, self.out))
+
+    def stuck(self) -> bool:  # nothing runnable, nothing running: a citation cycle; check them anyway
+        return (
+            bool(self.pending) and not any(s.inflight for s in self.slots) and not any(map(self.runnable, self.pending))
+        )
+
+    def lost(self, slot: Any, why: str, unsent: tuple[str, int] | None = None) -> bool:
+        """``slot`` died. A plan that isolates (``check``) charges its task being checked (the first in flight)
+        with ``plan.died`` and goes on with a fresh slot; True then. Otherwise (``verify``) False."""
+        if unsent is not None:  # picked, never sent: still to check
+            self.pending[unsent] = 0.0
+        if not self.plan.isolates:
+            return False
+        head = slot.inflight.pop(0)[:2] if slot.inflight else None
+        for task in slot.inflight:  # sent ahead, never started: checked by another slot
+            self.pending[task[:2]] = 0.0
+        slot.inflight.clear()
+        slot.close()
+        self.slots.remove(slot)
+        if head is not None:
+            self.done(head[0], head[1], self.plan.died(head, why), 0.0, 0.0)
+        return True
+
+    def drain(self, timeout: float | None) -> None:
+        """Take every result a worker has ready (``timeout`` None: wait for one); a worker lost is replaced."""
+        from .pool import SlotDied, ready
+
+        for slot in ready(self.slots, timeout):
+            try:
+                _task, result = slot.receive()
+            except SlotDied as exc:
+                if not self.lost(slot, str(exc)):
+                    raise
+                continue
+            self.done(*result)
+
+    def in_slots(self) -> None:
+        """Check the pending tasks in up to ``workers`` forked slots, building the derivations between sends,
+        until none is left (or until the run turns out to be serial: one step or none to check)."""
+        from .pool import Slot
+
+        plan, pending, slots = self.plan, self.pending, self.slots
+        while not self.serial:
+            self.drain(0)
+            if self.built and not slots and self.counts["checked"] <= 1:
+                self.serial = True  # one step (or none) to check: no process to fork
+                break
+            work = sum(est for task, est in pending.items() if self.runnable(task))
+            if len(slots) < self.workers and (self.built or (not slots and work >= _EARLY_WORK)):
+                if pending:
+                    slots.append(Slot(plan.work, self.order))
+            for slot in list(slots):
+                if self.built and not slot.inflight and len(slot.knows) < len(self.order) and pending:
+                    slot.close()  # forked before the catalogue was complete: fork it again, knowing all
+                    fresh = Slot(plan.work, self.order)
+                    slots[slots.index(slot)] = fresh
+                    slot = fresh
+                self.send_ahead(slot)
+            if not self.built:
+                self.build_one()
+                continue
+            if not pending and not any(s.inflight for s in slots):
+                break
+            self.drain(None)  # wait for a result
+
+    def send_ahead(self, slot: Any) -> None:
+        """Send ``slot`` tasks until ``_AHEAD`` are in flight (any pending one when the run is stuck)."""
+        from .pool import SlotDied
+
+        force = self.stuck()
+        while len(slot.inflight) < _AHEAD:
+            task = self.pick(slot.knows, force)
+            if task is None:
+                break
+            try:
+                slot.send(self.task_of(task))
+            except SlotDied as exc:
+                if not self.lost(slot, str(exc), unsent=task):
+                    raise
+                break
+
+    def fall_back(self) -> None:
+        """A worker died (``verify``): close every slot, put their tasks back and go on in this process."""
+        for slot in self.slots:
+            for task in slot.inflight:
+                self.pending[task[:2]] = 0.0
+            slot.inflight.clear()
+            slot.close()
+        self.slots = []
+        while self.build_one():
+            pass
+        plan = self.plan
+        print(
+            f"{plan.label}: a worker process died; checking the {len(self.pending)} remaining {plan.what}(s) in this process",
+            file=sys.stderr,
+        )
+        self.serial = True
+
+    def in_this_process(self) -> None:
+        """Build what is left and check every pending task here, in order (a cycle's tasks forced)."""
+        while self.build_one():
+            pass
+        while self.pending:
+            task = self.pick(None) or self.pick(None, force=True)
+            self.done(*self.plan.work(self.task_of(task)))  # type: ignore[arg-type]
+
+    def stats(self) -> dict[str, Any]:
+        """The run's counts, workers, CPU by derivation and overheads (the parent's CPU up to now)."""
+        self.over["parent_cpu"] = time.process_time() - self.c_start
+        checked = self.counts["checked"]
+        return {
+            "cached": self.counts["cached"],
+            "checked": checked,
+            "workers": self.workers if checked > 1 else 1,
+            "cpu": self.cpu,
+            "overhead": self.over,
+        }

@@ -159,12 +159,7 @@ def check(
     from ..checks import DEFAULTS
 
     trials = DEFAULTS["trials"] if trials is None else trials
-    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
-        raise ValueError(f"trials = {trials!r} is out of range; allowed: an integer ≥ 1")
-    if isinstance(seed, bool) or not isinstance(seed, int):
-        raise ValueError(f"seed = {seed!r} is not an integer")
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers = {workers!r} is out of range; allowed: an integer ≥ 1")
+    _check_arguments(trials, seed, workers)
     t0 = time.perf_counter()
     der, claims = parse(source, workers=workers, on_read=on_read)
     opts = {**DEFAULTS, "trials": trials, "seed": seed}
@@ -190,32 +185,7 @@ def check(
         on_result=tick,
         scheduler=scheduler,
     )
-    verdict_of = {}
-    rows = []
-    for claim, outcome in zip(claims, outcomes):
-        verdict_of[claim.name] = outcome["verdict"]
-        rows.append(
-            {
-                "name": claim.name,
-                claim.syntax if claim.syntax == "sympy" else "latex": claim.text,
-                **claim.reading(),
-                "statement": claim.step.statement,
-                "kind": claim.step.kind,
-                **{k_: outcome[k_] for k_ in ("verdict", "method", "worst_ratio", "counterexample")},
-                "domain": claim.step.domain.describe(),
-                "covered": outcome["covered"],
-                "whole_domain": outcome["whole_domain"],
-                "uses": list(claim.uses),
-                "uses_not_proved": [
-                    u_ for u_ in claim.uses if outcome.get("uses_verdicts", {}).get(u_) != str(Verdict.PROVED)
-                ],
-                **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds", "unproved")},
-                "cached": outcome["cached"],
-                "note": claim.note,
-                "expect": claim.expect,
-                "as_expected": meets(outcome["verdict"], claim.expect),
-            }
-        )
+    rows = [_row(claim, outcome) for claim, outcome in zip(claims, outcomes)]
     counts: dict[str, int] = {}
     for r_ in rows:
         counts[r_["verdict"]] = counts.get(r_["verdict"], 0) + 1
@@ -231,4 +201,38 @@ def check(
         "seed": seed,
         "cache": {k_: stats[k_] for k_ in ("cached", "checked", "workers")},
         "seconds": round(time.perf_counter() - t0, 4),
+    }
+
+
+def _check_arguments(trials: Any, seed: Any, workers: Any) -> None:
+    """``check``'s numeric arguments: ``trials`` and ``workers`` integers ≥ 1, ``seed`` an integer (a bool is
+    none of them); a ValueError naming the parameter and its allowed range otherwise."""
+    if isinstance(trials, bool) or not isinstance(trials, int) or trials < 1:
+        raise ValueError(f"trials = {trials!r} is out of range; allowed: an integer ≥ 1")
+    if isinstance(seed, bool) or not isinstance(seed, int):
+        raise ValueError(f"seed = {seed!r} is not an integer")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers = {workers!r} is out of range; allowed: an integer ≥ 1")
+
+
+def _row(claim: Any, outcome: dict) -> dict[str, Any]:
+    """One claim's row of ``check``'s output: the claim as written and as read, its verdict and evidence
+    (``outcome``, from the runner), the citations not proved, and whether the verdict meets ``expect``."""
+    return {
+        "name": claim.name,
+        claim.syntax if claim.syntax == "sympy" else "latex": claim.text,
+        **claim.reading(),
+        "statement": claim.step.statement,
+        "kind": claim.step.kind,
+        **{k_: outcome[k_] for k_ in ("verdict", "method", "worst_ratio", "counterexample")},
+        "domain": claim.step.domain.describe(),
+        "covered": outcome["covered"],
+        "whole_domain": outcome["whole_domain"],
+        "uses": list(claim.uses),
+        "uses_not_proved": [u_ for u_ in claim.uses if outcome.get("uses_verdicts", {}).get(u_) != str(Verdict.PROVED)],
+        **{k_: outcome[k_] for k_ in ("evidence", "trials", "symbolic", "certified", "seconds", "unproved")},
+        "cached": outcome["cached"],
+        "note": claim.note,
+        "expect": claim.expect,
+        "as_expected": meets(outcome["verdict"], claim.expect),
     }

@@ -107,7 +107,56 @@ def build_claim(
     later: Container[str] = (),
     defines: dict | None = None,
 ) -> UserClaim:
-    """Validate one ``[[claim]]`` table and build its ``Step``."""
+    """Validate one ``[[claim]]`` table and build its ``Step`` (the fields read in this order, so a table
+    with several faults names the first: name, fields, text, uses, where, with, expect, the relation, kind
+    and its var / point / order, functions, assume, the ranges of the free symbols)."""
+    name, syntax, field, text = _name_and_text(entry, position, earlier)
+    uses = _uses(entry, name, earlier, later)
+    where = {**dict(shared), **dict(entry.get("where", {}))} if isinstance(entry.get("where", {}), Mapping) else None
+    if where is None:
+        raise _fail(name, "where", "must be a table of symbol = range")
+    scope = parse_where(where, name)
+    substitution = _with(entry.get("with"), uses, name, syntax, scope, defines)
+    expect = entry.get("expect")
+    if expect is not None and expect not in EXPECTS:
+        raise _fail(name, "expect", f"{expect!r} is not one of {', '.join(EXPECTS)}")
+    log = _Reading()
+    rel = parse_expression(text, syntax, scope, name, field, defines, log)
+    _relation_only(rel, name, field)
+    kind, lhs, rhs, relation, var, point, order, direction = _kind_of(entry, rel, scope, name, field)
+    _kind_fields_agree(entry, kind, var, point, order, scope, name)
+
+    undefined = sorted({str(f.func) for e in (lhs, rhs) for f in e.atoms(AppliedUndef)})
+    if undefined:
+        raise _fail(name, field, f"unknown function {undefined[0]}(…): the checkers need functions SymPy knows")
+    constraints = _assumptions(entry, syntax, scope, name, defines)
+    ranges = _ranges(lhs, rhs, constraints, var, kind, scope, name)
+    try:
+        domain = Domain(ranges, tuple(constraints), name=f"where of {name!r}")
+        step = _make_step(name, lhs, rhs, kind, domain, relation, var, point, order, direction)
+    except ClaimFileError:
+        raise
+    except DerivationError as exc:
+        raise _fail(name, "where", str(exc)) from None
+    return UserClaim(
+        name,
+        step,
+        syntax,
+        text,
+        tuple(uses),
+        str(entry.get("note", "")),
+        expect,
+        sp.latex(rel),
+        str(rel),
+        log.second,
+        substitution,
+        getattr(log, "written", ""),
+    )
+
+
+def _name_and_text(entry: Any, position: int, earlier: Container[str]) -> tuple[str, str, str, Any]:
+    """(name, syntax, field, text) of a ``[[claim]]`` table: a table, a new non-empty name, known fields only,
+    and exactly one of ``claim`` (LaTeX) and ``sympy``."""
     if not isinstance(entry, Mapping):
         raise _fail(f"#{position}", None, "each [[claim]] must be a table")
     name = entry.get("name")
@@ -122,8 +171,11 @@ def build_claim(
     if has_latex == has_sympy:
         raise _fail(name, "claim", "give exactly one of `claim` (LaTeX) and `sympy` (a SymPy string)")
     syntax, field = ("latex", "claim") if has_latex else ("sympy", "sympy")
-    text = entry[field]
+    return name, syntax, field, entry[field]
 
+
+def _uses(entry: Mapping, name: str, earlier: Container[str], later: Container[str]) -> list[str]:
+    """The claim's ``uses``: names of earlier claims of the file or catalogue steps ``"derivation / step"``."""
     uses = entry.get("uses", [])
     if isinstance(uses, str):
         uses = [uses]
@@ -138,20 +190,14 @@ def build_claim(
             raise _fail(
                 name, "uses", f"no claim named {u_!r} earlier in this file, nor a catalogue step 'derivation / step'"
             )
+    return uses
 
-    where = {**dict(shared), **dict(entry.get("where", {}))} if isinstance(entry.get("where", {}), Mapping) else None
-    if where is None:
-        raise _fail(name, "where", "must be a table of symbol = range")
-    scope = parse_where(where, name)
-    substitution = _with(entry.get("with"), uses, name, syntax, scope, defines)
-    expect = entry.get("expect")
-    if expect is not None and expect not in EXPECTS:
-        raise _fail(name, "expect", f"{expect!r} is not one of {', '.join(EXPECTS)}")
-    log = _Reading()
-    rel = parse_expression(text, syntax, scope, name, field, defines, log)
-    _relation_only(rel, name, field)
+
+def _kind_of(entry: Mapping, rel: Any, scope: Any, name: str, field: str) -> tuple:
+    """(kind, lhs, rhs, relation, var, point, order, direction): the kind the relation reads as (a limit, an
+    expansion with its O(·) term, an identity, an inequality with its operator), reconciled with the
+    ``kind`` field (an identity stated as a limit or an expansion takes ``var`` and ``point``/``order``)."""
     lhs, rhs = rel.lhs, rel.rhs
-
     kind = entry.get("kind")
     if kind is not None and kind not in USER_KINDS:
         raise _fail(name, "kind", f"unknown kind {kind!r}; allowed: {', '.join(USER_KINDS)}")
@@ -193,7 +239,12 @@ def build_claim(
                 )
     else:
         raise _fail(name, "kind", f"kind = {kind!r} does not match the claim, which reads as {inferred!r}")
-    # explicit var / point / order fields must agree with what the claim itself says
+    return kind, lhs, rhs, relation, var, point, order, direction
+
+
+def _kind_fields_agree(entry: Mapping, kind: str, var: Any, point: Any, order: Any, scope: Any, name: str) -> None:
+    """Explicit ``var`` / ``point`` / ``order`` fields must be ones the kind takes and agree with what the
+    claim itself says."""
     allowed = {"limit": ("var", "point"), "expansion": ("var", "point", "order")}.get(kind, ())
     for key in ("var", "point", "order"):
         if key not in entry:
@@ -211,10 +262,9 @@ def build_claim(
         if key == "order" and entry[key] != order:
             raise _fail(name, "order", f"{entry[key]!r} disagrees with the error term (order {order})")
 
-    undefined = sorted({str(f.func) for e in (lhs, rhs) for f in e.atoms(AppliedUndef)})
-    if undefined:
-        raise _fail(name, field, f"unknown function {undefined[0]}(…): the checkers need functions SymPy knows")
 
+def _assumptions(entry: Mapping, syntax: str, scope: Any, name: str, defines: dict | None) -> list:
+    """The ``assume`` field: a list of strict or weak inequalities (one string is a list of one)."""
     constraints = []
     assume = entry.get("assume", [])
     if isinstance(assume, str):
@@ -226,8 +276,12 @@ def build_claim(
         if not isinstance(c_, (sp.Le, sp.Lt, sp.Ge, sp.Gt)):
             raise _fail(name, "assume", f"{a_!r} is not an inequality (≤, <, ≥, >)")
         constraints.append(c_)
+    return constraints
 
-    # every free symbol has a range; every vector length is an integer symbol
+
+def _ranges(lhs: Any, rhs: Any, constraints: list, var: Any, kind: str, scope: Any, name: str) -> dict:
+    """The domain's ranges: every free symbol of the claim and its assumptions has one (a limit's variable
+    is not a range; the variable of a limit claim keeps its own), and every sum's bound is an integer symbol."""
     used = set()
     for e in (lhs, rhs, *constraints):
         used |= free_names(e)
@@ -256,27 +310,7 @@ def build_claim(
             ranges[b_] = (rng.lo, rng.hi)
     if var is not None:
         ranges.pop(var, None)
-    try:
-        domain = Domain(ranges, tuple(constraints), name=f"where of {name!r}")
-        step = _make_step(name, lhs, rhs, kind, domain, relation, var, point, order, direction)
-    except ClaimFileError:
-        raise
-    except DerivationError as exc:
-        raise _fail(name, "where", str(exc)) from None
-    return UserClaim(
-        name,
-        step,
-        syntax,
-        text,
-        tuple(uses),
-        str(entry.get("note", "")),
-        expect,
-        sp.latex(rel),
-        str(rel),
-        log.second,
-        substitution,
-        getattr(log, "written", ""),
-    )
+    return ranges
 
 
 def catalogue_step(name: str) -> Step | None:

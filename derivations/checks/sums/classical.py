@@ -115,17 +115,41 @@ def _reaches(a: Any, b: Any, by_sym: Mapping) -> bool:
 
 
 def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
-    """Tighten the means' ranges by the module's classical inequalities, each instance checked (module doc)."""
-    by_sym = {m.sym: m for m in means}
-    box = dict(scalar_box)
+    """Tighten the means' ranges by the module's classical inequalities, each instance checked (module doc):
+    power means and ℓ_p norms, Minkowski, the weight's own power, Hölder, the largest softmax weight, in this
+    order (a later one sees the ranges an earlier one set)."""
+    cx = _Means(means, scalar_box, domain, notes)
+    _power_means(cx)
+    _minkowski(cx)
+    _weight_power_bound(cx)
+    _holder(cx)
+    _largest_weight(cx)
 
-    def acyclic(m: Any, *others: Any) -> bool:
-        return not any(o is m or _reaches(o, m, by_sym) for o in others)
 
-    pw = {m.sym: _power(m.orig) for m in means}
-    same = {}
-    for m in means:
-        same.setdefault((m.limits, m.weight), []).append(m)
+class _Means:
+    """What every inequality of ``relate`` reads: the means, the box (a dict copy of ``scalar_box``) and the
+    domain, each mean's (base, exponent, |·|) reading (``pw``, None where it is no power), the means grouped by
+    their sums' limits and weight (``same``), and the notes to append to."""
+
+    def __init__(self, means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
+        self.means, self.scalar_box, self.domain, self.notes = means, scalar_box, domain, notes
+        self.by_sym = {m.sym: m for m in means}
+        self.box = dict(scalar_box)
+        self.pw = {m.sym: _power(m.orig) for m in means}
+        self.same: dict[Any, list] = {}
+        for m in means:
+            self.same.setdefault((m.limits, m.weight), []).append(m)
+
+    def acyclic(self, m: Any, *others: Any) -> bool:
+        """No other mean is ``m`` or reaches it through the ranges set so far (a bound must not be circular)."""
+        return not any(o is m or _reaches(o, m, self.by_sym) for o in others)
+
+
+def _power_means(cx: _Means) -> None:
+    """Power means (Thm 16) and ℓ_p norms decreasing in p (Thm 19): two means of one base to the exponents
+    p ≤ q over the same sums."""
+    box, pw, same, acyclic = cx.box, cx.pw, cx.same, cx.acyclic
+    domain, scalar_box, notes = cx.domain, cx.scalar_box, cx.notes
     # power means and ℓ_p norms: two means of one base to the exponents p ≤ q
     for group in same.values():
         for m1 in group:
@@ -155,6 +179,12 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                         f"ℓ_p norms decrease in p (classical, {HLP}, Thm 19): (Σ {base}^{_show(q)})^(1/{_show(q)}) ≤ "
                         f"(Σ {base}^{_show(p)})^(1/{_show(p)}), so {_show(m2.sym)} ≤ {_show(m2.hi)}"
                     )
+
+
+def _minkowski(cx: _Means) -> None:
+    """Minkowski (Thm 24): the mean of (Σ_r b_r)^p against the means of each b_r^p, p ≥ 1."""
+    box, pw, same, acyclic = cx.box, cx.pw, cx.same, cx.acyclic
+    domain, scalar_box, notes = cx.domain, cx.scalar_box, cx.notes
     # Minkowski: the mean of (Σ_r b_r)^p against the means of each b_r^p
     for group in same.values():
         for m in group:
@@ -190,6 +220,11 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 f"Minkowski (classical, {HLP}, Thm 24): p = {_show(p)} ≥ 1 on the box (Arb) and every term of "
                 f"{_show(b)} ≥ 0, so the mean {_show(m.sym)} of ({_show(b)})^{_show(p)} ≤ {_show(m.hi)}"
             )
+
+
+def _weight_power_bound(cx: _Means) -> None:
+    """A weighted mean of a power of the weight itself: Σ_j q_j w_j^s ≤ (D·max_j q_j)^s."""
+    means, box, acyclic, notes = cx.means, cx.box, cx.acyclic, cx.notes
     # a weighted mean of a power of the weight itself (Σ_j q_j w_j^s = D^s Σ_j q_j^{1+s}, D = c₀ + Σ_i w_i)
     for m in means:
         if m.weight is None or m.hi_classical or m.wrange is None:
@@ -212,6 +247,19 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
             f"D^s Σ_j q_j^(1+s) ≤ D^s (max_j q_j)^s Σ_j q_j ≤ (D·max_j q_j)^s, max_j q_j ≤ w⁺/({_show(c0)} + w⁺ + "
             f"(n − 1)w⁻) (the others at their least), so {_show(m.sym)} ≤ {_show(m.hi)}"
         )
+
+
+def _holder(cx: _Means) -> None:
+    """Hölder (Thm 11) with the weights as one factor: Σ_j w_j b_j ≤ (Σ_j w_j^r)^{1/r} (Σ_j b_j^q)^{1/q}."""
+    means, box, pw, acyclic, domain, scalar_box, notes = (
+        cx.means,
+        cx.box,
+        cx.pw,
+        cx.acyclic,
+        cx.domain,
+        cx.scalar_box,
+        cx.notes,
+    )
     # Hölder with the weights as one factor: Σ_j w_j b_j ≤ (Σ_j w_j^r)^{1/r} (Σ_j b_j^q)^{1/q}, 1/r + 1/q = 1
     for m in means:
         if m.weight is None or m.hi_classical or m.weight[1] != 0 or pw[m.sym] is None:
@@ -259,6 +307,12 @@ def relate(means: list, scalar_box: Box, domain: Any, notes: list[str]) -> None:
                 f"{_show(m.hi)}"
             )
             break
+
+
+def _largest_weight(cx: _Means) -> None:
+    """The largest softmax weight with power means: a weighted mean of b^p against the plain mean of b^q (p ≤ q)."""
+    means, box, pw, acyclic = cx.means, cx.box, cx.pw, cx.acyclic
+    domain, scalar_box, notes = cx.domain, cx.scalar_box, cx.notes
     # the largest softmax weight: a weighted mean of b^p against the plain mean of b^q (p ≤ q)
     for m in means:
         if m.weight is None or m.hi_classical or pw[m.sym] is None or m.wrange is None:
