@@ -48,8 +48,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 
-from .checks import check_identity, falsify
-from .checks.custom import falsifier_only, proof_result
+from .checks.custom import falsifier_only
 from .checks.expectation import Expect
 from .checks.laws import (
     ARRAY,
@@ -67,9 +66,7 @@ from .checks.laws import (
     tail_of,
     window_pmf,
 )
-from .checks.sampling import symbolic_cover
-from .checks.signs import certain_nonnegative
-from .ledger import Derivation, Domain, Step, StepResult
+from .ledger import Derivation, Domain, Step
 from .results import ClosedForm
 from .symbols import TAU_MIN, TAU_RANGE, Z, a, i, j, k, kappa, n, s, t, tau, u, w, x, y
 
@@ -760,50 +757,10 @@ def _law_check(claim: Callable[[Any, Any, int, dict], tuple[Any, Any]], reason: 
     return check
 
 
-def _identity_few_points(step: Step, opts: dict) -> StepResult:
-    """The standard identity check with 2 spot points: each one differentiates the MGF six times."""
-    return check_identity(step, {**opts, "spot_points": 2})
-
-
-def _series_certificate(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symbol = y) -> Callable:
-    """Checker for ``lhs ≤ rhs`` on ``var > 0`` by power series with nonnegative coefficients.
-
-    Proves (SymPy) that ``(rhs − lhs)·F = G`` where ``F = factor_series`` has positive terms for
-    ``var > 0`` (or, if it is not a ``Sum``, is positive by SymPy's assumptions for ``var > 0``) and
-    ``G = gap_series`` has nonnegative terms; both sums are evaluated in closed form
-    by SymPy and each summand's sign is read from SymPy's assumptions after shifting its index to
-    start at 1. Then runs the falsifier for the record. Refutes on a falsifier counterexample;
-    returns "verified numerically" if any symbolic part fails.
-    """
-
-    def terms_sign(series: sp.Expr, strict: bool) -> bool:
-        if not isinstance(series, sp.Sum):
-            return certain_nonnegative(series.subs(var, sp.Dummy("v", positive=True)), strict=True)
-        term, (idx, lo, _hi) = series.function, series.limits[0]
-        shifted = term.subs(idx, n + lo - 1).subs(var, sp.Dummy("v", positive=True))
-        return certain_nonnegative(shifted, strict)  # constants signed by Arb, not by SymPy's evalf
-
-    def check(step: Step, opts: dict) -> StepResult:
-        small, big = (step.lhs, step.rhs) if step.relation in ("<=", "<") else (step.rhs, step.lhs)
-        fz = falsify(step, opts)
-        if fz.counterexample is not None:  # refuted: no symbolic work needed
-            return proof_result(step, fz, False, "power series not attempted (the falsifier refuted the claim)")
-        parts = []
-        try:
-            f_closed, g_closed = factor_series.doit(), gap_series.doit()
-            same = sp.simplify(sp.expand((big - small) * f_closed) - g_closed) == 0
-        except Exception:  # noqa: BLE001 — any SymPy failure means no proof; the verdict says so
-            same = False
-        parts.append("(rhs − lhs)·F = G by SymPy" if same else "identity (rhs − lhs)·F = G NOT shown")
-        f_ok, g_ok = terms_sign(factor_series, True), terms_sign(gap_series, False)
-        parts.append(f"F terms > 0: {f_ok}; G terms ≥ 0: {g_ok}")
-        proved = same and f_ok and g_ok
-        # the series argument holds for every var > 0; other symbols as their assumptions allow
-        cover = {**symbolic_cover([step.lhs, step.rhs]), str(var): ("0", "oo")}
-        method = f"power series with nonnegative coefficients ({'; '.join(parts)})"
-        return proof_result(step, fz, proved, method, covered=cover, symbolic=True)
-
-    return check
+def _series_route(factor_series: sp.Expr, gap_series: sp.Sum, var: sp.Symbol = y) -> tuple[str, dict]:
+    """Route "power series" (``checks/power_series.py``): ``(rhs − lhs)·F = G`` for ``var > 0``, F with positive
+    and G with nonnegative terms."""
+    return ("power series", {"factor": factor_series, "series": gap_series, "var": var})
 
 
 # --------------------------------------------------------------------------------- domains
@@ -940,7 +897,6 @@ def _expansion() -> Derivation:
                 kind="identity",
                 domain=dom,
                 simplifier=lambda e: sp.expand(e.doit()),  # a polynomial in κ, 1/Z, 1/k
-                check=_identity_few_points,
             )
         )
     steps += [
@@ -1128,7 +1084,7 @@ def _bound() -> Derivation:
             kind="inequality",
             relation=">=",
             domain=_Y_POS,
-            check=_series_certificate(
+            route=_series_route(
                 sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)), sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 2, sp.oo))
             ),
             note="(e^y − 1) h(y) = Σ_{n≥2} (n − 1) yⁿ/n!",
@@ -1140,7 +1096,7 @@ def _bound() -> Derivation:
             kind="inequality",
             relation="<=",
             domain=_Y_POS,
-            check=_series_certificate(
+            route=_series_route(
                 sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)),
                 sp.Sum((n - 3) * (n - 4) * y**n / (12 * sp.factorial(n)), (n, 5, sp.oo)),
             ),
@@ -1188,7 +1144,7 @@ def _bound() -> Derivation:
             kind="inequality",
             relation=">=",
             domain=_Y_POS,
-            check=_series_certificate(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 3, sp.oo))),
+            route=_series_route(y**2, sp.Sum((n - 1) * y**n / sp.factorial(n), (n, 3, sp.oo))),
             note="y²·(d/dy[(e^y − 1)/y] − 1/2) = y e^y − e^y + 1 − y²/2 = Σ_{n≥3} (n − 1) yⁿ/n!; the slope is ≥ 1/2 > 0",
         ),
         Step(
