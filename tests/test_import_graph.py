@@ -69,8 +69,6 @@ BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/paper/prop4.py:derivations": (532, _STEPS),
     "derivations/paper/prop5.py:derivations": (236, _STEPS),
     "derivations/paper/theorem1.py:_chain_steps": (159, _STEPS),
-    "derivations/prior.py:_two_point_check": (140, "a checker closure that moves into a route (issue 27)"),
-    "derivations/prior.py:_two_point_check.check": (125, "a checker closure that moves into a route (issue 27)"),
     "derivations/prior.py:derivations": (204, _STEPS),
     "derivations/rademacher.py:maurer_check": (
         124,
