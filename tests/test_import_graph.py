@@ -39,7 +39,6 @@ BIG_MODULES: dict[str, tuple[int, str]] = {
 #: functions over MAX_FUNCTION_LINES ("path:qualified name") with their size when listed, and why
 _STEPS = "a result's step list in the paper's order: data, one Step(...) after another"
 BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
-    "derivations/bias_bound.py:_bound": (300, _STEPS),
     "derivations/checks/chain.py:_check_link": (122, "the link's cases in order; splits with the chain's route"),
     "derivations/checks/falsifier.py:falsify": (225, "the falsifier's phases share one running state"),
     "derivations/checks/inequality.py:check_inequality": (
