@@ -23,18 +23,13 @@ original authors'.
 
 from __future__ import annotations
 
-import math
-import random
-from collections.abc import Mapping
 from typing import Any
 
-import mpmath
 import sympy as sp
 
-from .checks import DEFAULTS
 from .checks.expectation import Expect
-from .checks.laws import search, search_result
-from .ledger import Derivation, Domain, Shown, Step, StepResult
+from .checks.two_point_laws import TwoPointLaw
+from .ledger import Derivation, Domain, Shown, Step
 from .symbols import TAU_MAX, TAU_MIN, L, R, a, j, k, n, p, s, tau, x, y
 
 #: confidence labels used in the docstrings and the ``compare`` output
@@ -106,255 +101,6 @@ def complexity_logk(tau_=tau, k_=k, n_=n, L_=L, p_=p, R_=R):
     )
 
 
-# --------------------------------------------------------------------------- custom checks
-
-
-def _lae(u: float, v: float) -> float:
-    """log(e^u + e^v) for floats, −inf allowed."""
-    if u == -math.inf:
-        return v
-    if v == -math.inf:
-        return u
-    m = max(u, v)
-    return m + math.log1p(math.exp(-abs(u - v)))
-
-
-def _point_float(statistic: str, tv: float, xv: float, yv: float, pv: float, kv: int, rhs_log: float):
-    """(lhs, bound) for one two-point law, scaled by e^{−max(x, y)/τ} (abs_dev_mean) or in nats
-    (abs_log_gap); all in floats and in the log domain, so τ = 1e-3 does not overflow."""
-    lx, ly = xv / tv, yv / tv
-    big = max(lx, ly)
-    if statistic == "abs_dev_mean":
-        a_, b_ = math.exp(lx - big), math.exp(ly - big)
-        zt = pv * b_ + (1 - pv) * a_
-        lhs = 0.0
-        for m in range(kv + 1):
-            wgt = math.comb(kv, m) * pv**m * (1 - pv) ** (kv - m)
-            lhs += wgt * abs((m * b_ + (kv - m) * a_) / kv - zt)
-        cs = math.sqrt(pv * (1 - pv)) * abs(b_ - a_) / math.sqrt(kv)  # √(Var W/k), scaled
-        cap = math.exp(rhs_log - big) if rhs_log - big < 700 else math.inf
-        return lhs, min(cs, cap)
-    lz = _lae(math.log(pv) + ly if pv > 0 else -math.inf, math.log1p(-pv) + lx if pv < 1 else -math.inf)
-    gap = 0.0
-    for m in range(kv + 1):
-        wgt = math.comb(kv, m) * pv**m * (1 - pv) ** (kv - m)
-        if wgt == 0.0:
-            continue
-        lzk = _lae(math.log(m) + ly if m else -math.inf, math.log(kv - m) + lx if m < kv else -math.inf) - math.log(kv)
-        gap += wgt * (lzk - lz)
-    return abs(gap), (math.exp(rhs_log) if rhs_log < 700 else math.inf)
-
-
-#: the two-point laws' k range, 1 … this
-K_TWO_POINT = 16
-#: a batch's float pair and the one-point float pair of the same point must agree to this (else one point at a time)
-BATCH_AGREE = 1e-9
-
-
-def _points_float(statistic: str, pts: list, rhs_log: Any) -> tuple[Any, Any]:
-    """``_point_float`` of many points at once (numpy, grouped by k; ``rhs_log`` their log rhs, an array):
-    the same sums over m = 0 … k in the same order, with numpy's exp/log (so equal to ``_point_float`` up to
-    float rounding, which the caller's guard checks). NaN where a point has π ∈ {0, 1} (left to the one-point
-    pass, which handles the absent atom)."""
-    import numpy as np
-
-    arr = np.array([pt[:4] for pt in pts], dtype=float).reshape(-1, 4)
-    kk = np.array([pt[4] for pt in pts], dtype=np.int64)
-    sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
-    with np.errstate(all="ignore"):
-        for kv in np.unique(kk).tolist():
-            ii = np.flatnonzero((kk == kv) & (arr[:, 3] > 0) & (arr[:, 3] < 1))
-            if not len(ii):
-                continue
-            tv, xv, yv, pv = (arr[ii, j] for j in range(4))
-            lx, ly = xv / tv, yv / tv
-            big = np.maximum(lx, ly)
-            rl = rhs_log[ii]
-            if statistic == "abs_dev_mean":
-                a_, b_ = np.exp(lx - big), np.exp(ly - big)
-                zt = pv * b_ + (1 - pv) * a_
-                lhs = np.zeros(len(ii))
-                for m in range(kv + 1):
-                    wgt = math.comb(kv, m) * pv**m * (1 - pv) ** (kv - m)
-                    lhs = lhs + wgt * np.abs((m * b_ + (kv - m) * a_) / kv - zt)
-                cs = np.sqrt(pv * (1 - pv)) * np.abs(b_ - a_) / math.sqrt(kv)
-                cap = np.where(rl - big < 700, np.exp(np.minimum(rl - big, 700)), np.inf)
-                sm[ii], bg[ii] = lhs, np.minimum(cs, cap)
-                continue
-            lz = np.logaddexp(np.log(pv) + ly, np.log1p(-pv) + lx)
-            gap = np.zeros(len(ii))
-            for m in range(kv + 1):
-                wgt = math.comb(kv, m) * pv**m * (1 - pv) ** (kv - m)
-                if m == 0:
-                    lzk = lx + math.log(kv)
-                elif m == kv:
-                    lzk = ly + math.log(kv)
-                else:
-                    lzk = np.logaddexp(math.log(m) + ly, math.log(kv - m) + lx)
-                gap = gap + np.where(wgt == 0.0, 0.0, wgt * ((lzk - math.log(kv)) - lz))
-            sm[ii], bg[ii] = np.abs(gap), np.where(rl < 700, np.exp(np.minimum(rl, 700)), np.inf)
-    return sm, bg
-
-
-def _point_exact(statistic: str, tv, xv, yv, pv, kv: int, rhs) -> tuple:
-    """The same (lhs, bound) unscaled, at the current mpmath precision (the search confirms a float-found
-    violation at 50 digits, ``checks.laws.search``); never below 40 digits."""
-    with mpmath.workdps(max(40, mpmath.mp.dps)):
-        tv, xv, yv, pv = (mpmath.mpf(v) for v in (tv, xv, yv, pv))
-        a_, b_ = mpmath.exp(xv / tv), mpmath.exp(yv / tv)
-        zt = pv * b_ + (1 - pv) * a_
-        tot = mpmath.mpf(0)
-        for m in range(kv + 1):
-            wgt = mpmath.binomial(kv, m) * pv**m * (1 - pv) ** (kv - m)
-            zk = (m * b_ + (kv - m) * a_) / kv
-            tot += wgt * (abs(zk - zt) if statistic == "abs_dev_mean" else mpmath.log(zk) - mpmath.log(zt))
-        if statistic == "abs_dev_mean":
-            return abs(tot), min(mpmath.sqrt(pv * (1 - pv) * (b_ - a_) ** 2 / kv), rhs(tv, kv))
-        return abs(tot), rhs(tv, kv)
-
-
-def _two_point_check(statistic: str):
-    """A checker for claims about expectations over the k i.i.d. copies of W = e^{s/τ}.
-
-    It sums exactly over the binomial law of the k negatives (no sampling of negatives) for
-    two-point laws W ∈ {e^{x/τ}, e^{y/τ}} with weight π, at ``trials`` random (τ, x, y, π, k):
-    τ log-uniform on [1e-3, 1e2], x, y ∈ [−1, 1], k ∈ 1 … 16, box corners first. Two-point laws are
-    where Var W reaches Popoviciu's bound, the adversarial case. Evaluation is in floats in the log
-    domain; the search is the shared one of ``checks.laws`` (corners, random laws, local search
-    around the worst), and a float-found violation is confirmed at 50 digits before the step is refuted. The claim
-    ``E|Z_k − Z| ≤ rhs`` is checked against min(√(Var W/k), rhs), i.e. the Cauchy–Schwarz form too.
-    It can fail: ``tests/test_prior.py`` plants wrong constants and sees them refuted.
-    """
-
-    def check(step: Step, opts: Mapping[str, Any]) -> StepResult:
-        rhs_mp = sp.lambdify((tau, k), step.rhs, modules="mpmath")
-        rhs_f = sp.lambdify((tau, k), step.rhs, modules="math")
-        # box corners first: ±1 similarities, landmark τ and π, k at both ends of 1 … 16
-        corners = [
-            (tv, xv, yv, pv, kv)
-            for tv in (1e-3, 1e-2, 0.3, 1.0, 100.0)
-            for xv, yv in ((-1.0, 1.0), (1.0, -1.0))
-            for pv in (0.5, 0.1, 0.9)
-            for kv in (1, 16)
-        ]
-
-        def sample(rng: random.Random) -> tuple:
-            return (10 ** rng.uniform(-3, 2), rng.uniform(-1, 1), rng.uniform(-1, 1), rng.random(), rng.randint(1, 16))
-
-        def perturb(rng: random.Random, pt: tuple) -> tuple:
-            tv, xv, yv, pv, kv = pt
-            sc = rng.choice((0.3, 0.1, 0.01))
-            return (
-                min(100.0, max(1e-3, tv * math.exp(rng.gauss(0, sc)))),
-                min(1.0, max(-1.0, xv + rng.gauss(0, sc))),
-                min(1.0, max(-1.0, yv + rng.gauss(0, sc))),
-                min(1.0, max(0.0, pv + rng.gauss(0, sc))),
-                min(16, max(1, kv + rng.choice((-1, 0, 0, 1)))),
-            )
-
-        def sample_block(gen: Any, rng: random.Random, n: int) -> list:
-            """``sample``'s points a block at a time (numpy): τ log-uniform on [1e-3, 1e2], x, y uniform on
-            [−1, 1], π uniform on [0, 1], k uniform on 1 … 16."""
-            tv = 10 ** gen.uniform(-3, 2, n)
-            xv, yv, pv = gen.uniform(-1, 1, n), gen.uniform(-1, 1, n), gen.random(n)
-            kv = gen.integers(1, K_TWO_POINT + 1, n)
-            return list(zip(tv.tolist(), xv.tolist(), yv.tolist(), pv.tolist(), kv.tolist()))
-
-        def perturb_block(gen: Any, rng: random.Random, starts: list, which: list) -> list:
-            """``perturb`` of ``starts[w]`` for each w of ``which`` (numpy): one scale per point from (0.3, 0.1,
-            0.01), Gaussian steps of it on log τ, x, y and π (clipped to their ranges), k moved by −1, 0, 0, +1."""
-            import numpy as np
-
-            n = len(which)
-            base = np.array([starts[w][:4] for w in which], dtype=float).reshape(n, 4)
-            k0 = np.array([starts[w][4] for w in which], dtype=np.int64)
-            sc = np.array((0.3, 0.1, 0.01))[gen.integers(0, 3, n)]
-            z = gen.standard_normal((n, 4)) * sc[:, None]
-            tv = np.clip(base[:, 0] * np.exp(z[:, 0]), 1e-3, 100.0)
-            xv, yv = np.clip(base[:, 1] + z[:, 1], -1.0, 1.0), np.clip(base[:, 2] + z[:, 2], -1.0, 1.0)
-            pv = np.clip(base[:, 3] + z[:, 3], 0.0, 1.0)
-            kv = np.clip(k0 + np.array((-1, 0, 0, 1))[gen.integers(0, 4, n)], 1, K_TWO_POINT)
-            return list(zip(tv.tolist(), xv.tolist(), yv.tolist(), pv.tolist(), kv.tolist()))
-
-        def evaluate(pt: tuple, exact: bool) -> tuple:
-            tv, xv, yv, pv, kv = pt
-            if exact:
-                return _point_exact(statistic, tv, xv, yv, pv, kv, rhs_mp)
-            try:
-                rhs_log = math.log(rhs_f(tv, kv))
-            except (OverflowError, ValueError):
-                rhs_log = float(mpmath.log(rhs_mp(mpmath.mpf(tv), kv)))
-            return _point_float(statistic, tv, xv, yv, pv, kv, rhs_log)
-
-        def describe(pt: tuple) -> dict[str, str]:
-            return dict(
-                zip(("tau", "x", "y", "pi", "k"), (repr(pt[0]), repr(pt[1]), repr(pt[2]), repr(pt[3]), str(pt[4])))
-            )
-
-        rhs_np = sp.lambdify((tau, k), step.rhs, modules="numpy")
-        guard = {"off": "", "seen": False}
-
-        def evaluate_batch(pts: list) -> tuple:
-            """The float pass on a batch (numpy): NaN where it is not finite (redone by ``evaluate``). Guard:
-            the first point of the first batch is also evaluated alone and must agree to ``BATCH_AGREE``,
-            else every batch is left to the one-point pass."""
-            import numpy as np
-
-            n = len(pts)
-            if guard["off"]:
-                return np.full(n, np.nan), np.full(n, np.nan)
-            tv = np.array([pt[0] for pt in pts], dtype=float)
-            kv = np.array([pt[4] for pt in pts], dtype=float)
-            with np.errstate(all="ignore"):
-                rl = np.log(np.broadcast_to(np.asarray(rhs_np(tv, kv), dtype=float), (n,))).copy()
-            over = np.flatnonzero(~np.isfinite(rl))  # rhs beyond a double: its log in long double, else as ``evaluate``
-            if len(over):
-                with np.errstate(all="ignore"):
-                    ld = np.log(np.asarray(rhs_np(tv[over].astype(np.longdouble), kv[over].astype(np.longdouble))))
-                ld = np.broadcast_to(ld, over.shape).astype(float)
-                for j, v_ in zip(over.tolist(), ld.tolist()):
-                    if math.isfinite(v_) and (v_ > 750 or statistic == "abs_dev_mean"):
-                        rl[j] = v_  # (abs_log_gap: any log rhs ≥ 700 gives the bound +inf, as in ``_point_float``)
-                        continue
-                    try:
-                        rl[j] = float(mpmath.log(rhs_mp(mpmath.mpf(pts[j][0]), pts[j][4])))
-                    except (OverflowError, ValueError, ZeroDivisionError):
-                        rl[j] = np.nan
-            sm, bg = _points_float(statistic, pts, rl)
-            # NaN or a non-finite lhs: redone by ``evaluate``; a bound of +inf (its log ≥ 700) is a value, as there
-            bad = np.isnan(sm) | np.isnan(bg) | ~np.isfinite(sm) | (bg == -np.inf)
-            sm, bg = np.where(bad, np.nan, sm), np.where(bad, np.nan, bg)
-            if not guard["seen"]:
-                j = int(np.flatnonzero(~bad)[0]) if (~bad).any() else None
-                if j is not None:
-                    guard["seen"] = True
-                    ref = evaluate(pts[j], False)
-                    for g_, r_ in zip((sm[j], bg[j]), ref):
-                        if not (g_ == r_ or abs(g_ - r_) <= BATCH_AGREE * max(1.0, abs(g_), abs(r_))):
-                            guard["off"] = f"batch and one-point float passes differ: {(sm[j], bg[j])!r} vs {ref!r}"
-                            return np.full(n, np.nan), np.full(n, np.nan)
-            return sm, bg
-
-        out = search(
-            step,
-            {**DEFAULTS, **opts},
-            budget=int(opts.get("trials", 100_000)),
-            sample=sample,
-            evaluate=evaluate,
-            describe=describe,
-            perturb=perturb,
-            seeds=corners,
-            evaluate_batch=evaluate_batch if opts.get("vectorise", True) else None,
-            sample_block=sample_block,
-            perturb_block=perturb_block,
-        )
-        method = f"falsifier: exact binomial sums over {out.trials} two-point laws of W (k ≤ 16, τ ∈ [1e-3, 1e2])"
-        attacked = {"tau": ("1/1000", "100"), "x": ("-1", "1"), "y": ("-1", "1"), "pi": ("0", "1"), "k": ("1", "16")}
-        return search_result(step, out, method, attacked)
-
-    return check
-
-
 # --------------------------------------------------------------------------- derivations
 
 _TK = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo)}, name="τ ∈ [1e-3, 1e2], k ≥ 1")
@@ -365,7 +111,7 @@ _ALL = Domain(
     name="τ ∈ [1e-3, 1e2], k, n, p ≥ 1, L, R ≥ 0",
 )
 
-#: symbols standing for the two sides of the expectation claims (the custom checker reads τ, k)
+#: symbols standing for the two sides of the expectation claims (``TwoPointLaw`` reads τ, k from the right side)
 _BIAS_GAP = sp.Function("bias_gap")  # |E log Z_k − log Z| for the law being enumerated
 _ABS_DEV = sp.Function("abs_dev")  # E|Z_k − Z|
 
@@ -403,7 +149,7 @@ def _lipschitz_route() -> tuple[str, dict]:
         "u": _ZK,
         "v": _ZE,
         "then": {k_: v_ for k_, v_ in _cs_route(sp.exp(1 / tau)).items() if k_ != "defs"},
-        "attack": _two_point_check("abs_log_gap"),
+        "attack": TwoPointLaw("abs_log_gap"),
         **_EXP,
     }
     return ("expectation", params)
@@ -469,7 +215,7 @@ def derivations() -> list[Derivation]:
                 domain=_TKS,
                 provenance="classical",
                 reference="Cauchy–Schwarz: E|Z_k − Z| ≤ (Var Z_k)^{1/2} = (Var W/k)^{1/2}",
-                route=("expectation", {**_cs_route(), "attack": _two_point_check("abs_dev_mean")}),
+                route=("expectation", {**_cs_route(), "attack": TwoPointLaw("abs_dev_mean")}),
                 note="the checker compares with min(√(Var W/k), sinh(1/τ)/√k) (Popoviciu caps Var W)",
             ),
             Step(

@@ -551,7 +551,9 @@ def _dependent_steps(sv: sp.Expr) -> tuple[list[Step], tuple[str, ...]]:
 
     before = MODULES[: MODULES.index("theorem")] if "theorem" in MODULES else MODULES
     depends = ("loss",) + tuple(
-        name for name, mod in ((shows["finite_k_bias"], "bias"), (shows["complexity"], "rademacher")) if mod in before
+        name
+        for name, mod in ((shows["finite_k_bias"], "bias_bound"), (shows["complexity"], "rademacher"))
+        if mod in before
     )
     return steps, depends
 

@@ -10,8 +10,8 @@ import pytest
 import sympy as sp
 
 from infonce_bounds.derivations import prior
-from infonce_bounds.derivations.checks import DEFAULTS, check_step
-from infonce_bounds.derivations.ledger import Verdict
+from infonce_bounds.derivations.checks import DEFAULTS, check_step, two_point_laws
+from infonce_bounds.derivations.ledger import DerivationError, Verdict
 from infonce_bounds.derivations.symbols import L, R, k, n, p, tau
 
 
@@ -138,12 +138,34 @@ def test_two_point_batch_pass_matches_the_one_point_pass():
     ] + [(1e-3, 1.0, -1.0, 0.5, 16), (100.0, 1.0, -1.0, 0.5, 1)]
     for statistic in ("abs_dev_mean", "abs_log_gap"):
         rl = np.array([math.log(3.0) + 1 / pt[0] for pt in pts])  # any log rhs
-        sm, bg = prior._points_float(statistic, pts, rl)
+        sm, bg = two_point_laws._points_float(statistic, pts, rl)
         for pt, s_, b_, r_ in zip(pts, sm, bg, rl):
-            a_, c_ = prior._point_float(statistic, *pt, float(r_))
+            a_, c_ = two_point_laws._point_float(statistic, *pt, float(r_))
             assert abs(s_ - a_) <= 1e-12 * max(1.0, abs(a_)) and (b_ == c_ or abs(b_ - c_) <= 1e-12 * abs(c_))
     for prefix in ("large-k deviation bound", "E|Z_k − Z| ≤ √(Var W / k)"):
         st = _step(prefix)
         attack = st.route[1]["attack"]  # the two-point check, now the attack beside the expectation route's proof
         opts = {**DEFAULTS, "trials": 3000}
         assert attack(st, {**opts, "vectorise": False}).verdict == attack(st, opts).verdict == Verdict.VERIFIED
+
+
+def test_two_point_law_claims_are_typed_data_not_closures():
+    """The two deviation steps carry a ``TwoPointLaw`` as the expectation route's attack (a law claim the law search
+    runs), not checker code in this module; a statistic it does not know is an error naming the parameter."""
+    for prefix, stat in (("large-k deviation bound", "abs_log_gap"), ("E|Z_k − Z| ≤ √(Var W / k)", "abs_dev_mean")):
+        assert _step(prefix).route[1]["attack"] == two_point_laws.TwoPointLaw(stat)
+    with pytest.raises(DerivationError, match="statistic must be one of"):
+        two_point_laws.TwoPointLaw("abs_gap")
+
+
+def test_two_point_law_refutes_a_planted_false_claim_and_not_a_true_one():
+    """|E log Z_k − log Z| ≤ 1/(10k) is false (a two-point law at τ = 1/2 has a gap ≈ 0.5/k); ≤ 2/τ is true
+    (log Z_k, log Z ∈ [−1/τ, 1/τ])."""
+    from dataclasses import replace
+
+    st = _step("large-k deviation bound")
+    false = replace(st, name="planted: gap ≤ 1/(10k)", rhs=1 / (10 * k))
+    res = check_step(false, trials=2000)
+    assert res.verdict is Verdict.REFUTED and res.counterexample
+    true = replace(st, name="gap ≤ 2/τ", rhs=2 / tau)
+    assert check_step(true, trials=2000).verdict is not Verdict.REFUTED

@@ -226,6 +226,30 @@ def _certificate() -> Cases:
     )
 
 
+def _power_series() -> Cases:
+    yp = sp.Symbol("y_rc", positive=True)
+    m = sp.Symbol("m_rc", integer=True, positive=True)
+    tail = sp.Sum(yp**m / sp.factorial(m), (m, 2, oo))  # e^y − 1 − y
+    hint = ("power series", {"series": tail, "var": yp})
+    exp_m1 = sp.Sum(yp**m / sp.factorial(m), (m, 1, oo))  # e^y − 1
+    h_hint = (
+        "power series",
+        {"factor": exp_m1, "series": sp.Sum((m - 1) * yp**m / sp.factorial(m), (m, 2, oo)), "var": yp},
+    )
+    box = {yp: (R(1, 10**6), 40)}
+    return Cases(
+        true=[
+            claim(1 + yp, "<=", sp.exp(yp), box, hint),
+            claim(yp / (1 - sp.exp(-yp)), ">=", 1, box, h_hint),  # h(y) ≥ 0, cancelling as y → 0
+        ],
+        false=[
+            claim(1 + yp + R(1, 100), "<=", sp.exp(yp), box, hint),  # off by 1/100 near 0
+            claim(1 + yp + yp**2 / 2 + R(1, 10**6), "<=", sp.exp(yp), box, hint),  # off by 1e-6
+            claim(yp / (1 - sp.exp(-yp)), ">=", 1 + R(1, 100), box, h_hint),  # off by 1/100 as y → 0
+        ],
+    )
+
+
 def _quadrature() -> Cases:
     log_int = sp.Integral(1 / (1 + t), (t, 0, x))
     anti = ("quadrature", {"antiderivative": sp.log(1 + t)})
@@ -455,6 +479,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "mean value": _mean_value,
     "monotone": _monotone,
     "certificate": _certificate,
+    "power series": _power_series,
     "quadrature": _quadrature,
     "integral bound": _integral_bound,
     "rademacher affine": _rademacher_affine,

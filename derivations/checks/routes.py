@@ -32,6 +32,8 @@ the parameter.
   certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
 * ``lattice`` (``checks/minmax.py``): an identity with Min/Max/Abs as two inequalities of the ``lattice``
   route above (the identity checker has no routes), after the claim's own checker;
+* ``power series`` (``checks/power_series.py``): ``gap ≥ 0`` for ``var > 0`` from ``gap·F = G`` (symbolic), F a
+  series of positive terms and G one of nonnegative terms (each term signed by SymPy's deduction);
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
   the i.i.d. moment identities (symbolic), with an exact-law attack beside;
@@ -241,6 +243,12 @@ def _classical(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -
     return prove_classical(step, params, opts)
 
 
+def _power_series(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .power_series import prove_power_series
+
+    return prove_power_series(step, params, opts)
+
+
 def _expectation(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from . import expectation_rules  # noqa: F401 - registers the classical rules with the route
     from .expectation import prove_expectation
@@ -286,6 +294,7 @@ HINTED: dict[str, HintedRoute] = {
     "conjunction": HintedRoute(
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
     ),
+    "power series": HintedRoute("power series", ("series", "var"), ("factor",), _power_series),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),

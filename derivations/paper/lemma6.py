@@ -20,12 +20,10 @@ from __future__ import annotations
 import math
 import random
 
-import mpmath
 import sympy as sp
 
-from ..checks import DEFAULTS
-from ..checks.laws import search, search_result
-from ..ledger import Derivation, Domain, Step, StepResult
+from ..checks.configurations import ConfigurationClaim
+from ..ledger import Derivation, Domain, Step
 from ..render import printed
 from ..symbols import (
     H_val,
@@ -175,46 +173,17 @@ def _dct_claim(P: dict, lib=math) -> tuple:
     return lhs, 2 / t_ * (F + N) * N * lib.exp((F + N) ** 2 / t_)
 
 
-def dct_checker(claim=None):
-    """A ``Step.check`` for the dominated-convergence bound; ``claim(P, lib) -> (lhs, rhs)`` (a wrong one is refuted)."""
-    return lambda step, opts: _dct_check(step, opts, claim or _dct_claim)
-
-
-def _dct_check(step: Step, opts: dict, claim=None) -> StepResult:
-    """The dominated-convergence bound on random finite vectors: the shared search of ``checks.laws`` over the
-    draws of ``_pairs`` (floats, a point beyond the float range in mpmath; a violation confirmed at 50 digits)."""
-    claim = claim or _dct_claim
-    n_ = max(40, min(int(opts.get("trials", 100_000)) // 20, 5000))
-
-    def at_mp(P: dict) -> dict:
-        return {kk: ([mpmath.mpf(x) for x in v] if isinstance(v, list) else mpmath.mpf(v)) for kk, v in P.items()}
-
-    def evaluate(P: dict, exact: bool) -> tuple:
-        if exact:
-            return claim(at_mp(P), mpmath)
-        try:
-            return claim(P)
-        except OverflowError:  # e^{(‖f‖ + ‖η‖)²/τ} beyond the float range: the same point in mpmath
-            with mpmath.workdps(30):
-                return claim(at_mp(P), mpmath)
-
-    def describe(P: dict) -> dict[str, str]:
-        return {"tau": str(P["tau"]), "eps": str(P["eps"]), "s": str(P["s"])}
-
-    out = search(
-        step,
-        {**DEFAULTS, **opts},
-        budget=n_,
-        sample=lambda rng: _pairs(rng.getrandbits(64), 1)[0],
-        evaluate=evaluate,
-        describe=describe,
-        seeds=_pairs(f"{opts.get('seed', 0)}:{step.name}", n_),
-        zero=0.0,
-        zero_ratio=0.0,
+def dct_checker(claim=None) -> ConfigurationClaim:
+    """The dominated-convergence bound as a configuration claim on the vectors of ``_pairs``; ``claim(P, lib) ->
+    (lhs, rhs)`` (default ``_dct_claim``; a wrong one is refuted)."""
+    return ConfigurationClaim(
+        claim=claim or _dct_claim,
+        draw=_pairs,
+        shown=("tau", "eps", "s"),
+        attacked={"tau": ("1/20", "5"), "eps": ("1/100000", "1"), "s": ("0", "1"), "d": ("2", "8")},
+        what="random finite vectors",
+        ranges="d ∈ {2, 3, 8}, norms ≤ ~3, ε ∈ [1e-5, 1], s ∈ [0, 1], τ ∈ [0.05, 5]",
     )
-    method = f"random finite vectors: {out.trials} draws, d ∈ {{2, 3, 8}}, norms ≤ ~3, ε ∈ [1e-5, 1], s ∈ [0, 1], τ ∈ [0.05, 5]"
-    attacked = {"tau": ("1/20", "5"), "eps": ("1/100000", "1"), "s": ("0", "1"), "d": ("2", "8")}
-    return search_result(step, out, method, attacked)
 
 
 # ----------------------------------------------------------------------------- the ledger
