@@ -32,7 +32,8 @@ the parameter.
   route above (the identity checker has no routes), after the claim's own checker;
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
-  the i.i.d. moment identities (symbolic), with an exact-law attack beside;
+  the i.i.d. moment identities (symbolic), and the classical rules of ``checks/expectation_rules.py``
+  (Cauchy–Schwarz, Lyapunov, mean value, ratio, abs, leave-one-out), with an exact-law attack beside;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
 """
