@@ -36,7 +36,8 @@ the parameter.
   series of positive terms and G one of nonnegative terms (each term signed by SymPy's deduction);
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
   expectation (a pointwise inequality proved by the engine), Jensen (φ'' signed by the engine) or linearity and
-  the i.i.d. moment identities (symbolic), with an exact-law attack beside;
+  the i.i.d. moment identities (symbolic), and the classical rules of ``checks/expectation_rules.py``
+  (Cauchy–Schwarz, Lyapunov, mean value, ratio, abs, leave-one-out), with an exact-law attack beside;
 * ``configuration`` (``checks/configuration.py``): claims over every embedding configuration (every d, k and
   set of vectors with norm hypotheses) by the triangle inequality, Cauchy–Schwarz, bilinear identities and the
   convex-combination rule applied to exact instances, then a scalar claim the engine proves; existence by an
