@@ -253,7 +253,8 @@ def _curve_cert(box: Mapping, curve: tuple, dom: Mapping, column: dict) -> str |
             # a generous budget on the first (whole-domain) attempt, where one success settles everything
             first = not any(k_[:2] == key[:2] for k_ in column)
             sec, bud = (1.5, 400) if first else (0.3, CERT_BUDGET)
-            column[key] = _plain(c - lo_d, ys, sec, bud) and _plain(hi_d - c, ys, sec, bud)
+            # the curve as written (its factored form costs a factorisation and is rarely better here)
+            column[key] = _plain(c - lo_d, ys, sec, bud, False) and _plain(hi_d - c, ys, sec, bud, False)
         if column[key]:
             hulls.append(({**box, x: dom[x]}, 1, "column"))
     for hull, side, kind in hulls:
@@ -279,7 +280,7 @@ def _meets_zero_set(box: Mapping, faces: list, curves: list) -> bool:
 _FORMS: dict[sp.Expr, list[sp.Expr]] = {}
 
 
-def _plain(e: sp.Expr, box: Mapping, seconds: float = 1.0, budget: int | None = None) -> bool:
+def _plain(e: sp.Expr, box: Mapping, seconds: float = 1.0, budget: int | None = None, factored: bool = True) -> bool:
     """``e ≥ 0`` on ``box`` by branch and bound on its factored form, then on ``e`` (a small box budget and
     time each: the subdivision does the rest). The forms are equal expressions, computed once per ``e``."""
     from .interval import certify_nonnegative
@@ -287,7 +288,7 @@ def _plain(e: sp.Expr, box: Mapping, seconds: float = 1.0, budget: int | None = 
 
     if e not in _FORMS:
         _FORMS[e] = _forms(e)
-    for f_ in _FORMS[e]:
+    for f_ in _FORMS[e] if factored else [e]:
         names = free_names(f_)
         if not names:
             if const_sign(f_) in (0, 1):
