@@ -153,3 +153,44 @@ def test_a_part_that_is_code_is_refused():
         conjunction.part(le("p", x, 1, UNIT, check=lambda s, o: None))
     with pytest.raises(DerivationError, match="simplifier"):
         conjunction.part(Step("p", x, x, domain=UNIT, simplifier=sp.simplify))
+
+
+class _RunMemo:
+    """A library whose run memo is a dict (as the running ``verify`` shares one between its workers)."""
+
+    def __init__(self, real):
+        self.real, self.store = real, {}
+
+    def key(self, step, opts):
+        return self.real.key(step, opts)
+
+    def memo_load(self, key):
+        return self.store.get(key)
+
+    def memo_store(self, key, result):
+        self.store[key] = result
+
+
+def test_a_part_another_worker_is_checking_is_waited_for_not_repeated(monkeypatch):
+    import threading
+    import time
+
+    from infonce_bounds.derivations.checks import library
+
+    part = le("x ≤ 1", x, 1, Domain({x: (0, 1)}))
+    lib = _RunMemo(library.current())
+    monkeypatch.setattr(library, "current", lambda: lib)
+    k_ = conjunction.key(part, FAST)
+    theirs = conjunction.checked(part, FAST)  # what the other worker will store
+    conjunction._memo().clear()
+    lib.store[k_ + conjunction._PENDING] = conjunction.undecided(part, method=f"-pending@{time.time():.3f}")
+    threading.Timer(0.5, lambda: lib.store.__setitem__(k_, theirs)).start()
+    computed = []
+    res = conjunction.checked(part, FAST, lambda: computed.append(1) or theirs)
+    assert res.verdict is Verdict.PROVED and not computed
+    # a marker left long ago (its worker died): checked here, not waited for
+    conjunction._memo().clear()
+    lib.store.clear()
+    lib.store[k_ + conjunction._PENDING] = conjunction.undecided(part, method="-pending@0.000")
+    res = conjunction.checked(part, FAST, lambda: computed.append(1) or theirs)
+    assert res.verdict is Verdict.PROVED and computed == [1]

@@ -29,7 +29,9 @@ with Arb enclosures at an exact point; its attacked ranges and worst ratio are r
 Parts are keyed by content: ``key(step, opts)`` is the library's content key (``library.Library.key``: SymPy
 ``srepr`` of both sides, kind, relation, ranges, constraints, hint, certificate, simplifier) of the claim with its
 prose (name, provenance, references, the domain's name) cut away. A part proved once in a run is not proved
-again: an in-process memo, and the running ``verify``'s memo shared by its workers (``memo_load``/``memo_store``).
+again: an in-process memo, and the running ``verify``'s memo shared by its workers (``memo_load``/``memo_store``);
+a worker that starts a part marks it there, and another that reaches the same part meanwhile waits for its result
+(bounded: a marker left by a worker that died only delays the check).
 A conjunction claim is stored under the same key, so a part that states another step's claim (Lemma 5's
 ``b − a ≤ 4/τ`` in Prop. 3, Prop. 5 and Theorem 1) reuses that step's proof. A different domain (wider or
 narrower) is a different key.
@@ -40,6 +42,7 @@ from __future__ import annotations
 import copy
 import dataclasses
 import functools
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -49,7 +52,7 @@ from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, covers,
 from .falsifier import falsify
 from .implication import RULES, implied, part_box, tiles
 from .sampling import intersect, symbolic_cover
-from .verdicts import by_verdict, refuted_argument
+from .verdicts import by_verdict, refuted_argument, undecided
 
 #: the simplifiers a part may name (its identity's reduction): data in the hint, code here (the engine version)
 SIMPLIFIERS: dict[str, Callable[[sp.Expr], sp.Expr]] = {
@@ -290,14 +293,45 @@ def checked(step: Step, opts: Mapping[str, Any], compute: Callable[[], StepResul
     memo = _memo()
     res = memo.get(k_)
     if res is None:
-        res = library.current().memo_load(k_)
+        lib = library.current()
+        res = lib.memo_load(k_) or _awaited(lib, k_, opts.get("clock"))
         if res is None:
+            # claimed for this run: another worker reaching the same part waits for it instead of repeating it
+            lib.memo_store(k_ + _PENDING, undecided(step, method=f"{_PENDING}@{time.time():.3f}"))
             res = compute()
-            library.current().memo_store(k_, res)
+            lib.memo_store(k_, res)
         if len(memo) >= _MEMO_CAP:
             memo.clear()
         memo[k_] = res
     return dataclasses.replace(copy.deepcopy(res), step=step.name)
+
+
+#: the suffix of the run memo's marker "another worker is checking this key", and how long one is waited for
+_PENDING = "-pending"
+_WAIT_SECONDS = 300.0
+_POLL_SECONDS = 0.2
+
+
+def _awaited(lib: Any, k_: str, clock: Any) -> StepResult | None:
+    """The result another worker of the running ``verify`` is computing under ``k_`` (its marker is in the run
+    memo), waited for: at most ``_WAIT_SECONDS`` from the marker's time and what the claim's clock has left (a
+    worker that died leaves its marker: the part is then checked here). None: no marker, or no result in time."""
+    marker = lib.memo_load(k_ + _PENDING)
+    if marker is None:
+        return None
+    try:
+        since = float(str(marker.method).rsplit("@", 1)[1])
+    except (IndexError, ValueError):
+        return None
+    while time.time() - since < _WAIT_SECONDS:
+        left = clock.left() if clock is not None else None
+        if left is not None and left < 2 * _POLL_SECONDS:
+            return None
+        time.sleep(_POLL_SECONDS)
+        res = lib.memo_load(k_)
+        if res is not None:
+            return res
+    return None
 
 
 def _parts_cover(step: Step, parts: Sequence[Step], subs: Sequence[StepResult]) -> dict | None:
