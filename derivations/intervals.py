@@ -487,99 +487,147 @@ def _compile_const(e: sp.Expr):
     return f
 
 
-def _compile(e: sp.Expr):  # noqa: C901 - one branch per node type, mirroring _eval
+_UNARY = {
+    sp.exp: exp,
+    sp.sinh: _sinh,
+    sp.cosh: _cosh,
+    sp.tanh: _tanh,
+    sp.Abs: abs,
+    sp.sin: _sin,
+    sp.cos: _cos,
+    sp.atan: _atan,
+    sp.asinh: _asinh,
+    sp.asin: _asin,
+    sp.acos: _acos,
+    sp.acosh: _acosh,
+    sp.atanh: _atanh,
+    sp.erf: _erf,
+}
+
+
+def _compile(e: sp.Expr):
+    """``f(box) -> Interval`` for ``e``: a straight-line program of its distinct subexpressions.
+
+    The nodes are listed in post-order (children left to right, then the node), each distinct subexpression
+    once: a repeated one (``exp(−2t/τ)`` in a derivative, many times) is enclosed once per box and its
+    enclosure reused, the same value the tree walk computes at each occurrence (every operation is a function
+    of its operands' enclosures). The first node that raises is the one the tree walk raises at: the walk
+    meets every node in this order, and a node met again was enclosed without error the first time."""
+    prog: list = []
+    slot: dict[sp.Expr, int] = {}
+    _emit(e, prog, slot)
+    if len(prog) == 1:
+        only = prog[0]
+        return lambda box: only((), box)
+    steps = tuple(prog)
+
+    def run(box: Mapping) -> Interval:
+        vals: list = []
+        push = vals.append
+        for st in steps:
+            push(st(vals, box))
+        return vals[-1]
+
+    return run
+
+
+def _emit(e: sp.Expr, prog: list, slot: dict) -> int:  # noqa: C901 - one branch per node type, mirroring _eval
+    """Append the program of ``e`` (its operands first) to ``prog``; the slot holding its enclosure.
+
+    Each step is ``step(vals, box) -> Interval``, ``vals`` the enclosures of the earlier slots."""
+    if e in slot:
+        return slot[e]
+
+    def put(step) -> int:
+        slot[e] = len(prog)
+        prog.append(step)
+        return slot[e]
+
     if e.is_number and e.is_Atom:
         if _const(e) is not None:  # a known constant (whether it is does not depend on the precision)
-            return _compile_const(e)
+            const = _compile_const(e)
+            return put(lambda vals, box: const(box))
     if isinstance(e, (sp.Symbol, sp.Indexed)):
         kind = "indexed" if isinstance(e, sp.Indexed) else "symbol"
 
-        def sym(box: Mapping, e=e) -> Interval:
+        def sym(vals: list, box: Mapping, e=e) -> Interval:
             try:
                 return box[e]
             except KeyError:
                 raise NotEnclosable(f"{kind} {e} has no range") from None
 
-        return sym
+        return put(sym)
     if isinstance(e, (sp.Add, sp.Mul)):
-        fs = [_compile(a) for a in e.args]
-        first, rest = fs[0], fs[1:]
+        idx = [_emit(a, prog, slot) for a in e.args]
+        first, rest = idx[0], tuple(idx[1:])
         if isinstance(e, sp.Add):
+            if len(rest) == 1:
+                (second,) = rest
+                return put(lambda vals, box: vals[first] + vals[second])
 
-            def add(box: Mapping) -> Interval:
-                out = first(box)
-                for g in rest:
-                    out = out + g(box)
+            def add(vals: list, box: Mapping) -> Interval:
+                out = vals[first]
+                for j in rest:
+                    out = out + vals[j]
                 return out
 
-            return add
+            return put(add)
+        if len(rest) == 1:
+            (second,) = rest
+            return put(lambda vals, box: vals[first] * vals[second])
 
-        def mul(box: Mapping) -> Interval:
-            out = first(box)
-            for g in rest:
-                out = out * g(box)
+        def mul(vals: list, box: Mapping) -> Interval:
+            out = vals[first]
+            for j in rest:
+                out = out * vals[j]
             return out
 
-        return mul
+        return put(mul)
     if isinstance(e, sp.Pow):
         base, expo = e.args
         if base is sp.E:
-            fx = _compile(expo)
-            return lambda box: exp(fx(box))
-        fb = _compile(base)
+            ix = _emit(expo, prog, slot)
+            return put(lambda vals, box: exp(vals[ix]))
+        ib = _emit(base, prog, slot)
         if expo.is_Integer:
             n = int(expo)
-            return lambda box: fb(box) ** n
+            return put(lambda vals, box: vals[ib] ** n)
         if expo == sp.Rational(1, 2):
-            return lambda box: sqrt(fb(box))
+            return put(lambda vals, box: sqrt(vals[ib]))
         if expo == sp.Rational(-1, 2):
-            return lambda box: sqrt(fb(box)).reciprocal()
-        fx = _compile(expo)
-
-        def pw(box: Mapping) -> Interval:
-            return _pow_ex(fb(box), fx(box), expo)
-
-        return pw
-    unary = {
-        sp.exp: exp,
-        sp.sinh: _sinh,
-        sp.cosh: _cosh,
-        sp.tanh: _tanh,
-        sp.Abs: abs,
-        sp.sin: _sin,
-        sp.cos: _cos,
-        sp.atan: _atan,
-        sp.asinh: _asinh,
-        sp.asin: _asin,
-        sp.acos: _acos,
-        sp.acosh: _acosh,
-        sp.atanh: _atanh,
-        sp.erf: _erf,
-    }
-    for cls, op in unary.items():
+            return put(lambda vals, box: sqrt(vals[ib]).reciprocal())
+        ix = _emit(expo, prog, slot)
+        return put(lambda vals, box: _pow_ex(vals[ib], vals[ix], expo))
+    for cls, op in _UNARY.items():
         if isinstance(e, cls):
-            fa = _compile(e.args[0])
-            return lambda box, op=op: op(fa(box))
+            ia = _emit(e.args[0], prog, slot)
+            return put(lambda vals, box, op=op, ia=ia: op(vals[ia]))
     if isinstance(e, sp.log):
         if len(e.args) != 1:
-            return _raiser(NotEnclosable, "log with a base")
-        fa = _compile(e.args[0])
-        return lambda box: log(fa(box))
+            fail = _raiser(NotEnclosable, "log with a base")
+            return put(lambda vals, box: fail(box))
+        ia = _emit(e.args[0], prog, slot)
+        return put(lambda vals, box: log(vals[ia]))
     if isinstance(e, (sp.Max, sp.Min)):
-        fs = [_compile(a) for a in e.args]
+        idx = tuple(_emit(a, prog, slot) for a in e.args)
         op = _max if isinstance(e, sp.Max) else _min
-        return lambda box: op([g(box) for g in fs])
+        return put(lambda vals, box: op([vals[j] for j in idx]))
     if isinstance(e, (sp.Sum, sp.Product)):
         done = e.doit()
         if done.has(sp.Sum, sp.Product):
-            return _raiser(NotEnclosable, lambda: f"{type(e).__name__} with symbolic limits: {e}")
-        return _compile(done)
+            fail = _raiser(NotEnclosable, lambda: f"{type(e).__name__} with symbolic limits: {e}")
+            return put(lambda vals, box: fail(box))
+        slot[e] = _emit(done, prog, slot)
+        return slot[e]
     if e.is_number:
         expanded = sp.expand_func(e)
         if e != expanded:
-            return _compile(expanded)
-        return _raiser(NotEnclosable, lambda: f"no interval rule for the constant {e}")
-    return _raiser(NotEnclosable, lambda: f"cannot enclose {type(e).__name__}: {e}")
+            slot[e] = _emit(expanded, prog, slot)
+            return slot[e]
+        fail = _raiser(NotEnclosable, lambda: f"no interval rule for the constant {e}")
+        return put(lambda vals, box: fail(box))
+    fail = _raiser(NotEnclosable, lambda: f"cannot enclose {type(e).__name__}: {e}")
+    return put(lambda vals, box: fail(box))
 
 
 def _eval(e: sp.Expr, box: Mapping) -> Interval:

@@ -3,6 +3,7 @@ a false claim or refutes a true one by stopping."""
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from infonce_bounds.derivations.checks import certify_nonnegative
@@ -81,3 +82,54 @@ def test_certificate_planted_false_is_not_signed():
     assert cert.subs({t: sp.Rational(8, 1000), tau: sp.Rational(1, 100)}).evalf(30) < 0
     step = Step("false C_A certificate ≥ 0", cert, 0, kind="inequality", relation=">=", domain=dom)
     assert certificate_sign(step, dict(DEFAULTS)) is None
+
+
+def _repeated_subexpressions():
+    from infonce_bounds.derivations.symbols import t, tau
+
+    cert, _ = _bias_certificate(sp.Rational(2163, 10000))
+    return [
+        sp.diff(cert, t),  # exp(−2t/τ), 1 − exp(−2t/τ) and their powers recur many times
+        sp.diff(cert, tau, 2),
+        sp.log(t - tau) * sp.exp(sp.log(t - tau)) + sp.sqrt(t - tau) / (t - tau),  # a repeated node that may raise
+        sp.Max(t, tau) * sp.Min(t, tau) - sp.Max(t, tau) ** 2 + sp.Abs(t - tau) * sp.Abs(t - tau),
+    ]
+
+
+def test_shared_subexpressions_enclose_exactly_as_the_tree_walk():
+    """The compiled program encloses each distinct subexpression once per box and reuses it: the endpoints are
+    exactly the tree walk's (``intervals._eval``), and where the walk raises, the program raises the same type."""
+    import random
+
+    from infonce_bounds.derivations import intervals
+    from infonce_bounds.derivations.symbols import t, tau
+
+    rng = random.Random(1)
+    for expr in _repeated_subexpressions():
+        fn = intervals.compiled(expr)
+        for prec in (53, 80):
+            with intervals.iv_prec(prec):
+                for _ in range(30):
+                    lo_t, hi_t = sorted(sp.Rational(rng.randint(1, 3000), 1000) for _ in range(2))
+                    lo_u, hi_u = sorted(sp.Rational(rng.randint(1, 3000), 1000) for _ in range(2))
+                    box = {t: intervals.to_iv(lo_t, hi_t), tau: intervals.to_iv(lo_u, hi_u)}
+                    try:
+                        want = intervals._eval(expr, box)
+                    except (intervals.NotEnclosable, ZeroDivisionError, ValueError) as exc:
+                        with pytest.raises(type(exc)):
+                            fn(box)
+                        continue
+                    got = fn(box)
+                    assert (got.a, got.b) == (want.a, want.b)
+
+
+def test_shared_subexpressions_do_not_confuse_distinct_ones():
+    """Planted wrong: 2.0·t and 2·t, t and t + 10⁻³⁰ are different nodes; sharing one slot for them would show."""
+    from infonce_bounds.derivations import intervals
+    from infonce_bounds.derivations.symbols import t
+
+    box = {t: intervals.to_iv(1, 2)}
+    e = sp.exp(t) - sp.exp(t + sp.Rational(1, 10**30))  # < 0 everywhere: never [0, 0]
+    got = intervals.compiled(e)(box)
+    assert got.lo < 0
+    assert (got.a, got.b) == (intervals._eval(e, box).a, intervals._eval(e, box).b)
