@@ -54,73 +54,97 @@ def _fmt(point: dict[str, str]) -> str:
 
 
 def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
-    small, big, strict = _sides(step)
-    gap = big - small
-    methods: list[str] = []
-    symbolic_ok = certified = False
-    evidence: list[str] = []
+    """``small ≤ big`` (or ``<``) on the step's domain, in stages sharing one clock and one record
+    (``_InequalityCheck``): (a) a symbolic reduction (a supplied certificate, or SymPy's sign of the gap, after
+    simplify if need be); (b) certified interval arithmetic over the box; (b') the proof routes; (c) the
+    falsifier, always (a gate-confirmed counterexample refutes). Under a per-claim limit (``check``) the
+    interval stage and a falsifier probe come before simplify."""
+    run = _InequalityCheck(step, opts)
+    run.symbolic_stage()
+    run.interval_proof()
+    run.routes()
+    return run.conclude()
 
-    clock = claim_clock(opts)
-    mem = clock.budget.memory_mb
 
-    def symbolic(stage: str, fn: Any, *args: Any, share: float = 0.5) -> Any:
+class _InequalityCheck:
+    """One ``check_inequality``: the claim's sides and gap, the clock, and what the stages found: the methods
+    and evidence so far, ``symbolic_ok`` / ``certified`` (a symbolic or a certified proof), the interval
+    outcome, the route's, the falsifier's (``fz``) and whether its early probe refuted (``found``)."""
+
+    def __init__(self, step: Step, opts: Mapping[str, Any]) -> None:
+        self.step, self.opts = step, opts
+        self.small, self.big, self.strict = _sides(step)
+        self.gap = self.big - self.small
+        self.methods: list[str] = []
+        self.symbolic_ok = self.certified = False
+        self.evidence: list[str] = []
+        self.clock = claim_clock(opts)
+        self.mem = self.clock.budget.memory_mb
+        # under a per-claim time limit (``check``) the interval stage, cheap and often decisive, runs before
+        # simplify (often the most expensive call, rarely decisive where intervals are not); without one
+        # (``verify``) the symbolic route comes first, as it always has
+        self.limited = self.clock.budget.claim_seconds is not None
+        self.interval: Any = None
+        # under a per-claim limit, where the assumptions do not settle the sign, a probe of the falsifier (PROBE
+        # trials: its seeds, the box's corners, random points; at most a fifth of the claim's time) runs before
+        # the proof stages: a counterexample it finds (gate-confirmed) ends the check, and the proof stages,
+        # which cannot prove a false claim, are spared (their failure on a false claim is the slowest path of a
+        # check: the box budget runs out). Found nothing, it is discarded and the falsifier runs after them.
+        self.fz: Any = None
+        self.found = False
+        self.route: Any = None
+
+    def symbolic(self, stage: str, fn: Any, *args: Any, share: float = 0.5) -> Any:
         # at most half of what the claim has left: the interval stage and the falsifier still need time
-        out = run_symbolic(fn, *args, deadline=clock.deadline(share), memory=mem, stage=stage)
+        out = run_symbolic(fn, *args, deadline=self.clock.deadline(share), memory=self.mem, stage=stage)
         if isinstance(out, Spent):
-            evidence.append(str(out))
+            self.evidence.append(str(out))
         return out
 
-    def interval_stage() -> Any:
+    def interval_stage(self) -> Any:
         return certify_nonnegative(
-            gap,
-            step.domain,
-            strict=strict,
-            budget=opts["box_budget"],
-            max_dims=opts["max_dims"],
-            clock=clock,
+            self.gap,
+            self.step.domain,
+            strict=self.strict,
+            budget=self.opts["box_budget"],
+            max_dims=self.opts["max_dims"],
+            clock=self.clock,
         )
 
-    # under a per-claim time limit (``check``) the interval stage, cheap and often decisive, runs before
-    # simplify (often the most expensive call, rarely decisive where intervals are not); without one
-    # (``verify``) the symbolic route comes first, as it always has
-    limited = clock.budget.claim_seconds is not None
-    interval = None
-
-    def falsifier(quick: bool, share: float = 1.0, trials: int | None = None) -> Any:
+    def falsifier(self, quick: bool, share: float = 1.0, trials: int | None = None) -> Any:
         # quick: the seeds and the random phase only (``falsify``'s opts["pattern_search"] False)
-        left = clock.left()
+        opts = self.opts
+        left = self.clock.left()
         run_opts = {**opts, "pattern_search": False} if quick else dict(opts)
         if trials is not None:
             run_opts["trials"] = min(int(opts["trials"]), trials)
         return run_symbolic(
             falsify,
-            step,
+            self.step,
             run_opts,
             deadline=None if left is None else max(left * share, 0.05),
             memory=None,  # no memory cap: it may JIT-compile, and LLVM aborts on a failed allocation
             stage="falsifier",
         )
 
-    # under a per-claim limit, where the assumptions do not settle the sign, a probe of the falsifier (PROBE
-    # trials: its seeds, the box's corners, random points; at most a fifth of the claim's time) runs before the
-    # proof stages: a counterexample it finds (gate-confirmed) ends the check, and the proof stages, which
-    # cannot prove a false claim, are spared (their failure on a false claim is the slowest path of a
-    # check: the box budget runs out). Found nothing, it is discarded and the falsifier runs after them.
-    fz = None
-    found = False
-
-    # (a) symbolic reduction
-    if step.certificate is not None:
-        cert = sp.sympify(step.certificate)
-        same = symbolic("certificate = gap (simplify)", expand_then_simplify, gap - cert)
-        same = not isinstance(same, Spent) and same == 0
-        sign_ok = bool(symbolic("certificate sign", certain_nonnegative, cert, strict)) if same else False
-        if same and sign_ok:
-            symbolic_ok = True
-            methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy's structural assumptions")
-        else:
-            evidence.append("certificate rejected" + ("" if same else " (not equal to the gap)"))
-    if not symbolic_ok:
+    def symbolic_stage(self) -> None:
+        """(a) symbolic reduction: a supplied certificate (equal to the gap, ≥ 0 by SymPy's assumptions), else
+        the sign of the gap as written, else (no witness against it, nothing settled, time left) simplified.
+        Under a per-claim limit the falsifier's probe and the interval stage come before simplify."""
+        step, gap, strict, limited = self.step, self.gap, self.strict, self.limited
+        symbolic, evidence, methods = self.symbolic, self.evidence, self.methods
+        if step.certificate is not None:
+            cert = sp.sympify(step.certificate)
+            same = symbolic("certificate = gap (simplify)", expand_then_simplify, gap - cert)
+            same = not isinstance(same, Spent) and same == 0
+            sign_ok = bool(symbolic("certificate sign", certain_nonnegative, cert, strict)) if same else False
+            if same and sign_ok:
+                self.symbolic_ok = True
+                methods.append("symbolic: gap = certificate, certificate ≥ 0 by SymPy's structural assumptions")
+            else:
+                evidence.append("certificate rejected" + ("" if same else " (not equal to the gap)"))
+        if self.symbolic_ok:
+            return
         try:
             # the assumptions may already settle the gap as written (a product of factors ≥ 0, as a
             # factored certificate is): then simplify (often the most expensive call here) is spared
@@ -128,17 +152,18 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
             if not sign:
                 # where the claim fails at a point the symbols' assumptions allow (outside the stated
                 # domain), SymPy's sign deduction cannot succeed: simplify is spared (prescreen.py)
-                witness = assumption_witness([small, big], "<" if strict else "<=", step.name, step.domain)
+                witness = assumption_witness([self.small, self.big], "<" if strict else "<=", step.name, step.domain)
                 if witness is not None:
                     evidence.append(f"no symbolic sign: the claim fails at {_fmt(witness)}, allowed by the assumptions")
                 if limited:
-                    probe = falsifier(quick=True, share=0.2, trials=PROBE)
-                    found = not isinstance(probe, Spent) and probe.counterexample is not None
-                    fz = probe if found else None
-                if limited and not found:
-                    interval = interval_stage()
-                settled = found or (interval is not None and interval.status in ("proved", "refuted"))
-                if witness is None and not settled and not clock.spent(0.8):
+                    probe = self.falsifier(quick=True, share=0.2, trials=PROBE)
+                    self.found = not isinstance(probe, Spent) and probe.counterexample is not None
+                    self.fz = probe if self.found else None
+                if limited and not self.found:
+                    self.interval = self.interval_stage()
+                interval = self.interval
+                settled = self.found or (interval is not None and interval.status in ("proved", "refuted"))
+                if witness is None and not settled and not self.clock.spent(0.8):
                     g = symbolic("simplify of the gap", sp.simplify, gap)
                     sign = (
                         False
@@ -148,96 +173,138 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
         except Exception:
             sign = None
         if sign:
-            symbolic_ok = True
+            self.symbolic_ok = True
             methods.append("symbolic: SymPy's structural assumptions give gap ≥ 0 (constants signed by Arb)")
 
-    # (b) certified interval arithmetic over the box; also where a symbolic proof covers less than the
-    # stated domain (a symbol declared nonnegative on a range reaching below 0): the box may cover it all
-    narrow = symbolic_ok and not covers(symbolic_cover([small, big]), step.domain, free_names(small) | free_names(big))
-    if (not symbolic_ok or narrow) and not found:
-        if interval is None:
-            interval = interval_stage()
-        if interval.status == "proved":
-            certified = True
-            if narrow:  # the box covers the stated domain: the interval proof is the one recorded
-                symbolic_ok = False
-                methods.clear()
-            methods.append(
-                f"interval arithmetic: certified on {interval.boxes} box{'' if interval.boxes == 1 else 'es'}"
-            )
-        elif narrow:
-            interval = None  # the symbolic proof stands (on what the assumptions allow)
-        elif interval.status == "refuted":
-            pass
-        else:
-            evidence.append(f"interval: {interval.reason}")
-    elif interval is not None and interval.status != "proved":
-        interval = None  # the symbolic proof stands; an undecided early interval attempt is not evidence
+    def interval_proof(self) -> None:
+        """(b) certified interval arithmetic over the box; also where a symbolic proof covers less than the
+        stated domain (a symbol declared nonnegative on a range reaching below 0): the box may cover it all."""
+        small, big = self.small, self.big
+        narrow = self.symbolic_ok and not covers(
+            symbolic_cover([small, big]), self.step.domain, free_names(small) | free_names(big)
+        )
+        if (not self.symbolic_ok or narrow) and not self.found:
+            if self.interval is None:
+                self.interval = self.interval_stage()
+            interval = self.interval
+            if interval.status == "proved":
+                self.certified = True
+                if narrow:  # the box covers the stated domain: the interval proof is the one recorded
+                    self.symbolic_ok = False
+                    self.methods.clear()
+                self.methods.append(
+                    f"interval arithmetic: certified on {interval.boxes} box{'' if interval.boxes == 1 else 'es'}"
+                )
+            elif narrow:
+                self.interval = None  # the symbolic proof stands (on what the assumptions allow)
+            elif interval.status == "refuted":
+                pass
+            else:
+                self.evidence.append(f"interval: {interval.reason}")
+        elif self.interval is not None and self.interval.status != "proved":
+            self.interval = None  # the symbolic proof stands; an undecided early interval attempt is not evidence
 
-    # (b') the proof routes (sums over every k, unbounded ranges, touching points), in their registry's order
-    route = None
-    if not (symbolic_ok or certified) and (interval is None or interval.status != "refuted") and not found:
+    def routes(self) -> None:
+        """(b') the proof routes (sums over every k, unbounded ranges, touching points), in their registry's
+        order, where nothing has proved or refuted the claim yet."""
+        interval = self.interval
+        if self.symbolic_ok or self.certified or (interval is not None and interval.status == "refuted") or self.found:
+            return
+        opts, clock, evidence = self.opts, self.clock, self.evidence
 
         def run_route(stage: str, fn: Any, *a: Any) -> Any:
             # each route under its own cap (opts["route_seconds"], default 4 s) within the claim's budget
             cap = float(opts.get("route_seconds", 4.0))
             left = clock.deadline(0.7)
-            out = run_symbolic(fn, *a, deadline=cap if left is None else min(cap, left), memory=mem, stage=stage)
+            out = run_symbolic(fn, *a, deadline=cap if left is None else min(cap, left), memory=self.mem, stage=stage)
             if isinstance(out, Spent):
                 evidence.append(str(out))
                 return None
             return out
 
-        route, notes = prove_by_routes(step, strict, opts, run_route)
+        route, notes = prove_by_routes(self.step, self.strict, opts, run_route)
+        self.route = route
         if route is not None:
-            certified = True
-            methods.append(f"{route.route} route: {route.method}")
+            self.certified = True
+            self.methods.append(f"{route.route} route: {route.method}")
             evidence.append(f"reduction: {route.reduction}")
         else:
             evidence += notes
 
-    # (c) falsifier, always (its worst ratio is part of the record), within what the claim has left. Under a
-    # per-claim limit (``check``) a claim proved gets the quick part only: the pattern search climbs toward a
-    # violation the proof excludes, so its one product would be a sharper worst ratio
-    quick = limited and (symbolic_ok or certified)
-    if not found:
-        fz = falsifier(quick=quick)
-    if isinstance(fz, Spent):
-        evidence.append(str(fz))
-        verdict = Verdict.PROVED if (symbolic_ok or certified) else Verdict.UNDECIDED
+    def cover(self) -> Any:
+        """What a proof covers: every symbol of the claim (symbolic; also one the gap cancels, then
+        unconstrained), the route's cover, or the box (certified); None without a proof."""
+        if self.symbolic_ok:
+            return symbolic_cover([self.small, self.big])
+        if self.route is not None:
+            return self.route.covered
+        if self.certified:
+            return _interval_cover(self.small, self.big, self.interval)
+        return None
+
+    def conclude(self) -> StepResult:
+        """(c) the falsifier, always (its worst ratio is part of the record), within what the claim has left,
+        then the verdict. Under a per-claim limit (``check``) a claim proved gets the quick part only: the
+        pattern search climbs toward a violation the proof excludes, so its one product would be a sharper
+        worst ratio."""
+        step, methods, evidence = self.step, self.methods, self.evidence
+        proved = self.symbolic_ok or self.certified
+        quick = self.limited and proved
+        if not self.found:
+            self.fz = self.falsifier(quick=quick)
+        fz = self.fz
+        if isinstance(fz, Spent):
+            evidence.append(str(fz))
+            return by_verdict(
+                Verdict.PROVED if proved else Verdict.UNDECIDED,
+                step,
+                method="; ".join([*methods, "falsifier: time budget spent"]),
+                evidence="; ".join(evidence),
+                symbolic=self.symbolic_ok,
+                certified=self.certified,
+                cover=self.cover(),
+            )
+        methods.append(
+            f"falsifier: {fz.trials} trials" + (" (random, no pattern search: already proved)" if quick else "")
+        )
+        evidence.append(fz.evidence)
+        if fz.counterexample is not None:
+            return refuted(
+                step,
+                method="; ".join(methods),
+                evidence="; ".join(evidence),
+                worst_ratio=fz.worst_ratio,
+                trials=fz.trials,
+                counterexample=fz.counterexample,
+                attacked=fz.attacked,
+            )
+        interval = self.interval
+        if interval is not None and interval.status == "refuted":
+            gated = self.gate_interval_point(fz)
+            if gated is not None:
+                return gated
+        verdict = Verdict.PROVED if proved else Verdict.VERIFIED
+        if fz.trials == 0 and verdict is Verdict.VERIFIED:
+            verdict = Verdict.UNDECIDED
         return by_verdict(
             verdict,
-            step,
-            method="; ".join([*methods, "falsifier: time budget spent"]),
-            evidence="; ".join(evidence),
-            symbolic=symbolic_ok,
-            certified=certified,
-            cover=symbolic_cover([small, big])
-            if symbolic_ok
-            else route.covered
-            if route is not None
-            else _interval_cover(small, big, interval)
-            if certified
-            else None,
-        )
-    methods.append(f"falsifier: {fz.trials} trials" + (" (random, no pattern search: already proved)" if quick else ""))
-    evidence.append(fz.evidence)
-
-    if fz.counterexample is not None:
-        return refuted(
             step,
             method="; ".join(methods),
             evidence="; ".join(evidence),
             worst_ratio=fz.worst_ratio,
             trials=fz.trials,
-            counterexample=fz.counterexample,
+            symbolic=self.symbolic_ok,
+            certified=self.certified,
+            cover=self.cover(),
             attacked=fz.attacked,
         )
-    if interval is not None and interval.status == "refuted":
-        # branch and bound only proposes the point: the refutation gate decides there (exact point, Arb
-        # enclosures of both sides at rising precision); unconfirmed, the step is not refuted
+
+    def gate_interval_point(self, fz: Any) -> StepResult | None:
+        """Branch and bound only proposes the point: the refutation gate decides there (exact point, Arb
+        enclosures of both sides at rising precision); unconfirmed, the step is not refuted (None, noted)."""
         from .refute import confirm as gate
 
+        step, interval = self.step, self.interval
         try:
             gx = gate(step.lhs, step.rhs, step.relation, interval.counterexample or {}, domain=step.domain)
         except ValueError:
@@ -251,26 +318,7 @@ def check_inequality(step: Step, opts: Mapping[str, Any]) -> StepResult:
                 trials=fz.trials,
                 counterexample=gx.as_dict(),
             )
-        evidence.append(f"interval: a proposed violation at {interval.counterexample} not confirmed by the Arb gate")
-    verdict = Verdict.PROVED if (symbolic_ok or certified) else Verdict.VERIFIED
-    covered = None
-    if symbolic_ok:  # every symbol of the claim, also one the gap cancels (it is then unconstrained)
-        covered = symbolic_cover([small, big])
-    elif route is not None:
-        covered = route.covered
-    elif certified:
-        covered = _interval_cover(small, big, interval)
-    if fz.trials == 0 and verdict is Verdict.VERIFIED:
-        verdict = Verdict.UNDECIDED
-    return by_verdict(
-        verdict,
-        step,
-        method="; ".join(methods),
-        evidence="; ".join(evidence),
-        worst_ratio=fz.worst_ratio,
-        trials=fz.trials,
-        symbolic=symbolic_ok,
-        certified=certified,
-        cover=covered,
-        attacked=fz.attacked,
-    )
+        self.evidence.append(
+            f"interval: a proposed violation at {interval.counterexample} not confirmed by the Arb gate"
+        )
+        return None
