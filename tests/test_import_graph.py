@@ -31,8 +31,7 @@ MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 120
 
 #: modules over MAX_MODULE_LINES, with their size when listed and why they are not split yet
-BIG_MODULES: dict[str, tuple[int, str]] = {
-}
+BIG_MODULES: dict[str, tuple[int, str]] = {}
 
 #: functions over MAX_FUNCTION_LINES ("path:qualified name") with their size when listed, and why
 _STEPS = "a result's step list in the paper's order: data, one Step(...) after another"
