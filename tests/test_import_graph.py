@@ -40,7 +40,6 @@ BIG_MODULES: dict[str, tuple[int, str]] = {
 _STEPS = "a result's step list in the paper's order: data, one Step(...) after another"
 BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
     "derivations/bias.py:_bound": (300, _STEPS),
-    "derivations/checks/interval.py:certify_nonnegative": (188, "branch and bound's loop and its box state"),
     "derivations/continuity.py:derivations": (350, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
     "derivations/loss.py:derivations": (249, _STEPS),
