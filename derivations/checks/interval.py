@@ -320,8 +320,7 @@ class _BranchAndBound:
         # a claim with a small margin is settled on far fewer boxes than bisection alone needs.
         if val is not None and cval is not None and _mean_value_ok(cval, box, centre, slope, self.to_iv, self.ok):
             return None
-        self.bisect(box, fixed, full)
-        return None
+        return self.bisect(box, fixed, full)
 
     def slope_of(self, fixed: dict, box: dict) -> Any:
         """``slope(sym)``: the enclosure of ∂e/∂sym over ``box`` at the face ``fixed`` (memoised per box; None
@@ -396,8 +395,9 @@ class _BranchAndBound:
             pass
         return cval, None
 
-    def bisect(self, box: dict, fixed: dict, full: dict) -> None:
-        """Split the relatively widest variable that can be split (both halves pushed); none: left uncertified."""
+    def bisect(self, box: dict, fixed: dict, full: dict) -> IntervalOutcome | None:
+        """Split the relatively widest variable that can be split (both halves pushed); none: left uncertified.
+        (An outcome where bisecting decides the stage: none yet.)"""
         widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
         for _, sym in widths:
             parts = _split(sym, *box[sym])
@@ -406,8 +406,9 @@ class _BranchAndBound:
                     nb = dict(box)
                     nb[sym] = (lo, hi)
                     self.stack.append((nb, fixed))
-                return
+                return None
         self.left.append(full)
+        return None
 
 
 #: seconds for each SymPy call that looks for a critical point (solveset, then simplify of a root): the curvature
