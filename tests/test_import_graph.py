@@ -36,7 +36,6 @@ BIG_MODULES: dict[str, tuple[int, str]] = {}
 #: functions over MAX_FUNCTION_LINES ("path:qualified name") with their size when listed, and why
 _STEPS = "a result's step list in the paper's order: data, one Step(...) after another"
 BIG_FUNCTIONS: dict[str, tuple[int, str]] = {
-    "derivations/checks/interval.py:certify_nonnegative": (188, "branch and bound's loop and its box state"),
     "derivations/continuity.py:derivations": (331, _STEPS),
     "derivations/gateaux.py:derivations": (165, _STEPS),
     "derivations/loss.py:derivations": (249, _STEPS),

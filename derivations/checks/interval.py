@@ -205,7 +205,7 @@ def certify_nonnegative(
     a certainly negative value refutes the claim.
 
     ``budget`` boxes at most; ``clock`` (a ``budget.Clock``) bounds the wall time too: when the claim's
-    time is spent the outcome is undecided, naming the stage.
+    time is spent the outcome is undecided, naming the stage. The loop's state is a ``_BranchAndBound``.
     """
     expr = sp.sympify(expr)
     names = free_names(expr)
@@ -220,173 +220,223 @@ def certify_nonnegative(
             lo = sp.ceiling(lo) if lo.is_finite else lo
             hi = sp.floor(hi) if hi.is_finite else hi
         box0[sym] = (lo, hi)
-    cons = [
-        c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
-        for c in domain.constraints
-    ]
-    variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()}, clock)
-    constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
-    stack: list[tuple[dict, dict]] = [(box0, {})]
-    done = 0
-    left: list[dict] = []
+    run = _BranchAndBound(expr, domain, box0, strict, clock)
+    with intervals.iv_prec(80):
+        out = run.run(budget)
+    if out is not None:
+        return out
+    if not run.left and not run.stack:
+        return IntervalOutcome("proved", run.done, covered=region(box0))
+    return IntervalOutcome(
+        "undecided",
+        run.done,
+        f"{len(run.left)} boxes not certified after {run.done} evaluations (e.g. {_fmt_box(run.left[0])})",
+    )
 
-    def ok(val: Any) -> bool:
-        return val.lo > 0 or (val.lo >= 0 and not strict)
 
-    ends: dict[tuple, intervals.Interval] = {}  # endpoint pair → interval (boxes share most endpoints)
+class _BranchAndBound:
+    """The state of one ``certify_nonnegative``: the boxes still to visit (``stack``: (box, fixed), ``fixed``
+    the variables moved to a face), the boxes left uncertified, the boxes visited (``done``), the domain's
+    constraints as ``c ≥ 0`` forms, the expression's face variants and the interval memo of endpoint pairs."""
 
-    def to_iv(lo: sp.Expr, hi: sp.Expr) -> intervals.Interval:
+    def __init__(self, expr: sp.Expr, domain: Domain, box0: dict, strict: bool, clock: Any) -> None:
+        self.strict, self.clock = strict, clock
+        self.cons = [
+            c.lhs - c.rhs if isinstance(c, (sp.GreaterThan, sp.StrictGreaterThan)) else c.rhs - c.lhs
+            for c in domain.constraints
+        ]
+        self.variants = _Variants(expr, {x_: {lo, hi, sp.Integer(0)} for x_, (lo, hi) in box0.items()}, clock)
+        self.constrained = set().union(*(free_names(c) for c in domain.constraints)) if domain.constraints else set()
+        self.stack: list[tuple[dict, dict]] = [(box0, {})]
+        self.done = 0
+        self.left: list[dict] = []
+        self.ends: dict[tuple, intervals.Interval] = {}  # endpoint pair → interval (boxes share most endpoints)
+
+    def ok(self, val: Any) -> bool:
+        return val.lo > 0 or (val.lo >= 0 and not self.strict)
+
+    def to_iv(self, lo: sp.Expr, hi: sp.Expr) -> intervals.Interval:
+        ends = self.ends
         if (lo, hi) not in ends:
             ends[lo, hi] = intervals.to_iv(lo, hi)
         return ends[lo, hi]
 
-    def enclose(e: sp.Expr, box: Mapping) -> Any:
+    def enclose(self, e: sp.Expr, box: Mapping) -> Any:
         # compiled once per expression: the box loop re-encloses the same few expressions
-        return intervals.compiled(e)({x_: to_iv(lo, hi) for x_, (lo, hi) in box.items()})
+        return intervals.compiled(e)({x_: self.to_iv(lo, hi) for x_, (lo, hi) in box.items()})
 
-    with intervals.iv_prec(80):
+    def run(self, budget: int) -> IntervalOutcome | None:
+        """Visit boxes until none is left, ``budget`` boxes, the clock's share or a decisive box (its outcome)."""
+        stack, clock = self.stack, self.clock
         while stack:
-            if done >= budget:
-                left = [b_ for b_, _ in stack]
+            if self.done >= budget:
+                self.left = [b_ for b_, _ in stack]
                 break
             # at most 60% of the claim's time: the falsifier runs after this stage
-            if clock is not None and done % 16 == 0 and clock.spent(0.6):
-                return IntervalOutcome("undecided", done, f"interval arithmetic: time budget spent after {done} boxes")
-            box, fixed = stack.pop()
-            done += 1
-            full = {**box, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
-            if any(_outside(c, full) for c in cons):
-                continue
-            e, _ = variants.get(fixed)
-            if e is None:  # the face could not be formed within the budget: not certified
-                left.append(full)
-                continue
-            if e.is_number and not e.free_symbols:
-                # a constant at a face: its sign by Arb at rising precision (exact for a rational);
-                # SymPy's is_nonnegative would decide it in floating point
-                s_ = arb_sign(e)
-                if s_ is not None and (s_ > 0 or (s_ == 0 and not strict)):
-                    continue
-                if s_ is not None:
-                    return IntervalOutcome(
-                        "refuted",
-                        done,
-                        f"value {sp.N(e, 10)} at a face of the box" if s_ else "value exactly 0 at a face of the box",
-                        counterexample={str(x_): str(v_) for x_, v_ in fixed.items()},
-                    )
-            try:
-                val = enclose(e, box)
-            except intervals.Undefined:
-                val = None  # possibly undefined somewhere in the box: never certified (smaller boxes may be)
-            except intervals.NotEnclosable as exc:
-                return IntervalOutcome("n/a", done, f"not enclosable: {exc}")
-            except (ZeroDivisionError, ValueError):
-                val = None
-            if val is not None and ok(val):
-                continue
-            # monotonicity test: move a monotone variable to the face holding the minimum
-            slopes: dict[sp.Symbol, Any] = {}  # enclosures of the partials over the box (reused below)
-
-            def slope(sym: sp.Symbol, slopes=slopes, fixed=fixed, box=box) -> Any:
-                if sym not in slopes:
-                    d_ = variants.partial(fixed, sym)
-                    try:
-                        slopes[sym] = None if d_ is None else enclose(d_, box)
-                    except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
-                        slopes[sym] = None
-                    sv = slopes[sym]
-                    if sv is not None and sv.lo < 0 < sv.hi:
-                        # the partial's sign is lost to dependency (1/(k+ε) − ε/(kε+1)): its form over one
-                        # denominator ((1 − ε²)/((k+ε)(kε+1))) encloses the same function, often with one sign
-                        d2 = variants.partial_cancelled(fixed, sym)
-                        if d2 is not None:
-                            try:
-                                c2 = enclose(d2, box)
-                                slopes[sym] = intervals.Interval(max(sv.lo, c2.lo), min(sv.hi, c2.hi))
-                            except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
-                                pass
-                return slopes[sym]
-
-            moved = False
-            for sym, (lo, hi) in box.items():
-                # the minimum over the box sits on a face, but under a constraint on this variable
-                # that face may lie outside the domain: the test would then discard good points
-                if lo == hi or sym in constrained:
-                    continue
-                dv = slope(sym)
-                if dv is None:
-                    continue
-                if dv.lo >= 0 and lo.is_finite:
-                    face = lo
-                elif dv.hi <= 0 and hi.is_finite:
-                    face = hi
-                else:
-                    continue
-                nb = {x_: r_ for x_, r_ in box.items() if x_ != sym}
-                stack.append((nb, {**fixed, sym: face}))
-                moved = True
-                break
-            if not moved and val is not None and bool(val.lo.is_finite()) and bool(val.hi.is_finite()):
-                # (a finite enclosure over the closed box: the expression is continuous there, no pole)
-                moved = _curvature_move(e, box, fixed, variants, constrained, slope, enclose, stack)
-            if moved:
-                continue
-            # a certainly negative centre refutes
-            centre = {x_: _centre(x_, lo, hi) for x_, (lo, hi) in box.items()}
-            cval = None
-            try:
-                cval = enclose(e, {x_: (v_, v_) for x_, v_ in centre.items()})
-                if not any(
-                    _outside(
-                        c, {**{x_: (v_, v_) for x_, v_ in centre.items()}, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
-                    )
-                    for c in cons
-                ):
-                    if cval.hi < 0 or (strict and cval.hi <= 0):
-                        pt = {
-                            **{str(x_): str(v_) for x_, v_ in fixed.items()},
-                            **{str(x_): str(v_) for x_, v_ in centre.items()},
-                        }
-                        return IntervalOutcome(
-                            "refuted", done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre", counterexample=pt
-                        )
-            except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
-                pass
-            # mean-value form: f(x) = f(c) + Σ_i ∂_i f(ξ) (x_i − c_i) for some ξ on the segment [c, x]
-            # (the box is convex), so f(box) ⊆ f(c) + Σ_i ∂_i f(box)·(box_i − c_i). Valid wherever f is
-            # C¹ on the box, which finite enclosures of its partials certify (|x|, max, min have
-            # partials sign/Heaviside, which are not enclosable, so they never take this route). Its
-            # width shrinks like the square of the box's, where the plain enclosure's shrinks like it:
-            # a claim with a small margin is settled on far fewer boxes than bisection alone needs.
-            if val is not None and cval is not None and _mean_value_ok(cval, box, centre, slope, to_iv, ok):
-                continue
-            widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
-            tail = _endless_tail(box, widths[0][1]) if widths else None
-            if tail is not None:
-                # an unbounded range is always split first and its unbounded part popped next: past
-                # |end| = 2^64 the boxes left are an endless chain of tails, so the stage cannot prove the
-                # claim (a claim tight as x → ∞, log(a + 1/k) − log a ≥ 0, spent all 1500 boxes there)
+            if clock is not None and self.done % 16 == 0 and clock.spent(0.6):
                 return IntervalOutcome(
-                    "undecided",
-                    done,
-                    f"the unbounded range {tail} is not certified (the claim may be tight as it grows): "
-                    f"bisecting it cannot end (after {done} evaluations)",
+                    "undecided", self.done, f"interval arithmetic: time budget spent after {self.done} boxes"
                 )
-            for _, sym in widths:
-                parts = _split(sym, *box[sym])
-                if parts:
-                    for lo, hi in parts:
-                        nb = dict(box)
-                        nb[sym] = (lo, hi)
-                        stack.append((nb, fixed))
-                    break
+            box, fixed = stack.pop()
+            self.done += 1
+            out = self.visit(box, fixed)
+            if out is not None:
+                return out
+        return None
+
+    def visit(self, box: dict, fixed: dict) -> IntervalOutcome | None:
+        """One box: certified, moved to a face (monotonicity, curvature), refuted at its centre, certified by
+        the mean-value form, or bisected (left uncertified where no variable can be split); an outcome only
+        where the box decides the claim (refuted, or not enclosable)."""
+        full = {**box, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+        if any(_outside(c, full) for c in self.cons):
+            return None
+        e, _ = self.variants.get(fixed)
+        if e is None:  # the face could not be formed within the budget: not certified
+            self.left.append(full)
+            return None
+        if e.is_number and not e.free_symbols:
+            # a constant at a face: its sign by Arb at rising precision (exact for a rational);
+            # SymPy's is_nonnegative would decide it in floating point
+            s_ = arb_sign(e)
+            if s_ is not None and (s_ > 0 or (s_ == 0 and not self.strict)):
+                return None
+            if s_ is not None:
+                return IntervalOutcome(
+                    "refuted",
+                    self.done,
+                    f"value {sp.N(e, 10)} at a face of the box" if s_ else "value exactly 0 at a face of the box",
+                    counterexample={str(x_): str(v_) for x_, v_ in fixed.items()},
+                )
+        try:
+            val = self.enclose(e, box)
+        except intervals.Undefined:
+            val = None  # possibly undefined somewhere in the box: never certified (smaller boxes may be)
+        except intervals.NotEnclosable as exc:
+            return IntervalOutcome("n/a", self.done, f"not enclosable: {exc}")
+        except (ZeroDivisionError, ValueError):
+            val = None
+        if val is not None and self.ok(val):
+            return None
+        slope = self.slope_of(fixed, box)
+        moved = self.monotone_move(box, fixed, slope)
+        if not moved and val is not None and bool(val.lo.is_finite()) and bool(val.hi.is_finite()):
+            # (a finite enclosure over the closed box: the expression is continuous there, no pole)
+            moved = _curvature_move(e, box, fixed, self.variants, self.constrained, slope, self.enclose, self.stack)
+        if moved:
+            return None
+        centre = {x_: _centre(x_, lo, hi) for x_, (lo, hi) in box.items()}
+        cval, out = self.centre_value(e, centre, fixed)
+        if out is not None:
+            return out
+        # mean-value form: f(x) = f(c) + Σ_i ∂_i f(ξ) (x_i − c_i) for some ξ on the segment [c, x]
+        # (the box is convex), so f(box) ⊆ f(c) + Σ_i ∂_i f(box)·(box_i − c_i). Valid wherever f is
+        # C¹ on the box, which finite enclosures of its partials certify (|x|, max, min have
+        # partials sign/Heaviside, which are not enclosable, so they never take this route). Its
+        # width shrinks like the square of the box's, where the plain enclosure's shrinks like it:
+        # a claim with a small margin is settled on far fewer boxes than bisection alone needs.
+        if val is not None and cval is not None and _mean_value_ok(cval, box, centre, slope, self.to_iv, self.ok):
+            return None
+        return self.bisect(box, fixed, full)
+
+    def slope_of(self, fixed: dict, box: dict) -> Any:
+        """``slope(sym)``: the enclosure of ∂e/∂sym over ``box`` at the face ``fixed`` (memoised per box; None
+        where it cannot be formed or enclosed), tightened by its form over one denominator where needed."""
+        slopes: dict[sp.Symbol, Any] = {}  # enclosures of the partials over the box (reused below)
+        variants, enclose = self.variants, self.enclose
+
+        def slope(sym: sp.Symbol) -> Any:
+            if sym not in slopes:
+                d_ = variants.partial(fixed, sym)
+                try:
+                    slopes[sym] = None if d_ is None else enclose(d_, box)
+                except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                    slopes[sym] = None
+                sv = slopes[sym]
+                if sv is not None and sv.lo < 0 < sv.hi:
+                    # the partial's sign is lost to dependency (1/(k+ε) − ε/(kε+1)): its form over one
+                    # denominator ((1 − ε²)/((k+ε)(kε+1))) encloses the same function, often with one sign
+                    d2 = variants.partial_cancelled(fixed, sym)
+                    if d2 is not None:
+                        try:
+                            c2 = enclose(d2, box)
+                            slopes[sym] = intervals.Interval(max(sv.lo, c2.lo), min(sv.hi, c2.hi))
+                        except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+                            pass
+            return slopes[sym]
+
+        return slope
+
+    def monotone_move(self, box: dict, fixed: dict, slope: Any) -> bool:
+        """The monotonicity test: move the first monotone variable to the face holding the minimum (pushed)."""
+        for sym, (lo, hi) in box.items():
+            # the minimum over the box sits on a face, but under a constraint on this variable
+            # that face may lie outside the domain: the test would then discard good points
+            if lo == hi or sym in self.constrained:
+                continue
+            dv = slope(sym)
+            if dv is None:
+                continue
+            if dv.lo >= 0 and lo.is_finite:
+                face = lo
+            elif dv.hi <= 0 and hi.is_finite:
+                face = hi
             else:
-                left.append(full)
-    if not left and not stack:
-        return IntervalOutcome("proved", done, covered=region(box0))
-    return IntervalOutcome(
-        "undecided", done, f"{len(left)} boxes not certified after {done} evaluations (e.g. {_fmt_box(left[0])})"
-    )
+                continue
+            nb = {x_: r_ for x_, r_ in box.items() if x_ != sym}
+            self.stack.append((nb, {**fixed, sym: face}))
+            return True
+        return False
+
+    def centre_value(self, e: sp.Expr, centre: dict, fixed: dict) -> tuple[Any, IntervalOutcome | None]:
+        """The enclosure of ``e`` at the box's centre (None where it cannot be formed) and, where the centre
+        lies in the domain and the value is certainly negative (≤ 0 for a strict claim), the refutation."""
+        cval = None
+        try:
+            cval = self.enclose(e, {x_: (v_, v_) for x_, v_ in centre.items()})
+            if not any(
+                _outside(
+                    c, {**{x_: (v_, v_) for x_, v_ in centre.items()}, **{x_: (v_, v_) for x_, v_ in fixed.items()}}
+                )
+                for c in self.cons
+            ):
+                if cval.hi < 0 or (self.strict and cval.hi <= 0):
+                    pt = {
+                        **{str(x_): str(v_) for x_, v_ in fixed.items()},
+                        **{str(x_): str(v_) for x_, v_ in centre.items()},
+                    }
+                    return cval, IntervalOutcome(
+                        "refuted", self.done, f"value ≤ {mpmath.nstr(cval.b, 6)} at a box centre", counterexample=pt
+                    )
+        except (intervals.NotEnclosable, ZeroDivisionError, ValueError):
+            pass
+        return cval, None
+
+    def bisect(self, box: dict, fixed: dict, full: dict) -> IntervalOutcome | None:
+        """Split the relatively widest variable that can be split (both halves pushed); none: left uncertified.
+        (An outcome where bisecting cannot end: an unbounded range split past ``_TAIL_END``.)"""
+        widths = sorted(((_rel_width(lo, hi), x_) for x_, (lo, hi) in box.items()), key=lambda w_: -w_[0])
+        tail = _endless_tail(box, widths[0][1]) if widths else None
+        if tail is not None:
+            # an unbounded range is always split first and its unbounded part popped next: past
+            # |end| = 2^64 the boxes left are an endless chain of tails, so the stage cannot prove the
+            # claim (a claim tight as x → ∞, log(a + 1/k) − log a ≥ 0, spent all 1500 boxes there)
+            return IntervalOutcome(
+                "undecided",
+                self.done,
+                f"the unbounded range {tail} is not certified (the claim may be tight as it grows): "
+                f"bisecting it cannot end (after {self.done} evaluations)",
+            )
+        for _, sym in widths:
+            parts = _split(sym, *box[sym])
+            if parts:
+                for lo, hi in parts:
+                    nb = dict(box)
+                    nb[sym] = (lo, hi)
+                    self.stack.append((nb, fixed))
+                return None
+        self.left.append(full)
+        return None
 
 
 #: seconds for each SymPy call that looks for a critical point (solveset, then simplify of a root): the curvature
