@@ -194,3 +194,20 @@ def test_a_part_another_worker_is_checking_is_waited_for_not_repeated(monkeypatc
     lib.store[k_ + conjunction._PENDING] = conjunction.undecided(part, method="-pending@0.000")
     res = conjunction.checked(part, FAST, lambda: computed.append(1) or theirs)
     assert res.verdict is Verdict.PROVED and computed == [1]
+
+
+def test_a_nested_conjunction_never_waits_for_its_own_mark(monkeypatch):
+    """The part the route checks is the claim its own route then checks (one key): this process's mark is not
+    another worker's, so nothing waits (it once waited the whole bound at each level)."""
+    import time
+
+    from infonce_bounds.derivations.checks import library
+
+    lib = _RunMemo(library.current())
+    monkeypatch.setattr(library, "current", lambda: lib)
+    monkeypatch.setattr(conjunction, "_WAIT_SECONDS", 30.0)
+    inner = claim(sp.Max(x, y), 1, UNIT, [le("x ≤ 1", x, 1, UNIT), le("y ≤ 1", y, 1, UNIT)])
+    outer = claim(sp.Max(x, y) / 2, R(1, 2), UNIT, [inner], multipliers=[R(1, 2)])
+    t0 = time.monotonic()
+    assert check_step(outer, **FAST).verdict is Verdict.PROVED
+    assert time.monotonic() - t0 < 25

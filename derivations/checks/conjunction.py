@@ -294,16 +294,28 @@ def checked(step: Step, opts: Mapping[str, Any], compute: Callable[[], StepResul
     res = memo.get(k_)
     if res is None:
         lib = library.current()
-        res = lib.memo_load(k_) or _awaited(lib, k_, opts.get("clock"))
+        mine = _computing()
+        # a key this process is computing (a part that is the claim of the route checking it) is never waited for
+        res = lib.memo_load(k_) or (None if k_ in mine else _awaited(lib, k_, opts.get("clock")))
         if res is None:
             # claimed for this run: another worker reaching the same part waits for it instead of repeating it
             lib.memo_store(k_ + _PENDING, undecided(step, method=f"{_PENDING}@{time.time():.3f}"))
-            res = compute()
+            mine.add(k_)
+            try:
+                res = compute()
+            finally:
+                mine.discard(k_)
             lib.memo_store(k_, res)
         if len(memo) >= _MEMO_CAP:
             memo.clear()
         memo[k_] = res
     return dataclasses.replace(copy.deepcopy(res), step=step.name)
+
+
+@functools.lru_cache(maxsize=1)
+def _computing() -> set[str]:
+    """The keys this process is computing now (behind a function: run state, not a module global)."""
+    return set()
 
 
 #: the suffix of the run memo's marker "another worker is checking this key", and how long one is waited for
