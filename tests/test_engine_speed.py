@@ -146,3 +146,16 @@ def test_expectation_zero_test_is_memoised_per_expression():
         assert expectation._zero(ident) is True
         assert expectation._zero(wrong) is False
     assert expectation._ZERO_MEMO[wrong] is False
+
+
+def test_bisection_ends_are_sympy_max_and_min():
+    """``_larger``/``_smaller`` (the bisection's mid-points and box centres) give exactly ``sp.Max``/``sp.Min`` of
+    exact numbers, ±∞ included; planted wrong: the smaller one is never returned as the larger."""
+    import itertools
+
+    from infonce_bounds.derivations.checks.interval import _larger, _smaller
+
+    vals = [sp.Integer(0), sp.Integer(3), sp.Rational(1, 3), sp.Rational(-5, 2), sp.oo, -sp.oo, sp.Rational(7, 2)]
+    for a, b in itertools.product(vals, vals):
+        assert _larger(a, b) == sp.Max(a, b) and _smaller(a, b) == sp.Min(a, b)
+    assert _larger(sp.Integer(1), sp.Integer(2)) != 1
