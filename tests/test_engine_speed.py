@@ -133,3 +133,29 @@ def test_shared_subexpressions_do_not_confuse_distinct_ones():
     got = intervals.compiled(e)(box)
     assert got.lo < 0
     assert (got.a, got.b) == (intervals._eval(e, box).a, intervals._eval(e, box).b)
+
+
+def test_expectation_zero_test_is_memoised_per_expression():
+    """``expectation._zero`` answers once per expression: a true identity stays proved, a planted nonzero
+    remainder (one log short) stays not 0 however often it is asked, and neither answer leaks to the other."""
+    from infonce_bounds.derivations.checks import expectation
+
+    a, b = sp.symbols("a b", positive=True)
+    ident, wrong = sp.log(a * b) - sp.log(a) - sp.log(b), sp.log(a * b) - sp.log(a)
+    for _ in range(3):
+        assert expectation._zero(ident) is True
+        assert expectation._zero(wrong) is False
+    assert expectation._ZERO_MEMO[wrong] is False
+
+
+def test_bisection_ends_are_sympy_max_and_min():
+    """``_larger``/``_smaller`` (the bisection's mid-points and box centres) give exactly ``sp.Max``/``sp.Min`` of
+    exact numbers, ±∞ included; planted wrong: the smaller one is never returned as the larger."""
+    import itertools
+
+    from infonce_bounds.derivations.checks.interval import _larger, _smaller
+
+    vals = [sp.Integer(0), sp.Integer(3), sp.Rational(1, 3), sp.Rational(-5, 2), sp.oo, -sp.oo, sp.Rational(7, 2)]
+    for a, b in itertools.product(vals, vals):
+        assert _larger(a, b) == sp.Max(a, b) and _smaller(a, b) == sp.Min(a, b)
+    assert _larger(sp.Integer(1), sp.Integer(2)) != 1

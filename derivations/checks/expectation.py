@@ -220,11 +220,25 @@ class Reducer:
         return expr.func(*[self.reduce(a) for a in expr.args]) if expr.args else expr
 
 
+#: ``_zero``'s answers by expression: a rule asks about the same remainder up to three times, and a remainder that
+#: is not 0 runs every simplifier each time (the costliest answer); the answer is a function of the expression
+_ZERO_MEMO: dict[sp.Expr, bool] = {}
+
+
 def _zero(e: sp.Expr) -> bool:
     """True when SymPy reduces e to 0 (a symbolic identity; never a numeric test)."""
     e = sp.sympify(e)
     if e == 0:
         return True
+    if e not in _ZERO_MEMO:
+        if len(_ZERO_MEMO) > 2000:  # a bound on memory across a long run
+            _ZERO_MEMO.clear()
+        _ZERO_MEMO[e] = _reduces_to_zero(e)
+    return _ZERO_MEMO[e]
+
+
+def _reduces_to_zero(e: sp.Expr) -> bool:
+    """``_zero`` of a nonzero-looking ``e``: expand, simplify, logs expanded then simplified, logs combined."""
     # an expectation of a positive variable is positive: a positive symbol lets log(b·E[h]) expand (SymPy's
     # assumptions, not a numeric test)
     e = e.xreplace({ex: sp.Dummy("Epos", positive=True) for ex in e.atoms(Expect) if ex.args[0].is_positive})

@@ -36,6 +36,18 @@ def _rat(x: float) -> sp.Rational:
     return sp.Rational(repr(float(x)))
 
 
+def _larger(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """max(a, b) of two exact SymPy numbers (±∞ allowed), by SymPy's exact comparison: what ``sp.Max`` gives for
+    numbers, without its argument analysis (sp.Max and sp.Min in _split and _centre were 8 % of the interval
+    stage in a profile of eight derivations)."""
+    return a if a >= b else b
+
+
+def _smaller(a: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """min(a, b) of two exact SymPy numbers (±∞ allowed), as ``_larger``."""
+    return a if a <= b else b
+
+
 def _split(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[tuple[sp.Expr, sp.Expr]] | None:
     """Two exact-rational halves of [lo, hi] (geometric on wide positive ranges, integers kept).
 
@@ -45,16 +57,16 @@ def _split(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> list[tuple[sp.Expr, sp.E
     if lo < 0 < hi and not sym.is_integer:
         return [(lo, sp.Integer(0)), (sp.Integer(0), hi)]
     if hi == sp.oo:
-        mid = sp.Max(2 * lo, lo + 1) if lo >= 0 else sp.Integer(0)
+        mid = _larger(2 * lo, lo + 1) if lo >= 0 else sp.Integer(0)
     elif lo == -sp.oo:
-        mid = sp.Min(2 * hi, hi - 1) if hi <= 0 else sp.Integer(0)
+        mid = _smaller(2 * hi, hi - 1) if hi <= 0 else sp.Integer(0)
     elif lo > 0 and hi / lo > 4:
         mid = _rat(math.sqrt(float(lo) * float(hi)))
     else:
         mid = (lo + hi) / 2
     if sym.is_integer:
         mid = sp.floor(mid)
-        mid = sp.Min(sp.Max(mid, lo), hi - 1)
+        mid = _smaller(_larger(mid, lo), hi - 1)
         if hi - lo < 1:
             return None
         return [(lo, mid), (mid + 1, hi)]
@@ -500,9 +512,9 @@ def _outside(c: sp.Expr, box: Mapping) -> bool:
 
 def _centre(sym: sp.Symbol, lo: sp.Expr, hi: sp.Expr) -> sp.Expr:
     if hi == sp.oo:
-        c_ = sp.Max(2 * lo, lo + 1)
+        c_ = _larger(2 * lo, lo + 1)
     elif lo == -sp.oo:
-        c_ = sp.Min(2 * hi, hi - 1)
+        c_ = _smaller(2 * hi, hi - 1)
     elif lo > 0 and hi / lo > 4:
         c_ = _rat(math.sqrt(float(lo) * float(hi)))
     else:
