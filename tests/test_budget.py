@@ -199,3 +199,28 @@ def test_every_sympy_call_of_the_interval_stage_is_budgeted():
     res = check_step(st, trials=2000, budget=CHECK)
     assert res.verdict in (Verdict.PROVED, Verdict.VERIFIED, Verdict.UNDECIDED)
     assert time.monotonic() - t0 < CHECK.claim_seconds + 5
+
+
+def test_a_deadline_counts_cpu_time_not_the_machines_load():
+    """With ``cpu`` (verify's route caps), a call that waits (here: sleeps, as a process does while others hold
+    the cores) is not stopped at its deadline of CPU seconds, only at ``WALL_FACTOR`` times it of wall time; one that computes is stopped at it."""
+    from infonce_bounds.derivations.checks import budget
+
+    def waits():
+        time.sleep(0.6)
+        return "done"
+
+    def computes():
+        t0 = time.process_time()
+        while time.process_time() - t0 < 3:
+            pass
+        return "the deadline was lost"
+
+    assert run_symbolic(waits, deadline=0.3, cpu=True) == "done"  # 0.6 s of waiting < 3 × 0.3 s of wall time
+    assert isinstance(run_symbolic(waits, deadline=0.3), Spent)  # a wall deadline (check's) stops it
+    t0 = time.process_time()
+    out = run_symbolic(computes, deadline=0.3, stage="busy", cpu=True)
+    assert isinstance(out, Spent) and out.stage == "busy"
+    assert time.process_time() - t0 < 2  # stopped near 0.3 CPU s, long before the loop's 3
+    assert isinstance(run_symbolic(lambda: time.sleep(3), deadline=0.2, cpu=True), Spent)  # waiting past 3 × 0.2 s
+    assert budget.WALL_FACTOR >= 1

@@ -5,14 +5,16 @@
 * ``claim_seconds``: wall seconds for one claim's whole check (10 for ``infonce-bounds check``; none for
   ``verify``, whose verdicts must not depend on the load); the symbolic stages get at most half of what is
   left, so a slow stage falls through to the next one, and the falsifier runs under what remains;
-* ``symbolic_seconds``: deadline of one symbolic call (``simplify``, a sign query): default 4 s;
+* ``symbolic_seconds``: deadline of one symbolic call (``simplify``, a sign query): default 4 s; where the claim
+  has no wall budget (``verify``) a proof route's cap counts CPU seconds (``cpu=True``), so that its verdict
+  does not depend on the machine's load;
 * ``memory_mb``: how much more address space one symbolic call may take (default 512 MB; the process's
   peak stays below 1 GB on a claim file);
 * ``trials``: falsifier evaluations per claim; ``boxes``: interval boxes per claim (``None``: the checker
   defaults, ``checks.DEFAULTS``).
 
-``run_symbolic(fn, *args, deadline=, memory=, stage=)`` runs ``fn(*args)`` under a wall deadline (a
-``SIGALRM`` timer raising a private exception) and a memory cap (the soft ``RLIMIT_AS`` lowered to the
+``run_symbolic(fn, *args, deadline=, memory=, stage=)`` runs ``fn(*args)`` under a wall (or, with ``cpu``, a CPU-time)
+deadline (a ``SIGALRM`` timer raising a private exception; see ``_deadline``) and a memory cap (the soft ``RLIMIT_AS`` lowered to the
 current address space plus the cap for the duration of the call, restored after; ``MemoryError`` is
 caught). Both only in the main thread (elsewhere the call runs unbounded: a signal cannot reach another
 thread, and an address-space cap would hit the other threads too). Give ``memory=None`` around code that
@@ -222,20 +224,41 @@ def _in_swallowing_frame(frame: Any) -> bool:
     return False
 
 
+#: a CPU deadline (``cpu=True``: a claim with no wall budget, as under ``verify``) counts this process's CPU
+#: seconds (``time.process_time``), so a verdict does not depend on how many other processes share the cores; a
+#: call that waits without computing is still stopped after this many times its seconds of wall time
+WALL_FACTOR = 3.0
+
+
+def _remaining(until: tuple[float, float]) -> float:
+    """Wall seconds to wait before the deadline ``until = (CPU, wall)`` can have passed: CPU time advances at
+    most as fast as wall time in one thread, so neither end can be reached sooner."""
+    return max(min(until[0] - time.process_time(), until[1] - time.monotonic()), 1e-3)
+
+
 @contextlib.contextmanager
-def _deadline(seconds: float | None) -> Iterator[bool]:
-    """Arm ``SIGALRM`` for ``seconds`` (main thread only; yields whether it is armed). A nested deadline
-    keeps the earlier of the two and re-arms the outer one's remainder on exit."""
+def _deadline(seconds: float | None, cpu: bool = False) -> Iterator[bool]:
+    """Arm a deadline of ``seconds`` of wall time, or with ``cpu`` of this process's CPU time (and at most
+    ``WALL_FACTOR·seconds`` of wall time), in the main thread only; yields whether it is armed. ``SIGALRM``
+    rings when the deadline could first have passed; the handler re-arms while neither end has. A nested
+    deadline keeps the earlier of each end and re-arms the outer one's remainder on exit."""
     if seconds is None or threading.current_thread() is not threading.main_thread():
         yield False
         return
-    now = time.monotonic()
+    if cpu:
+        mine = (time.process_time() + seconds, time.monotonic() + WALL_FACTOR * seconds)
+    else:
+        mine = (float("inf"), time.monotonic() + seconds)
     outer = getattr(_state, "until", None)
-    until = now + seconds if outer is None else min(outer, now + seconds)
+    until = mine if outer is None else (min(outer[0], mine[0]), min(outer[1], mine[1]))
     token = object()
 
     def fire(signum: int, frame: Any) -> None:
         if getattr(_state, "token", None) is None:
+            return
+        now = _state.until
+        if now is not None and time.process_time() < now[0] and time.monotonic() < now[1]:
+            signal.setitimer(signal.ITIMER_REAL, _remaining(now))  # waited, not computed: not yet
             return
         if _COLLECTING[0] or _in_swallowing_frame(frame):
             # raised there, the exception would be lost (and reported as unraisable): try again shortly
@@ -248,7 +271,7 @@ def _deadline(seconds: float | None) -> Iterator[bool]:
     old_handler = signal.signal(signal.SIGALRM, fire)
     old_token = getattr(_state, "token", None)
     _state.until, _state.token = until, token
-    signal.setitimer(signal.ITIMER_REAL, max(until - now, 1e-3))
+    signal.setitimer(signal.ITIMER_REAL, _remaining(until))
     try:
         yield True
     finally:
@@ -256,7 +279,7 @@ def _deadline(seconds: float | None) -> Iterator[bool]:
         _state.until, _state.token = outer, old_token
         signal.signal(signal.SIGALRM, old_handler)
         if outer is not None:
-            signal.setitimer(signal.ITIMER_REAL, max(outer - time.monotonic(), 1e-3))
+            signal.setitimer(signal.ITIMER_REAL, _remaining(outer))
 
 
 def run_symbolic(
@@ -265,16 +288,17 @@ def run_symbolic(
     deadline: float | None = CHECK.symbolic_seconds,
     memory: float | None = CHECK.memory_mb,
     stage: str = "symbolic",
+    cpu: bool = False,
     **kwargs: Any,
 ) -> Any:
-    """``fn(*args, **kwargs)`` under a wall ``deadline`` (s) and a ``memory`` cap (MB), or ``Spent``.
+    """``fn(*args, **kwargs)`` under a ``deadline`` (wall s; with ``cpu``, CPU s: see ``_deadline``) and a ``memory`` cap (MB), or ``Spent``.
 
     ``Spent`` is falsy and names ``stage``; the caller treats it as undecided. Any other exception of
     ``fn`` propagates unchanged."""
     if deadline is not None and deadline <= 0:
         return Spent(stage, "time", "0 s left")
     try:
-        with _numeric_contexts(), _deadline(deadline), _memory_cap(memory):
+        with _numeric_contexts(), _deadline(deadline, cpu), _memory_cap(memory):
             return fn(*args, **kwargs)
     except _Deadline:
         return Spent(stage, "time", f"{deadline:g} s")

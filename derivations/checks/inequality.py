@@ -213,10 +213,13 @@ class _InequalityCheck:
         opts, clock, evidence = self.opts, self.clock, self.evidence
 
         def run_route(stage: str, fn: Any, *a: Any) -> Any:
-            # each route under its own cap (opts["route_seconds"], default 4 s) within the claim's budget
+            # each route under its own cap (opts["route_seconds"], default 4 s) within the claim's budget; with no
+            # wall budget (verify) the cap counts CPU seconds, so the verdict does not depend on the machine's load
             cap = float(opts.get("route_seconds", 4.0))
             left = clock.deadline(0.7)
-            out = run_symbolic(fn, *a, deadline=cap if left is None else min(cap, left), memory=self.mem, stage=stage)
+            out = run_symbolic(
+                fn, *a, deadline=cap if left is None else min(cap, left), memory=self.mem, stage=stage, cpu=left is None
+            )
             if isinstance(out, Spent):
                 evidence.append(str(out))
                 return None
