@@ -49,7 +49,6 @@ from .bias_laws import (
     _law_check,
 )
 from .bias_routes import leave_one_out_route, sum_simplifier
-from .checks.custom import falsifier_only
 from .checks.laws import (
     fmin,
 )
@@ -100,11 +99,16 @@ def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
             kind="inequality",
             relation=">=",
             domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
-            check=falsifier_only(
-                "equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1): the touching-curve route "
-                "finds both, but no certificate holds near the corner a → 1, x → 0 where they meet (gap ≈ x(x − ε)²/3, "
-                "ε = −log a: the face's first-order and the curve's second-order Taylor signs both fail between them), "
-                "and g(a)'s 0/0 form cancels in Arb there"
+            route=(
+                "attack only",
+                {
+                    "reason": (
+                        "equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1): the touching-curve route "
+                        "finds both, but no certificate holds near the corner a → 1, x → 0 where they meet (gap ≈ x(x − ε)²/3, "
+                        "ε = −log a: the face's first-order and the curve's second-order Taylor signs both fail between them), "
+                        "and g(a)'s 0/0 form cancels in Arb there"
+                    )
+                },
             ),
             note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)",
         ),

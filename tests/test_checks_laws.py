@@ -7,6 +7,7 @@ import math
 from dataclasses import replace
 
 import mpmath
+import pytest
 import sympy as sp
 
 from infonce_bounds.derivations import bias, bias_laws, prior, rademacher
@@ -150,6 +151,35 @@ def test_falsifier_only_refutes_and_records_attacked():
     res = check_step(good, **OPTS)
     assert res.verdict is Verdict.VERIFIED and [float(v_) for v_ in res.attacked["x"]] == [0.0, 2.0]
     assert _gen.falsifier_only is falsifier_only  # one implementation, re-exported
+
+
+def test_attack_only_is_a_hint_of_data_that_never_proves():
+    """The catalogue's tight claims name the hinted route ``attack only`` (a reason, data) rather than a closure:
+    the same verdicts as ``falsifier_only``; a hint without its reason is an error naming it."""
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.ledger import DerivationError
+
+    dom = Domain({x: (0, 2)})
+    hint = ("attack only", {"reason": "t"})
+    bad = Step("planted: x² ≤ x", x**2, x, kind="inequality", relation="<=", domain=dom, route=hint)
+    assert check_step(bad, **OPTS).verdict is Verdict.REFUTED
+    good = Step("x² ≤ 2x", x**2, 2 * x, kind="inequality", relation="<=", domain=dom, route=hint)
+    assert check_step(good, **OPTS).verdict is Verdict.VERIFIED  # never proved, though true
+    with pytest.raises(DerivationError, match="needs 'reason'"):
+        check_step(
+            Step(
+                "no reason",
+                x**2,
+                2 * x,
+                kind="inequality",
+                relation="<=",
+                domain=dom,
+                route=("attack only", {"reason": ""}),
+            ),
+            **OPTS,
+        )
+    tight = [s for d in catalogue.all_derivations() for s in d.steps if s.route and s.route[0] == "attack only"]
+    assert len(tight) == 2 and all(s.check is None for s in tight)
 
 
 def test_all_of_covers_the_intersection_and_refutes_a_false_part():

@@ -275,6 +275,18 @@ def _quadrature() -> Cases:
     )
 
 
+def _attack_only() -> Cases:
+    """Never a proof: a true claim is only verified, a planted false one is refuted through the gate."""
+    hint = ("attack only", {"reason": "planted: the sides meet along the line y = x"})
+    return Cases(
+        true=[claim((x - y) ** 2, ">=", 0, {x: (0, 1), y: (0, 1)}, hint)],
+        false=[
+            claim((x - y) ** 2, ">=", R(1, 100), {x: (0, 1), y: (0, 1)}, hint),  # fails along y = x
+            claim(x * y, "<=", R(99, 100), {x: (0, 1), y: (0, 1)}, hint),  # fails at the corner (1, 1)
+        ],
+    )
+
+
 def _integral_bound() -> Cases:
     tp = sp.Symbol("tp_rc", positive=True)
     lin = sp.Integral(tp, (tp, 0, xp))
@@ -470,6 +482,9 @@ def _configuration() -> Cases:
     )
 
 
+#: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
+NEVER_PROVES = frozenset({"attack only"})
+
 #: route name → its contract cases (a builder, called at collection); a new route needs an entry here
 CASES: dict[str, Callable[[], Cases]] = {
     "sums": _sums,
@@ -481,6 +496,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "certificate": _certificate,
     "power series": _power_series,
     "quadrature": _quadrature,
+    "attack only": _attack_only,
     "integral bound": _integral_bound,
     "rademacher affine": _rademacher_affine,
     "classical theorem": _classical_theorem,
@@ -587,8 +603,12 @@ def contract_violations(registry: str, name: str, case: Case, true: bool) -> tup
         bad.append(f"proved, but its cover {covered} does not contain the stated domain {step.domain.ranges}")
     if not true and proved:
         bad.append("a planted false claim was proved")
-    if true and not proved:
+    if true and not proved and name not in NEVER_PROVES:
         bad.append(f"a true claim was not proved: {str(out)[:300]}")
+    if name in NEVER_PROVES and (proved or (true and getattr(out, "verdict", None) is not Verdict.VERIFIED)):
+        bad.append(
+            f"a route that never proves gave {getattr(out, 'verdict', out)} on a {'true' if true else 'false'} claim"
+        )
     if true and refuted:
         bad.append("a true claim was refuted")
     return bad, wall

@@ -1,7 +1,8 @@
 """Building blocks of the result modules' own checkers, each recording what it covered and attacked.
 
-* ``falsifier_only``: a claim tight on a whole curve or on the domain's boundary (interval arithmetic
-  cannot settle it): the box falsifier alone, verified numerically on the ranges it attacked;
+* ``prove_attack_only`` (hinted route ``attack only``) and ``falsifier_only`` (its closure, for tests): a claim
+  tight on a whole curve or on the domain's boundary (interval arithmetic cannot settle it): the box falsifier
+  alone, verified numerically on the ranges it attacked;
 * ``all_of``: a claim that is the conjunction of checked parts that are code (the catalogue's conjunctions
   are the ``conjunction`` route, ``checks/conjunction.py``, parts as data);
 * ``proof_cover``: the region a proof covers, from an interval outcome (the certified box) or from SymPy's
@@ -22,7 +23,7 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Step, StepResult
+from ..ledger import DerivationError, Step, StepResult
 from .falsifier import falsify
 from .interval import IntervalOutcome
 from .sampling import _sides, symbolic_cover
@@ -46,12 +47,24 @@ def proof_cover(
 
 
 def falsifier_only(reason: str) -> Callable[[Step, dict], StepResult]:
-    """A checker for a claim tight on a whole curve (interval arithmetic cannot settle it): falsifier only."""
+    """A checker for a claim tight on a whole curve (interval arithmetic cannot settle it): falsifier only.
+    The catalogue names the hinted route ``attack only`` instead (``Step.route = ("attack only", {"reason":
+    …})``, data); this closure is for a test that passes checkers as code."""
 
     def check(step: Step, opts: dict) -> StepResult:
-        return proof_result(step, falsify(step, opts), False, f"interval not attempted: {reason}")
+        return prove_attack_only(step, {"reason": reason}, opts)
 
     return check
+
+
+def prove_attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
+    """Route ``attack only``: never a proof. The box falsifier alone, for a claim no route settles and whose
+    stages would only spend their budgets (its two sides meet along a curve, on a face or on a whole region,
+    as ``params["reason"]`` says): verified numerically on the ranges attacked, or refuted through the gate."""
+    reason = params.get("reason")
+    if not isinstance(reason, str) or not reason.strip():
+        raise DerivationError(f"step {step.name!r}: route 'attack only' needs 'reason', a non-empty string")
+    return proof_result(step, falsify(step, dict(opts)), False, f"interval not attempted: {reason}")
 
 
 def all_of(

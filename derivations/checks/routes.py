@@ -53,7 +53,9 @@ the parameter.
 * ``conjunction`` (``checks/conjunction.py``): ``small ≤ big`` from parts (claims as data, each checked by the
   engine, keyed by content so a part is proved once per run) and the implication parts ⟹ claim, itself checked;
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
-  where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved.
+  where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved;
+* ``attack only`` (``checks/custom.py``): the box falsifier alone, with the ``reason`` no stage can settle the
+  claim (its sides meet along a curve or on a region); never proved.
 """
 
 from __future__ import annotations
@@ -269,6 +271,12 @@ def _conjunction(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_conjunction(step, params, opts)
 
 
+def _attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .custom import prove_attack_only
+
+    return prove_attack_only(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -282,6 +290,7 @@ HINTED: dict[str, HintedRoute] = {
     "monotone": HintedRoute("monotone", ("end", "derivative", "var"), ("side",), _monotone),
     "certificate": HintedRoute("certificate", ("certificate",), ("reduction",), _certificate),
     "quadrature": HintedRoute("quadrature", (), ("points", "floor", "antiderivative", "reduction"), _quadrature),
+    "attack only": HintedRoute("attack only", ("reason",), (), _attack_only),
     "lattice": HintedRoute("lattice", (), (), _minmax_hinted),
     "classical theorem": HintedRoute(
         "classical theorem", ("theorem", "with"), ("discharge", "attack"), _classical, code=("attack",)

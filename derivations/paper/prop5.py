@@ -121,7 +121,10 @@ def tight_step(c: sp.Expr) -> Step:
         ),
         provenance="ours",
         reference="Prop. 5",
-        check=_gen.falsifier_only("tight as a → 0 (ratio κ/μ) or a → ∞ (ratio δ'/μ); proved by the steps above"),
+        route=(
+            "attack only",
+            {"reason": "tight as a → 0 (ratio κ/μ) or a → ∞ (ratio δ'/μ); proved by the steps above"},
+        ),
         unproved=UNPROVED_TIGHT,
         note="units: both sides divided by 24√(d_Θ/n)·4/τ; X = a",
     )
