@@ -120,14 +120,18 @@ def test_bias_law_checker_is_the_shared_one():
 
 
 def test_prior_two_point_checker_refutes_and_attacks_k_to_16():
+    """The two-point law attack (``TwoPointLaw``, beside the expectation route's proof of prior's deviation
+    steps) attacks k up to 16 and refutes a planted bound a quarter of the true one."""
     good = prior.derivations()
-    steps = [st for d in good for st in d.steps if st.check is not None and st.kind == "inequality"]
+    steps = [st for d in good for st in d.steps if st.route and "attack" in st.route[1] and st.kind == "inequality"]
     assert steps
     st = steps[0]
-    res = check_step(st, **OPTS)
+    attack = st.route[1]["attack"]
+    res = attack(st, dict(OPTS))
     assert res.verdict is Verdict.VERIFIED and res.attacked["k"] == ("1", "16")
     bad = replace(st, name="planted: " + st.name, rhs=st.rhs / 4)
-    assert check_step(bad, **OPTS).verdict is Verdict.REFUTED
+    assert attack(bad, dict(OPTS)).verdict is Verdict.REFUTED
+    assert check_step(bad, **OPTS).verdict is Verdict.REFUTED  # through the route: the attack's refutation stands
 
 
 def test_maurer_checker_records_its_ranges():

@@ -703,6 +703,22 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
     # coordinate box of the printed realisation is not a region of the proof: it stays uncovered)
     cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in sp_.scalars.items()}
     cover.update(_box_cover(step, sp_, params.get("realise") or {}))
+    if not covers(cover, step.domain, free_names(step.lhs) | free_names(step.rhs)):
+        # the stated coordinate box holds points outside the hypotheses (a corner outside a ball, a derived
+        # vector's coordinates free): there the proof says nothing, so the step is not proved on its domain
+        why = (
+            f"configuration route ({rule}): proved for every d and every configuration with "
+            f"{hyps or 'the declared vectors'}, but the step's stated coordinate box is wider than these hypotheses "
+            "(points outside the balls), where the proof says nothing: the domain should state them; "
+            f"classical rules {'; '.join(sp_.used)}; {reason}" + (f"; atoms: {ranges}" if ranges else "")
+        )
+        if numeric is None:
+            res = undecided(step, method=why[:2000])
+            res.unproved = why[:400]
+            return res
+        numeric.method = f"{numeric.method}; {why[:1500]}"
+        numeric.unproved = why[:400]
+        return numeric
     scope = (
         f"for every d and every configuration with {hyps or 'the declared vectors'}"
         if rule == "bound"
