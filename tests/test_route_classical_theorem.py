@@ -68,3 +68,99 @@ def test_a_malformed_hint_names_the_parameter():
         check_step(replace(_claim(RV), route=("classical theorem", {"theorem": "nope", "with": {}})))
     with pytest.raises(DerivationError, match="with"):
         check_step(replace(_claim(RV), route=("classical theorem", {"theorem": "maurer2016", "with": {"R_F": RF}})))
+
+
+# ------------------------------------------------------------------ "lse_linf": log-sum-exp is 1-Lipschitz in ℓ∞
+
+V = sp.symbols("v1_ct v2_ct v3_ct", real=True)
+W = sp.symbols("w1_ct w2_ct w3_ct", real=True)
+T = sp.Symbol("tau_ct", positive=True)
+VDOM = Domain({**{s_: (-2, 2) for s_ in V + W}, T: (sp.Rational(1, 10), 10)})
+
+
+def _lse(u, c=1, m=1, weight=sp.exp):
+    return sp.log(m * (c + sum(weight(x_) for x_ in u)))
+
+
+def _lse_claim(lhs, rhs, v, v2, c=1, m=1, dom=VDOM, **extra):
+    hint = {"theorem": "lse_linf", "with": {"c": c, "m": m, "v": list(v), "v'": list(v2)}, **extra}
+    return Step("lse", lhs, rhs, kind="inequality", relation="<=", domain=dom, route=("classical theorem", hint))
+
+
+def _linf(v, v2, scale=1):
+    return scale * sp.Max(*[sp.Abs(a_ - b_) for a_, b_ in zip(v, v2)])
+
+
+def _eq16_18_step(prefix: str) -> Step:
+    from infonce_bounds.derivations.paper import eq16_18
+
+    return next(s for s in eq16_18.derivations()[0].steps if s.name.startswith(prefix))
+
+
+@pytest.mark.parametrize("prefix", ["(16) |", "(17)"])
+def test_eq16_and_eq17_are_cited_instances_with_the_attack_beside(prefix):
+    res = check_step(_eq16_18_step(prefix), **FAST)
+    assert res.verdict is Verdict.PROVED and res.method.startswith("cited: log-sum-exp is 1-Lipschitz")
+    assert "termwise max" in res.evidence and "(k = 2)" in res.evidence and res.trials > 0
+
+
+def test_true_lse_claims_every_shape_are_cited():
+    # k = 3, no extra term (c = 0), the mean's 1/k, the rhs scaled out of a 1/τ: v_j = x_j/τ
+    v, v2 = [x_ / T for x_ in V], [x_ / T for x_ in W]
+    lhs = sp.Abs(_lse(v, c=0, m=sp.Rational(1, 3)) - _lse(v2, c=0, m=sp.Rational(1, 3)))
+    res = check_step(_lse_claim(lhs, _linf(V, W) / T, v, v2, c=0, m=sp.Rational(1, 3)), **FAST)
+    assert res.verdict is Verdict.PROVED, res.method
+    # k = 1 with the fixed coordinate: |log(1 + e^v) − log(1 + e^w)| ≤ |w − v| (sign flipped inside |·|)
+    lhs = sp.Abs(_lse(V[:1]) - _lse(W[:1]))
+    assert check_step(_lse_claim(lhs, sp.Abs(W[0] - V[0]), V[:1], W[:1]), **FAST).verdict is Verdict.PROVED
+    # a weaker rhs: the glue goes to the engine (|v − w| ≤ |v − w| + 1/10)
+    lhs = sp.Abs(_lse(V[:1]) - _lse(W[:1]))
+    weak = sp.Abs(V[0] - W[0]) + sp.Rational(1, 10)
+    assert check_step(_lse_claim(lhs, weak, V[:1], W[:1]), **FAST).verdict is Verdict.PROVED
+
+
+def test_lipschitz_constant_099_is_not_cited():
+    # false: v' = v + c·1 moves both sides by exactly c when c = 0 (no fixed coordinate), so 0.99c < c
+    lhs = sp.Abs(_lse(V[:2], c=0) - _lse(W[:2], c=0))
+    res = check_step(_lse_claim(lhs, _linf(V[:2], W[:2], sp.Rational(99, 100)), V[:2], W[:2], c=0), **FAST)
+    assert res.verdict is not Verdict.PROVED
+    st = _eq16_18_step("(16) |")
+    bad = replace(st, name="planted: (16) with constant 0.99", rhs=st.rhs * sp.Rational(99, 100))
+    assert check_step(bad, **FAST).verdict is not Verdict.PROVED
+
+
+def test_linf_replaced_by_the_min_is_not_cited():
+    lhs = sp.Abs(_lse(V[:2]) - _lse(W[:2]))
+    rhs = sp.Min(*[sp.Abs(a_ - b_) for a_, b_ in zip(V[:2], W[:2])])
+    assert check_step(_lse_claim(lhs, rhs, V[:2], W[:2]), **FAST).verdict is not Verdict.PROVED
+
+
+def test_a_claim_that_is_not_an_instance_is_not_cited():
+    # weights 2e^{v_j} under the hint c = 1, m = 1: not the theorem's small side (true, yet not this instance)
+    lhs = sp.Abs(_lse(V[:2], weight=lambda x_: 2 * sp.exp(x_)) - _lse(W[:2], weight=lambda x_: 2 * sp.exp(x_)))
+    res = check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), V[:2], W[:2]), **FAST)
+    assert res.verdict is Verdict.UNDECIDED and "not an instance" in res.method
+    # e^{2v_j} (Lipschitz constant 2, false): neither the hint v nor the hint 2v makes it an instance with this rhs
+    two = lambda u: sp.log(1 + sum(sp.exp(2 * x_) for x_ in u))  # noqa: E731
+    lhs = sp.Abs(two(V[:2]) - two(W[:2]))
+    for v, v2 in ((V[:2], W[:2]), ([2 * x_ for x_ in V[:2]], [2 * x_ for x_ in W[:2]])):
+        assert check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), v, v2), **FAST).verdict is not Verdict.PROVED
+
+
+def test_a_factor_or_an_extra_term_not_known_positive_gives_no_citation():
+    # m = x ∈ [−1, 1] (log of a negative number), c = x ∈ [−1, 1] (c + Σ e^{v_j} may vanish)
+    dom = Domain({**VDOM.ranges, x: (-1, 1)})
+    lhs = sp.Abs(_lse(V[:2], m=x) - _lse(W[:2], m=x))
+    res = check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), V[:2], W[:2], m=x, dom=dom), **FAST)
+    assert res.verdict is not Verdict.PROVED and "> 0" in res.method
+    lhs = sp.Abs(_lse(V[:2], c=x) - _lse(W[:2], c=x))
+    res = check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), V[:2], W[:2], c=x, dom=dom), **FAST)
+    assert res.verdict is not Verdict.PROVED
+
+
+def test_a_malformed_vector_hint_names_the_parameter():
+    lhs = sp.Abs(_lse(V[:2]) - _lse(W[:2]))
+    with pytest.raises(DerivationError, match="with"):
+        check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), V[:2], W[:1]))
+    with pytest.raises(DerivationError, match="with"):
+        check_step(_lse_claim(lhs, _linf(V[:2], W[:2]), [], []))

@@ -335,12 +335,26 @@ def _classical_theorem() -> Cases:
         hint = {"theorem": "maurer2016", "with": {"R_F": rf, "L2": l2, "R_V": rv}, "discharge": discharge}
         return claim(rf, "<=", rhs, ranges, ("classical theorem", hint))
 
+    # "lse_linf": |log(1 + Σ_j e^{v_j/τ}) − log(1 + Σ_j e^{w_j/τ})| ≤ (1/τ) max_j |v_j − w_j|, k = 2
+    vs, ws = sp.symbols("v1_rc v2_rc", real=True), sp.symbols("w1_rc w2_rc", real=True)
+    t_ = sp.Symbol("tau_rc", positive=True)
+    vbox = {**{s_: (-2, 2) for s_ in vs + ws}, t_: (R(1, 10), 10)}
+
+    def lse(rhs, c=1):
+        ev, ew = [s_ / t_ for s_ in vs], [s_ / t_ for s_ in ws]
+        f = lambda u: sp.log(c + sum(sp.exp(x_) for x_ in u))  # noqa: E731
+        hint = {"theorem": "lse_linf", "with": {"c": c, "m": 1, "v": ev, "v'": ew}}
+        return claim(sp.Abs(f(ev) - f(ew)), "<=", rhs, vbox, ("classical theorem", hint))
+
+    linf = sp.Max(*[sp.Abs(a_ - b_) for a_, b_ in zip(vs, ws)]) / t_
     return Cases(
-        true=[maurer(sp.sqrt(2) * l2 * rv), maurer(2 * l2 * rv)],
+        true=[maurer(sp.sqrt(2) * l2 * rv), maurer(2 * l2 * rv), lse(linf), lse(linf, c=0)],
         false=[
             maurer(l2 * rv),  # √2 replaced by 1
             maurer(sp.sqrt(2) * l2 * rv - R(1, 100)),  # off by 1/100
             maurer(sp.sqrt(2) * l2 * rv, discharge={"class": "one class"}),  # a hypothesis not discharged
+            lse(R(99, 100) * linf, c=0),  # Lipschitz constant 0.99: false at w = v + c·1
+            lse(sp.Min(*[sp.Abs(a_ - b_) for a_, b_ in zip(vs, ws)]) / t_),  # ℓ∞ replaced by the min
         ],
     )
 
