@@ -487,22 +487,7 @@ def _compile_const(e: sp.Expr):
     return f
 
 
-_UNARY = {
-    sp.exp: exp,
-    sp.sinh: _sinh,
-    sp.cosh: _cosh,
-    sp.tanh: _tanh,
-    sp.Abs: abs,
-    sp.sin: _sin,
-    sp.cos: _cos,
-    sp.atan: _atan,
-    sp.asinh: _asinh,
-    sp.asin: _asin,
-    sp.acos: _acos,
-    sp.acosh: _acosh,
-    sp.atanh: _atanh,
-    sp.erf: _erf,
-}
+_UNARY = {sp.exp: exp, sp.sinh: _sinh, sp.cosh: _cosh, sp.tanh: _tanh, sp.Abs: abs, **_MORE_UNARY}
 
 
 def _compile(e: sp.Expr):

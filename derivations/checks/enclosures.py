@@ -16,6 +16,7 @@ import sympy as sp
 from flint import arb, ctx, fmpq, fmpz
 
 from .exact_points import _exactly_zero, _expand, _label_of, _range_of
+from .signs import NAMED_CONSTANTS
 
 #: the key of a memo under which ``_ball`` finds the point (symbol or entry → exact value)
 _ENV = "__point__"
@@ -203,16 +204,8 @@ def _atom_ball(e: sp.Expr, memo: dict) -> arb | None:
         return arb(fmpq(int(e.p), int(e.q)))
     if e.is_Float:
         return _ball(sp.Rational(e), memo)
-    if e is sp.pi:
-        return arb.pi()
-    if e is sp.E:
-        return arb.const_e()
-    if e is sp.EulerGamma:
-        return arb.const_euler()
-    if e is sp.Catalan:
-        return arb.const_catalan()
-    if e is sp.GoldenRatio:
-        return (1 + arb(5).sqrt()) / 2
+    if e in NAMED_CONSTANTS:
+        return NAMED_CONSTANTS[e]()
     return None
 
 

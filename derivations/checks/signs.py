@@ -30,6 +30,16 @@ class _Undecided(Exception):
     """A constant whose ball cannot be formed (unknown function, a pole, a value outside a domain)."""
 
 
+#: SymPy's named constants → their Arb balls at the current ``ctx.prec`` (called, so the precision is the caller's)
+NAMED_CONSTANTS = {
+    sp.pi: arb.pi,
+    sp.E: arb.const_e,
+    sp.EulerGamma: arb.const_euler,
+    sp.Catalan: arb.const_catalan,
+    sp.GoldenRatio: lambda: (1 + arb(5).sqrt()) / 2,
+}
+
+
 def _ball(e: sp.Expr) -> arb:  # noqa: C901 - one branch per node type
     """An Arb ball containing the real constant ``e`` at the current ``ctx.prec`` (raises ``_Undecided``)."""
     if e.is_Integer:
@@ -41,16 +51,8 @@ def _ball(e: sp.Expr) -> arb:  # noqa: C901 - one branch per node type
         if not man and exp:  # ±inf, nan
             raise _Undecided("a non-finite float")
         return arb(fmpz(-int(man) if neg else int(man))) * arb(2) ** int(exp)
-    if e is sp.pi:
-        return arb.pi()
-    if e is sp.E:
-        return arb.const_e()
-    if e is sp.EulerGamma:
-        return arb.const_euler()
-    if e is sp.Catalan:
-        return arb.const_catalan()
-    if e is sp.GoldenRatio:
-        return (1 + arb(5).sqrt()) / 2
+    if e in NAMED_CONSTANTS:
+        return NAMED_CONSTANTS[e]()
     if isinstance(e, sp.Add):
         out = arb(0)
         for a in e.args:

@@ -615,6 +615,23 @@ def _prove_2d(gap: sp.Expr, syms: list[sp.Symbol], ranges: Mapping, budget: int)
 # ---------------------------------------------------------------- entry point
 
 
+def bounded_box(gap: sp.Expr, domain: Domain, fewest: int, most: int) -> dict[sp.Symbol, tuple] | None:
+    """The gap's variables (sorted by name) over their ranges, when there are ``fewest`` to ``most`` of them, all
+    real (not integer) over bounded ranges of positive width; else None (the touching routes do not apply)."""
+    syms = sorted(free_names(gap), key=str)
+    if not fewest <= len(syms) <= most:
+        return None
+    ranges: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
+    for s_ in syms:
+        if s_.is_integer:
+            return None
+        lo, hi = (sp.sympify(v_) for v_ in domain.range_of(s_))
+        if not (lo.is_finite and hi.is_finite) or lo == hi:
+            return None
+        ranges[s_] = (lo, hi)
+    return ranges
+
+
 def prove_touching(
     gap: Any, domain: Domain, strict: bool, opts: Mapping[str, Any] | None = None
 ) -> RouteOutcome | None:
@@ -629,17 +646,10 @@ def prove_touching(
     gap = sp.sympify(gap)
     if strict or domain.constraints or gap.atoms(sp.Indexed):
         return None
-    syms = sorted(free_names(gap), key=str)
-    if not 1 <= len(syms) <= 2:
+    ranges = bounded_box(gap, domain, 1, 2)
+    if ranges is None:
         return None
-    ranges: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
-    for s_ in syms:
-        if s_.is_integer:
-            return None
-        lo, hi = domain.range_of(s_)
-        if not (lo.is_finite and hi.is_finite) or lo == hi:
-            return None
-        ranges[s_] = (lo, hi)
+    syms = list(ranges)
     try:
         with intervals.iv_prec(80):
             if len(syms) == 1:

@@ -41,7 +41,7 @@ import sympy as sp
 
 from .. import intervals
 from ..ledger import Domain, free_names, region
-from .touching import CALL_SECONDS, RouteOutcome, _time_limited, _TimeUp, const_sign, finite_on, is_zero
+from .touching import CALL_SECONDS, RouteOutcome, _time_limited, _TimeUp, bounded_box, const_sign, finite_on, is_zero
 
 #: highest order tried on a zero face or curve
 NMAX = 4
@@ -342,18 +342,9 @@ def prove_touching_curve(
     # |·|, min and max: the lattice route's (this one's Taylor certificates need a smooth gap)
     if strict or domain.constraints or gap.atoms(sp.Indexed) or gap.has(sp.Abs, sp.Min, sp.Max):
         return None
-    syms = sorted(free_names(gap), key=str)
-    if not 2 <= len(syms) <= 3:
+    ranges = bounded_box(gap, domain, 2, 3)
+    if ranges is None:
         return None
-    ranges: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
-    for s_ in syms:
-        if s_.is_integer:
-            return None
-        lo, hi = domain.range_of(s_)
-        lo, hi = sp.sympify(lo), sp.sympify(hi)
-        if not (lo.is_finite and hi.is_finite) or const_sign(hi - lo) != 1:
-            return None
-        ranges[s_] = (lo, hi)
     seconds = float(opts.get("touching_curve_seconds", SECONDS))
     try:
         with intervals.iv_prec(80):
