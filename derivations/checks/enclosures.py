@@ -15,7 +15,7 @@ from typing import Any
 import sympy as sp
 from flint import arb, ctx, fmpq, fmpz
 
-from .exact_points import _exactly_zero, _expand, _label_of, _range_of
+from .exact_points import _exactly_zero, _expand, _label_of, _range_of, constraint_atoms
 from .signs import NAMED_CONSTANTS
 
 #: the key of a memo under which ``_ball`` finds the point (symbol or entry → exact value)
@@ -108,11 +108,12 @@ def in_domain(point: Mapping[Any, Any], domain: Any) -> bool:
         sub = {}
         names = {}
         for key, v in point.items():
-            if isinstance(key, sp.Symbol):
+            if isinstance(key, (sp.Symbol, sp.Indexed)):
                 sub[key] = sp.sympify(v)
             names[str(key)] = sp.sympify(v)
         for c in cons:
-            free = c.free_symbols
+            # the coordinates it reads: symbols and entries (f_a[1]² + f_a[2]² ≤ 1 reads f_a[1], f_a[2])
+            free = constraint_atoms(c)
             if not all(s_ in sub or str(s_) in names for s_ in free):
                 continue  # a constraint on symbols the claim does not involve cannot exclude its points
             cv = c.xreplace({s_: sub.get(s_, names.get(str(s_))) for s_ in free})

@@ -141,6 +141,9 @@ class _Falsifier:
         # x = e). The pattern search proposes the same point again and again near a float-only violation:
         # the gate's verdict is a function of the point, so it is computed once and counted every time
         state, strict, dps, step = self.state, self.strict, self.dps, self.step
+        if not self.admissible(pt):  # a point outside the constraints (an entry's, which no sampler cuts): no claim
+            state["float_noise"] += 1
+            return
         key = tuple((s_, type(v_), v_) for s_, v_ in pt.items())
         seen = self.unconfirmed.get(key)
         if seen is not None:

@@ -659,13 +659,20 @@ def _mp(x: Any) -> Any:
 
 
 def _satisfies(domain: Domain, pt: Mapping) -> bool:
+    """Whether a (float) point satisfies the domain's constraints that read only its coordinates (symbols and
+    entries: ``f_a[1]² + f_a[2]² ≤ 1`` reads ``f_a[1]``, ``f_a[2]``). A filter for the searches; the Arb gate
+    (``enclosures.in_domain``) decides a counterexample's point exactly."""
     if not domain.constraints:
         return True
+    from .exact_points import constraint_atoms
+
     sub = {
-        s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v) for s, v in pt.items() if isinstance(s, sp.Symbol)
+        s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v)
+        for s, v in pt.items()
+        if isinstance(s, (sp.Symbol, sp.Indexed))
     }
     # a constraint on symbols the claim does not involve cannot exclude any of its points
-    return all(bool(c.subs(sub)) for c in domain.constraints if free_names(c) <= set(sub))
+    return all(bool(c.xreplace(sub)) for c in domain.constraints if constraint_atoms(c) <= set(sub))
 
 
 def _fmt_point(pt: Mapping) -> dict[str, str]:
