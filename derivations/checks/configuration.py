@@ -44,8 +44,11 @@ Link to the printed step: ``realise`` maps each vector to its coordinates in the
 ``Norm`` → √Σ, ``Inner`` → Σ) and requires it to be the step's lhs and rhs exactly, and every realised derived
 vector to equal its definition; so the claim proved is the printed one, read over every configuration with
 the hypotheses (the step's box stands for them in its finite realisation). The cover is the parameters' ranges;
-the realisation's coordinate box joins it only when every point of it is a configuration (each declared vector
-a ball whose box corner lies inside it, exactly): a box point outside the hypotheses is no claim of the proof.
+the realisation's coordinate box joins it only when every point of the stated domain (the box cut by its
+``Domain`` constraints) is a configuration the proof covers: each realised vector's box lies in its ball, or
+the domain states that ball as a constraint ``Σ_i v_i² ≤ r²`` (``_box_cover``; the bound rule reads ‖v‖ ≤ r
+only, so a sphere's ball serves). A box point outside the hypotheses that no constraint excludes is no claim of
+the proof: then the attack's verdict stands.
 
 Hint: ``route=("configuration", {"vectors": …, "claim": (lhs, rhs), "realise": …, "at": {k: 3}, "scalars":
 {τ: (lo, hi), …}, "split": …, "attack": vector_check(...)})``. ``attack`` (a ``paper._embed.vector_check``
@@ -127,6 +130,8 @@ class Space:
             self.spec[v] = (s_[0], sp.sympify(s_[1]))
         self.scalars = {sp.sympify(k_): (sp.sympify(a), sp.sympify(b)) for k_, (a, b) in dict(scalars).items()}
         self.used: dict[str, None] = {}
+        self.expanded = False  # whether the bound rule's proof expanded the derived vectors (set by it)
+        self.split = False  # whether it used a bilinear identity (set by it)
         self.atoms: dict[sp.Expr, tuple[Any, Any, Any]] = {}  # canonical Norm/Inner → (variable base, lo, hi)
 
     # -- what is a vector
@@ -530,6 +535,7 @@ def _bound_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapping
         sp_.used["bilinearity of ⟨·,·⟩ (the split, both sides expanded in the declared vectors)"] = None
         target = sp.Abs(alt)
         text.append(f"bilinear identity: {lhs.args[0]} = {alt}")
+    sp_.split = target is not lhs  # the box cover reads it: a split's identity holds only where Δ is its definition
     per_j = None
     if isinstance(target, FamilyMax):  # max_j t_j ≤ rhs (rhs free of j) ⟸ t_j ≤ rhs for each j
         per_j = target.args[1][0]
@@ -539,6 +545,7 @@ def _bound_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapping
     last: Exception | None = None
     for expanded in (False, True):
         sp_.used = {}
+        sp_.expanded = expanded  # the box cover reads it: expanded, the proof uses what derived vectors are
         keep = _kept(rhs, sp_)
         try:
             arg = target.args[0] if isinstance(target, (Norm, sp.Abs)) else target
@@ -626,33 +633,123 @@ def _attained_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapp
     return f"witness {', '.join(f'{k_} = {v_}' for k_, v_ in wit.items())}: Q = {value} ∈ [{lo_}, {hi_}] (Arb)"
 
 
-def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any]) -> dict:
-    """The realisation's coordinate box as part of the cover, when it lies inside the hypotheses: every declared
-    (non-derived) vector realised by coordinates that are stated symbols, each a ball vector whose box corner is
-    in its ball (Σ_i max(lo_i², hi_i²) ≤ r², exact); then every point of the box is a configuration of the claim.
-    Otherwise {} (a box point outside a ball is no configuration: the proof says nothing there)."""
-    out: dict = {}
-    for v, (kind, r_) in sp_.spec.items():
-        if kind == "def":
+def _sum_sq(row: list) -> sp.Expr:
+    return sp.expand(sum(sp.sympify(c_) ** 2 for c_ in row))
+
+
+def _stated_ball(step: Step, row: list, r2: sp.Expr) -> str | None:
+    """The stated constraint that puts the realised ``row`` in the ball of radius² ``r2``: one of the domain's
+    constraints is ``Σ_i row_i² ≤ r2`` (or ``<``, or ``= r2``, the sphere inside the ball) up to a positive factor
+    and sides; its text, or None."""
+    want = _sum_sq(row) - sp.sympify(r2)
+    for c in step.domain.constraints:
+        if not isinstance(c, sp.Rel) or c.rel_op not in ("<=", "<", ">=", ">", "=="):
             continue
-        if kind != "ball" or v not in coords:
-            return {}
+        e = sp.expand(c.lhs - c.rhs) if c.rel_op in ("<=", "<", "==") else sp.expand(c.rhs - c.lhs)
+        if e == 0:
+            continue
+        q = sp.cancel(e / want)
+        if q.is_number and (q.is_positive or (c.rel_op == "==" and q.is_nonzero)):
+            return str(c)
+    return None
+
+
+def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> tuple[dict, str]:
+    """(cover, why): the realisation's coordinate box as part of the cover, when every point of the stated
+    domain (its box cut by its constraints) is a configuration the proof covers; else ({}, why not).
+
+    The bound rule uses of a declared vector only ``‖v‖ ≤ r`` (a sphere vector too: no rule reads ``‖v‖ = r``),
+    so it proves the claim for every configuration with the declared vectors in their balls. A declared vector
+    realised by ``row`` is covered when the box lies in its ball (every entry a stated symbol with a finite
+    range, the corner inside: Σ_i max(lo_i², hi_i²) ≤ r², exact) or the domain states ``Σ_i row_i² ≤ r²``
+    (``_stated_ball``). A derived vector realised by expressions of its realised parts is its definition there
+    (``_link`` checks it); one realised by its own free coordinates is covered when the proof read it only
+    through ``‖Δ‖ ≤ ub`` (its derived vectors not expanded, no bilinear identity: the proof then holds for every
+    such Δ), ``ub`` its norm bound, and the box lies in that ball or the domain states ``Σ_i Δ_i² ≤ ub²``.
+    (Δ = φ − φ' of two unit vectors: ub = 2, and for d ≥ 2 every vector of norm ≤ 2 is such a difference.)
+    A box point outside a stated ball
+    is outside the stated domain; a box point outside the hypotheses with no constraint excluding it is no
+    claim of the proof: then ({}, …). The attained rule (an existence claim at a witness) has no box."""
+    if rule != "bound" or not coords:
+        return {}, "no realised coordinate box"
+    out: dict = {}
+    used: list[str] = []
+
+    def cover_row(row: list, what: str) -> str | None:
+        from .exact_points import constraint_atoms
+
+        for a_ in constraint_atoms(sp.Add(*[sp.sympify(c_) ** 2 for c_ in row])):
+            key = a_.base.label if isinstance(a_, sp.Indexed) else a_
+            if key not in step.domain.ranges:
+                return f"{what} reads {a_}, which has no stated range"
+            lo, hi = step.domain.ranges[key]
+            if not (lo.is_finite and hi.is_finite):
+                return f"{what} reads {a_}, whose stated range is unbounded"
+            out[str(key)] = (str(lo), str(hi))
+        return None
+
+    def corner_inside(row: list, r2: sp.Expr) -> bool:
+        tot = sp.Integer(0)
+        for c_ in row:
+            c_ = sp.sympify(c_)
+            key = c_.base.label if isinstance(c_, sp.Indexed) else c_
+            if not isinstance(c_, (sp.Symbol, sp.Indexed)) or key not in step.domain.ranges:
+                return False
+            lo, hi = (sp.sympify(x_) for x_ in step.domain.ranges[key])
+            if not (lo.is_finite and hi.is_finite):
+                return False
+            tot += sp.Max(lo**2, hi**2)
+        return sp.sympify(r2 - tot).is_nonnegative is True
+
+    for v, (kind, r_) in sp_.spec.items():
+        if v not in coords:
+            continue  # not in the printed step (a part of a derived vector realised by its own coordinates)
         rows = coords[v] if isinstance(v, sp.IndexedBase) else [coords[v]]
-        for row in rows:
-            tot = sp.Integer(0)
-            for c_ in row:
-                c_ = sp.sympify(c_)
-                key = c_.base if isinstance(c_, sp.Indexed) else c_
-                if not isinstance(c_, (sp.Symbol, sp.Indexed)) or key not in step.domain.ranges:
-                    return {}
-                lo, hi = (sp.sympify(x_) for x_ in step.domain.ranges[key])
-                if not (lo.is_finite and hi.is_finite):
-                    return {}
-                tot += sp.Max(lo**2, hi**2)
-                out[str(key)] = (str(lo), str(hi))
-            if sp.sympify(r_**2 - tot).is_nonnegative is not True:
-                return {}
-    return out
+        if kind == "def":
+            body = r_.expr if isinstance(r_, sp.Lambda) else r_
+            parts = {ix.base for ix in body.atoms(sp.Indexed)} | {s_ for s_ in body.atoms(sp.Symbol) if s_ in sp_.spec}
+            if parts <= set(coords):
+                continue  # realised as its definition (checked by _link): its parts carry the hypotheses
+            if sp_.expanded or sp_.split:
+                return {}, (
+                    f"the derived {v} is realised by its own coordinates, but the proof "
+                    f"{'expanded it into its parts' if sp_.expanded else 'used a bilinear identity'}: there it is "
+                    "not a free vector of bounded norm"
+                )
+            saved = dict(sp_.used)
+            try:
+                ub = sp.simplify(ub_norm(r_(1) if isinstance(r_, sp.Lambda) else r_, sp_, {}))
+            except NotProved as exc:
+                return {}, f"no norm bound of the derived {v}: {exc}"
+            finally:
+                sp_.used = saved
+            if ub.free_symbols:
+                return {}, f"the derived {v}'s norm bound {ub} is not a number"
+            r2 = ub**2
+            label = f"‖{v}‖ ≤ {ub} (its definition, triangle inequality)"
+        else:
+            r2 = sp.sympify(r_) ** 2
+            label = f"‖{v}‖ ≤ {r_}"
+        for n_, row in enumerate(rows):
+            what = f"{v}[{n_ + 1}]" if isinstance(v, sp.IndexedBase) else str(v)
+            if corner_inside(row, r2):
+                why = cover_row(row, what)
+                if why:
+                    return {}, why
+                continue
+            stated = _stated_ball(step, row, r2)
+            if stated is None:
+                return {}, (
+                    f"the realised {what} ranges over a box wider than {label} and the domain states no "
+                    f"constraint Σ_i {what}_i² ≤ {r2}"
+                )
+            why = cover_row(row, what)
+            if why:
+                return {}, why
+            used.append(stated)
+    if not used:
+        return out, "the box inside the hypotheses"
+    return out, f"{len(used)} stated constraints ({used[0]}{', …' if len(used) > 1 else ''})"
 
 
 def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
@@ -702,14 +799,16 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
     # the parameters' ranges: the claim holds there for every d and every configuration with the hypotheses (a
     # coordinate box of the printed realisation is not a region of the proof: it stays uncovered)
     cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in sp_.scalars.items()}
-    cover.update(_box_cover(step, sp_, params.get("realise") or {}))
+    box, box_why = _box_cover(step, sp_, params.get("realise") or {}, rule)
+    cover.update(box)
     if not covers(cover, step.domain, free_names(step.lhs) | free_names(step.rhs)):
         # the stated coordinate box holds points outside the hypotheses (a corner outside a ball, a derived
-        # vector's coordinates free): there the proof says nothing, so the step is not proved on its domain
+        # vector's coordinates free) that no stated constraint excludes: there the proof says nothing, so the
+        # step is not proved on its domain
         why = (
             f"configuration route ({rule}): proved for every d and every configuration with "
             f"{hyps or 'the declared vectors'}, but the step's stated coordinate box is wider than these hypotheses "
-            "(points outside the balls), where the proof says nothing: the domain should state them; "
+            f"({box_why}), where the proof says nothing: the domain should state them as constraints; "
             f"classical rules {'; '.join(sp_.used)}; {reason}" + (f"; atoms: {ranges}" if ranges else "")
         )
         if numeric is None:
@@ -720,7 +819,8 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
         numeric.unproved = why[:400]
         return numeric
     scope = (
-        f"for every d and every configuration with {hyps or 'the declared vectors'}"
+        f"for every d and every configuration with {hyps or 'the declared vectors'} (the bound rule reads ‖v‖ ≤ r "
+        f"only: the balls); the stated domain lies there: {box_why if box else 'no coordinate box'}"
         if rule == "bound"
         else f"a configuration with {hyps or 'the declared vectors'} exists (the witness)"
     )

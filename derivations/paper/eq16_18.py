@@ -138,11 +138,11 @@ def sqrt6_witness(t_: sp.Rational = WITNESS_T) -> dict:
 #: |g(u') − g(u)|/‖u − u'‖ with ‖u − u'‖² = ‖Δ_a‖² + ‖Δ_+‖² + ‖Δ_−‖²
 SQRT6_RATIO = sp.Abs(g_typed(U2) - g_typed(U)) / sp.sqrt(sum(Norm(DU[x_]) ** 2 for x_ in DU))
 UNPROVED_18 = (
-    "(17) (proved, cited: log-sum-exp is 1-Lipschitz for ‖·‖_∞), then the map split and 2a + b + c ≤ √6 ‖(a, b, c)‖₂ "
-    "(both proved on unit spheres): that chain needs ‖φ‖ = ‖φ'‖ = 1, which the stated coordinate box does not carry, "
-    "and off the spheres (18) fails (f_a = (1, 1), f_p = (−1, −1), f_n = (1, 1), η_a = (1/100, 1/100), η_p = η_n = 0, "
-    "τ = 1/20: lhs 0.800 > rhs 0.693), so no route proves it on the box and the chain route has no sphere "
-    "constraint to cite the map split under; attacked on random and adversarial unit configurations"
+    "(17) (proved, cited: log-sum-exp is 1-Lipschitz for ‖·‖_∞), then the map split for each j and 2a + b + c ≤ "
+    "√6 ‖(a, b, c)‖₂ (both proved on the unit balls, which the stated domain now carries as constraints: off them "
+    "(18) fails, f_a = (1, 1), f_p = (−1, −1), f_n = (1, 1), η_a = (1/100, 1/100), η_p = η_n = 0, τ = 1/20: lhs 0.800 "
+    "> rhs 0.693); no route composes (17)'s max over j with a bound proved for each j (a chain cites one instance), "
+    "so attacked on random and adversarial unit configurations"
 )
 
 RESULT = "(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}"
@@ -161,9 +161,16 @@ def _lse_route(v_: list, v2: list, m_: sp.Expr, attack) -> tuple[str, dict]:
     )
 
 
-def _map_split_step(ua, up, um, da, dp, dm, domain: Domain) -> Step:
-    """|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on the d = 3 realisation (u' = u − Δ), by the configuration route."""
+def _map_split_step(ua, up, um, da, dp, dm, ranges) -> Step:
+    """|g(u) − g(u')| ≤ 2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_−‖ on the d = 3 realisation (u' = u − Δ), by the configuration route,
+    stated for u, u' in the unit ball (the coordinate box ``ranges`` cut by ‖u^x‖² ≤ 1, ‖u^x − Δ_x‖² ≤ 1): the
+    proof reads ‖u^+ − u^-‖ ≤ 2 and ‖u'^a‖ ≤ 1 only, so the claim holds on the balls, which contain (S^{d−1})³."""
     ua2, up2, um2 = add(ua, da, -1), add(up, dp, -1), add(um, dm, -1)
+    domain = Domain(
+        ranges,
+        constraints=tuple(sp.Le(sum(c_**2 for c_ in u_), 1) for u_ in (ua, up, um, ua2, up2, um2)),
+        name="u, u' = u − Δ in the unit ball (d = 3)",
+    )
     map_coords = {U["a"]: ua, U["+"]: up, U["-"]: um, U2["a"]: ua2, U2["+"]: up2, U2["-"]: um2}
     map_coords |= {DU["a"]: da, DU["+"]: dp, DU["-"]: dm}
     return Step(
@@ -185,8 +192,8 @@ def _map_split_step(ua, up, um, da, dp, dm, domain: Domain) -> Step:
                 "attack": vector_check(_map_split),
             },
         ),
-        note="stated on d = 3; proved for every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz "
-        "and the triangle inequality",
+        note="stated on d = 3 with u, u' in the unit ball (the spheres' hull: the bound holds there too); proved for "
+        "every d: the split above (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz and the triangle inequality",
     )
 
 
@@ -246,6 +253,13 @@ def derivations() -> list[Derivation]:
     gap_v = sp.Max(*[sp.Abs(x_ - y_) for x_, y_ in zip(sims, sims2)]) / tau
     v15, v15b = [-x_ / tau for x_ in sims], [-x_ / tau for x_ in sims2]  # (15)'s v at φ and at φ'
     Dsym = p4_domains()["sym"]
+    # (18) on unit embeddings: φ = f and φ' = f − η in the unit ball at z^a, z^+, z_j^- (the box alone is wider, and
+    # (18) fails there: UNPROVED_18); the spheres as printed lie in these balls, and (18) holds on the balls too
+    D18 = Domain(
+        Dsym.ranges,
+        constraints=tuple(sp.Le(sum(c_**2 for c_ in x_), 1) for x_ in (fa, fp, *fn, fa2, fp2, *fn2)),
+        name="τ ∈ [0.05, 20], φ = f and φ' = f − η in the unit ball at z^a, z^+, z_j^- (d = 2, k = 2)",
+    )
     steps = [
         Step(
             "(15): ℓ^log(v) − log k = ℓ(φ, z, k, τ), v_j = (s⁺ − s_j)/τ (every k)",
@@ -297,7 +311,7 @@ def derivations() -> list[Derivation]:
             domain=Dfree,
             provenance="ours",
         ),
-        _map_split_step(ua, up, um, da, dp, dm, Dfree),
+        _map_split_step(ua, up, um, da, dp, dm, Dfree.ranges),
         Step(
             LIP_6,
             (2 * a_ + b_ + c_) ** 2,
@@ -316,7 +330,7 @@ def derivations() -> list[Derivation]:
             sp.sqrt(6) / tau * sp.sqrt(dist_sym(ea) ** 2 + dist_sym(ep) ** 2 + sp.Max(*[dist_sym(e) ** 2 for e in en])),
             kind="inequality",
             relation="<=",
-            domain=Dsym,
+            domain=D18,
             provenance="paper",
             reference="(18)",
             check=vec(_eq18),

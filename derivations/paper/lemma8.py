@@ -8,7 +8,8 @@ Lemma 7 with x_j = ⟨f(z^a), f(z_j^-)⟩ ∈ [−1, 1] (Cauchy–Schwarz and �
 sharper constant M_k^{1/β} carries over verbatim. The norm claims are configuration claims (every d, every k,
 f in the unit ball, φ, φ' on the sphere), proved by the configuration route (``checks.configuration``: triangle
 inequality, Cauchy–Schwarz, then Lemma 7's scalar claim by the sums route), each printed on its d = 3, k = 3
-realisation; the configuration attack runs beside (f a point of the segment between two unit embeddings, or an
+realisation, stated on its coordinate box cut by the hypotheses (‖f(z)‖² ≤ 1, ‖φ(z_j^-) − φ'(z_j^-)‖² ≤ 4 as
+``Domain`` constraints: the box alone holds f = (1, 1, 1)); the configuration attack runs beside (f a point of the segment between two unit embeddings, or an
 independent point of the unit ball, k up to 1000).
 """
 
@@ -141,6 +142,15 @@ def derivations() -> list[Derivation]:
         {tau: (sp.Rational(1, 20), 20), emb_a: (-1, 1), emb_n: (-1, 1), emb_p: (-1, 1), dir_n: (-2, 2)},
         name="τ ∈ [0.05, 20], coordinates of f in [−1, 1], of φ − φ' in [−2, 2] (d = 3, k = 3)",
     )
+    # the hypotheses as the stated domain of the configuration claims: ‖f(z^a)‖ ≤ 1, ‖f(z_j^-)‖ ≤ 1 (‖f‖_{2,∞} ≤ 1)
+    # and ‖Δ_j‖ ≤ 2 (Δ_j = φ(z_j^-) − φ'(z_j^-), φ and φ' on the sphere: for d ≥ 2 the differences of two unit
+    # vectors are exactly the vectors of norm ≤ 2); the box alone is wider (at f = (1, 1, 1), ⟨f, f⟩ = 3)
+    balls = [sp.Le(sum(c_**2 for c_ in u), 1) for u in [fa, *fn]] + [sp.Le(sum(c_**2 for c_ in e), 4) for e in en]
+    DC = Domain(
+        D.ranges,
+        constraints=tuple(balls),
+        name="τ ∈ [0.05, 20], ‖f(z^a)‖, ‖f(z_j^-)‖ ≤ 1, ‖φ(z_j^-) − φ'(z_j^-)‖ ≤ 2 (d = 3, k = 3)",
+    )
     coords = {F_A: fa, F_N: fn, DELTA: en}
     at = {k: kk}
 
@@ -154,7 +164,7 @@ def derivations() -> list[Derivation]:
         }
 
     g_typed = Norm(sp.Sum(weight() * DELTA[j], (j, 1, k)))
-    DV = D | Domain({beta: (1, 201)}, name="β ∈ [1, 201]")
+    DV = DC | Domain({beta: (1, 201)}, name="β ∈ [1, 201]")
     steps = [
         Step(
             f"from (36): G_τ(f, φ − φ', π̂, z^a) = Σ_j p_j [φ(z_j^-) − φ'(z_j^-)] (coordinate {i + 1}, d = 3, k = 3)",
@@ -170,7 +180,7 @@ def derivations() -> list[Derivation]:
         Step(
             "x_j = ⟨f(z^a), f(z_j^-)⟩ ∈ [−1, 1] since ‖f‖_{2,∞} ≤ 1 (Cauchy–Schwarz)",
             kind="inequality",
-            domain=D,
+            domain=DC,
             relation="<=",
             provenance="paper",
             reference="proof of Lemma 8, the parenthesis after 'lemma 7 with there x_j = …'",
@@ -180,7 +190,7 @@ def derivations() -> list[Derivation]:
         Step(
             "(41), first inequality (triangle): ‖Σ_j p_j (φ − φ')(z_j^-)‖₂ ≤ Σ_j p_j ‖(φ − φ')(z_j^-)‖₂",
             kind="inequality",
-            domain=D,
+            domain=DC,
             relation="<=",
             provenance="paper",
             reference="(41)",

@@ -264,12 +264,30 @@ def attack_prop4_ours(cfg: Config, lib=math):
     return loss_gap(cfg, lib), rhs_ours(cfg, lib)
 
 
+def ball_constraints(d: int = 2, kk: int = 2) -> tuple:
+    """The configuration claims' hypotheses on the d, k realisation (``vecs``): ‖ξ(z)‖² ≤ 1 at z^a, z^+, z_j^-
+    ((47): ξ = (1 − c)φ + cφ' with φ, φ' on the sphere) and ‖Δ(z)‖² ≤ 4 (Δ = φ − φ'; for d ≥ 2 the differences
+    of two unit vectors are exactly the vectors of norm ≤ 2). Every pair (ξ, Δ) of the proof is among these; the
+    claims are proved for all of them."""
+    V = vecs(d, kk)
+    return tuple(sp.Le(sum(c_**2 for c_ in u), 1) for u in [V["fa"], V["fp"], *V["fn"]]) + tuple(
+        sp.Le(sum(c_**2 for c_ in e), 4) for e in [V["ea"], V["ep"], *V["en"]]
+    )
+
+
 def domains() -> dict[str, Domain]:
     coords = {emb_a: (-1, 1), emb_p: (-1, 1), emb_n: (-1, 1), dir_a: (-2, 2), dir_p: (-2, 2), dir_n: (-2, 2)}
     return {
         "sym": Domain(
             {tau: (sp.Rational(1, 20), 20), **coords, veps: (-1, 1)},
             name="τ ∈ [0.05, 20], coordinates of f (or ξ) in [−1, 1], of η = φ − φ' in [−2, 2] (d = 2, k = 2)",
+        ),
+        # the configuration claims: the box cut by their hypotheses (the box alone is wider: at ξ = (1, 1),
+        # Δ = (−2, −2), ‖ξ − Δ‖ = 3√2 > 3)
+        "cfg": Domain(
+            {tau: (sp.Rational(1, 20), 20), **coords},
+            constraints=ball_constraints(),
+            name="τ ∈ [0.05, 20], ‖ξ(z)‖ ≤ 1, ‖Δ(z)‖ = ‖φ(z) − φ'(z)‖ ≤ 2 at z^a, z^+, z_j^- (d = 2, k = 2)",
         ),
         "symk": Domain(
             {tau: (sp.Rational(1, 20), 20), k: (1, sp.oo), emb_a: (-1, 1), emb_p: (-1, 1), emb_n: (-1, 1)},
