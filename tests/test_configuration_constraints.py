@@ -146,6 +146,25 @@ def test_a_box_wider_than_the_hypotheses_without_their_constraint_is_not_proved(
     assert "wider than these hypotheses" in res.unproved
 
 
+def test_a_parameter_in_a_realised_row_keeps_the_proofs_range():
+    """u realised as (c U₁, c U₂) with ‖u‖² ≤ 1 stated and c ∈ [−2, 2] stated, the proof's c ∈ [0, 1]: the cover
+    gives c the proof's range, so the stated c ∈ [−2, 2] is not covered and the step is not proved."""
+    ru, rv = row(U), row(V)
+    cu = [c * x_ for x_ in ru]
+    st = step(
+        sp.Abs(Inner(u, v)),
+        sp.Integer(1),
+        {u: ("ball", 1), v: ("ball", 1)},
+        {u: cu, v: rv},
+        {U: (-1, 1), V: (-1, 1), c: (-2, 2)},
+        [ball(cu, 1), ball(rv, 1)],
+    )
+    st.route[1]["scalars"] = {c: (0, 1)}
+    res = check_step(st, **OPTS)
+    assert res.verdict is not Verdict.PROVED, res.covered
+    assert "the proof's ranges miss the stated ones of c_cc" in res.unproved
+
+
 # ----------------------------------------------------------------------- derived vectors realised by free coordinates
 
 SEGMENT = {

@@ -679,6 +679,8 @@ def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> 
         from .exact_points import constraint_atoms
 
         for a_ in constraint_atoms(sp.Add(*[sp.sympify(c_) ** 2 for c_ in row])):
+            if a_ in sp_.scalars:
+                continue  # a parameter keeps the proof's range in the cover (not the stated box's)
             key = a_.base.label if isinstance(a_, sp.Indexed) else a_
             if key not in step.domain.ranges:
                 return f"{what} reads {a_}, which has no stated range"
@@ -805,11 +807,21 @@ def prove_configuration(step: Step, params: Mapping[str, Any], opts: Mapping[str
         # the stated coordinate box holds points outside the hypotheses (a corner outside a ball, a derived
         # vector's coordinates free) that no stated constraint excludes: there the proof says nothing, so the
         # step is not proved on its domain
+        missing = sorted(
+            str(s_)
+            for s_ in step.domain.ranges
+            if s_ in free_names(step.lhs) | free_names(step.rhs)
+            and not covers(cover, Domain({s_: step.domain.ranges[s_]}))
+        )
+        gap = (
+            f"{box_why}, where the proof says nothing: the domain should state them as constraints"
+            if not box
+            else f"{box_why}; the proof's ranges miss the stated ones of {', '.join(missing)}"
+        )
         why = (
             f"configuration route ({rule}): proved for every d and every configuration with "
-            f"{hyps or 'the declared vectors'}, but the step's stated coordinate box is wider than these hypotheses "
-            f"({box_why}), where the proof says nothing: the domain should state them as constraints; "
-            f"classical rules {'; '.join(sp_.used)}; {reason}" + (f"; atoms: {ranges}" if ranges else "")
+            f"{hyps or 'the declared vectors'}, but the step's stated domain is wider than these hypotheses "
+            f"({gap}); classical rules {'; '.join(sp_.used)}; {reason}" + (f"; atoms: {ranges}" if ranges else "")
         )
         if numeric is None:
             res = undecided(step, method=why[:2000])
