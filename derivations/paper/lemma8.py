@@ -185,7 +185,8 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="proof of Lemma 8, the parenthesis after 'lemma 7 with there x_j = …'",
             **configuration(sp.Abs(Inner(F_A, F_N[1])), sp.Integer(1), _similarity_range),
-            note="stated for j = 1 on the d = 3 realisation (every j alike); proved for every d by Cauchy–Schwarz",
+            note="stated for j = 1 on the d = 3 realisation (every j alike), its box cut by the balls; proved for every d "
+            "by Cauchy–Schwarz",
         ),
         Step(
             "(41), first inequality (triangle): ‖Σ_j p_j (φ − φ')(z_j^-)‖₂ ≤ Σ_j p_j ‖(φ − φ')(z_j^-)‖₂",
@@ -195,7 +196,8 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(41)",
             **configuration(g_typed, sp.Sum(weight() * Norm(DELTA[j]), (j, 1, k)), _triangle),
-            note="stated on the d = 3, k = 3 realisation; proved for every d and k (weighted triangle inequality)",
+            note="stated on the d = 3, k = 3 realisation, its box cut by the balls; proved for every d and k (weighted "
+            "triangle inequality)",
         ),
         Step(
             RESULT,
@@ -205,7 +207,8 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="Lemma 8, (41) second inequality (Lemma 7 with a_j = ‖Δ_j‖₂)",
             **configuration(g_typed, lemma7.paper_constant() * power_mean_typed(), _lemma8(_paper_c)),
-            note="stated on the d = 3, k = 3 realisation; proved for every d and k: the triangle inequality, then "
+            note="stated on the d = 3, k = 3 realisation, its box cut by the balls; proved for every d and k: the "
+            "triangle inequality, then "
             "Lemma 7's scalar claim (x_j ∈ [−1, 1] by Cauchy–Schwarz, a_j = ‖Δ_j‖ ∈ [0, 2])",
         ),
         Step(
