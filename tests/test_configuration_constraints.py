@@ -249,5 +249,79 @@ def test_the_papers_configuration_steps_are_proved_on_their_stated_balls(st):
     assert not in_domain(corner, st.domain)
 
 
-def test_there_are_nine_of_them():
-    assert len(_config_steps()) == 9
+def test_there_are_ten_of_them():
+    assert len(_config_steps()) == 10
+
+
+def test_eq18_is_proved_as_a_chain_and_not_without_the_balls():
+    """(18) from (17) and the max split (which holds on the balls): proved on its stated domain (the balls);
+    the same chain stated on the bare box (where (18) fails) does not cite the max split's constraints."""
+    import dataclasses
+
+    from infonce_bounds.derivations import catalogue
+    from infonce_bounds.derivations.paper import eq16_18
+
+    st = catalogue.get("eq16_18").step(eq16_18.RESULT)
+    res = check_step(st, **{**DEFAULTS, "trials": 400})
+    assert proved_and_covers(res, st), res.method[:400]
+    bare = dataclasses.replace(st, name="(18) on the bare box", domain=Domain(st.domain.ranges))
+    assert check_step(bare, **{**DEFAULTS, "trials": 400}).verdict is not Verdict.PROVED
+
+
+# ------------------------------------------------------------------------------- the max and quadratic-form rules
+
+
+def test_a_quadratic_form_is_proved_only_when_positive_semidefinite():
+    from infonce_bounds.derivations.checks.configuration_terms import quadratic_form as _quadratic_form
+
+    a, b, c_ = sp.symbols("a_q b_q c_q", real=True)
+    assert _quadratic_form(
+        2 * a + b + c_, sp.sqrt(6) * sp.sqrt(a**2 + b**2 + c_**2)
+    )  # (a − 2b)² + (a − 2c)² + (b − c)²
+    assert _quadratic_form(2 * a + b + c_, sp.sqrt(5) * sp.sqrt(a**2 + b**2 + c_**2)) is None  # √5 < √6: not PSD
+    assert _quadratic_form(a + b, sp.sqrt(a**2 + b**2)) is None  # the diagonal a = b: (a + b)² = 4a² > 2a²
+    assert _quadratic_form(a + b, sp.sqrt(2) * sp.sqrt(a**2 + b**2))
+
+
+def _max_split(const):
+    """The max split with √6 replaced by ``const`` (its printed and typed sides both)."""
+    from infonce_bounds.derivations.paper import eq16_18
+
+    st = next(p_.values[0] for p_ in _config_steps() if p_.values[0].name == eq16_18.MAX_SPLIT)
+    hint = dict(st.route[1])
+    lhs, rhs = hint["claim"]
+    hint["claim"] = (lhs, rhs.xreplace({sp.sqrt(6): const}))
+    return Step(
+        "max split, constant changed",
+        st.lhs,
+        st.rhs.xreplace({sp.sqrt(6): const}),
+        kind="inequality",
+        relation="<=",
+        domain=st.domain,
+        route=("configuration", hint),
+    )
+
+
+def test_the_max_split_with_a_smaller_constant_is_not_proved():
+    res = check_step(_max_split(sp.sqrt(5)), **{**DEFAULTS, "trials": 400})
+    assert res.verdict is not Verdict.PROVED and "not proved" in res.method
+
+
+def test_a_rhs_decreasing_in_its_max_is_not_replaced_term_by_term():
+    """max_j ‖F_j‖ ≤ 5/2 − max_l ‖D_l‖ (F_j = e₁, D_l = 2e₁ gives 1 > 1/2): the rhs decreases in the max, so the
+    rule "a term is at most the max" does not apply."""
+    F, Dv, l_ = sp.IndexedBase("F_cc"), sp.IndexedBase("D_cc"), sp.Symbol("l_cc", integer=True, positive=True)
+    fs = [[sp.IndexedBase("Fc_cc")[q, p] for p in (1, 2)] for q in (1, 2)]
+    ds = [[sp.IndexedBase("Dc_cc")[q, p] for p in (1, 2)] for q in (1, 2)]
+    st = step(
+        FamilyMax(Norm(F[j]), sp.Tuple(j, 1, k)),
+        R(5, 2) - FamilyMax(Norm(Dv[l_]), sp.Tuple(l_, 1, k)),
+        {F: ("ball", 1), Dv: ("ball", 2)},
+        {F: fs, Dv: ds},
+        {sp.IndexedBase("Fc_cc"): (-1, 1), sp.IndexedBase("Dc_cc"): (-1, 1)},
+        [ball(r_, 1) for r_ in fs],
+        at={k: 2},
+        scalars={k: (1, sp.oo)},
+    )
+    res = check_step(st, **OPTS)
+    assert res.verdict is not Verdict.PROVED and "not proved nondecreasing" in res.method, res.method

@@ -64,45 +64,21 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, covers, free_names
+from .configuration_terms import (
+    FamilyMax,
+    Inner,
+    Norm,
+    NotProved,
+    corner_inside,
+    cover_row,
+    quadratic_form,
+    realise,
+    stated_ball,
+    vector_coords,
+)
 from .verdicts import proved, undecided
 
-
-class Norm(sp.Function):
-    """‖v‖ (unevaluated)."""
-
-    nargs = 1
-
-    def _sympystr(self, printer: Any) -> str:
-        return "‖" + printer._print(self.args[0]) + "‖"
-
-    def _latex(self, printer: Any) -> str:
-        return r"\left\|" + printer._print(self.args[0]) + r"\right\|"
-
-
-class Inner(sp.Function):
-    """⟨u, v⟩ (unevaluated)."""
-
-    nargs = 2
-
-    def _sympystr(self, printer: Any) -> str:
-        return "⟨" + printer._print(self.args[0]) + ", " + printer._print(self.args[1]) + "⟩"
-
-    def _latex(self, printer: Any) -> str:
-        return r"\langle " + printer._print(self.args[0]) + ", " + printer._print(self.args[1]) + r"\rangle"
-
-
-class FamilyMax(sp.Function):
-    """max_{j=lo..hi} t_j: ``FamilyMax(t, Tuple(j, lo, hi))`` (unevaluated)."""
-
-    nargs = 2
-
-    def _sympystr(self, printer: Any) -> str:
-        j, lo, hi = self.args[1]
-        return f"max_{{{j}={printer._print(lo)}..{printer._print(hi)}}} {printer._print(self.args[0])}"
-
-
-class NotProved(Exception):
-    """The rules do not reduce the claim, or a side condition is not proved."""
+__all__ = ["FamilyMax", "Inner", "Norm", "NotProved", "bilinear", "prove_configuration", "realise", "vector_coords"]
 
 
 RULES = ("bound", "attained")
@@ -188,6 +164,8 @@ def _nonneg(e: sp.Expr, sp_: Space) -> bool:
         s_ = arb_sign(e)
         return s_ is not None and s_ >= 0
     if isinstance(e, (sp.exp, Norm, sp.Abs)):
+        return True
+    if isinstance(e, sp.Symbol) and e.is_nonnegative is True:  # a declared nonnegative symbol (an assumption)
         return True
     if e.is_Symbol and e in sp_.scalars:
         return sp_.scalars[e][0].is_nonnegative is True
@@ -364,13 +342,33 @@ def _opts(opts: Mapping[str, Any]) -> dict:
     return {k_: v_ for k_, v_ in opts.items() if k_ != "clock"}
 
 
-def prove_scalar(name: str, small: sp.Expr, big: sp.Expr, sp_: Space, opts: Mapping[str, Any]) -> str:
-    """``small ≤ big`` over the parameters' ranges and the atoms' boxes, by the engine; the method, or NotProved."""
+def _one_index(small: sp.Expr, big: sp.Expr, j: sp.Symbol | None, sp_: Space) -> tuple[sp.Expr, sp.Expr, dict]:
+    """For a claim made for each j: every atom read at j (``n3[j]``) as a plain variable over the atom's range
+    (for a fixed j it is one value of that range); (small, big, {variable: range})."""
+    if j is None:
+        return small, big, {}
+    rep, extra = {}, {}
+    for var, lo, hi in sp_.atoms.values():
+        if isinstance(var, sp.IndexedBase):
+            name = sp.Symbol(f"{var.label}_{j}", real=True)
+            rep[var[j]] = name
+            extra[name] = (lo, hi)
+    small, big = sp.sympify(small).xreplace(rep), sp.sympify(big).xreplace(rep)
+    used = free_names(small) | free_names(big)
+    return small, big, {k_: v_ for k_, v_ in extra.items() if k_ in used}
+
+
+def prove_scalar(
+    name: str, small: sp.Expr, big: sp.Expr, sp_: Space, opts: Mapping[str, Any], extra: Mapping | None = None
+) -> str:
+    """``small ≤ big`` over the parameters' ranges and the atoms' boxes (and ``extra`` ranges), by the engine;
+    the method, or NotProved."""
     from .reentry import check_step
 
     ranges: dict = dict(sp_.scalars)
     for var, lo, hi in sp_.atoms.values():
         ranges[var] = (lo, hi)
+    ranges.update(extra or {})
     names = free_names(small) | free_names(big)
     missing = {str(n) for n in names} - {str(s_) for s_ in ranges}
     if missing:
@@ -402,49 +400,6 @@ def prove_scalar(name: str, small: sp.Expr, big: sp.Expr, sp_: Space, opts: Mapp
 
 
 # ----------------------------------------------------------------------------- realisation (the link)
-
-
-def vector_coords(u: sp.Expr, coords: Mapping[Any, Any], d: int) -> list:
-    """The d coordinates of ``u`` (linear in the vectors of ``coords``): coordinate i is u with each vector
-    replaced by its i-th coordinate (linearity)."""
-    u = sp.sympify(u)
-    atoms = [a for a in u.atoms(sp.Indexed) if a.base in coords] + [a for a in u.atoms(sp.Symbol) if a in coords]
-
-    def coord(v: sp.Expr, i: int) -> sp.Expr:
-        if isinstance(v, sp.Indexed):
-            return sp.sympify(coords[v.base][int(v.indices[0]) - 1][i])
-        return sp.sympify(coords[v][i])
-
-    return [u.xreplace({a: coord(a, i) for a in atoms}) for i in range(d)]
-
-
-def realise(expr: Any, coords: Mapping[Any, Any], at: Mapping[Any, Any]) -> sp.Expr:
-    """The typed ``expr`` in the finite realisation: ``at`` substituted (k), sums written out, each vector its
-    coordinates (``coords``: Symbol → list, IndexedBase → list of lists, index 1..k), Norm → √(Σ_i v_i²),
-    Inner → Σ_i u_i v_i, FamilyMax → Max over the family."""
-    e = sp.sympify(expr).xreplace({sp.sympify(a): sp.sympify(b) for a, b in dict(at).items()})
-    e = e.replace(
-        lambda n: isinstance(n, FamilyMax),
-        lambda n: sp.Max(
-            *[n.args[0].xreplace({n.args[1][0]: i}) for i in range(int(n.args[1][1]), int(n.args[1][2]) + 1)]
-        ),
-    )
-    e = e.replace(lambda n: isinstance(n, sp.Sum), lambda n: n.doit(deep=False) if n.limits[0][2].is_Integer else n)
-    if e.has(sp.Sum):
-        raise NotProved("a sum is not written out at the realisation's k (give at = {k: …})")
-    dims = {len(c) for v, c in coords.items() if isinstance(v, sp.Symbol)}
-    dims |= {len(c[0]) for v, c in coords.items() if isinstance(v, sp.IndexedBase)}
-    if len(dims) != 1:
-        raise NotProved(f"the realisation's vectors have dimensions {sorted(dims)}")
-    (d,) = dims
-
-    def node(n: sp.Expr) -> sp.Expr:
-        if isinstance(n, Norm):
-            return sp.sqrt(sum(c_**2 for c_ in vector_coords(n.args[0], coords, d)))
-        a, b = vector_coords(n.args[0], coords, d), vector_coords(n.args[1], coords, d)
-        return sum(x_ * y_ for x_, y_ in zip(a, b))
-
-    return e.replace(lambda n: isinstance(n, (Norm, Inner)), node)
 
 
 def _link(step: Step, params: Mapping[str, Any], sp_: Space, lhs: sp.Expr, rhs: sp.Expr) -> str:
@@ -523,28 +478,56 @@ def _family_max_mean(bound: sp.Expr, rhs: FamilyMax, sp_: Space, keep: dict, opt
     return f"Σ_j w_j ≤ 1 with w_j = {w} ≥ 0 ({m[:90]})"
 
 
+def _max_in_rhs(rhs: sp.Expr, j: sp.Symbol, lim: tuple, sp_: Space) -> tuple[sp.Expr, str | None]:
+    """For each j: rhs with every ``max_i b_i`` (over the lhs max's range) replaced by ``b_j``, when rhs is
+    nondecreasing in that max (∂rhs/∂M ≥ 0 structurally for every M ≥ 0, and b_i ≥ 0): t_j ≤ rhs(b_j) then gives
+    t_j ≤ rhs(max_i b_i), since b_j ≤ max_i b_i. (rhs unchanged, None) when it holds no such max."""
+    nodes = [n_ for n_ in sp.preorder_traversal(rhs) if isinstance(n_, FamilyMax)]
+    if not nodes or rhs in nodes:
+        return rhs, None
+    out = rhs
+    for node in nodes:
+        i_, lo, hi = node.args[1]
+        if (lo, hi) != tuple(lim):
+            raise NotProved(f"the rhs's max runs over {i_} = {lo}..{hi}, the lhs's over {j} = {lim[0]}..{lim[1]}")
+        body = node.args[0]
+        if not _nonneg(body, sp_):
+            raise NotProved(f"the rhs's max of {body}: its terms are not proved ≥ 0")
+        m_ = sp.Dummy("M", nonnegative=True)
+        if not _nonneg(sp.diff(out.xreplace({node: m_}), m_), sp_):
+            raise NotProved(f"the rhs is not proved nondecreasing in {node}")
+        out = out.xreplace({node: body.xreplace({i_: j})})
+    sp_.used["a term is at most the max, and the rhs is nondecreasing in it (∂/∂max ≥ 0)"] = None
+    return out, f"for each {j}: the rhs's max replaced by its {j}-th term (the rhs nondecreasing in it)"
+
+
 def _bound_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapping[str, Any]) -> str:
     lhs, rhs = (sp.sympify(x_) for x_ in params["claim"])
     text = [_link(step, params, sp_, lhs, rhs)]
     target = lhs
-    if isinstance(lhs, sp.Abs) and "split" in params:  # a bilinear identity of the inner-product algebra
-        alt = sp.sympify(params["split"])
-        # |x| = |−x|: the split may be of either sign (SymPy writes Abs(a − b) as Abs(b − a) where it likes)
-        if bilinear(lhs.args[0] - alt, sp_) != 0 and bilinear(lhs.args[0] + alt, sp_) != 0:
-            raise NotProved(f"the split {alt} is not {lhs.args[0]} (bilinear expansion differs)")
-        sp_.used["bilinearity of ⟨·,·⟩ (the split, both sides expanded in the declared vectors)"] = None
-        target = sp.Abs(alt)
-        text.append(f"bilinear identity: {lhs.args[0]} = {alt}")
-    sp_.split = target is not lhs  # the box cover reads it: a split's identity holds only where Δ is its definition
     per_j = None
     if isinstance(target, FamilyMax):  # max_j t_j ≤ rhs (rhs free of j) ⟸ t_j ≤ rhs for each j
-        per_j = target.args[1][0]
+        per_j, lim = target.args[1][0], tuple(target.args[1][1:])
         if per_j in sp.sympify(rhs).free_symbols:
             raise NotProved("the rhs reads the max's index")
         target = target.args[0]
+        rhs, note = _max_in_rhs(rhs, per_j, lim, sp_)
+        if note:
+            text.append(note)
+    split_used = {}
+    if isinstance(target, sp.Abs) and "split" in params:  # a bilinear identity of the inner-product algebra
+        alt = sp.sympify(params["split"])
+        # |x| = |−x|: the split may be of either sign (SymPy writes Abs(a − b) as Abs(b − a) where it likes)
+        if bilinear(target.args[0] - alt, sp_) != 0 and bilinear(target.args[0] + alt, sp_) != 0:
+            raise NotProved(f"the split {alt} is not {target.args[0]} (bilinear expansion differs)")
+        split_used["bilinearity of ⟨·,·⟩ (the split, both sides expanded in the declared vectors)"] = None
+        text.append(f"bilinear identity: {target.args[0]} = {alt}")
+        target = sp.Abs(alt)
+    sp_.split = bool(split_used)  # the box cover reads it: a split's identity holds only where Δ is its definition
+    rule_used = dict(sp_.used)
     last: Exception | None = None
     for expanded in (False, True):
-        sp_.used = {}
+        sp_.used = {**rule_used, **split_used}
         sp_.expanded = expanded  # the box cover reads it: expanded, the proof uses what derived vectors are
         keep = _kept(rhs, sp_)
         try:
@@ -565,7 +548,12 @@ def _bound_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapping
             if _canonical_sums(big) == _canonical_sums(small) or sp.expand(_canonical_sums(big - small)) == 0:
                 m = "the two sides are equal (symbolic)"
             else:
-                m = prove_scalar(f"{step.name} [scalar]", small, big, sp_, opts)
+                small_, big_, extra = _one_index(small, big, per_j, sp_)
+                m = quadratic_form(small_, big_)
+                if m is None:
+                    m = prove_scalar(f"{step.name} [scalar]", small_, big_, sp_, opts, extra)
+                else:
+                    sp_.used["a positive semidefinite quadratic form (exact principal minors)"] = None
             return "; ".join(
                 text
                 + ([f"for each {per_j}"] if per_j is not None else [])
@@ -633,27 +621,6 @@ def _attained_rule(step: Step, params: Mapping[str, Any], sp_: Space, opts: Mapp
     return f"witness {', '.join(f'{k_} = {v_}' for k_, v_ in wit.items())}: Q = {value} ∈ [{lo_}, {hi_}] (Arb)"
 
 
-def _sum_sq(row: list) -> sp.Expr:
-    return sp.expand(sum(sp.sympify(c_) ** 2 for c_ in row))
-
-
-def _stated_ball(step: Step, row: list, r2: sp.Expr) -> str | None:
-    """The stated constraint that puts the realised ``row`` in the ball of radius² ``r2``: one of the domain's
-    constraints is ``Σ_i row_i² ≤ r2`` (or ``<``, or ``= r2``, the sphere inside the ball) up to a positive factor
-    and sides; its text, or None."""
-    want = _sum_sq(row) - sp.sympify(r2)
-    for c in step.domain.constraints:
-        if not isinstance(c, sp.Rel) or c.rel_op not in ("<=", "<", ">=", ">", "=="):
-            continue
-        e = sp.expand(c.lhs - c.rhs) if c.rel_op in ("<=", "<", "==") else sp.expand(c.rhs - c.lhs)
-        if e == 0:
-            continue
-        q = sp.cancel(e / want)
-        if q.is_number and (q.is_positive or (c.rel_op == "==" and q.is_nonzero)):
-            return str(c)
-    return None
-
-
 def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> tuple[dict, str]:
     """(cover, why): the realisation's coordinate box as part of the cover, when every point of the stated
     domain (its box cut by its constraints) is a configuration the proof covers; else ({}, why not).
@@ -662,7 +629,7 @@ def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> 
     so it proves the claim for every configuration with the declared vectors in their balls. A declared vector
     realised by ``row`` is covered when the box lies in its ball (every entry a stated symbol with a finite
     range, the corner inside: Σ_i max(lo_i², hi_i²) ≤ r², exact) or the domain states ``Σ_i row_i² ≤ r²``
-    (``_stated_ball``). A derived vector realised by expressions of its realised parts is its definition there
+    (``stated_ball``). A derived vector realised by expressions of its realised parts is its definition there
     (``_link`` checks it); one realised by its own free coordinates is covered when the proof read it only
     through ``‖Δ‖ ≤ ub`` (its derived vectors not expanded, no bilinear identity: the proof then holds for every
     such Δ), ``ub`` its norm bound, and the box lies in that ball or the domain states ``Σ_i Δ_i² ≤ ub²``.
@@ -674,34 +641,6 @@ def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> 
         return {}, "no realised coordinate box"
     out: dict = {}
     used: list[str] = []
-
-    def cover_row(row: list, what: str) -> str | None:
-        from .exact_points import constraint_atoms
-
-        for a_ in constraint_atoms(sp.Add(*[sp.sympify(c_) ** 2 for c_ in row])):
-            if a_ in sp_.scalars:
-                continue  # a parameter keeps the proof's range in the cover (not the stated box's)
-            key = a_.base.label if isinstance(a_, sp.Indexed) else a_
-            if key not in step.domain.ranges:
-                return f"{what} reads {a_}, which has no stated range"
-            lo, hi = step.domain.ranges[key]
-            if not (lo.is_finite and hi.is_finite):
-                return f"{what} reads {a_}, whose stated range is unbounded"
-            out[str(key)] = (str(lo), str(hi))
-        return None
-
-    def corner_inside(row: list, r2: sp.Expr) -> bool:
-        tot = sp.Integer(0)
-        for c_ in row:
-            c_ = sp.sympify(c_)
-            key = c_.base.label if isinstance(c_, sp.Indexed) else c_
-            if not isinstance(c_, (sp.Symbol, sp.Indexed)) or key not in step.domain.ranges:
-                return False
-            lo, hi = (sp.sympify(x_) for x_ in step.domain.ranges[key])
-            if not (lo.is_finite and hi.is_finite):
-                return False
-            tot += sp.Max(lo**2, hi**2)
-        return sp.sympify(r2 - tot).is_nonnegative is True
 
     for v, (kind, r_) in sp_.spec.items():
         if v not in coords:
@@ -734,18 +673,18 @@ def _box_cover(step: Step, sp_: Space, coords: Mapping[Any, Any], rule: str) -> 
             label = f"‖{v}‖ ≤ {r_}"
         for n_, row in enumerate(rows):
             what = f"{v}[{n_ + 1}]" if isinstance(v, sp.IndexedBase) else str(v)
-            if corner_inside(row, r2):
-                why = cover_row(row, what)
+            if corner_inside(step.domain, row, r2):
+                why = cover_row(step.domain, row, what, sp_.scalars, out)
                 if why:
                     return {}, why
                 continue
-            stated = _stated_ball(step, row, r2)
+            stated = stated_ball(step.domain, row, r2)
             if stated is None:
                 return {}, (
                     f"the realised {what} ranges over a box wider than {label} and the domain states no "
                     f"constraint Σ_i {what}_i² ≤ {r2}"
                 )
-            why = cover_row(row, what)
+            why = cover_row(step.domain, row, what, sp_.scalars, out)
             if why:
                 return {}, why
             used.append(stated)

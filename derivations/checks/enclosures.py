@@ -15,7 +15,8 @@ from typing import Any
 import sympy as sp
 from flint import arb, ctx, fmpq, fmpz
 
-from .exact_points import _exactly_zero, _expand, _label_of, _range_of, constraint_atoms
+from .exact_points import _exactly_zero, _expand, _label_of, _range_of
+from .sampling import constraint_atoms
 from .signs import NAMED_CONSTANTS
 
 #: the key of a memo under which ``_ball`` finds the point (symbol or entry → exact value)

@@ -180,16 +180,6 @@ def _label_of(key: Any) -> Any:
     return key.base.label if isinstance(key, sp.Indexed) else key
 
 
-def constraint_atoms(c: Any) -> set:
-    """The point coordinates a constraint reads: its entries (``f_a[1]``, an ``Indexed``) and its free symbols
-    other than those entries' labels (``f_a`` in ``f_a[1]² + f_a[2]² ≤ 1`` is not a coordinate)."""
-    c = sp.sympify(c)
-    entries = set(c.atoms(sp.Indexed))
-    labels = {e.base.label for e in entries}
-    inner = {x for e in entries for i in e.indices for x in sp.sympify(i).free_symbols}
-    return entries | {s_ for s_ in c.free_symbols if isinstance(s_, sp.Symbol) and s_ not in labels | inner}
-
-
 def _range_of(domain: Any, key: Any) -> tuple[Any, Any] | None:
     if domain is None:
         return None

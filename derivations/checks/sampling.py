@@ -658,14 +658,22 @@ def _mp(x: Any) -> Any:
     return mpmath.mpf(x)
 
 
+def constraint_atoms(c: Any) -> set:
+    """The point coordinates a constraint reads: its entries (``f_a[1]``, an ``Indexed``) and its free symbols
+    other than those entries' labels (``f_a`` in ``f_a[1]² + f_a[2]² ≤ 1`` is not a coordinate)."""
+    c = sp.sympify(c)
+    entries = set(c.atoms(sp.Indexed))
+    labels = {e.base.label for e in entries}
+    inner = {x for e in entries for i in e.indices for x in sp.sympify(i).free_symbols}
+    return entries | {s_ for s_ in c.free_symbols if isinstance(s_, sp.Symbol) and s_ not in labels | inner}
+
+
 def _satisfies(domain: Domain, pt: Mapping) -> bool:
     """Whether a (float) point satisfies the domain's constraints that read only its coordinates (symbols and
     entries: ``f_a[1]² + f_a[2]² ≤ 1`` reads ``f_a[1]``, ``f_a[2]``). A filter for the searches; the Arb gate
     (``enclosures.in_domain``) decides a counterexample's point exactly."""
     if not domain.constraints:
         return True
-    from .exact_points import constraint_atoms
-
     sub = {
         s: sp.Float(v) if not isinstance(v, int) else sp.Integer(v)
         for s, v in pt.items()

@@ -7,6 +7,11 @@
 for unit embeddings, τ > 0, k ≥ 1. The text calls (u^a, u^+, u^-) ↦ ⟨u^a, u^+ − u^-⟩ "6-Lipschitz"; the constant
 (18) uses, and the sharp one on (S^{d−1})³, is √6 (ERRATA). At β → ∞ Prop. 4 and (18) agree up to the factors
 of the elementary inequalities the text quotes; ours (prop4) at β → ∞ is never worse than (18).
+
+(18) is proved as a chain: (17), then ``MAX_SPLIT`` (the configuration route: for each j the map split,
+Cauchy–Schwarz and 2a + b + c ≤ √6 ‖(a, b, c)‖₂, for every d and k), stated on the d = 2, k = 2 realisation with
+φ = f and φ' = f − η in the unit ball (``Domain`` constraints: the spheres' hull, where the bound holds too; the
+coordinate box alone is wider, and (18) fails there).
 """
 
 from __future__ import annotations
@@ -16,8 +21,8 @@ import math
 import numpy as np
 import sympy as sp
 
-from ..checks.configuration import Inner, Norm, realise
-from ..ledger import Derivation, Domain, Step
+from ..checks.configuration import FamilyMax, Inner, Norm, realise
+from ..ledger import Derivation, Domain, Link, Step
 from ..symbols import (
     TAU_MAX,
     TAU_MIN,
@@ -81,6 +86,13 @@ def _map_split(cfg: Config, lib=math):
     return abs(g), 2 * norm(ea, lib) + norm(ep, lib) + norm(en[0], lib)
 
 
+def _max_map_split(cfg: Config, lib=math):
+    """max_j |g_j(u) − g_j(u')| ≤ √6 (‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}, g_j(u) = ⟨u^a, u^+ − u_j^-⟩."""
+    da, dp, dn = distances(cfg, lib)
+    gap = max(abs(x - y) for x, y in zip(_sim(cfg.phi), _sim(cfg.psi)))
+    return gap, lib.sqrt(6) * lib.sqrt(da**2 + dp**2 + max(dn) ** 2)
+
+
 def _sqrt6_attained(cfg: Config, lib=math):
     """√6(1 − 10⁻³) ≤ |g(u) − g(u')|/‖u − u'‖ at u^a ⟂ u^+, u^- = −u^+ and a small tangent move (d = cfg's d)."""
     import random
@@ -119,6 +131,61 @@ def g_typed(u: dict) -> sp.Expr:
     return Inner(u["a"], u["+"] - u["-"])
 
 
+#: every k: the negatives as families u^-_j, u'^-_j, Δ_j = u^-_j − u'^-_j (the map g_j(u) = ⟨u^a, u^+ − u^-_j⟩)
+_I = sp.Symbol("i", integer=True, positive=True)
+UN, UN2, DN = sp.IndexedBase("u^-"), sp.IndexedBase("u'^-"), sp.IndexedBase("Δ_-")
+MAX_VECTORS = {
+    **{U[x_]: ("sphere", 1) for x_ in ("a", "+")},
+    **{U2[x_]: ("sphere", 1) for x_ in ("a", "+")},
+    **{DU[x_]: ("def", U[x_] - U2[x_]) for x_ in ("a", "+")},
+    UN: ("sphere", 1),
+    UN2: ("sphere", 1),
+    DN: ("def", sp.Lambda(_I, UN[_I] - UN2[_I])),
+}
+MAX_SPLIT = (
+    "(17) ⟹ (18): max_j |g_j(u) − g_j(u')| ≤ √6 (‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2} "
+    "(the map split for each j, 2a + b + c ≤ √6 ‖(a, b, c)‖₂)"
+)
+
+
+def _max_split_step(fa, fp, fn, ea, ep, en, domain: Domain) -> Step:
+    """``MAX_SPLIT`` on the d = 2, k = 2 realisation (u = φ = f, u' = φ' = f − η), by the configuration route: for
+    each j the map split (bilinear), |a + b| ≤ |a| + |b|, Cauchy–Schwarz and the triangle inequality give
+    2‖Δ_a‖ + ‖Δ_+‖ + ‖Δ_j‖, at most √6 (‖Δ_a‖² + ‖Δ_+‖² + ‖Δ_j‖²)^{1/2} (a positive semidefinite quadratic form),
+    at most the rhs (‖Δ_j‖² ≤ max_i ‖Δ_i‖², the rhs nondecreasing in it)."""
+    i2 = sp.Symbol("l", integer=True, positive=True)
+    body = sp.Abs(Inner(U["a"], U["+"] - UN[j]) - Inner(U2["a"], U2["+"] - UN2[j]))
+    lhs = FamilyMax(body, sp.Tuple(j, 1, k))
+    rhs = sp.sqrt(6) * sp.sqrt(
+        Norm(DU["a"]) ** 2 + Norm(DU["+"]) ** 2 + FamilyMax(Norm(DN[i2]) ** 2, sp.Tuple(i2, 1, k))
+    )
+    coords = {U["a"]: fa, U["+"]: fp, UN: fn, DU["a"]: ea, DU["+"]: ep, DN: en}
+    coords |= {U2["a"]: add(fa, ea, -1), U2["+"]: add(fp, ep, -1), UN2: [add(u_, e_, -1) for u_, e_ in zip(fn, en)]}
+    at = {k: len(fn)}
+    return Step(
+        MAX_SPLIT,
+        realise(lhs, coords, at),
+        realise(rhs, coords, at),
+        kind="inequality",
+        relation="<=",
+        domain=domain,
+        provenance="ours",
+        route=(
+            "configuration",
+            {
+                "vectors": MAX_VECTORS,
+                "claim": (lhs, rhs),
+                "split": Inner(DU["a"], U["+"] - UN[j]) + Inner(U2["a"], DU["+"] - DN[j]),
+                "realise": coords,
+                "at": at,
+                "scalars": {k: (1, sp.oo)},
+                "attack": vector_check(_max_map_split),
+            },
+        ),
+        note="stated on d = 2, k = 2 with φ, φ' in the unit ball (the spheres' hull); proved for every d and k",
+    )
+
+
 def sqrt6_witness(t_: sp.Rational = WITNESS_T) -> dict:
     """u^a = e_1, u^+ = e_2, u^- = −e_2 and u' their rotations along the gradient (u^+ − u^-, u^a, −u^a) = (2e_2, e_1,
     −e_1): exact rational points of the circle (2t/(1 + t²), (1 − t²)/(1 + t²)), the anchor turned twice as far."""
@@ -137,15 +204,9 @@ def sqrt6_witness(t_: sp.Rational = WITNESS_T) -> dict:
 
 #: |g(u') − g(u)|/‖u − u'‖ with ‖u − u'‖² = ‖Δ_a‖² + ‖Δ_+‖² + ‖Δ_−‖²
 SQRT6_RATIO = sp.Abs(g_typed(U2) - g_typed(U)) / sp.sqrt(sum(Norm(DU[x_]) ** 2 for x_ in DU))
-UNPROVED_18 = (
-    "(17) (proved, cited: log-sum-exp is 1-Lipschitz for ‖·‖_∞), then the map split for each j and 2a + b + c ≤ "
-    "√6 ‖(a, b, c)‖₂ (both proved on the unit balls, which the stated domain now carries as constraints: off them "
-    "(18) fails, f_a = (1, 1), f_p = (−1, −1), f_n = (1, 1), η_a = (1/100, 1/100), η_p = η_n = 0, τ = 1/20: lhs 0.800 "
-    "> rhs 0.693); no route composes (17)'s max over j with a bound proved for each j (a chain cites one instance), "
-    "so attacked on random and adversarial unit configurations"
-)
 
 RESULT = "(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}"
+EQ17 = "(17) |ℓ(φ) − ℓ(φ')| ≤ (1/τ) max_j |⟨φ(z^a), φ(z^+) − φ(z_j^-)⟩ − ⟨φ'(z^a), φ'(z^+) − φ'(z_j^-)⟩|"
 LIP_6 = (
     "printed: (u^a, u^+, u^-) ↦ ⟨u^a, u^+ − u^-⟩ is '6-Lipschitz'; (18) needs √6: 2a + b + c ≤ √6 (a² + b² + c²)^{1/2}"
 )
@@ -222,6 +283,39 @@ def _sqrt6_step() -> Step:
     )
 
 
+def unit_balls(ranges, fa, fp, fn, ea, ep, en) -> Domain:
+    """(18)'s stated domain on the d = 2, k = 2 realisation: the coordinate box ``ranges`` cut by φ = f and
+    φ' = f − η in the unit ball at z^a, z^+, z_j^-. The box alone is wider, and (18) fails there (f_a = (1, 1),
+    f_p = (−1, −1), f_n = (1, 1), η_a = (1/100, 1/100), η_p = η_n = 0, τ = 1/20: lhs 0.800 > rhs 0.693); the spheres
+    as printed lie in these balls, and (18) holds on the balls too (the chain's steps read ‖·‖ ≤ 1 only)."""
+    moved = [add(u_, e_, -1) for u_, e_ in zip([fa, fp, *fn], [ea, ep, *en])]
+    return Domain(
+        ranges,
+        constraints=tuple(sp.Le(sum(c_**2 for c_ in x_), 1) for x_ in [fa, fp, *fn, *moved]),
+        name="τ ∈ [0.05, 20], φ = f and φ' = f − η in the unit ball at z^a, z^+, z_j^- (d = 2, k = 2)",
+    )
+
+
+def _eq18_step(gap, gap_v, ea, ep, en, domain: Domain) -> Step:
+    """(18) as a chain: ``gap`` ≤ ``gap_v`` ((17)) ≤ its rhs (``MAX_SPLIT`` divided by τ), on ``domain``."""
+    r18 = sp.sqrt(6) / tau * sp.sqrt(dist_sym(ea) ** 2 + dist_sym(ep) ** 2 + sp.Max(*[dist_sym(e) ** 2 for e in en]))
+    return Step(
+        RESULT,
+        gap,
+        r18,
+        kind="chain",
+        relation="<=",
+        domain=domain,
+        provenance="paper",
+        reference="(18)",
+        links=[
+            Link(gap, gap_v, cite=f"eq16_18 / {EQ17}"),
+            Link(gap_v, r18, cite=f"eq16_18 / {MAX_SPLIT}", factor=1 / tau),
+        ],
+        note="stated on d = 2, k = 2 (φ = f, φ' = f − η in the unit ball); (17), then the step above divided by τ",
+    )
+
+
 def derivations() -> list[Derivation]:
     a_, b_, c_ = dist_a, dist_p, dist_m
     Dv = Domain(
@@ -253,13 +347,7 @@ def derivations() -> list[Derivation]:
     gap_v = sp.Max(*[sp.Abs(x_ - y_) for x_, y_ in zip(sims, sims2)]) / tau
     v15, v15b = [-x_ / tau for x_ in sims], [-x_ / tau for x_ in sims2]  # (15)'s v at φ and at φ'
     Dsym = p4_domains()["sym"]
-    # (18) on unit embeddings: φ = f and φ' = f − η in the unit ball at z^a, z^+, z_j^- (the box alone is wider, and
-    # (18) fails there: UNPROVED_18); the spheres as printed lie in these balls, and (18) holds on the balls too
-    D18 = Domain(
-        Dsym.ranges,
-        constraints=tuple(sp.Le(sum(c_**2 for c_ in x_), 1) for x_ in (fa, fp, *fn, fa2, fp2, *fn2)),
-        name="τ ∈ [0.05, 20], φ = f and φ' = f − η in the unit ball at z^a, z^+, z_j^- (d = 2, k = 2)",
-    )
+    D18 = unit_balls(Dsym.ranges, fa, fp, fn, ea, ep, en)
     steps = [
         Step(
             "(15): ℓ^log(v) − log k = ℓ(φ, z, k, τ), v_j = (s⁺ − s_j)/τ (every k)",
@@ -293,7 +381,7 @@ def derivations() -> list[Derivation]:
             note="stated on d = 2, k = 2 (φ' = φ − η); cited: LSE with the fixed 0 (c = 1); attacked with k ≤ 1000",
         ),
         Step(
-            "(17) |ℓ(φ) − ℓ(φ')| ≤ (1/τ) max_j |⟨φ(z^a), φ(z^+) − φ(z_j^-)⟩ − ⟨φ'(z^a), φ'(z^+) − φ'(z_j^-)⟩|",
+            EQ17,
             loss_gap_sym(fa, fp, fn, ea, ep, en),
             gap_v,
             kind="inequality",
@@ -324,19 +412,8 @@ def derivations() -> list[Derivation]:
             note="so the map is √6-Lipschitz; squared form, certificate (a − 2b)² + (a − 2c)² + (b − c)²",
         ),
         _sqrt6_step(),
-        Step(
-            RESULT,
-            loss_gap_sym(fa, fp, fn, ea, ep, en),
-            sp.sqrt(6) / tau * sp.sqrt(dist_sym(ea) ** 2 + dist_sym(ep) ** 2 + sp.Max(*[dist_sym(e) ** 2 for e in en])),
-            kind="inequality",
-            relation="<=",
-            domain=D18,
-            provenance="paper",
-            reference="(18)",
-            check=vec(_eq18),
-            unproved=UNPROVED_18,
-            note="vector claim: stated on d = 2, k = 2 (φ' = φ − η); checked on unit configurations, k ≤ 1000",
-        ),
+        _max_split_step(fa, fp, fn, ea, ep, en, D18),
+        _eq18_step(loss_gap_sym(fa, fp, fn, ea, ep, en), gap_v, ea, ep, en, D18),
         Step(
             "β → ∞ in Prop. 4: e^{2/(βτ)} → 1",
             sp.exp(2 / (beta * tau)),
@@ -422,8 +499,9 @@ def derivations() -> list[Derivation]:
             source="paper",
             paper_claim="(16)–(18): |ℓ(φ) − ℓ(φ')| ≤ (√6/τ)(‖Δ_a‖² + ‖Δ_+‖² + max_j ‖Δ_j‖²)^{1/2}; at β → ∞ Prop. 4 "
             "and (18) are equivalent up to modest numerical factors",
-            summary="Holds (verified numerically, k ≤ 1000); the map's Lipschitz constant is √6 (the text says 6; proved, "
-            "and attained by an exact witness); ours at β = ∞ is never worse than (18).",
+            summary="Holds (proved for every d and k on unit embeddings: (17), then the map split for each j and "
+            "2a + b + c ≤ √6 ‖(a, b, c)‖₂); the map's Lipschitz constant is √6 (the text says 6; proved, and attained by "
+            "an exact witness); ours at β = ∞ is never worse than (18).",
         )
     ]
 

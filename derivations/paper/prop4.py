@@ -366,8 +366,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(48), first inequality",
             **cfg(Norm(sp.Sum(tilt_weight() * (XI["n"][j] - ETA["n"][j]), (j, 1, k))), sup_moved, attack_48),
-            note="stated on d = 2, k = 2 (sup over the negatives), the box cut by ‖ξ‖ ≤ 1, ‖Δ‖ ≤ 2 (D['cfg']); proved for "
-            "every d and k: the weighted triangle "
+            note="stated on d = 2, k = 2 (sup over the negatives); proved for every d and k: the weighted triangle "
             "inequality, then a convex combination is at most the max (Σ_j p_j = 1 proved)",
         ),
         Step(
@@ -378,8 +377,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(48), second inequality",
             **cfg(sup_moved, sp.Integer(3), attack_48_three),
-            note="stated on the box cut by ‖ξ‖ ≤ 1, ‖Δ‖ ≤ 2; proved for every d and k: ‖ξ_j − Δ_j‖ ≤ ‖ξ_j‖ + ‖Δ_j‖ ≤ "
-            "((1 − c) + c) + 2 (triangle, ‖φ‖ = ‖φ'‖ = 1)",
+            note="proved for every d and k: ‖ξ_j − Δ_j‖ ≤ ‖ξ_j‖ + ‖Δ_j‖ ≤ ((1 − c) + c) + 2 (triangle, ‖φ‖ = ‖φ'‖ = 1)",
         ),
         Step(
             "(49) Lemma 8 at f = ξ (‖ξ‖_{2,∞} ≤ 1 by (47)): ‖G_τ(ξ, φ − φ', π̂, z^a)‖₂ ≤ e^{2/(βτ)} M_β(‖Δ_j‖)",
@@ -389,8 +387,7 @@ def derivations() -> list[Derivation]:
             provenance="paper",
             reference="(49)",
             **cfg(*LEMMA8_AT_XI, attack_49),
-            note="stated on the box cut by ‖ξ‖ ≤ 1, ‖Δ‖ ≤ 2; proved for every d and k as Lemma 8: triangle, then Lemma 7's "
-            "scalar claim with ⟨ξ(z^a), ξ(z_j^-)⟩ "
+            note="proved for every d and k as Lemma 8: triangle, then Lemma 7's scalar claim with ⟨ξ(z^a), ξ(z_j^-)⟩ "
             "∈ [−1, 1] (Cauchy–Schwarz, ‖ξ‖ ≤ (1 − c) + c)",
         ),
         Step(
@@ -523,8 +520,7 @@ def derivations() -> list[Derivation]:
             domain=D["cfg"],
             provenance="ours",
             **cfg(*ANCHOR_OURS, attack_anchor_ours),
-            note="stated on the box cut by ‖ξ‖ ≤ 1, ‖Δ‖ ≤ 2; proved for every d and k (triangle inequality, q_j ≥ 0, "
-            "‖ξ‖ ≤ (1 − c) + c = 1)",
+            note="proved for every d and k on the box cut by ‖ξ‖ ≤ 1, ‖Δ‖ ≤ 2 (triangle inequality, q_j ≥ 0)",
         ),
         Step(
             "ours: Σ_j q_j a_j ≤ (Σ_j q_j a_j^β)^{1/β} ≤ N_k^{1/β} ((1/k) Σ_j a_j^β)^{1/β} (Σ_j q_j ≤ 1, k q_j ≤ N_k)",
