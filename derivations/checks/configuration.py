@@ -25,7 +25,11 @@ The rules, each classical and applied to its exact instance (the reduction shows
 * a bilinear identity (``split``): an alternative form of the lhs argument, proved equal to it by expanding
   both bilinear forms symbolically in the declared vectors (the Gram identities of the inner-product algebra);
 * a convex combination is at most the max: Σ_j w_j t_j ≤ max_j t_j from w_j ≥ 0, Σ_j w_j ≤ 1 (proved by the
-  engine) and t_j ≥ 0 (norms).
+  engine) and t_j ≥ 0 (norms);
+* a term is at most the max: for an lhs max_j t_j, a max_i b_i (b_i ≥ 0) inside a rhs nondecreasing in it
+  (∂rhs/∂M ≥ 0 structurally) is replaced by b_j, and t_j ≤ that rhs is proved for each j;
+* a positive semidefinite quadratic form: small ≤ K √Q (K > 0) from K²Q − small² ≥ 0 everywhere (exact principal
+  minors; ``configuration_terms.quadratic_form``).
 
 What is left is a scalar claim ``bound ≤ rhs`` in the parameters and in *atoms*: each remaining ``Norm`` and
 ``Inner`` becomes a variable over a range its rules prove (a norm in [0, its bound], an inner product in
