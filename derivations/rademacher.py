@@ -49,10 +49,15 @@ import sympy as sp
 from . import continuity as _cont
 from .checks import DEFAULTS
 from .checks.laws import search, search_result
-from .ledger import Derivation, Domain, Shown, Step, StepResult
+from .ledger import Derivation, Domain, Link, Shown, Step, StepResult
 from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, c0, chi, gamma, h, j, k, m_lvl, n, p, r, tau
 
 SQRT2 = sp.sqrt(2)
+
+#: the two complexities in the middle of the max-type and averaged chains (opaque, ≥ 0 as complexities of classes
+#: holding a constant-free function of θ: E sup ≥ sup E = 0): R̂_n({z ↦ s⁺_θ(z)}) and R̂_n({z ↦ F(s_θ(z))})
+Rad_pos = sp.Symbol("Rad_pos", nonnegative=True)
+Rad_F = sp.Symbol("Rad_F", nonnegative=True)
 
 
 # ----------------------------------------------------------------------------- validation
@@ -220,7 +225,10 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
     exactly over all sign patterns, in mpmath (15 digits in the search, 50 to confirm a violation: the shared
     search of ``checks.laws``). Evidence, not proof: the step's provenance is the reference.
     """
-    const_expr = step.rhs.subs({Rad_vec: 1, Lam: 1})
+    # c = (the factor on R_vec at Λ = 1/τ) · τ: √2 for both √2 Λ R_vec and √2 (1/τ) R_vec
+    const_expr = sp.simplify(step.rhs.subs({Rad_vec: 1, Lam: 1 / tau}) * tau)
+    if const_expr.free_symbols:
+        raise ValueError(f"maurer_check: the bound's factor on R_vec must be c/τ with c a number, got {step.rhs}")
     consts: dict[int, Any] = {}  # c at each working precision (a float c would blur a tight class at 50 digits)
 
     def const() -> Any:
@@ -312,6 +320,90 @@ MAURER_ROUTE = (
             "class": "Rad_n and R_vec are those complexities for the similarity class f = s_θ, θ ∈ Θ",
         },
         "attack": maurer_check,
+    },
+)
+
+
+# ----------------------------------------------------------------------------- the chains' cited steps
+
+CHAINING_BOUND = "chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))"
+WEIGHTS_ONE = "Σ_{l≥1} 2^{−l} = 1"
+SCALE_DOUBLING = "scale doubling: 1 + 2^l χ ≤ 2^l (1 + χ)"
+LEVEL_SUM = "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))"
+JENSEN_ALL = "Jensen over all levels: 6 c₀ √(p/m) Σ_{l≥1} 2^{−l} √(log(1 + 2^l χ)) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))"
+#: the chaining sum over every level l ≥ 1 (the identity checker cannot evaluate it at points: no spot-check of it)
+CHAIN_SUM = sp.Sum(2 ** (-m_lvl) * sp.sqrt(sp.log(1 + 2**m_lvl * chi)), (m_lvl, 1, sp.oo))
+#: 36 c₀² (p/m): the square of the chaining factor 6 c₀ √(p/m), inside Jensen's √
+_SCALE2 = 36 * c0**2 * p / n
+SUBADDITIVITY = "sum of classes: R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺)/τ + R̂_n(F∘s)"
+LSTAR_MAX = "L₂* = (1/τ)√(M_k/k) ≤ 1/τ"
+VC_MAX = "vector contraction, L₂ = 1/τ: R̂_n(F∘s) ≤ √2 (1/τ) R_vec"
+VC_AVG = "vector contraction, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}: R̂_n(F∘s) ≤ √2 L₂ R_vec"
+GRADIENT = "continuity / cross-check: ‖∇F(z)‖₂ = (1/τ) ‖w‖₂ ≤ (1/τ) √(M_k/k) = l2_lipschitz(2/τ, τ, k)"
+MEAN_VALUE = "continuity / mean value along the segment: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + t h) h_j dt"
+
+#: Jensen for √ over the chaining levels (route "classical theorem"): weights 2^{−l}, each level's logarithm bounded
+#: by scale doubling, their weighted sum by the identity; every hypothesis discharged by a proved step
+JENSEN_ROUTE = (
+    "classical theorem",
+    {
+        "theorem": "jensen_sqrt",
+        "with": {"S": 6 * c0 * sp.sqrt(p / n) * CHAIN_SUM, "U": _SCALE2 * sp.log(4 * (1 + chi))},
+        "discharge": {
+            "series": (
+                "cites",
+                (f"rademacher_chaining / {WEIGHTS_ONE}",),
+                "w_l = 2^{−l} ≥ 0 with Σ_l w_l = 1; x_l = 36 c₀² (p/m) log(1 + 2^l χ) ≥ 0 for χ ≥ 0, and "
+                "S = Σ_l w_l √(x_l) (6 c₀ √(p/m) ≥ 0 taken inside the sum)",
+            ),
+            "mean": (
+                "cites",
+                (f"rademacher_chaining / {SCALE_DOUBLING}", f"rademacher_chaining / {LEVEL_SUM}"),
+                "log is increasing, so log(1 + 2^l χ) ≤ l log 2 + log(1 + χ) for every l ≥ 1, and Σ_l 2^{−l} x_l ≤ "
+                "36 c₀² (p/m) Σ_l 2^{−l}(l log 2 + log(1 + χ)) = 36 c₀² (p/m) log(4(1 + χ)) = U",
+            ),
+        },
+    },
+)
+
+#: why F∘clip is L₂-Lipschitz on all of R^k, in words (the cited steps are checked by the route)
+_CLIP = (
+    "F(v) − F(z) = ∫₀¹ ⟨∇F(z + t h), h⟩ dt on the convex cube [−1, 1]^k (mean value), so |F(v) − F(z)| ≤ "
+    "sup ‖∇F‖₂ ‖h‖₂ (Cauchy–Schwarz) ≤ L₂* ‖h‖₂; h = F∘clip (clip: the ℓ2 projection onto the cube, 1-Lipschitz) is "
+    "then L₂*-Lipschitz on all of R^k and equals F on the similarities"
+)
+_CLASS = (
+    "R̂_n(F∘s) and R_vec = (1/n) E sup_θ Σ_{i,m} ε_im s_m(θ; x_i) are those complexities for the one class f = s_θ "
+    "(the k similarities of tuple i), θ ∈ Θ"
+)
+
+
+def _maurer_instance(l2: sp.Expr, cites: tuple[str, ...], why: str, attack: Any = None) -> tuple:
+    """Maurer's corollary at F's ℓ2-Lipschitz constant ``l2`` (route "classical theorem"), the Lipschitz
+    hypothesis discharged by the proved gradient bound ``GRADIENT`` and the steps ``cites`` (``why`` in words)."""
+    hint: dict = {
+        "theorem": "maurer2016",
+        "with": {"R_F": Rad_F, "L2": l2, "R_V": Rad_vec},
+        "discharge": {
+            "lipschitz": ("cites", (MEAN_VALUE, GRADIENT, *cites), f"{_CLIP}; {why}"),
+            "class": _CLASS,
+        },
+    }
+    if attack is not None:
+        hint["attack"] = attack
+    return ("classical theorem", hint)
+
+
+#: ℓ̃ = −s⁺/τ + F∘s: the sum of classes (c = −1/τ), by definition of the DCL loss
+SUM_ROUTE = (
+    "classical theorem",
+    {
+        "theorem": "rademacher_sum",
+        "with": {"R_S": Rad_n, "a": 1 / tau, "R_G": Rad_pos, "R_H": Rad_F},
+        "discharge": {
+            "class": "ℓ̃_θ = c s⁺_θ + F(s_θ) with c = −1/τ (the DCL loss, by definition); Rad_n, Rad_pos, Rad_F are "
+            "the complexities of {ℓ̃_θ}, {s⁺_θ}, {F∘s_θ} over the one parameter ball on the same sample",
+        },
     },
 )
 
@@ -432,13 +524,36 @@ def class_check(step: Step, opts: dict) -> StepResult:
     return search_result(step, out, method, attacked)
 
 
-#: why the max-type and averaged bounds stay verified numerically: configuration claims, with the chain in prose
+#: when the chain behind the max-type or averaged bound is not proved (a cited step not proved): the attack's verdict
 UNPROVED_CLASS = (
-    "a configuration claim (every sample, every Lipschitz class on the sphere): R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺/τ) + R̂_n(F∘s) "
-    "(subadditivity of sup) ≤ chaining(n)/τ + √2 L₂ R_vec (the chaining bound; Maurer, cited) ≤ the bound (the "
-    "vector class on nk points); the two complexities in the middle have no symbols here, so no chain states the "
-    "composition; attacked by Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹ (p = 1)"
+    "a chain R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺)/τ + R̂_n(F∘s) (sum of classes, cited) ≤ chaining(n)/τ + R̂_n(F∘s) (chaining bound) "
+    "≤ … + √2 L₂ R_vec (Maurer, cited, L₂ from the proved gradient bound) ≤ … + √2 L₂ k chaining(nk) (the vector class "
+    "on nk points) = the bound; proved only when every link is; otherwise the verdict of the attack beside it "
+    "(Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹, p = 1)"
 )
+
+
+def class_chain_check(step: Step, opts: dict) -> StepResult:
+    """A chain step ``Rad_n ≤ rhs`` (``checks.chain``) with ``class_check`` as the attack beside it.
+
+    The attack runs first: its refutation (an estimate above rhs + 4 standard errors) refutes the claim. Otherwise
+    the chain's verdict when it is proved or refuted (a link or a join fails: the argument is wrong), else the
+    attack's (at most verified numerically), naming the chain's weakest link."""
+    from .checks.chain import check_chain
+    from .ledger import Verdict
+
+    att = class_check(step, opts)
+    if att.verdict is Verdict.REFUTED:
+        return att
+    res = check_chain(step, opts)
+    if res.verdict is Verdict.PROVED:
+        res.evidence = f"{res.evidence}; attack beside the chain: {att.method} ({att.verdict})"
+        res.trials, res.attacked, res.worst_ratio = att.trials, att.attacked, att.worst_ratio
+        return res
+    if res.verdict is Verdict.REFUTED:
+        return res
+    att.method = f"{att.method}; chain not proved: {res.method}"
+    return att
 
 
 # ----------------------------------------------------------------------------- the ledger
@@ -475,7 +590,7 @@ def derivations() -> list[Derivation]:
         {c0: (0, sp.oo), chi: (sp.Rational(1, 10**6), sp.oo), p: (1, sp.oo), n: (1, sp.oo), Rad_n: (0, sp.oo)},
         name="c₀ ≥ 0, χ > 0, p, m ≥ 1",
     )
-    dom_lvl = Domain({chi: (0, sp.oo), lvl: (1, 200)}, name="χ ≥ 0, l ∈ [1, 200] (integer; 2^{−200} is below any use)")
+    dom_lvl = Domain({chi: (0, sp.oo), lvl: (1, sp.oo)}, name="χ ≥ 0, l ≥ 1 (every chaining level)")
     dom_chi = Domain({chi: (sp.Rational(1, 10**6), 10**6)}, name="χ ∈ [1e-6, 1e6]")
     dom_chi_all = Domain({chi: (0, sp.oo)}, name="χ ≥ 0")  # the identity is symbolic: every χ the CLI allows
     chain_sum = sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, sp.oo))
@@ -527,16 +642,52 @@ def derivations() -> list[Derivation]:
                 "with the two steps above, which is the rigorous route",
             ),
             Step(
-                "chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+                WEIGHTS_ONE,
+                sp.Sum(2 ** (-lvl), (lvl, 1, sp.oo)),
+                1,
+                kind="identity",
+                domain=dom_chi_all,
+                provenance="ours",
+                simplifier=lambda e: sp.simplify(e.doit()),
+            ),
+            Step(
+                JENSEN_ALL,
+                6 * c0 * sp.sqrt(p / n) * chain_sum,
+                chaining_bound(),
+                kind="inequality",
+                relation="<=",
+                domain=Domain(
+                    {c0: (0, sp.oo), chi: (0, sp.oo), p: (1, sp.oo), n: (1, sp.oo)}, name="c₀, χ ≥ 0, p, m ≥ 1"
+                ),
+                provenance="ours",
+                route=JENSEN_ROUTE,
+                note="every level l ≥ 1 (the partial-sum step above is the numeric cross-check)",
+            ),
+            Step(
+                CHAINING_BOUND,
                 Rad_n,
                 chaining_bound(),
-                kind="definition",
+                kind="chain",
+                relation="<=",
                 domain=dom_chain,
                 provenance="ours",
-                note="the steps above applied to the chaining sum; m = n points",
+                note="m = n points: the quoted chaining sum, then Jensen over all levels",
+                links=[
+                    Link(
+                        Rad_n,
+                        6 * c0 * sp.sqrt(p / n) * chain_sum,
+                        cite="rademacher_chaining / chaining (M → ∞) with the covering of the ball",
+                        reads="<=",
+                    ),
+                    Link(
+                        6 * c0 * sp.sqrt(p / n) * chain_sum,
+                        chaining_bound(),
+                        cite=f"rademacher_chaining / {JENSEN_ALL}",
+                    ),
+                ],
             ),
         ],
-        result="chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+        result=CHAINING_BOUND,
         source="ours",
         summary="R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ))) for a Λ-Lipschitz class over ‖θ‖ ≤ R ⊂ R^p, χ = 2ΛR/c₀",
         objects={"chaining_bound": chaining_bound},
@@ -584,18 +735,90 @@ def derivations() -> list[Derivation]:
         domain=dom_all,
         provenance="ours",
     )
+    # ------------------------------------------------------------------ the chains: complexities in the middle
+    mids = Domain({Rad_pos: (0, sp.oo), Rad_F: (0, sp.oo), Rad_vec: (0, sp.oo)}, name="complexities ≥ 0")
+    ch = lambda m_: chaining_bound(similarity_radius(), similarity_chi(), p, m_)  # noqa: E731
+    subs_c = {c0: similarity_radius(), chi: similarity_chi()}
+    chain_cite = f"rademacher_chaining / {CHAINING_BOUND}"
+
+    def class_links(l2: sp.Expr, vc_cite: str) -> list[Link]:
+        """R̂_n ≤ R̂_n(s⁺)/τ + R̂_n(F∘s) ≤ ch(n)/τ + R̂_n(F∘s) ≤ ch(n)/τ + √2 L₂ R_vec ≤ ch(n)/τ + √2 L₂ k ch(nk)."""
+        a1 = Rad_pos / tau + Rad_F
+        a2 = ch(n) / tau + Rad_F
+        a3 = ch(n) / tau + SQRT2 * l2 * Rad_vec
+        a4 = ch(n) / tau + SQRT2 * l2 * k * ch(n * k)
+        return [
+            Link(Rad_n, a1, cite=f"rademacher_max / {SUBADDITIVITY}"),
+            Link(
+                a1,
+                a2,
+                cite=chain_cite,
+                subs={Rad_n: Rad_pos, **subs_c},
+                factor=1 / tau,
+                note="the positive-pair class on n points (c₀, χ: step 'similarities are 2L-Lipschitz')",
+            ),
+            Link(a2, a3, cite=vc_cite),
+            Link(
+                a3,
+                a4,
+                cite=chain_cite,
+                subs={Rad_n: Rad_vec / k, n: n * k, **subs_c},
+                factor=SQRT2 * l2 * k,
+                note="the vector class seen as one class on nk points: its complexity there is R_vec/k",
+            ),
+        ]
+
+    subadd = Step(
+        SUBADDITIVITY,
+        Rad_n,
+        Rad_pos / tau + Rad_F,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU}) | Domain({Rad_n: (0, sp.oo)}) | mids,
+        provenance="classical",
+        reference="Bartlett & Mendelson (2002), JMLR 3, Theorem 12 (3), (7): sup of a sum ≤ sum of sups",
+        route=SUM_ROUTE,
+    )
+    lstar = Step(
+        LSTAR_MAX,
+        _cont.l2_lipschitz(2 / tau, tau, k),
+        1 / tau,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU, k: (1, sp.oo)}),
+        provenance="ours",
+        note="M_k ≤ k: the gradient bound's constant is at most the max-type constant",
+    )
+    vc_max = Step(
+        VC_MAX,
+        Rad_F,
+        SQRT2 * Rad_vec / tau,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU}) | mids,
+        provenance="classical",
+        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+        route=_maurer_instance(
+            1 / tau,
+            (f"rademacher_max / {LSTAR_MAX}",),
+            "L₂* ≤ 1/τ (cited), so 1/τ is an ℓ2-Lipschitz constant of F∘clip",
+            attack=maurer_check,
+        ),
+        note="the exact sign enumeration (maurer_check) is the attack beside the citation",
+    )
     linf_l2 = Step(
         "max-type bound: R̂_n(ℓ̃∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
         Rad_n,
         complexity_max(),
-        kind="inequality",
+        kind="chain",
         relation="<=",
-        domain=dom_all,
+        domain=dom_all | mids,
         provenance="ours",
-        check=class_check,
+        check=class_chain_check,
         unproved=UNPROVED_CLASS,
-        note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
-        "checked against Monte-Carlo estimates on concrete classes",
+        links=class_links(1 / tau, f"rademacher_max / {VC_MAX}"),
+        note="chain: sum of classes, chaining (n points), Maurer at L₂ = 1/τ, chaining (nk points); the Monte-Carlo "
+        "estimates on concrete classes are the attack beside it",
     )
     cmax = complexity_max()
     maxder = Derivation(
@@ -606,6 +829,9 @@ def derivations() -> list[Derivation]:
             chi_id,
             maurer,
             vec_step,
+            subadd,
+            lstar,
+            vc_max,
             linf_l2,
             Step("k → ∞: complexity_max → ∞", cmax, sp.oo, kind="limit", var=k, domain=dom_all, provenance="ours"),
             Step(
@@ -641,6 +867,7 @@ def derivations() -> list[Derivation]:
         {k: (1, sp.oo), h: (-2, 2), r: (lo, hi)}, name=f"k ≥ 1, h ∈ [−2, 2]^k, r = γτ ∈ [{lo}, {hi}]"
     )
     cavg = complexity_avg()
+    l2g = _cont.l2_lipschitz(gamma, tau, k)
     cavg_r = (
         complexity_positive()
         + SQRT2 * (_cont.weight_bound(tau, k) ** (1 - 1 / r) / tau) * k ** (-sp.Rational(1, 2)) * vector_complexity()
@@ -670,17 +897,43 @@ def derivations() -> list[Derivation]:
                 reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2",
             ),
             Step(
+                VC_AVG,
+                Rad_F,
+                SQRT2 * l2g * Rad_vec,
+                kind="inequality",
+                relation="<=",
+                domain=Domain(
+                    {tau: _TAU, gamma: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo)},
+                    constraints=(sp.Ge(gamma * tau, 1),),
+                )
+                | mids,
+                provenance="classical",
+                reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+                route=_maurer_instance(
+                    l2g,
+                    (
+                        "continuity / γ = 2/τ minimises the ℓ2 constant, branch γτ ≥ 2: M_k^{1/2} ≤ M_k^{1 − 1/r}",
+                        "continuity / γ = 2/τ minimises the ℓ2 constant, branch 1 ≤ γτ ≤ 2: (M_k/k)^{1/2} ≤ "
+                        "(M_k/k)^{1 − 1/r}",
+                    ),
+                    "with r = γτ ≥ 1, L₂ = (1/τ) M_k^{1−1/r} k^{−1/2} for r ≥ 2 and (1/τ)(M_k/k)^{1−1/r} for r ≤ 2, "
+                    "each ≥ L₂* = (1/τ)√(M_k/k) by the branch steps (cited; multiplied by k^{−1/2}/τ, resp. 1/τ), so "
+                    "L₂ is an ℓ2-Lipschitz constant of F∘clip",
+                ),
+            ),
+            Step(
                 "averaged bound: R̂_n(ℓ̃∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
                 Rad_n,
                 cavg,
-                kind="inequality",
+                kind="chain",
                 relation="<=",
-                domain=dom_avg,
+                domain=dom_avg | mids,
                 provenance="ours",
-                check=class_check,
+                check=class_chain_check,
                 unproved=UNPROVED_CLASS,
-                note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
-                "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
+                links=class_links(l2g, f"rademacher_avg / {VC_AVG}"),
+                note="chain: sum of classes, chaining (n points), Maurer at L₂ = continuity.l2_lipschitz, chaining "
+                "(nk points); the Monte-Carlo estimates on concrete classes are the attack beside it",
             ),
             Step(
                 "at γ = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)",
