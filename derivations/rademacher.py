@@ -176,10 +176,11 @@ def k_limits() -> dict[str, sp.Expr]:
 # ----------------------------------------------------------------------------- custom check: Maurer
 
 
-def _maurer_classes(gen: Any, rng: random.Random, m: int) -> list:
+def _maurer_classes(gen: Any, rng: random.Random, m: int, with_gamma: bool = False) -> list:
     """m classes: n, K ∈ {1, 2, 3}, 2–5 functions, τ log-uniform on [10^{−3/2}, 10], each value −1, +1 or
     uniform on [−1, 1] with probability 1/3 (the extremal values often); a class is an array (functions, n, K),
-    all drawn by numpy a block at a time (one Python draw per value cost 5 µs)."""
+    all drawn by numpy a block at a time (one Python draw per value cost 5 µs). ``with_gamma``: also
+    γ = (1 + 10^u)/τ, u uniform on [−2, 2] (γτ > 1), drawn after the rest (else γ is None)."""
     import numpy as np
 
     ns, Ks, nfs = gen.integers(1, 4, m), gen.integers(1, 4, m), gen.integers(2, 6, m)
@@ -190,15 +191,18 @@ def _maurer_classes(gen: Any, rng: random.Random, m: int) -> list:
     vals = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, total)))
     vals.flags.writeable = False
     ends = np.cumsum(sizes).tolist()
+    gammas = ((1 + 10 ** gen.uniform(-2, 2, m)) / taus).tolist() if with_gamma else [None] * m
     return [
-        (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_))
-        for n_, K_, f_, t_, z_, e_ in zip(ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends)
+        (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_), g_)
+        for n_, K_, f_, t_, z_, e_, g_ in zip(
+            ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends, gammas
+        )
     ]
 
 
-def _maurer_batch(pts: list, c_: float, sign_matrix: Any) -> tuple:
+def _maurer_batch(pts: list, factor: Any, sign_matrix: Any) -> tuple:
     """The float pass on many classes: F by a stable log-mean-exp, both sign sums as matrix products, one numpy
-    pass per shape (n, K, functions)."""
+    pass per shape (n, K, functions); ``factor(pt)`` the bound's factor on R_vec for that class."""
     import numpy as np
 
     sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
@@ -213,28 +217,34 @@ def _maurer_batch(pts: list, c_: float, sign_matrix: Any) -> tuple:
         lhs = (vals @ sign_matrix(n_).T).max(axis=1).mean(axis=1)  # (B, functions, signs) → max over f
         rv = A.reshape(len(idx), nf, n_ * K_) @ sign_matrix(n_ * K_).T
         sm[idx] = lhs
-        bg[idx] = c_ * rv.max(axis=1).mean(axis=1) / t_[:, 0, 0]
+        bg[idx] = np.array([factor(pts[i_]) for i_ in idx]) * rv.max(axis=1).mean(axis=1)
     return sm, bg
 
 
 def maurer_check(step: Step, opts: dict) -> StepResult:
-    """Vector contraction E sup_f Σ_i ε_i F(f(x_i)) ≤ c · L₂ · E sup_f Σ_{i,m} ε_im f_m(x_i), by exact enumeration.
+    """Vector contraction E sup_f Σ_i ε_i F(f(x_i)) ≤ c(τ, γ, K) · E sup_f Σ_{i,m} ε_im f_m(x_i), by exact enumeration.
 
-    c = ``step.rhs`` at Rad_vec = Λ = 1. Random finite classes (≤ 5 functions, n ≤ 3 points, K ≤ 3 coordinates,
-    values in [−1, 1]) with h = F = log-mean-exp at temperature τ (L₂ = 1/τ); both expectations are computed
-    exactly over all sign patterns, in mpmath (15 digits in the search, 50 to confirm a violation: the shared
-    search of ``checks.laws``). Evidence, not proof: the step's provenance is the reference.
+    c = ``step.rhs`` at Rad_vec = 1, Λ = 1/τ (√2 Λ R_vec: √2/τ; √2 L₂(γ, τ, k) R_vec: that constant at k = K), a
+    function of τ, γ and k only (else ValueError). Random finite classes (≤ 5 functions, n ≤ 3 points, K ≤ 3
+    coordinates, values in [−1, 1]) with h = F = log-mean-exp at temperature τ; γ drawn with γτ > 1 where c has
+    it; both expectations are computed exactly over all sign patterns, in mpmath (15 digits in the search, 50 to
+    confirm a violation: the shared search of ``checks.laws``). Evidence, not proof: the provenance is the reference.
     """
-    # c = (the factor on R_vec at Λ = 1/τ) · τ: √2 for both √2 Λ R_vec and √2 (1/τ) R_vec
-    const_expr = sp.simplify(step.rhs.subs({Rad_vec: 1, Lam: 1 / tau}) * tau)
-    if const_expr.free_symbols:
-        raise ValueError(f"maurer_check: the bound's factor on R_vec must be c/τ with c a number, got {step.rhs}")
-    consts: dict[int, Any] = {}  # c at each working precision (a float c would blur a tight class at 50 digits)
+    factor_expr = step.rhs.subs({Rad_vec: 1, Lam: 1 / tau})
+    extra = factor_expr.free_symbols - {tau, gamma, k}
+    if extra:
+        raise ValueError(f"maurer_check: the bound's factor on R_vec must depend on tau, gamma, k only, got {extra}")
+    with_gamma = gamma in factor_expr.free_symbols
+    factor_fn = sp.lambdify((tau, gamma, k), factor_expr, modules="math")
 
-    def const() -> Any:
-        if mpmath.mp.dps not in consts:
-            consts[mpmath.mp.dps] = mpmath.mpf(str(sp.N(const_expr, mpmath.mp.dps + 5)))
-        return consts[mpmath.mp.dps]
+    def factor(pt: tuple) -> float:
+        return float(factor_fn(pt[2], pt[4], pt[1]))
+
+    def factor_mp(pt: tuple) -> Any:  # exact: τ, γ are binary floats, taken exactly
+        sub = {tau: sp.Rational(pt[2]), k: pt[1]}
+        if pt[4] is not None:
+            sub[gamma] = sp.Rational(pt[4])
+        return mpmath.mpf(str(sp.N(factor_expr.subs(sub), mpmath.mp.dps + 5)))
 
     signs_cache: dict[int, list] = {}
 
@@ -243,10 +253,13 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
             signs_cache[m_] = list(itertools.product((-1.0, 1.0), repeat=m_))
         return signs_cache[m_]
 
+    def block(gen: Any, rng: random.Random, m: int) -> list:
+        return _maurer_classes(gen, rng, m, with_gamma)
+
     def sample(rng: random.Random) -> tuple:
         import numpy as np
 
-        return _maurer_classes(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
+        return block(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
 
     sign_arrays: dict[int, Any] = {}
 
@@ -261,7 +274,7 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         if not exact:  # the float pass: the batch of one (F by a stable log-mean-exp, sign sums as products)
             sm, bg = evaluate_batch([pt])
             return float(sm[0]), float(bg[0])
-        n_, K_, tau_, cls = pt
+        n_, K_, tau_, cls, _g = pt
         cls = cls.tolist()
         t_ = mpmath.mpf(tau_)
 
@@ -275,20 +288,17 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         )
         flat = [[mpmath.mpf(f[i_][m_]) for i_ in range(n_) for m_ in range(K_)] for f in cls]
         rv = mpmath.fsum(max(mpmath.fsum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_))
-        return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
+        return lhs / 2**n_, factor_mp(pt) * rv / 2 ** (n_ * K_)
 
     def evaluate_batch(pts: list) -> tuple:
-        return _maurer_batch(pts, float(const()), sign_matrix)
+        return _maurer_batch(pts, factor, sign_matrix)
 
     def describe(pt: tuple) -> dict[str, str]:
-        n_, K_, tau_, cls = pt
-        return {
-            "n": str(n_),
-            "K": str(K_),
-            "functions": str(len(cls)),
-            "tau": f"{tau_:.6g}",
-            "class": repr(cls.tolist()),
-        }
+        n_, K_, tau_, cls, g_ = pt
+        out = {"n": str(n_), "K": str(K_), "functions": str(len(cls)), "tau": f"{tau_:.6g}"}
+        if g_ is not None:
+            out["gamma"] = f"{g_:.6g}"
+        return {**out, "class": repr(cls.tolist())}
 
     # one trial = one exactly enumerated class (float pass in numpy, batched by shape)
     out = search(
@@ -300,10 +310,12 @@ def maurer_check(step: Step, opts: dict) -> StepResult:
         describe=describe,
         zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
         evaluate_batch=evaluate_batch,
-        sample_block=_maurer_classes,
+        sample_block=block,
     )
     method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
     attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
+    if with_gamma:
+        attacked["gamma*tau"] = ("1 + 10**(-2)", "1 + 10**2")
     return search_result(step, out, method, attacked)
 
 
@@ -394,6 +406,76 @@ def _maurer_instance(l2: sp.Expr, cites: tuple[str, ...], why: str, attack: Any 
     return ("classical theorem", hint)
 
 
+def sum_check(step: Step, opts: dict) -> StepResult:
+    """R(c g + h) ≤ ``step.rhs`` at Rad_pos = R(g), Rad_F = R(h), c = −1/τ, by exact enumeration of the signs.
+
+    R(f) = E_ε max_θ (1/n) Σ_i ε_i f_θ(z_i) on random finite classes: 2–5 indices θ, n ≤ 4 points, values of g and
+    h −1, +1 or uniform on [−1, 1] (1/3 each), τ log-uniform on [10^{−3/2}, 10]; floats in the search, 50 digits
+    to confirm a violation (the shared search of ``checks.laws``). Evidence, not proof."""
+    import numpy as np
+
+    bound = sp.lambdify((tau, Rad_pos, Rad_F), step.rhs, modules="mpmath")
+    sign_rows: dict[int, Any] = {}
+
+    def rows(n_: int) -> Any:
+        if n_ not in sign_rows:
+            sign_rows[n_] = np.asarray(list(itertools.product((-1.0, 1.0), repeat=n_)))
+        return sign_rows[n_]
+
+    def draw(gen: Any, shape: tuple) -> Any:
+        kind = gen.integers(0, 3, shape)
+        return np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, shape)))
+
+    def sample(rng: random.Random) -> tuple:
+        gen = np.random.default_rng(rng.getrandbits(64))
+        m_, n_ = int(gen.integers(2, 6)), int(gen.integers(1, 5))
+        return float(10 ** gen.uniform(-1.5, 1)), draw(gen, (m_, n_)), draw(gen, (m_, n_))
+
+    def rad(vals: Any, exact: bool) -> Any:  # E_ε max_θ (1/n) Σ_i ε_i v_θi, over all 2^n sign rows
+        n_ = vals.shape[1]
+        if not exact:
+            return float((rows(n_) @ vals.T).max(axis=1).mean() / n_)
+        v_ = [[mpmath.mpf(x_) for x_ in row] for row in vals.tolist()]
+        tot = mpmath.fsum(
+            max(mpmath.fsum(e * x_ for e, x_ in zip(eps, row)) for row in v_) for eps in rows(n_).tolist()
+        )
+        return tot / (2**n_ * n_)
+
+    def evaluate(pt: tuple, exact: bool) -> tuple:
+        tau_, g_, h_ = pt
+        if exact:
+            t_ = mpmath.mpf(tau_)
+            mixed = [[-mpmath.mpf(a_) / t_ + mpmath.mpf(b_) for a_, b_ in zip(ra, rb)] for ra, rb in zip(g_, h_)]
+            n_ = g_.shape[1]
+            lhs = mpmath.fsum(
+                max(mpmath.fsum(e * x_ for e, x_ in zip(eps, row)) for row in mixed) for eps in rows(n_).tolist()
+            ) / (2**n_ * n_)
+            return lhs, bound(t_, rad(g_, True), rad(h_, True))
+        return rad(-g_ / tau_ + h_, False), float(bound(tau_, rad(g_, False), rad(h_, False)))
+
+    def describe(pt: tuple) -> dict[str, str]:
+        tau_, g_, h_ = pt
+        return {
+            "tau": f"{tau_:.6g}",
+            "n": str(g_.shape[1]),
+            "indices": str(g_.shape[0]),
+            "g": repr(g_.tolist()),
+            "h": repr(h_.tolist()),
+        }
+
+    out = search(
+        step,
+        {**DEFAULTS, **opts},
+        budget=max(50, int(opts.get("trials", 100_000)) // 20),
+        sample=sample,
+        evaluate=evaluate,
+        describe=describe,
+        zero_ratio=0.0,
+    )
+    method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n ≤ 4, ≤ 5 indices)"
+    return search_result(step, out, method, {"n": ("1", "4"), "indices": ("2", "5"), "tau": ("10**(-3/2)", "10")})
+
+
 #: ℓ̃ = −s⁺/τ + F∘s: the sum of classes (c = −1/τ), by definition of the DCL loss
 SUM_ROUTE = (
     "classical theorem",
@@ -404,6 +486,7 @@ SUM_ROUTE = (
             "class": "ℓ̃_θ = c s⁺_θ + F(s_θ) with c = −1/τ (the DCL loss, by definition); Rad_n, Rad_pos, Rad_F are "
             "the complexities of {ℓ̃_θ}, {s⁺_θ}, {F∘s_θ} over the one parameter ball on the same sample",
         },
+        "attack": sum_check,
     },
 )
 
@@ -919,6 +1002,7 @@ def derivations() -> list[Derivation]:
                     "with r = γτ ≥ 1, L₂ = (1/τ) M_k^{1−1/r} k^{−1/2} for r ≥ 2 and (1/τ)(M_k/k)^{1−1/r} for r ≤ 2, "
                     "each ≥ L₂* = (1/τ)√(M_k/k) by the branch steps (cited; multiplied by k^{−1/2}/τ, resp. 1/τ), so "
                     "L₂ is an ℓ2-Lipschitz constant of F∘clip",
+                    attack=maurer_check,
                 ),
             ),
             Step(
