@@ -382,3 +382,36 @@ def class_chain_check(step: Step, opts: dict) -> StepResult:
         return res
     att.method = f"{att.method}; chain not proved: {res.method}"
     return att
+
+
+def jensen_check(step: Step, opts: dict) -> StepResult:
+    """``6 c₀ √(p/m) Σ_{l≥1} 2^{−l} √(log(1 + 2^l χ)) ≤ rhs`` attacked with the partial sum over l ≤ 60 (a lower bound
+    of the series: a violation by it is a violation of the claim), at random c₀ ∈ [0, 10], χ log-uniform on
+    [10^{−6}, 10^{6}], p, m ≤ 1000; floats in the search, 50 digits to confirm. Evidence, not proof."""
+    from .symbols import c0, chi
+
+    rhs = sp.lambdify((c0, chi, p, n), step.rhs, modules="mpmath")
+
+    def sample(rng: random.Random) -> tuple:
+        return rng.uniform(0, 10), 10 ** rng.uniform(-6, 6), rng.randint(1, 1000), rng.randint(1, 1000)
+
+    def evaluate(pt: tuple, exact: bool) -> tuple:
+        c_, x_, p_, m_ = (mpmath.mpf(v_) for v_ in pt)
+        part = mpmath.fsum(mpmath.sqrt(mpmath.log1p(2**lv * x_)) / 2**lv for lv in range(1, 61))
+        lhs, big = 6 * c_ * mpmath.sqrt(p_ / m_) * part, rhs(c_, x_, p_, m_)
+        return (lhs, big) if exact else (float(lhs), float(big))
+
+    def describe(pt: tuple) -> dict[str, str]:
+        return {"c_0": f"{pt[0]:.6g}", "chi": f"{pt[1]:.6g}", "p": str(pt[2]), "n": str(pt[3])}
+
+    out = search(
+        step,
+        {**DEFAULTS, **opts},
+        budget=max(50, int(opts.get("trials", 100_000)) // 100),
+        sample=sample,
+        evaluate=evaluate,
+        describe=describe,
+    )
+    method = f"partial sums (l ≤ 60, a lower bound of the series) at {out.trials} random points"
+    attacked = {"c_0": ("0", "10"), "chi": ("10**(-6)", "10**6"), "p": ("1", "1000"), "n": ("1", "1000")}
+    return search_result(step, out, method, attacked)

@@ -236,9 +236,12 @@ def test_averaged_maurer_attack_draws_gamma_and_refutes_half_the_constant(ders):
 
 def test_jensen_over_all_levels_with_a_smaller_log_does_not_prove(ders):
     st = _step(ders, RD.JENSEN_ALL)
-    assert check_step(st, **FAST).verdict is Verdict.PROVED
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.PROVED and res.worst_ratio <= 1 and "chi" in res.attacked
     bad = _planted(st, rhs=st.rhs.subs(sp.log(4 * chi + 4), sp.log(2 * chi + 2)))
     assert bad.rhs != st.rhs and check_step(bad, **FAST).verdict is not Verdict.PROVED
+    # the partial sums beside the citation refute a constant far too small
+    assert check_step(_planted(st, rhs=st.rhs / 3), **FAST).verdict is Verdict.REFUTED
 
 
 # ----------------------------------------------------------------------------- k-scaling (independent numbers)
