@@ -23,12 +23,22 @@ Classical results used (quoted, provenance ``classical``):
    A ⊂ R^m and any c ≥ min_ā max_{a ∈ A} ‖a − ā‖, R(A) := (1/m) E sup_{a ∈ A} ⟨σ, a⟩ ≤ (6c/m) Σ_{l ≥ 1} 2^{−l}
    √(log N(c 2^{−l}, A)).
 3. Covering the ball (Vershynin 2018, High-Dimensional Probability, Cor. 4.2.13): N(B_R ⊂ R^p, ε) ≤ (1 + 2R/ε)^p.
+4. Sum of classes (Bartlett & Mendelson 2002, JMLR 3, Thm 12 (3), (7)): E sup_θ (c g_θ + h_θ) ≤ |c| E sup g + E sup h.
+5. Jensen for √ under the probability weights 2^{−l} (Rudin 1987, Real and Complex Analysis, Thm 3.3).
 
 With them (ours): a class of m-point coordinate vectors that is Λ-Lipschitz in θ per coordinate and lies
 within √m c₀ of a centre has R(A) ≤ 6 c₀ √(p/m) Σ_l 2^{−l} √(log(1 + 2^l χ)) ≤ 6 c₀ √(p/m) √(log(4(1 + χ))),
 χ = 2ΛR/c₀ (``chaining_bound``): 1 + 2^l χ ≤ 2^l (1 + χ), Jensen with weights 2^{−l}, Σ_l l 2^{−l} = 2.
 For similarities Λ = 2L (Cauchy–Schwarz on the sphere), c₀ = min(1, 2LR) (values in [−1, 1], centre θ = 0),
 so χ = max(2, 4LR).
+
+Both bounds are proved as chains (``checks.chain``) of cited links, each hypothesis a proved step:
+R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺)/τ + R̂_n(F∘s) (4) ≤ chaining(n)/τ + R̂_n(F∘s) (``chaining_bound``: 2, 3, 5, scale doubling at
+every level) ≤ chaining(n)/τ + √2 L₂ R_vec (1; L₂ an ℓ2-Lipschitz constant of F∘clip by the proved gradient bound
+‖∇F‖₂ ≤ (1/τ)√(M_k/k) ≤ L₂ of ``continuity``) ≤ chaining(n)/τ + √2 L₂ k chaining(nk) (the vector class on nk
+points) = the bound. The middle complexities are the opaque symbols ``Rad_pos``, ``Rad_F``, ``Rad_vec``; the
+substitution c₀ = min(1, 2LR), χ = max(2, 4LR) into the quoted chaining rests on the (classical, premise) step
+"similarities are 2L-Lipschitz". Monte-Carlo estimates on concrete classes are the attack beside each chain.
 
 Honest note on k: the growth of ``complexity_max`` (∝ √k) is the price of the ℓ∞ → ℓ2 conversion inside the
 vector-contraction route, not a property of the class. Bounding the loss directly as a (4L/τ)-Lipschitz
@@ -39,17 +49,22 @@ vector-valued class is controlled (vector contraction): there it removes the √
 
 from __future__ import annotations
 
-import itertools
-import random
 from typing import Any
 
-import mpmath
 import sympy as sp
 
 from . import continuity as _cont
-from .checks import DEFAULTS
-from .checks.laws import search, search_result
-from .ledger import Derivation, Domain, Shown, Step, StepResult
+from .ledger import Derivation, Domain, Link, Shown, Step
+from .rademacher_checks import (  # class_check, rademacher_signs: re-exported, the attacks' public names
+    Rad_F,
+    Rad_pos,
+    class_chain_check,
+    class_check,  # noqa: F401
+    jensen_check,
+    maurer_check,
+    rademacher_signs,  # noqa: F401
+    sum_check,
+)
 from .symbols import TAU_MAX, TAU_MIN, L, Lam, R, Rad_n, Rad_vec, c0, chi, gamma, h, j, k, m_lvl, n, p, r, tau
 
 SQRT2 = sp.sqrt(2)
@@ -168,137 +183,6 @@ def k_limits() -> dict[str, sp.Expr]:
     }
 
 
-# ----------------------------------------------------------------------------- custom check: Maurer
-
-
-def _maurer_classes(gen: Any, rng: random.Random, m: int) -> list:
-    """m classes: n, K ∈ {1, 2, 3}, 2–5 functions, τ log-uniform on [10^{−3/2}, 10], each value −1, +1 or
-    uniform on [−1, 1] with probability 1/3 (the extremal values often); a class is an array (functions, n, K),
-    all drawn by numpy a block at a time (one Python draw per value cost 5 µs)."""
-    import numpy as np
-
-    ns, Ks, nfs = gen.integers(1, 4, m), gen.integers(1, 4, m), gen.integers(2, 6, m)
-    taus = 10 ** gen.uniform(-1.5, 1, m)
-    sizes = nfs * ns * Ks
-    total = int(sizes.sum())
-    kind = gen.integers(0, 3, total)
-    vals = np.where(kind == 0, -1.0, np.where(kind == 1, 1.0, gen.uniform(-1, 1, total)))
-    vals.flags.writeable = False
-    ends = np.cumsum(sizes).tolist()
-    return [
-        (n_, K_, t_, vals[e_ - z_ : e_].reshape(f_, n_, K_))
-        for n_, K_, f_, t_, z_, e_ in zip(ns.tolist(), Ks.tolist(), nfs.tolist(), taus.tolist(), sizes.tolist(), ends)
-    ]
-
-
-def _maurer_batch(pts: list, c_: float, sign_matrix: Any) -> tuple:
-    """The float pass on many classes: F by a stable log-mean-exp, both sign sums as matrix products, one numpy
-    pass per shape (n, K, functions)."""
-    import numpy as np
-
-    sm, bg = np.full(len(pts), np.nan), np.full(len(pts), np.nan)
-    groups: dict[tuple, list[int]] = {}
-    for i_, pt in enumerate(pts):
-        groups.setdefault(pt[3].shape, []).append(i_)
-    for (nf, n_, K_), idx in groups.items():
-        A = np.stack([pts[i_][3] for i_ in idx])  # (B, functions, n, K)
-        t_ = np.array([pts[i_][2] for i_ in idx])[:, None, None]
-        mx = A.max(axis=3)
-        vals = mx / t_ + np.log(np.exp((A - mx[..., None]) / t_[..., None]).mean(axis=3))  # (B, functions, n)
-        lhs = (vals @ sign_matrix(n_).T).max(axis=1).mean(axis=1)  # (B, functions, signs) → max over f
-        rv = A.reshape(len(idx), nf, n_ * K_) @ sign_matrix(n_ * K_).T
-        sm[idx] = lhs
-        bg[idx] = c_ * rv.max(axis=1).mean(axis=1) / t_[:, 0, 0]
-    return sm, bg
-
-
-def maurer_check(step: Step, opts: dict) -> StepResult:
-    """Vector contraction E sup_f Σ_i ε_i F(f(x_i)) ≤ c · L₂ · E sup_f Σ_{i,m} ε_im f_m(x_i), by exact enumeration.
-
-    c = ``step.rhs`` at Rad_vec = Λ = 1. Random finite classes (≤ 5 functions, n ≤ 3 points, K ≤ 3 coordinates,
-    values in [−1, 1]) with h = F = log-mean-exp at temperature τ (L₂ = 1/τ); both expectations are computed
-    exactly over all sign patterns, in mpmath (15 digits in the search, 50 to confirm a violation: the shared
-    search of ``checks.laws``). Evidence, not proof: the step's provenance is the reference.
-    """
-    const_expr = step.rhs.subs({Rad_vec: 1, Lam: 1})
-    consts: dict[int, Any] = {}  # c at each working precision (a float c would blur a tight class at 50 digits)
-
-    def const() -> Any:
-        if mpmath.mp.dps not in consts:
-            consts[mpmath.mp.dps] = mpmath.mpf(str(sp.N(const_expr, mpmath.mp.dps + 5)))
-        return consts[mpmath.mp.dps]
-
-    signs_cache: dict[int, list] = {}
-
-    def signs(m_):
-        if m_ not in signs_cache:
-            signs_cache[m_] = list(itertools.product((-1.0, 1.0), repeat=m_))
-        return signs_cache[m_]
-
-    def sample(rng: random.Random) -> tuple:
-        import numpy as np
-
-        return _maurer_classes(np.random.default_rng(rng.getrandbits(64)), rng, 1)[0]
-
-    sign_arrays: dict[int, Any] = {}
-
-    def sign_matrix(m_):
-        if m_ not in sign_arrays:
-            import numpy as np
-
-            sign_arrays[m_] = np.asarray(signs(m_))
-        return sign_arrays[m_]
-
-    def evaluate(pt: tuple, exact: bool) -> tuple:
-        if not exact:  # the float pass: the batch of one (F by a stable log-mean-exp, sign sums as products)
-            sm, bg = evaluate_batch([pt])
-            return float(sm[0]), float(bg[0])
-        n_, K_, tau_, cls = pt
-        cls = cls.tolist()
-        t_ = mpmath.mpf(tau_)
-
-        def F(u_):
-            mx = max(u_)
-            return mx / t_ + mpmath.log(mpmath.fsum(mpmath.exp((e - mx) / t_) for e in u_) / len(u_))
-
-        vals = [[F(f[i_]) for i_ in range(n_)] for f in cls]
-        lhs = mpmath.fsum(
-            max(mpmath.fsum(e * val[i_] for i_, e in enumerate(eps)) for val in vals) for eps in signs(n_)
-        )
-        flat = [[mpmath.mpf(f[i_][m_]) for i_ in range(n_) for m_ in range(K_)] for f in cls]
-        rv = mpmath.fsum(max(mpmath.fsum(e * fv for e, fv in zip(eps, fl)) for fl in flat) for eps in signs(n_ * K_))
-        return lhs / 2**n_, const() * rv / 2 ** (n_ * K_) / t_
-
-    def evaluate_batch(pts: list) -> tuple:
-        return _maurer_batch(pts, float(const()), sign_matrix)
-
-    def describe(pt: tuple) -> dict[str, str]:
-        n_, K_, tau_, cls = pt
-        return {
-            "n": str(n_),
-            "K": str(K_),
-            "functions": str(len(cls)),
-            "tau": f"{tau_:.6g}",
-            "class": repr(cls.tolist()),
-        }
-
-    # one trial = one exactly enumerated class (float pass in numpy, batched by shape)
-    out = search(
-        step,
-        {**DEFAULTS, **opts},
-        budget=max(50, int(opts.get("trials", 100_000))),
-        sample=sample,
-        evaluate=evaluate,
-        describe=describe,
-        zero_ratio=0.0,  # a class whose functions coincide: both sides vanish, no evidence either way
-        evaluate_batch=evaluate_batch,
-        sample_block=_maurer_classes,
-    )
-    method = f"exact enumeration of Rademacher signs on {out.trials} random finite classes (n, K ≤ 3)"
-    attacked = {"n": ("1", "3"), "K": ("1", "3"), "functions": ("2", "5"), "tau": ("10**(-3/2)", "10")}
-    return search_result(step, out, method, attacked)
-
-
 #: Maurer's corollary as a cited theorem (route "classical theorem"): the instance, its conditions (Λ, R_vec ≥ 0)
 #: proved, its hypotheses discharged; exact sign enumeration on random finite classes is the attack beside it
 MAURER_ROUTE = (
@@ -316,128 +200,99 @@ MAURER_ROUTE = (
 )
 
 
-# ----------------------------------------------------------------------------- custom check: a concrete class
+# ----------------------------------------------------------------------------- the chains' cited steps
+
+CHAINING_BOUND = "chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))"
+WEIGHTS_ONE = "Σ_{l≥1} 2^{−l} = 1"
+SCALE_ALL = "every level l ≥ 1: 2^{−l} + χ ≤ 1 + χ (scale doubling divided by 2^l)"
+LEVEL_SUM = "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))"
+JENSEN_ALL = "Jensen over all levels: 6 c₀ √(p/m) Σ_{l≥1} 2^{−l} √(log(1 + 2^l χ)) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))"
+#: the chaining sum over every level l ≥ 1 (the identity checker cannot evaluate it at points: no spot-check of it)
+CHAIN_SUM = sp.Sum(2 ** (-m_lvl) * sp.sqrt(sp.log(1 + 2**m_lvl * chi)), (m_lvl, 1, sp.oo))
+#: 36 c₀² (p/m): the square of the chaining factor 6 c₀ √(p/m), inside Jensen's √
+_SCALE2 = 36 * c0**2 * p / n
+SUBADDITIVITY = "sum of classes: R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺)/τ + R̂_n(F∘s)"
+LSTAR_MAX = "L₂* = (1/τ)√(M_k/k) ≤ 1/τ"
+VC_MAX = "vector contraction, L₂ = 1/τ: R̂_n(F∘s) ≤ √2 (1/τ) R_vec"
+VEC_AVG = "vector class on nk points, scaled: √2 L₂ R_vec ≤ √2 L₂ k · chaining(nk), L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}"
+VC_AVG = "vector contraction, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}: R̂_n(F∘s) ≤ √2 L₂ R_vec"
+GRADIENT = "continuity / cross-check: ‖∇F(z)‖₂ = (1/τ) ‖w‖₂ ≤ (1/τ) √(M_k/k) = l2_lipschitz(2/τ, τ, k)"
+MEAN_VALUE = "continuity / mean value along the segment: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + t h) h_j dt"
+
+#: Jensen for √ over the chaining levels (route "classical theorem"): weights 2^{−l}, each level's logarithm bounded
+#: by scale doubling, their weighted sum by the identity; every hypothesis discharged by a proved step
+JENSEN_ROUTE = (
+    "classical theorem",
+    {
+        "theorem": "jensen_sqrt",
+        "with": {"S": 6 * c0 * sp.sqrt(p / n) * CHAIN_SUM, "U": _SCALE2 * sp.log(4 * (1 + chi))},
+        "attack": jensen_check,
+        "discharge": {
+            "series": (
+                "cites",
+                (f"rademacher_chaining / {WEIGHTS_ONE}",),
+                "w_l = 2^{−l} ≥ 0 with Σ_l w_l = 1; x_l = 36 c₀² (p/m) log(1 + 2^l χ) ≥ 0 for χ ≥ 0, and "
+                "S = Σ_l w_l √(x_l) (6 c₀ √(p/m) ≥ 0 taken inside the sum)",
+            ),
+            "mean": (
+                "cites",
+                (f"rademacher_chaining / {SCALE_ALL}", f"rademacher_chaining / {LEVEL_SUM}"),
+                "1 + 2^l χ = 2^l (2^{−l} + χ) ≤ 2^l (1 + χ) and log is increasing, so log(1 + 2^l χ) ≤ l log 2 + log(1 + χ) for every l ≥ 1, and Σ_l 2^{−l} x_l ≤ "
+                "36 c₀² (p/m) Σ_l 2^{−l}(l log 2 + log(1 + χ)) = 36 c₀² (p/m) log(4(1 + χ)) = U",
+            ),
+        },
+    },
+)
+
+#: why F∘clip is L₂-Lipschitz on all of R^k, in words (the cited steps are checked by the route)
+_CLIP = (
+    "F(v) − F(z) = ∫₀¹ ⟨∇F(z + t h), h⟩ dt on the convex cube [−1, 1]^k (mean value), so |F(v) − F(z)| ≤ "
+    "sup ‖∇F‖₂ ‖h‖₂ (Cauchy–Schwarz) ≤ L₂* ‖h‖₂; h = F∘clip (clip: the ℓ2 projection onto the cube, 1-Lipschitz) is "
+    "then L₂*-Lipschitz on all of R^k and equals F on the similarities"
+)
+_CLASS = (
+    "R̂_n(F∘s) and R_vec = (1/n) E sup_θ Σ_{i,m} ε_im s_m(θ; x_i) are those complexities for the one class f = s_θ "
+    "(the k similarities of tuple i), θ ∈ Θ"
+)
 
 
-def rademacher_signs(seed: int, m: int) -> Any:
-    """``[random.Random(seed).choice((-1.0, 1.0)) for _ in range(m)]`` as a numpy array, bit for bit, from the
-    generator's 32-bit words in numpy (Python's ``choice`` of two items is ``getrandbits(2)``, the word's top two
-    bits, redrawn while ≥ 2: a word is accepted when its top bit is 0 and gives index bit 30; numpy's MT19937
-    continues Python's state, as in ``paper._embed.gauss_block``). ~50× faster than m Python calls."""
-    import numpy as np
-
-    _version, internal, _pending = random.Random(seed).getstate()
-    bg = np.random.MT19937(0)
-    bg.state = {"bit_generator": "MT19937", "state": {"key": np.array(internal[:624], np.uint32), "pos": internal[624]}}
-    got: list = []
-    have = 0
-    while have < m:
-        w = bg.random_raw(2 * (m - have) + 64)
-        idx = (w[(w >> 31) == 0] >> 30) & 1
-        got.append(idx)
-        have += len(idx)
-    return np.where(np.concatenate(got)[:m] == 1, 1.0, -1.0)
+def _maurer_instance(l2: sp.Expr, cites: tuple[str, ...], why: str, attack: Any = None) -> tuple:
+    """Maurer's corollary at F's ℓ2-Lipschitz constant ``l2`` (route "classical theorem"), the Lipschitz
+    hypothesis discharged by the proved gradient bound ``GRADIENT`` and the steps ``cites`` (``why`` in words)."""
+    hint: dict = {
+        "theorem": "maurer2016",
+        "with": {"R_F": Rad_F, "L2": l2, "R_V": Rad_vec},
+        "discharge": {
+            "lipschitz": ("cites", (MEAN_VALUE, GRADIENT, *cites), f"{_CLIP}; {why}"),
+            "class": _CLASS,
+        },
+    }
+    if attack is not None:
+        hint["attack"] = attack
+    return ("classical theorem", hint)
 
 
-def class_check(step: Step, opts: dict) -> StepResult:
-    """``Rad_n ≤ rhs`` on concrete classes: φ_θ(y) = (cos(θ a_y + b_y), sin(θ a_y + b_y)), |a_y| ≤ 1, |θ| ≤ R.
-
-    Each class is 1-Lipschitz in θ ∈ R¹ (p = 1, L = 1) on S¹. R̂_n = E_ε sup_θ (1/n) Σ_i ε_i ℓ_θ(tuple_i) is
-    estimated with a 201-point θ grid (a lower bound of the sup) and 200 sign draws; the claim is refuted
-    only if the estimate exceeds ``rhs`` by more than 4 standard errors, i.e. the search of ``checks.laws``
-    compares the estimate with ``rhs + 4 SE`` (a Monte-Carlo estimate: its "confirmation" repeats the same
-    draws, and the bound is evaluated at 50 digits). Random τ, γ ≥ 1/τ, k ≤ 6, n ≤ 16.
-    """
-    import math
-
-    def sample(rng: random.Random) -> tuple:
-        n_, k_ = rng.randint(2, 16), rng.randint(1, 6)
-        tau_ = 10 ** rng.uniform(-1, 1)
-        gamma_ = (1 + 10 ** rng.uniform(-2, 2)) / tau_
-        R_ = 10 ** rng.uniform(-1, 0.7)
-        pts = [[(rng.uniform(-1, 1), rng.uniform(-math.pi, math.pi)) for _ in range(k_ + 2)] for _ in range(n_)]
-        return n_, k_, tau_, gamma_, R_, pts, rng.getrandbits(32)
-
-    def estimate(pt: tuple) -> tuple[float, float]:
-        # the θ grid × tuples × negatives as numpy arrays (one class was 4·10⁴ Python-level cosines and
-        # sums: 0.15 s); the sign draws still come one by one from the class's own generator
-        import numpy as np
-
-        n_, k_, tau_, _g, R_, pts, seed = pt
-        th = np.array([-R_ + 2 * R_ * g_ / 200 for g_ in range(201)])[:, None]  # (201, 1)
-        arr = np.asarray(pts, dtype=float)  # (n, k + 2, 2): anchor, positive, negatives
-        ax, bx, ap, bp = arr[:, 0, 0], arr[:, 0, 1], arr[:, 1, 0], arr[:, 1, 1]
-        an, bn = arr[:, 2:, 0], arr[:, 2:, 1]
-        sp_ = np.cos(th * (ax - ap) + bx - bp)  # (201, n)
-        sn = np.cos(th[:, :, None] * (ax[:, None] - an) + bx[:, None] - bn)  # (201, n, k)
-        m_ = sn.max(axis=2)
-        losses = -sp_ / tau_ + m_ / tau_ + np.log(np.exp((sn - m_[:, :, None]) / tau_).sum(axis=2) / k_)
-        eps = rademacher_signs(seed, 200 * n_).reshape(200, n_)  # the class's own draws: re-evaluation repeats them
-        draws = (eps @ losses.T).max(axis=1) / n_
-        est = float(draws.mean())
-        se = float(draws.std(ddof=1) / math.sqrt(len(draws)))
-        return est, se
-
-    bound_args = (tau, gamma, k, n, L, p, R)
-    bound_fn = sp.lambdify(bound_args, step.rhs, modules="math")
-    lambdified_ok: list[bool] = []  # checked once against SymPy's own evaluation: a mismatch keeps subs
-
-    def bound_float(tau_, gamma_, k_, n_, R_) -> float:
-        sub = {tau: sp.Float(tau_, 30), gamma: sp.Float(gamma_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
-        if not lambdified_ok:
-            ref = float(step.rhs.subs(sub))
-            try:
-                got = float(bound_fn(tau_, gamma_, k_, n_, 1, 1, R_))
-                lambdified_ok.append(math.isclose(got, ref, rel_tol=1e-12, abs_tol=1e-300))
-            except (TypeError, ValueError, OverflowError, ZeroDivisionError):
-                lambdified_ok.append(False)
-            return ref
-        if lambdified_ok[0]:
-            return float(bound_fn(tau_, gamma_, k_, n_, 1, 1, R_))
-        return float(step.rhs.subs(sub))
-
-    def evaluate(pt: tuple, exact: bool) -> tuple:
-        n_, k_, tau_, gamma_, R_, _pts, _seed = pt
-        est, se = estimate(pt)
-        if exact:
-            sub = {tau: sp.Float(tau_, 30), gamma: sp.Float(gamma_, 30), k: k_, n: n_, L: 1, p: 1, R: sp.Float(R_, 30)}
-            return mpmath.mpf(est), mpmath.mpf(str(sp.N(step.rhs.subs(sub), mpmath.mp.dps))) + 4 * mpmath.mpf(se)
-        return est, bound_float(tau_, gamma_, k_, n_, R_) + 4 * se
-
-    def describe(pt: tuple) -> dict[str, str]:
-        n_, k_, tau_, gamma_, R_, _pts, seed = pt
-        return {
-            "n": str(n_),
-            "k": str(k_),
-            "tau": f"{tau_:.6g}",
-            "gamma": f"{gamma_:.6g}",
-            "R": f"{R_:.6g}",
-            "sign_seed": str(seed),
-        }
-
-    # one class costs a 201-point θ grid × 200 sign draws (~0.1 s): 100 classes at the default budget
-    out = search(
-        step,
-        {**DEFAULTS, **opts},
-        budget=max(4, int(opts.get("trials", 100_000)) // 1_000),
-        sample=sample,
-        evaluate=evaluate,
-        describe=describe,
-    )
-    method = (
-        f"Monte-Carlo Rademacher estimates on {out.trials} random 1-Lipschitz classes on S¹ (p = 1); "
-        "ratio = estimate/(bound + 4 standard errors)"
-    )
-    attacked = {"n": ("2", "16"), "k": ("1", "6"), "tau": ("1/10", "10"), "R": ("1/10", "10**(7/10)"), "p": ("1", "1")}
-    return search_result(step, out, method, attacked)
+#: ℓ̃ = −s⁺/τ + F∘s: the sum of classes (c = −1/τ), by definition of the DCL loss
+SUM_ROUTE = (
+    "classical theorem",
+    {
+        "theorem": "rademacher_sum",
+        "with": {"R_S": Rad_n, "a": 1 / tau, "R_G": Rad_pos, "R_H": Rad_F},
+        "discharge": {
+            "class": "ℓ̃_θ = c s⁺_θ + F(s_θ) with c = −1/τ (the DCL loss, by definition); Rad_n, Rad_pos, Rad_F are "
+            "the complexities of {ℓ̃_θ}, {s⁺_θ}, {F∘s_θ} over the one parameter ball on the same sample",
+        },
+        "attack": sum_check,
+    },
+)
 
 
-#: why the max-type and averaged bounds stay verified numerically: configuration claims, with the chain in prose
+#: when the chain behind the max-type or averaged bound is not proved (a cited step not proved): the attack's verdict
 UNPROVED_CLASS = (
-    "a configuration claim (every sample, every Lipschitz class on the sphere): R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺/τ) + R̂_n(F∘s) "
-    "(subadditivity of sup) ≤ chaining(n)/τ + √2 L₂ R_vec (the chaining bound; Maurer, cited) ≤ the bound (the "
-    "vector class on nk points); the two complexities in the middle have no symbols here, so no chain states the "
-    "composition; attacked by Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹ (p = 1)"
+    "a chain R̂_n(ℓ̃∘Θ) ≤ R̂_n(s⁺)/τ + R̂_n(F∘s) (sum of classes, cited) ≤ chaining(n)/τ + R̂_n(F∘s) (chaining bound) "
+    "≤ … + √2 L₂ R_vec (Maurer, cited, L₂ from the proved gradient bound) ≤ … + √2 L₂ k chaining(nk) (the vector class "
+    "on nk points) = the bound; proved only when every link is; otherwise the verdict of the attack beside it "
+    "(Monte-Carlo Rademacher estimates on random 1-Lipschitz classes on S¹, p = 1)"
 )
 
 
@@ -469,78 +324,231 @@ def _maurer_step(dom_vc: Domain) -> Step:
     )
 
 
-def derivations() -> list[Derivation]:
+_DOM_CHAIN = Domain(
+    {c0: (0, sp.oo), chi: (sp.Rational(1, 10**6), sp.oo), p: (1, sp.oo), n: (1, sp.oo), Rad_n: (0, sp.oo)},
+    name="c₀ ≥ 0, χ > 0, p, m ≥ 1",
+)
+
+
+def _chaining_level_steps() -> list[Step]:
+    """The quoted chaining sum and the per-level facts Jensen over all levels cites."""
     lvl = m_lvl
-    dom_chain = Domain(
-        {c0: (0, sp.oo), chi: (sp.Rational(1, 10**6), sp.oo), p: (1, sp.oo), n: (1, sp.oo), Rad_n: (0, sp.oo)},
-        name="c₀ ≥ 0, χ > 0, p, m ≥ 1",
-    )
+    dom_chain = _DOM_CHAIN
     dom_lvl = Domain({chi: (0, sp.oo), lvl: (1, 200)}, name="χ ≥ 0, l ∈ [1, 200] (integer; 2^{−200} is below any use)")
+    dom_lvl_all = Domain({chi: (0, sp.oo), lvl: (1, sp.oo)}, name="χ ≥ 0, l ≥ 1 (every chaining level)")
     dom_chi = Domain({chi: (sp.Rational(1, 10**6), 10**6)}, name="χ ∈ [1e-6, 1e6]")
     dom_chi_all = Domain({chi: (0, sp.oo)}, name="χ ≥ 0")  # the identity is symbolic: every χ the CLI allows
-    chain_sum = sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, sp.oo))
-    chaining = Derivation(
+    chain_sum = CHAIN_SUM
+    return [
+        Step(
+            "chaining (M → ∞) with the covering of the ball",
+            Rad_n,
+            6 * c0 * sp.sqrt(p / n) * chain_sum,
+            kind="definition",
+            domain=dom_chain,
+            provenance="classical",
+            reference="Shalev-Shwartz & Ben-David (2014), Understanding Machine Learning, Lemma 27.4; "
+            "Vershynin (2018), High-Dimensional Probability, Cor. 4.2.13",
+            note="quoted, not re-proved: R(A) ≤ (6c/m) Σ_l 2^{−l} √(log N(c 2^{−l}, A)) for any c ≥ the radius "
+            "of A about a centre; c = √m c₀, N(ε, A) ≤ (1 + 2ΛR√m/ε)^p; here m = n, χ = 2ΛR/c₀",
+        ),
+        Step(
+            "scale doubling: 1 + 2^l χ ≤ 2^l (1 + χ)",
+            1 + 2**lvl * chi,
+            2**lvl * (1 + chi),
+            kind="inequality",
+            relation="<=",
+            domain=dom_lvl,
+            provenance="ours",
+            route=("certificate", {"certificate": 2**lvl - 1}),
+        ),
+        Step(
+            SCALE_ALL,
+            2 ** (-lvl) + chi,
+            1 + chi,
+            kind="inequality",
+            relation="<=",
+            domain=dom_lvl_all,
+            provenance="ours",
+            note="the scale doubling above divided by 2^l > 0: no overflow at large l, so every level is attacked",
+        ),
+        Step(
+            "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))",
+            sp.Sum(2 ** (-lvl) * (lvl * sp.log(2) + sp.log(1 + chi)), (lvl, 1, sp.oo)),
+            sp.log(4 * (1 + chi)),
+            kind="identity",
+            domain=dom_chi_all,
+            provenance="ours",
+            simplifier=lambda e: sp.simplify(sp.expand_log(e.doit())),
+        ),
+        Step(
+            f"Jensen (weights 2^{{−l}}, √ concave): Σ_{{l≤{JENSEN_LEVELS}}} 2^{{−l}} √(log(1 + 2^l χ)) ≤ √(log(4(1 + χ)))",
+            sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, JENSEN_LEVELS)),
+            sp.sqrt(sp.log(4 * (1 + chi))),
+            kind="inequality",
+            relation="<=",
+            domain=dom_chi,
+            provenance="classical",
+            reference="Jensen's inequality with the two steps above",
+            note="a partial sum, certified as evidence; the infinite sum follows from Jensen (Σ 2^{−l} = 1) "
+            "with the two steps above, which is the rigorous route",
+        ),
+    ]
+
+
+def _chaining_derivation() -> Derivation:
+    """rademacher_chaining: the quoted chaining sum, Jensen over all levels, the closed-form bound."""
+    lvl = m_lvl
+    dom_chain = _DOM_CHAIN
+    dom_chi_all = Domain({chi: (0, sp.oo)}, name="χ ≥ 0")
+    chain_sum = CHAIN_SUM
+    return Derivation(
         "rademacher_chaining",
         "chaining over the parameter ball: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
         [
+            *_chaining_level_steps(),
             Step(
-                "chaining (M → ∞) with the covering of the ball",
-                Rad_n,
-                6 * c0 * sp.sqrt(p / n) * chain_sum,
-                kind="definition",
-                domain=dom_chain,
-                provenance="classical",
-                reference="Shalev-Shwartz & Ben-David (2014), Understanding Machine Learning, Lemma 27.4; "
-                "Vershynin (2018), High-Dimensional Probability, Cor. 4.2.13",
-                note="quoted, not re-proved: R(A) ≤ (6c/m) Σ_l 2^{−l} √(log N(c 2^{−l}, A)) for any c ≥ the radius "
-                "of A about a centre; c = √m c₀, N(ε, A) ≤ (1 + 2ΛR√m/ε)^p; here m = n, χ = 2ΛR/c₀",
-            ),
-            Step(
-                "scale doubling: 1 + 2^l χ ≤ 2^l (1 + χ)",
-                1 + 2**lvl * chi,
-                2**lvl * (1 + chi),
-                kind="inequality",
-                relation="<=",
-                domain=dom_lvl,
-                provenance="ours",
-                route=("certificate", {"certificate": 2**lvl - 1}),
-            ),
-            Step(
-                "Σ_{l≥1} 2^{−l} (l log 2 + log(1 + χ)) = log(4(1 + χ))",
-                sp.Sum(2 ** (-lvl) * (lvl * sp.log(2) + sp.log(1 + chi)), (lvl, 1, sp.oo)),
-                sp.log(4 * (1 + chi)),
+                WEIGHTS_ONE,
+                sp.Sum(2 ** (-lvl), (lvl, 1, sp.oo)),
+                1,
                 kind="identity",
                 domain=dom_chi_all,
                 provenance="ours",
-                simplifier=lambda e: sp.simplify(sp.expand_log(e.doit())),
+                simplifier=lambda e: sp.simplify(e.doit()),
             ),
             Step(
-                f"Jensen (weights 2^{{−l}}, √ concave): Σ_{{l≤{JENSEN_LEVELS}}} 2^{{−l}} √(log(1 + 2^l χ)) ≤ √(log(4(1 + χ)))",
-                sp.Sum(2 ** (-lvl) * sp.sqrt(sp.log(1 + 2**lvl * chi)), (lvl, 1, JENSEN_LEVELS)),
-                sp.sqrt(sp.log(4 * (1 + chi))),
+                JENSEN_ALL,
+                6 * c0 * sp.sqrt(p / n) * chain_sum,
+                chaining_bound(),
                 kind="inequality",
                 relation="<=",
-                domain=dom_chi,
-                provenance="classical",
-                reference="Jensen's inequality with the two steps above",
-                note="a partial sum, certified as evidence; the infinite sum follows from Jensen (Σ 2^{−l} = 1) "
-                "with the two steps above, which is the rigorous route",
+                domain=Domain(
+                    {c0: (0, sp.oo), chi: (0, sp.oo), p: (1, sp.oo), n: (1, sp.oo)}, name="c₀, χ ≥ 0, p, m ≥ 1"
+                ),
+                provenance="ours",
+                route=JENSEN_ROUTE,
+                note="every level l ≥ 1 (the partial-sum step above is the numeric cross-check)",
             ),
             Step(
-                "chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+                CHAINING_BOUND,
                 Rad_n,
                 chaining_bound(),
-                kind="definition",
+                kind="chain",
+                relation="<=",
                 domain=dom_chain,
                 provenance="ours",
-                note="the steps above applied to the chaining sum; m = n points",
+                note="m = n points: the quoted chaining sum, then Jensen over all levels",
+                links=[
+                    Link(
+                        Rad_n,
+                        6 * c0 * sp.sqrt(p / n) * chain_sum,
+                        cite="rademacher_chaining / chaining (M → ∞) with the covering of the ball",
+                        reads="<=",
+                    ),
+                    Link(
+                        6 * c0 * sp.sqrt(p / n) * chain_sum,
+                        chaining_bound(),
+                        cite=f"rademacher_chaining / {JENSEN_ALL}",
+                    ),
+                ],
             ),
         ],
-        result="chaining bound: R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ)))",
+        result=CHAINING_BOUND,
         source="ours",
         summary="R(A) ≤ 6 c₀ √(p/m) √(log(4(1 + χ))) for a Λ-Lipschitz class over ‖θ‖ ≤ R ⊂ R^p, χ = 2ΛR/c₀",
         objects={"chaining_bound": chaining_bound},
     )
+
+
+#: the middle complexities of the class chains, each ≥ 0
+_MIDS = Domain({Rad_pos: (0, sp.oo), Rad_F: (0, sp.oo), Rad_vec: (0, sp.oo)}, name="complexities ≥ 0")
+
+
+def _ch(m_: Any) -> sp.Expr:
+    """chaining(m) for the similarity classes: c₀ = min(1, 2LR), χ = max(2, 4LR), m points."""
+    return chaining_bound(similarity_radius(), similarity_chi(), p, m_)
+
+
+def _vector_link(a3: sp.Expr, a4: sp.Expr, factor: sp.Expr) -> Link:
+    """``a3 ≤ a4``: the chaining bound for the vector class on nk points (complexity R_vec/k there), times ``factor``."""
+    return Link(
+        a3,
+        a4,
+        cite=f"rademacher_chaining / {CHAINING_BOUND}",
+        subs={Rad_n: Rad_vec / k, n: n * k, c0: similarity_radius(), chi: similarity_chi()},
+        factor=factor,
+        note="the vector class seen as one class on nk points: its complexity there is R_vec/k",
+    )
+
+
+def _class_links(l2: sp.Expr, vc_cite: str, vec_cite: str = "") -> list[Link]:
+    """R̂_n ≤ R̂_n(s⁺)/τ + R̂_n(F∘s) ≤ ch(n)/τ + R̂_n(F∘s) ≤ ch(n)/τ + √2 L₂ R_vec ≤ ch(n)/τ + √2 L₂ k ch(nk); the last
+    link cites ``vec_cite`` if given (no γτ ≥ 1 there: its factor's falsifier took ~45 s under it)."""
+    a1 = Rad_pos / tau + Rad_F
+    a2 = _ch(n) / tau + Rad_F
+    a3 = _ch(n) / tau + SQRT2 * l2 * Rad_vec
+    a4 = _ch(n) / tau + SQRT2 * l2 * k * _ch(n * k)
+    return [
+        Link(Rad_n, a1, cite=f"rademacher_max / {SUBADDITIVITY}"),
+        Link(
+            a1,
+            a2,
+            cite=f"rademacher_chaining / {CHAINING_BOUND}",
+            subs={Rad_n: Rad_pos, c0: similarity_radius(), chi: similarity_chi()},
+            factor=1 / tau,
+            note="the positive-pair class on n points (c₀, χ: step 'similarities are 2L-Lipschitz')",
+        ),
+        Link(a2, a3, cite=vc_cite),
+        Link(a3, a4, cite=vec_cite) if vec_cite else _vector_link(a3, a4, SQRT2 * l2 * k),
+    ]
+
+
+def _class_steps() -> tuple[Step, Step, Step]:
+    """The cited steps of the class chains: the sum of classes, L₂* ≤ 1/τ and Maurer at L₂ = 1/τ."""
+    mids = _MIDS
+    subadd = Step(
+        SUBADDITIVITY,
+        Rad_n,
+        Rad_pos / tau + Rad_F,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU}) | Domain({Rad_n: (0, sp.oo)}) | mids,
+        provenance="classical",
+        reference="Bartlett & Mendelson (2002), JMLR 3, Theorem 12 (3), (7): sup of a sum ≤ sum of sups",
+        route=SUM_ROUTE,
+    )
+    lstar = Step(
+        LSTAR_MAX,
+        _cont.l2_lipschitz(2 / tau, tau, k),
+        1 / tau,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU, k: (1, sp.oo)}),
+        provenance="ours",
+        note="M_k ≤ k: the gradient bound's constant is at most the max-type constant",
+    )
+    vc_max = Step(
+        VC_MAX,
+        Rad_F,
+        SQRT2 * Rad_vec / tau,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({tau: _TAU}) | mids,
+        provenance="classical",
+        reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+        route=_maurer_instance(
+            1 / tau,
+            (f"rademacher_max / {LSTAR_MAX}",),
+            "L₂* ≤ 1/τ (cited), so 1/τ is an ℓ2-Lipschitz constant of F∘clip",
+            attack=maurer_check,
+        ),
+        note="the exact sign enumeration (maurer_check) is the attack beside the citation",
+    )
+    return subadd, lstar, vc_max
+
+
+def derivations() -> list[Derivation]:
+    chaining = _chaining_derivation()
 
     # ------------------------------------------------------------------ max-type and averaged
     dom_all = Domain(
@@ -584,18 +592,21 @@ def derivations() -> list[Derivation]:
         domain=dom_all,
         provenance="ours",
     )
+    mids = _MIDS
+    subadd, lstar, vc_max = _class_steps()
     linf_l2 = Step(
         "max-type bound: R̂_n(ℓ̃∘Θ) ≤ complexity_max (ℓ∞ ≤ ℓ2 gives F the ℓ2 constant 1/τ)",
         Rad_n,
         complexity_max(),
-        kind="inequality",
+        kind="chain",
         relation="<=",
-        domain=dom_all,
+        domain=dom_all | mids,
         provenance="ours",
-        check=class_check,
+        check=class_chain_check,
         unproved=UNPROVED_CLASS,
-        note="R̂_n ≤ (1/τ)·chaining(n) + √2 (1/τ) R_vec (subadditivity of sup, Maurer, the vector class); "
-        "checked against Monte-Carlo estimates on concrete classes",
+        links=_class_links(1 / tau, f"rademacher_max / {VC_MAX}"),
+        note="chain: sum of classes, chaining (n points), Maurer at L₂ = 1/τ, chaining (nk points); the Monte-Carlo "
+        "estimates on concrete classes are the attack beside it",
     )
     cmax = complexity_max()
     maxder = Derivation(
@@ -606,6 +617,9 @@ def derivations() -> list[Derivation]:
             chi_id,
             maurer,
             vec_step,
+            subadd,
+            lstar,
+            vc_max,
             linf_l2,
             Step("k → ∞: complexity_max → ∞", cmax, sp.oo, kind="limit", var=k, domain=dom_all, provenance="ours"),
             Step(
@@ -641,6 +655,7 @@ def derivations() -> list[Derivation]:
         {k: (1, sp.oo), h: (-2, 2), r: (lo, hi)}, name=f"k ≥ 1, h ∈ [−2, 2]^k, r = γτ ∈ [{lo}, {hi}]"
     )
     cavg = complexity_avg()
+    l2g = _cont.l2_lipschitz(gamma, tau, k)
     cavg_r = (
         complexity_positive()
         + SQRT2 * (_cont.weight_bound(tau, k) ** (1 - 1 / r) / tau) * k ** (-sp.Rational(1, 2)) * vector_complexity()
@@ -670,17 +685,57 @@ def derivations() -> list[Derivation]:
                 reference="monotonicity of ℓ_q norms: ‖h‖_q ≤ ‖h‖₂ for q ≥ 2",
             ),
             Step(
+                VC_AVG,
+                Rad_F,
+                SQRT2 * l2g * Rad_vec,
+                kind="inequality",
+                relation="<=",
+                domain=Domain(
+                    {tau: _TAU, gamma: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo)},
+                    constraints=(sp.Ge(gamma * tau, 1),),
+                )
+                | mids,
+                provenance="classical",
+                reference="Maurer (2016), A vector-contraction inequality for Rademacher complexities, ALT, Corollary 1",
+                route=_maurer_instance(
+                    l2g,
+                    (
+                        "continuity / γ = 2/τ minimises the ℓ2 constant, branch γτ ≥ 2: M_k^{1/2} ≤ M_k^{1 − 1/r}",
+                        "continuity / γ = 2/τ minimises the ℓ2 constant, branch 1 ≤ γτ ≤ 2: (M_k/k)^{1/2} ≤ "
+                        "(M_k/k)^{1 − 1/r}",
+                    ),
+                    "with r = γτ ≥ 1, L₂ = (1/τ) M_k^{1−1/r} k^{−1/2} for r ≥ 2 and (1/τ)(M_k/k)^{1−1/r} for r ≤ 2, "
+                    "each ≥ L₂* = (1/τ)√(M_k/k) by the branch steps (cited; multiplied by k^{−1/2}/τ, resp. 1/τ), so "
+                    "L₂ is an ℓ2-Lipschitz constant of F∘clip",
+                    attack=maurer_check,
+                ),
+            ),
+            Step(
+                VEC_AVG,
+                SQRT2 * l2g * Rad_vec,
+                SQRT2 * l2g * k * _ch(n * k),
+                kind="chain",
+                relation="<=",
+                # every γ > 0 (L₂ > 0 there): wider than the averaged bound's γτ ≥ 1, which it is cited under
+                domain=Domain(
+                    {tau: _TAU, gamma: (sp.Rational(1, 100), sp.oo), k: (1, sp.oo), **_BIG, Rad_vec: (0, sp.oo)}
+                ),
+                provenance="ours",
+                links=[_vector_link(SQRT2 * l2g * Rad_vec, SQRT2 * l2g * k * _ch(n * k), SQRT2 * l2g * k)],
+            ),
+            Step(
                 "averaged bound: R̂_n(ℓ̃∘Θ) ≤ complexity_avg, L₂ = C(γ, τ, k) k^{−min(1/2, 1/q)}",
                 Rad_n,
                 cavg,
-                kind="inequality",
+                kind="chain",
                 relation="<=",
-                domain=dom_avg,
+                domain=dom_avg | mids,
                 provenance="ours",
-                check=class_check,
+                check=class_chain_check,
                 unproved=UNPROVED_CLASS,
-                note="R̂_n ≤ (1/τ)·chaining(n) + √2 L₂ R_vec (vector contraction, rademacher_max), L₂ = "
-                "continuity.l2_lipschitz; checked against Monte-Carlo estimates on concrete classes",
+                links=_class_links(l2g, f"rademacher_avg / {VC_AVG}", f"rademacher_avg / {VEC_AVG}"),
+                note="chain: sum of classes, chaining (n points), Maurer at L₂ = continuity.l2_lipschitz, chaining "
+                "(nk points); the Monte-Carlo estimates on concrete classes are the attack beside it",
             ),
             Step(
                 "at γ = 2/τ: complexity_avg = 6 c₀ J √(p/n) (1/τ)(1 + √2 √M_k)",

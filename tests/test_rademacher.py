@@ -49,6 +49,9 @@ def _planted(step: Step, **changes) -> Step:
             "adversarial",
             "note",
             "check",
+            "links",
+            "route",
+            "unproved",
         )
     }
     fields.update(changes)
@@ -142,6 +145,103 @@ def test_planted_wrong_sum_identity_is_refuted(ders):
     st = _step(ders, "Σ_{l≥1}")
     res = check_step(_planted(st, rhs=sp.log(2 * (1 + chi))), **FAST)
     assert res.verdict is Verdict.REFUTED
+
+
+# ----------------------------------------------------------------------------- the chains (issue 29)
+
+CHAINS = ("max-type bound", "averaged bound")
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_bound_is_a_proved_chain_with_the_attack_beside_it(ders, name):
+    res = check_step(_step(ders, name), trials=4000, seed=0)
+    assert res.verdict is Verdict.PROVED and res.method.startswith("chain of 4 links"), res.method
+    assert "Maurer (2016)" in res.method and "Bartlett & Mendelson (2002)" in res.method
+    assert "attack beside the chain: Monte-Carlo" in res.evidence and res.trials >= 4
+
+
+def _without_sqrt2(ders, name) -> sp.Expr:
+    """The bound with √2 → 1 in front of the vector part: a constant too small for the final comparison."""
+    st = _step(ders, name)
+    return st.rhs.subs(sp.sqrt(2), 1)
+
+
+@pytest.mark.parametrize("name", CHAINS)
+def test_chain_with_a_too_small_constant_does_not_prove(ders, name):
+    from infonce_bounds.derivations.checks import DEFAULTS
+    from infonce_bounds.derivations.checks.chain import check_chain
+
+    st = _step(ders, name)
+    bad = _planted(st, rhs=_without_sqrt2(ders, name))
+    assert bad.rhs != st.rhs
+    assert check_chain(bad, {**DEFAULTS, **FAST}).verdict is Verdict.REFUTED  # the last join is not an identity
+    assert check_step(bad, **FAST).verdict is not Verdict.PROVED
+
+
+def test_chaining_bound_chain_with_half_the_constant_does_not_prove(ders):
+    st = _step(ders, RD.CHAINING_BOUND)
+    assert check_step(st, **FAST).verdict is Verdict.PROVED
+    assert check_step(_planted(st, rhs=st.rhs / 2), **FAST).verdict is not Verdict.PROVED
+
+
+def _with_discharge(st: Step, **discharge) -> Step:
+    kind, hint = st.route
+    return _planted(st, route=(kind, {**hint, "discharge": {**hint["discharge"], **discharge}}))
+
+
+ERRATUM = (
+    "prop5 / upper limit LR: 'combining (53) with the definition of Θ, ρ^info(φ_θ, φ_θ') ≤ LR': L‖θ − θ'‖ ≤ LR on Θ"
+)
+
+
+@pytest.mark.parametrize("name", [RD.VC_MAX, RD.VC_AVG])
+def test_maurer_instance_with_an_undischarged_hypothesis_does_not_prove(ders, name):
+    st = _step(ders, name)
+    assert check_step(st, **FAST).verdict is Verdict.PROVED
+    for how in (
+        ("cites", (ERRATUM,), "a refuted step cannot discharge the Lipschitz hypothesis"),
+        ("cites", ("continuity / no such step",), "a step the catalogue does not hold"),
+    ):
+        res = check_step(_with_discharge(st, lipschitz=how), **FAST)
+        assert res.verdict is not Verdict.PROVED, (how, res.method)
+        assert "not an instance" in res.method
+    kind, hint = st.route
+    dropped = _planted(st, route=(kind, {**hint, "discharge": {"class": hint["discharge"]["class"]}}))
+    res = check_step(dropped, **FAST)
+    assert res.verdict is not Verdict.PROVED and "hypotheses not discharged: ['lipschitz']" in res.method
+
+
+def test_maurer_instance_without_sqrt2_does_not_prove(ders):
+    st = _step(ders, RD.VC_MAX)
+    assert check_step(_planted(st, rhs=Rad_vec / tau), **FAST).verdict is not Verdict.PROVED
+
+
+def test_sum_of_classes_without_the_scale_does_not_prove(ders):
+    st = _step(ders, RD.SUBADDITIVITY)
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.PROVED and res.worst_ratio <= 1 and set(res.attacked) >= {"n", "tau"}
+    assert check_step(_planted(st, rhs=RD.Rad_pos + RD.Rad_F), **FAST).verdict is not Verdict.PROVED
+    # the exact enumeration beside the citation refutes a bound far too small
+    bad = check_step(_planted(st, rhs=(RD.Rad_pos / tau + RD.Rad_F) / 3), **FAST)
+    assert bad.verdict is Verdict.REFUTED and bad.counterexample
+
+
+def test_averaged_maurer_attack_draws_gamma_and_refutes_half_the_constant(ders):
+    st = _step(ders, RD.VC_AVG)
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.PROVED and "gamma*tau" in res.attacked and res.worst_ratio <= 1
+    bad = check_step(_planted(st, rhs=st.rhs / 2), **FAST)
+    assert bad.verdict is Verdict.REFUTED and "gamma" in bad.counterexample
+
+
+def test_jensen_over_all_levels_with_a_smaller_log_does_not_prove(ders):
+    st = _step(ders, RD.JENSEN_ALL)
+    res = check_step(st, **FAST)
+    assert res.verdict is Verdict.PROVED and res.worst_ratio <= 1 and "chi" in res.attacked
+    bad = _planted(st, rhs=st.rhs.subs(sp.log(4 * chi + 4), sp.log(2 * chi + 2)))
+    assert bad.rhs != st.rhs and check_step(bad, **FAST).verdict is not Verdict.PROVED
+    # the partial sums beside the citation refute a constant far too small
+    assert check_step(_planted(st, rhs=st.rhs / 3), **FAST).verdict is Verdict.REFUTED
 
 
 # ----------------------------------------------------------------------------- k-scaling (independent numbers)

@@ -29,7 +29,8 @@ The route labels the claim *cited* (PROVED, method ``cited: <reference>``, cover
 4. *hypotheses*: each hypothesis in words is discharged in ``discharge``, either by a lemma
    ``(name, small, big, {symbol: (lo, hi)})`` that the engine proves, or by a sentence saying why it holds for
    the claim's objects (a definition of the claim: "Λ is, by the step's definition, an ℓ2-Lipschitz constant
-   of F"), shown in the verdict as such. A hypothesis left out is not assumed: no verdict of the route.
+   of F"), shown in the verdict as such, or by catalogue steps ``("cites", ("derivation / step", …), "why")``,
+   each of which must be PROVED (else no verdict of the route). A hypothesis left out is not assumed.
 
 ``attack`` (optional, code: the run cache keys it by its bytecode) is a ``(step, opts) -> StepResult`` numeric
 attack on configurations the claim's symbols stand for (finite classes, say); its refutation refutes the claim,
@@ -93,6 +94,9 @@ def _lse_statement(g: Mapping[str, Any]) -> tuple[sp.Expr, sp.Expr]:
 
 
 _RF, _L2, _RV = sp.symbols("R_F L2 R_V", real=True)
+# symbols of the theorems added for the Rademacher chains (rademacher.py): sum of classes, Jensen for √
+_RS, _SC, _RG, _RH = sp.symbols("R_S a R_G R_H", real=True)
+_JS, _JU = sp.symbols("S U", real=True)
 
 THEOREMS: dict[str, Theorem | VectorTheorem] = {
     "maurer2016": Theorem(
@@ -105,6 +109,33 @@ THEOREMS: dict[str, Theorem | VectorTheorem] = {
             "lipschitz": "each h_i : R^K → R satisfies |h_i(u) − h_i(u')| ≤ L2 ‖u − u'‖₂ for all u, u'",
             "class": "R_F = (1/n) E sup_f Σ_i ε_i h_i(f(x_i)) and R_V = (1/n) E sup_f Σ_{i,m} ε_im f_m(x_i) over "
             "one class of f : X → R^K (any class, any K), ε independent signs",
+        },
+    ),
+    # ---- added for the Rademacher chains (rademacher.py): subadditivity over a sum of classes, Jensen for √
+    "rademacher_sum": Theorem(
+        reference="Rademacher complexity of a sum of classes: E sup_θ (c A_θ + B_θ) ≤ |c| E sup_θ A_θ + E sup_θ B_θ "
+        "(sup of a sum ≤ sum of sups, linearity of E, −ε distributed as ε); Bartlett & Mendelson (2002), Rademacher "
+        "and Gaussian complexities, JMLR 3, Theorem 12 (3) and (7) (stated there with absolute values; the same "
+        "one-line proof without them)",
+        symbols=(_RS, _SC, _RG, _RH),
+        small=_RS,
+        big=_SC * _RG + _RH,
+        conditions=(_SC,),
+        hypotheses={
+            "class": "R_S = E_ε sup_θ (1/n) Σ_i ε_i (c g_θ(z_i) + h_θ(z_i)) with |c| = a, and R_G, R_H the same for "
+            "{g_θ}, {h_θ}, one index set θ ∈ Θ, the same points z_i, ε independent signs",
+        },
+    ),
+    "jensen_sqrt": Theorem(
+        reference="Jensen's inequality for the concave √ under a probability measure (Rudin (1987), Real and Complex "
+        "Analysis, Thm 3.3), with √ increasing",
+        symbols=(_JS, _JU),
+        small=_JS,
+        big=sp.sqrt(_JU),
+        conditions=(_JU,),
+        hypotheses={
+            "series": "S = Σ_l w_l √(x_l) with w_l ≥ 0, Σ_l w_l = 1 and x_l ≥ 0 (countably many l)",
+            "mean": "Σ_l w_l x_l ≤ U",
         },
     ),
     "lse_linf": VectorTheorem(
@@ -210,6 +241,8 @@ def _max_glue(ds: tuple[sp.Expr, ...], big: sp.Expr) -> str | None:
 def _discharged(name: str, how: Any, step: Step, opts: Mapping[str, Any]) -> str:
     if isinstance(how, str) and how.strip():
         return f"{name}: {how} (the claim's definition)"
+    if isinstance(how, tuple) and len(how) == 3 and how[0] == "cites":
+        return _discharged_by_steps(name, how[1], how[2], step, opts)
     (lemma,) = lemmas((how,), f"step {step.name!r}: hypothesis {name!r}")
     got = prove_obligation(lemma.name, lemma.lhs, lemma.rhs, lemma.domain, opts)
     return f"{name}: {lemma.name} ({got})"
@@ -251,6 +284,34 @@ def _citation(step: Step, thm: Theorem | VectorTheorem, sub: dict, discharge: di
     if isinstance(thm, VectorTheorem):
         out += f"; positive (assumptions): {', '.join(map(str, thm.positive(sub)))}; coordinates real (assumptions)"
     return f"{out}; hypotheses: {'; '.join(hyps) or 'none'}"
+
+
+def _discharged_by_steps(name: str, cites: Any, why: Any, step: Step, opts: Mapping[str, Any]) -> str:
+    """A hypothesis discharged by catalogue steps: ``("cites", ("derivation / step", …), "why they give it")``.
+
+    Each cited step must exist and be PROVED (a cited classical premise, verdict PROVED with method ``cited: …``,
+    counts and is named as such); otherwise ``NotProved`` naming the step and its verdict. ``why`` says in words
+    how the cited claims give the hypothesis (shown in the verdict as such)."""
+    from . import library
+    from .chain import _cited_result
+
+    where = f"step {step.name!r}: hypothesis {name!r}"
+    if isinstance(cites, str) or not cites or not all(isinstance(c_, str) and " / " in c_ for c_ in cites):
+        raise DerivationError(f"{where}: discharge ('cites', steps, why) needs steps as 'derivation / step' strings")
+    if not (isinstance(why, str) and why.strip()):
+        raise DerivationError(f"{where}: discharge ('cites', steps, why) needs why as a sentence")
+    got = []
+    for c_ in cites:
+        der_name, _, step_name = c_.partition(" / ")
+        try:
+            cited = library.current().derivation(der_name).step(step_name)
+        except (DerivationError, KeyError) as exc:
+            raise NotProved(f"hypothesis {name!r} cites {c_!r}, which the catalogue does not hold ({exc})") from exc
+        res = _cited_result(der_name, cited, opts)
+        if res.verdict is not Verdict.PROVED:
+            raise NotProved(f"hypothesis {name!r} cites {c_!r}, which is {res.verdict}, not proved")
+        got.append(f"{c_} [{'cited premise' if res.method.startswith(CITED + ': ') else 'proved'}]")
+    return f"{name}: {why} (from steps: {'; '.join(got)})"
 
 
 def _shown(v_: Any) -> str:
