@@ -66,6 +66,31 @@ def _split_logs_positive(e: sp.Expr) -> sp.Expr:
     return sp.simplify(sp.simplify(sp.expand_log(e)).subs(w, sp.exp(2 / tau) - 1))
 
 
+#: g(u) = (u − 1 − log u)/(u − 1)² and its integral form ∫₀¹ t/(1 + t(u − 1)) dt (FTC with the antiderivative below)
+_G_U = (u - 1 - sp.log(u)) / (u - 1) ** 2
+_G_INTEGRAND = t / (1 + t * (u - 1))
+_G_ANTIDERIVATIVE = t / (u - 1) - sp.log(1 + t * (u - 1)) / (u - 1) ** 2
+
+
+def _g_decreasing_route(p: sp.Expr, q: sp.Expr, weight: sp.Expr) -> tuple[str, dict]:
+    """Route "monotone comparison" for ``gap = weight·(g(p) − g(q))`` with ``q ≥ p``: g decreasing, by ∂_u of its
+    integrand −t²/(1 + t(u − 1))² ≤ 0 (g's closed form is 0/0 at u = 1, a removable point)."""
+    return (
+        "monotone comparison",
+        {
+            "G": sp.Lambda(u, _G_U),
+            "weight": weight,
+            "p": p,
+            "q": q,
+            "direction": "decreasing",
+            "integral": sp.Integral(_G_INTEGRAND, (t, 0, 1)),
+            "antiderivative": _G_ANTIDERIVATIVE,
+            "removable": [1],
+            "name": "g",
+        },
+    )
+
+
 def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
     """Per anchor, CE − R̃ ≤ g(m/Z)·Var W/(kZ²) (g(u) = (u − 1 − log u)/(u − 1)² decreasing, by its integral form,
     and the quadratic lower bound of log), and the Bhatia–Davis form of its constant in a = m/Z."""
@@ -99,17 +124,10 @@ def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
             kind="inequality",
             relation=">=",
             domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
-            route=(
-                "attack only",
-                {
-                    "reason": (
-                        "equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1): the touching-curve route "
-                        "finds both, but no certificate holds near the corner a → 1, x → 0 where they meet (gap ≈ x(x − ε)²/3, "
-                        "ε = −log a: the face's first-order and the curve's second-order Taylor signs both fail between them), "
-                        "and g(a)'s 0/0 form cancels in Arb there"
-                    )
-                },
-            ),
+            # equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1), which meet at the corner
+            # a → 1 where no Taylor certificate holds and g(a)'s 0/0 cancels in Arb: instead the reduction
+            # gap = (u − 1)²(g(a) − g(u)), u = a eˣ ≥ a, and g decreasing by its integral form (checks/monotone_comparison.py)
+            route=_g_decreasing_route(a, a * sp.exp(x), (a * sp.exp(x) - 1) ** 2),
             note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)",
         ),
         Step(
