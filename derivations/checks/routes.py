@@ -324,6 +324,7 @@ HINTED: dict[str, HintedRoute] = {
         "expectation",
         ("rule",),
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
+        + ("pointwise_route",)
         + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
         code=("attack",),
