@@ -301,7 +301,7 @@ def _constant_b_steps(ce_minus_r: sp.Expr) -> list[Step]:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the per-anchor quadratic bound, whose pointwise form is not proved (the corner a → 1 of the quadratic lower bound of log)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the per-anchor quadratic bound is proved, but the rest of the chain is not in the route's reach: Bhatia–Davis (E(M − W)(W − m) ≥ 0) leaves the remainder C(τ) − g(a)(aρ − 1)(1 − a) ≥ 0 in the moment Z (a = m/Z), with g(a) as its integral form (0/0 at Z = m), which no stage signs; the constant steps prove it in y = −log a instead",
             note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
     ]
@@ -407,7 +407,7 @@ def _k_free_steps(ce_minus_r: sp.Expr) -> list[Step]:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the quadratic lower bound of log at a → 1) and the k-free bound D(τ) (proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the remainder of its chain, see there) and the k-free bound D(τ) (proved)",
             note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]

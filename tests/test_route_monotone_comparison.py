@@ -147,3 +147,39 @@ def test_a_malformed_hint_names_the_parameter(over, name):
     st = Step("m", sp.log(a) + x, 0, kind="inequality", relation=">=", domain=BOX, route=("monotone comparison", hint))
     with pytest.raises(DerivationError, match=f"parameter {name}"):
         check_step(st, **OPTS)
+
+
+def _per_anchor():
+    from infonce_bounds.derivations import catalogue
+
+    (step,) = [s_ for s_ in catalogue.get("bias_bound").steps if s_.name == "per-anchor quadratic bound"]
+    return step
+
+
+def test_the_per_anchor_bound_is_proved_through_the_expectation_route_with_the_pointwise_hint():
+    """E over U = Z_k/Z of U − 1 − log U ≤ g(a)(U − 1)², U ≥ a = m/Z: the scalarised pointwise claim is proved by
+    this route (g(m/Z) is the integral form in the statement: defined at Z = m too)."""
+    step = _per_anchor()
+    assert step.route[0] == "expectation" and step.route[1]["pointwise_route"][0] == "monotone comparison"
+    res = check_step(step, **OPTS)
+    assert res.verdict is Verdict.PROVED and covers(res.covered, step.domain), res.method
+    assert "proved by route monotone comparison" in res.method
+
+
+@pytest.mark.parametrize("change", ["half the bound", "wrong direction"])
+def test_a_wrong_per_anchor_claim_or_hint_is_not_proved(change):
+    import dataclasses
+
+    from infonce_bounds.derivations.bias_forms import QuadBound
+    from infonce_bounds.derivations.symbols import k, tau
+
+    step = _per_anchor()
+    name, params = step.route
+    if change == "half the bound":  # the pointwise form no longer matches: E[T] ≠ big − small
+        step = dataclasses.replace(step, rhs=QuadBound(tau, k) / 2)
+    else:  # g said increasing: then a ≥ U is needed, and fails
+        hname, hp = params["pointwise_route"]
+        params = {**params, "pointwise_route": (hname, {**hp, "direction": "increasing"})}
+        step = dataclasses.replace(step, route=(name, params))
+    res = check_step(step, **OPTS)
+    assert res.verdict is not Verdict.PROVED, res.method
