@@ -441,7 +441,7 @@ def _argument(step: Step, hint: dict, opts: Mapping[str, Any]) -> str:
     order_text = f"{q} ≥ {p}" if hint["direction"] == "decreasing" else f"{p} ≥ {q}"
     text = (
         f"gap = {w}·({name}({p}) − {name}({q})) (symbolic), {order_text} and {w} ≥ 0 (proved: {_short(mo, 60)}; "
-        f"{_short(mw, 60)}), {name} {hint['direction']} on [{lo}, {hi}] ⊇ the range of {p} and {q}: {mono}"
+        f"{_short(mw, 60)}), {name} {hint['direction']} on [{sp.Float(lo, 4)}, {sp.Float(hi, 4)}] (exact rational ends, Arb hull) ⊇ the range of {p} and {q}: {mono}"
     )
     if hint["removable"]:
         text += (
