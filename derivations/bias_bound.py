@@ -22,10 +22,15 @@ from .bias_forms import (
     _Y_POS,
     _ZE,
     _ZK,
+    A_EXP,
     C_A,
+    G_ANTIDERIVATIVE,
+    G_INTEGRAND,
+    G_U,
     H_OF_Y,
     PADE_H,
     RHO,
+    U_EXP,
     W_MAX,
     W_MIN,
     Y_T,
@@ -41,6 +46,7 @@ from .bias_forms import (
     bias_constant,
     bias_constant_A,
     bias_constant_B,
+    g_integral,
     simple_bias_constant,
     standard_offset_bound,
 )
@@ -64,6 +70,25 @@ def _split_logs_positive(e: sp.Expr) -> sp.Expr:
     w = sp.Dummy("w", positive=True)
     e = e.rewrite(sp.exp).subs(sp.exp(-2 / tau), 1 / (1 + w)).subs(sp.exp(2 / tau), 1 + w)
     return sp.simplify(sp.simplify(sp.expand_log(e)).subs(w, sp.exp(2 / tau) - 1))
+
+
+def _g_decreasing_route(p: sp.Expr, q: sp.Expr, weight: sp.Expr) -> tuple[str, dict]:
+    """Route "monotone comparison" for ``gap = weight·(g(p) − g(q))`` with ``q ≥ p``: g decreasing, by ∂_u of its
+    integrand −t²/(1 + t(u − 1))² ≤ 0 (g's closed form is 0/0 at u = 1, a removable point)."""
+    return (
+        "monotone comparison",
+        {
+            "G": sp.Lambda(u, G_U),
+            "weight": weight,
+            "p": p,
+            "q": q,
+            "direction": "decreasing",
+            "integral": sp.Integral(G_INTEGRAND, (t, 0, 1)),
+            "antiderivative": G_ANTIDERIVATIVE,
+            "removable": [1],
+            "name": "g",
+        },
+    )
 
 
 def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
@@ -99,17 +124,10 @@ def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
             kind="inequality",
             relation=">=",
             domain=Domain({a: (sp.Rational(1, 10**6), 1 - sp.Rational(1, 10**6)), x: (0, 20)}),
-            route=(
-                "attack only",
-                {
-                    "reason": (
-                        "equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1): the touching-curve route "
-                        "finds both, but no certificate holds near the corner a → 1, x → 0 where they meet (gap ≈ x(x − ε)²/3, "
-                        "ε = −log a: the face's first-order and the curve's second-order Taylor signs both fail between them), "
-                        "and g(a)'s 0/0 form cancels in Arb there"
-                    )
-                },
-            ),
+            # equality on the face x = 0 (u = a) and along the curve x = −log a (u = 1), which meet at the corner
+            # a → 1 where no Taylor certificate holds and g(a)'s 0/0 cancels in Arb: instead the reduction
+            # gap = (u − 1)²(g(a) − g(u)), u = a eˣ ≥ a, and g decreasing by its integral form (checks/monotone_comparison.py)
+            route=_g_decreasing_route(a, a * sp.exp(x), (a * sp.exp(x) - 1) ** 2),
             note="u = a eˣ ≥ a: u − 1 − log u = g(u)(u − 1)² ≤ g(a)(u − 1)² (g decreasing)",
         ),
         Step(
@@ -118,12 +136,19 @@ def _quadratic_bound_steps(ce_minus_r: sp.Expr) -> list[Step]:
             QuadBound(tau, k),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
-                "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
+            domain=_LAW | _DRAWS,
+            # E over U = Z_k/Z of the pointwise form U − 1 − log U ≤ g(a)(U − 1)² (U ≥ a = m/Z, the quadratic lower
+            # bound above, by the same route on the scalarised claim), E U = 1, E(U − 1)² = Var W/(kZ²)
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["gap"], sm["g"] * sm["var_rel"] / kv),
+                    "E over U = Z_k/Z ≥ a = e^{−1/τ}/Z, E U = 1, Var U = Var W/(kZ²)",
+                ),
+                integrand=g_integral(A_EXP) * (U_EXP - 1) ** 2 - (U_EXP - 1 - sp.log(U_EXP)),
+                pointwise_route=_g_decreasing_route(A_EXP, U_EXP, (U_EXP - 1) ** 2),
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: its pointwise form u − 1 − log u ≤ g(a)(u − 1)² (the quadratic lower bound above) is not proved: near a → 1 the face u = a and the curve u = 1 meet, where no Taylor certificate holds and g(a) = 0/0 cancels in Arb",
+            note="g(m/Z) by its integral form: defined at the law W ≡ m too (m/Z = 1, g = 1/2)",
         ),
         Step(
             "Bhatia–Davis and a = m/Z",
@@ -276,7 +301,7 @@ def _constant_b_steps(ce_minus_r: sp.Expr) -> list[Step]:
                 lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
                 "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the per-anchor quadratic bound, whose pointwise form is not proved (the corner a → 1 of the quadratic lower bound of log)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the per-anchor quadratic bound is proved, but the rest of the chain is not in the route's reach: Bhatia–Davis (E(M − W)(W − m) ≥ 0) leaves the remainder C(τ) − g(a)(aρ − 1)(1 − a) ≥ 0 in the moment Z (a = m/Z), with g(a) as its integral form (0/0 at Z = m), which no stage signs; the constant steps prove it in y = −log a instead",
             note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
     ]
@@ -382,7 +407,7 @@ def _k_free_steps(ce_minus_r: sp.Expr) -> list[Step]:
                 lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
                 "min of the C(τ)/k and D(τ) bounds",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the quadratic lower bound of log at a → 1) and the k-free bound D(τ) (proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the remainder of its chain, see there) and the k-free bound D(τ) (proved)",
             note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]

@@ -42,7 +42,7 @@ ElogZk = sp.Function("E_log_Z_k")  #: E log Z_k for one anchor
 BiasGap = sp.Function("CE_minus_R")  #: CE − R̃ = log Z − E log Z_k for one anchor
 AbsDev = sp.Function("E_abs_log_dev")  #: E|log Z_k − log Z|
 VarW = sp.Function("Var_W")  #: Var(W)
-QuadBound = sp.Function("quadratic_bound")  #: g(m/Z) Var(W)/(k Z²)
+QuadBound = sp.Function("quadratic_bound")  #: g(m/Z) Var(W)/(k Z²), g by its integral form (``g_integral``)
 
 
 def leading_bias_term(k_: Any = k, kappa2: Any = kappa[2], Z_: Any = Z) -> sp.Expr:
@@ -227,8 +227,24 @@ S_POS = sp.IndexedBase("s_pos", real=True)
 _W1 = sp.exp(s[1] / tau)
 _ZE = Expect(_W1)
 _ZK = sp.Sum(sp.exp(s[j] / tau), (j, 1, k)) / k
+#: g(u) = (u − 1 − log u)/(u − 1)², 0/0 at u = 1 (g(1) = 1/2), and its integral form ∫₀¹ t/(1 + t(u − 1)) dt,
+#: defined for every u > 0 (the per-anchor bound's g(m/Z) at the law W ≡ m, where m/Z = 1)
+G_U = (u - 1 - sp.log(u)) / (u - 1) ** 2
+G_INTEGRAND = t / (1 + t * (u - 1))
+G_ANTIDERIVATIVE = t / (u - 1) - sp.log(1 + t * (u - 1)) / (u - 1) ** 2
+
+
+def g_integral(arg: Any) -> sp.Integral:
+    """g(arg) as its integral form ∫₀¹ t/(1 + t(arg − 1)) dt (defined for arg > 0, also at arg = 1)."""
+    return sp.Integral(G_INTEGRAND.subs(u, arg), (t, 0, 1))
+
+
+#: a = m/Z and U = Z_k/Z of the per-anchor bound, as expectations over the draws
+A_EXP = W_MIN / _ZE
+U_EXP = _ZK / _ZE
 _EXP_DEFS = {
     BiasGap(tau, k): sp.log(_ZE) - Expect(sp.log(_ZK)),
+    QuadBound(tau, k): g_integral(A_EXP) * Expect((_W1 - _ZE) ** 2) / (k * _ZE**2),
     VarW(tau): Expect((_W1 - _ZE) ** 2),
     sp.Function("E_offset")(tau, k): Expect(sp.log(1 + sp.exp(S_POS[1] / tau) / (k * _ZK))),
     Z: _ZE,

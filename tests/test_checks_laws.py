@@ -183,7 +183,7 @@ def test_attack_only_is_a_hint_of_data_that_never_proves():
             **OPTS,
         )
     tight = [s for d in catalogue.all_derivations() for s in d.steps if s.route and s.route[0] == "attack only"]
-    assert len(tight) == 2 and all(s.check is None for s in tight)
+    assert len(tight) <= 1 and all(s.check is None for s in tight)  # bias_bound's went to "monotone comparison"
 
 
 def test_all_of_covers_the_intersection_and_refutes_a_false_part():

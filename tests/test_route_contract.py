@@ -496,6 +496,60 @@ def _configuration() -> Cases:
     )
 
 
+def _monotone_comparison() -> Cases:
+    """gap = w·(G(p) − G(q)): G(v) = 1/(1 + v) decreasing (by G'), and g(v) = (v − 1 − log v)/(v − 1)², 0/0 at
+    v = 1, decreasing by its integral form ∫₀¹ t/(1 + t(v − 1)) dt."""
+    v = sp.Symbol("v_rc", positive=True)
+    box = {x: (0, 2), y: (0, 2)}
+
+    def recip(lhs, rhs, w, p_, q_, direction="decreasing", G=1 / (1 + v), ranges=box):
+        hint = {"G": sp.Lambda(v, G), "weight": w, "p": p_, "q": q_, "direction": direction}
+        return claim(lhs, ">=", rhs, ranges, ("monotone comparison", hint))
+
+    g = (v - 1 - sp.log(v)) / (v - 1) ** 2
+    g_hint = {
+        "G": sp.Lambda(v, g),
+        "direction": "decreasing",
+        "integral": sp.Integral(t / (1 + t * (v - 1)), (t, 0, 1)),
+        "antiderivative": t / (v - 1) - sp.log(1 + t * (v - 1)) / (v - 1) ** 2,
+        "removable": [1],
+    }
+    xp_ = sp.Symbol("xq_rc", positive=True)
+    qbox = {xp_: (R(1, 100), R(99, 100)), y: (0, 5)}  # a < 1: g(a) is 0/0 at a = 1
+    uq = xp_ * sp.exp(y)
+
+    def quad(rhs, ranges=qbox, **over):
+        hint = {**g_hint, "weight": (uq - 1) ** 2, "p": xp_, "q": uq, **over}
+        return claim(sp.log(xp_) + y, ">=", rhs, ranges, ("monotone comparison", hint))
+
+    gx = g.subs(v, xp_)
+    return Cases(
+        true=[
+            recip(y**2 / (1 + x), y**2 / (1 + x + y), y**2, x, x + y),
+            quad((uq - 1) - gx * (uq - 1) ** 2),  # log u ≥ (u − 1) − g(a)(u − 1)², u = a eʸ ≥ a crossing 1
+        ],
+        false=[
+            recip(1 / (1 + x + y), 1 / (1 + x), 1, x + y, x),  # false: q ≥ p fails (x ≥ x + y)
+            recip(1 / (1 + x + y), 1 / (1 + x), 1, x + y, x, "increasing"),  # false: G is not increasing
+            recip(-(y**2) / (1 + x), -(y**2) / (1 + x + y), -(y**2), x, x + y),  # false: the weight −y² ≤ 0
+            recip(1 / (1 + x), 1 / (1 + x + y) + R(1, 100), 1, x, x + y),  # false at y = 0: the identity fails
+            recip((x - 1) ** 2, (x + y - 1) ** 2, 1, x, x + y, G=(v - 1) ** 2),  # false at (1, 1): G not monotone
+            quad((uq - 1) - gx * (uq - 1) ** 2 + R(1, 1000)),  # off by 1/1000 (equal at y = 0)
+            # the wrong side: g(q) ≥ g(p) claimed, with g said increasing (∂_v h ≤ 0: not proved)
+            claim(
+                (uq - 1) - gx * (uq - 1) ** 2,
+                ">=",
+                sp.log(xp_) + y,
+                qbox,
+                (
+                    "monotone comparison",
+                    {**g_hint, "weight": (uq - 1) ** 2, "p": uq, "q": xp_, "direction": "increasing"},
+                ),
+            ),
+        ],
+    )
+
+
 #: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
 NEVER_PROVES = frozenset({"attack only"})
 
@@ -510,6 +564,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "certificate": _certificate,
     "power series": _power_series,
     "quadrature": _quadrature,
+    "monotone comparison": _monotone_comparison,
     "attack only": _attack_only,
     "integral bound": _integral_bound,
     "rademacher affine": _rademacher_affine,

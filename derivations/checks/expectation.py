@@ -17,7 +17,8 @@ rules (``rule`` parameter):
   and named in the reduction. The claim is proved when ``big − small`` reduces to 0 (an identity, or an
   inequality that holds with equality), or the reduced ``big − small`` is a deterministic expression in
   the moments proved ≥ 0 with each moment over its range (the ``bounds`` of its integrand).
-* ``"pointwise"`` (monotonicity of expectation): ``big − small = E[T] + R`` with ``E[T] − (big − small) + R``
+* ``"pointwise"`` (monotonicity of expectation; ``pointwise_route``: a hint ``(route, params)`` for the scalar
+  pointwise claim, its expressions scalarised with T): ``big − small = E[T] + R`` with ``E[T] − (big − small) + R``
   reduced to 0 by the moment rule, or by linearity to one expectation whose integrand SymPy reduces to 0 draw
   by draw (T given as ``integrand``, or read off the statement by linearity when the gap is linear in its
   expectations; R, a function of the moments, computed or given as ``remainder`` and then matched),
@@ -267,8 +268,11 @@ def _opts(opts: Mapping[str, Any]) -> dict:
     return {k_: v_ for k_, v_ in opts.items() if k_ not in ("clock",)}
 
 
-def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any]) -> str:
-    """Prove ``small ≤ big`` on ``domain`` with the engine; the method text, or ``NotProved``."""
+def _prove_scalar(
+    name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any], route: tuple | None = None
+) -> str:
+    """Prove ``small ≤ big`` on ``domain`` with the engine (with ``route``, the scalar claim names that hinted
+    route, as a step does); the method text, or ``NotProved``."""
     from .reentry import check_step
 
     names = free_names(small) | free_names(big)
@@ -283,7 +287,7 @@ def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts:
         if d.is_nonnegative:
             return "exact"
         raise NotProved(f"{name}: {small} ≤ {big} not decided exactly")
-    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom)
+    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom, route=route)
     sub_opts = _opts(opts)
     clock = opts.get("clock")
     left = clock.left() if clock is not None else None
@@ -527,8 +531,15 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
     if rest is None:
         rest = _match(diff)
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
-    body = sc(t)
-    m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts)
+    hinted = params.get("pointwise_route")
+    if hinted is None:
+        body, route = sc(t), None
+    else:  # the pointwise claim's own hinted route: its expressions scalarised with T, in one pass (same symbols)
+        name, hp = hinted
+        keys = [k_ for k_, v_ in hp.items() if isinstance(v_, sp.Expr) and not isinstance(v_, (sp.Lambda, sp.Integral))]
+        body, *vals = sc(sp.Tuple(t, *[hp[k_] for k_ in keys]))
+        route = (name, {**hp, **dict(zip(keys, vals))})
+    m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts, route)
     text = (
         f"monotonicity of expectation: big − small = E[{t}]"
         + ("" if _zero(rest) else f" + {rest}")

@@ -52,6 +52,9 @@ the parameter.
   hypotheses discharged, labelled *cited* with the reference; a numeric attack (code) beside it;
 * ``conjunction`` (``checks/conjunction.py``): ``small ≤ big`` from parts (claims as data, each checked by the
   engine, keyed by content so a part is proved once per run) and the implication parts ⟹ claim, itself checked;
+* ``monotone comparison`` (``checks/monotone_comparison.py``): ``gap ≥ 0`` from ``gap = w·(G(p) − G(q))``
+  (symbolic), ``w ≥ 0`` and the order of p, q (the engine), G monotone on their range by the sign of G' or of
+  ∂_v h in an integral form G = ∫ h dt proved by an antiderivative (a removable 0/0 of G's closed form allowed);
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved;
 * ``attack only`` (``checks/custom.py``): the box falsifier alone, with the ``reason`` no stage can settle the
@@ -277,6 +280,12 @@ def _attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_attack_only(step, params, opts)
 
 
+def _monotone_comparison(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .monotone_comparison import prove_monotone_comparison
+
+    return prove_monotone_comparison(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -305,10 +314,17 @@ HINTED: dict[str, HintedRoute] = {
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
     ),
     "power series": HintedRoute("power series", ("series", "var"), ("factor",), _power_series),
+    "monotone comparison": HintedRoute(
+        "monotone comparison",
+        ("G", "weight", "p", "q", "direction"),
+        ("integral", "antiderivative", "removable", "name"),
+        _monotone_comparison,
+    ),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
+        + ("pointwise_route",)
         + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
         code=("attack",),
