@@ -52,6 +52,8 @@ the parameter.
   hypotheses discharged, labelled *cited* with the reference; a numeric attack (code) beside it;
 * ``conjunction`` (``checks/conjunction.py``): ``small ≤ big`` from parts (claims as data, each checked by the
   engine, keyed by content so a part is proved once per run) and the implication parts ⟹ claim, itself checked;
+* ``mean value composition`` (``checks/mean_value_composition.py``): ``|F(b) − F(a)| ≤ R`` from a proved
+  ``F(b) − F(a) = ∫₀¹ g dt`` and a proved pointwise bound on ``g`` over a domain the segment stays in (convexity);
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved;
 * ``attack only`` (``checks/custom.py``): the box falsifier alone, with the ``reason`` no stage can settle the
@@ -271,6 +273,12 @@ def _conjunction(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_conjunction(step, params, opts)
 
 
+def _mean_value_composition(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .mean_value_composition import prove_mean_value_composition
+
+    return prove_mean_value_composition(step, params, opts)
+
+
 def _attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .custom import prove_attack_only
 
@@ -303,6 +311,9 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "conjunction": HintedRoute(
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
+    ),
+    "mean value composition": HintedRoute(
+        "mean value composition", ("var", "integral", "pointwise", "at"), ("reason",), _mean_value_composition
     ),
     "power series": HintedRoute("power series", ("series", "var"), ("factor",), _power_series),
     "expectation": HintedRoute(
