@@ -496,6 +496,16 @@ def _configuration() -> Cases:
     )
 
 
+def _mean_value_composition() -> Cases:
+    """FTC along the segment and a proved pointwise bound (the cases live with the route's own tests)."""
+    import test_route_mean_value_composition as mvc
+
+    return Cases(
+        true=[Case("softplus difference ≤ (3/4)|b − a|", mvc.true_claim())],
+        false=[Case(name, build()) for name, build in mvc.FALSE.items()],
+    )
+
+
 #: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
 NEVER_PROVES = frozenset({"attack only"})
 
@@ -518,6 +528,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "conjunction": _conjunction,
     "expectation": _expectation,
     "configuration": _configuration,
+    "mean value composition": _mean_value_composition,
     "citation": _citation,
 }
 

@@ -25,9 +25,11 @@ Proved (covering Y, the claim's stated box) when all of the following hold, each
 3. *domain*: the segment stays in X: each value of ``at`` is linear in t, ``e(t) = e(0) + t (e(1) − e(0))``
    (exact), and both ends lie in X's range of that variable over Y (Arb enclosure; a vector's entries each), so
    every point of the segment does (an interval is convex: a box, and a ball, contain the chord between two of
-   their points; a sphere does not, so a bound proved only on a sphere is never a range here); a value without
-   t is enclosed directly. Every other symbol of X is the claim's own, its range in Y inside its range in X; a
-   constraint of X, substituted, must be one of Y's (else not proved);
+   their points; a sphere does not); a value without t is enclosed directly. Every other symbol of X is the
+   claim's own, its range in Y inside its range in X. A constraint of X that the segment does not move must be
+   one of Y's; one it moves must be a convex sublevel set ``q ≤ c₀`` (q quadratic with a constant positive
+   semidefinite Hessian: a ball) that is one of Y's constraints at both ends; an equality (a sphere: ‖x‖ = 1)
+   is never carried along, since the chord between two points of a sphere leaves it;
 4. *sup*: ``R_n[at]`` has no t, and equals ``big`` exactly or ``R_n[at] ≤ big`` is proved on Y by the engine.
 
 Then ``D = ∫₀¹ g dt ≤ ∫₀¹ L_1(at(t)) dt ≤ ∫₀¹ R_n[at] dt = R_n[at] ≤ big`` (monotonicity of the integral; g is
@@ -203,7 +205,7 @@ def _proved(part: Step, opts: Mapping[str, Any], what: str) -> tuple[StepResult,
     return res, f"{what} {part.name!r} proved ({str(res.method).split(';')[0][:120]})"
 
 
-def _integrand(step: Step, integral: Step, d: sp.Expr, var: sp.Symbol) -> sp.Expr:
+def _integrand(step: Step, integral: Step, d: sp.Expr, var: sp.Symbol, absolute: bool) -> sp.Expr:
     """g of ``D = ∫₀¹ g dt``, with the identity's box containing the claim's box × [0, 1]."""
     lhs, rhs = sp.sympify(integral.lhs), sp.sympify(integral.rhs)
     if isinstance(lhs, sp.Integral) and not isinstance(rhs, sp.Integral):
@@ -213,7 +215,7 @@ def _integrand(step: Step, integral: Step, d: sp.Expr, var: sp.Symbol) -> sp.Exp
     tv, lo, hi = rhs.limits[0]
     if tv != var or lo != 0 or hi != 1:
         raise _No(f"the integral part integrates over ({tv}, {lo}, {hi}), not ({var}, 0, 1)")
-    if not _same(lhs, d):
+    if not (_same(lhs, d) or (absolute and _same(lhs, -d))):  # |D| = |−D|: SymPy may print Abs with D negated
         raise _No("the integral part's other side is not the claim's difference D")
     names = free_names(lhs) | free_names(rhs)
     mine = {getattr(s_, "label", s_): rng for s_, rng in integral.domain.ranges.items()}
@@ -282,10 +284,38 @@ def _domain(step: Step, chain: Sequence[Step], at: Mapping[Any, Any], var: sp.Sy
             how = "both ends" if len(ends) == 2 else "its value"
             said.append(f"{label} ↦ {sp.sstr(expr)}: {how} in [{lo}, {hi}] (Arb), a convex range")
         for c in p.domain.constraints:
-            cc = _substitute(c, at)
-            if cc is not sp.true and cc not in step.domain.constraints:
-                raise _No(f"part {p.name!r}'s constraint {c} is not one of the claim's at the segment's points")
+            said.append(_constraint(step, p, c, at, var))
     return list(dict.fromkeys(said))
+
+
+def _constraint(step: Step, part: Step, c: Any, at: Mapping[Any, Any], var: sp.Symbol) -> str:
+    """Why part's constraint ``c`` holds at every point of the segment (``_No`` if not shown): it does not move
+    (then it must be one of the claim's, substituted), or it is a convex sublevel set ``q(x) ≤ c₀`` (q a quadratic
+    with a positive semidefinite constant Hessian in the moved scalars: a ball) holding at both ends (each one of
+    the claim's constraints). An equality (a sphere) is never convex: the chord leaves it."""
+    cc = _substitute(c, at)
+    if var not in cc.free_symbols:
+        if cc is sp.true or cc in step.domain.constraints:
+            return f"constraint {c}: the claim's own"
+        raise _No(f"part {part.name!r}'s constraint {c} is not one of the claim's at the segment's points")
+    if isinstance(c, sp.Eq):
+        raise _No(f"part {part.name!r}'s constraint {c} is an equality (a sphere): not convex, the segment leaves it")
+    if not isinstance(c, (sp.LessThan, sp.GreaterThan)):
+        raise _No(f"part {part.name!r}'s constraint {c} is not of the form q ≤ c₀ with q convex")
+    expr = (c.lhs - c.rhs) if isinstance(c, sp.LessThan) else (c.rhs - c.lhs)
+    moved = sorted((k_ for k_ in at if isinstance(k_, sp.Symbol) and k_ in expr.free_symbols), key=str)
+    if not moved or any(isinstance(k_, sp.IndexedBase) and expr.has(k_) for k_ in at):
+        raise _No(f"part {part.name!r}'s constraint {c} is not a convex condition in the moved scalars")
+    hess = sp.hessian(expr, moved)
+    if any(sp.sympify(x_).free_symbols for x_ in hess) or not hess.is_positive_semidefinite:
+        raise _No(f"part {part.name!r}'s constraint {c} is not convex (its Hessian is not a constant PSD matrix)")
+    for end in (0, 1):
+        ce = cc.subs(var, end)
+        if ce is not sp.true and ce not in step.domain.constraints:
+            raise _No(
+                f"part {part.name!r}'s constraint {c} is not one of the claim's at the segment's end {var} = {end}"
+            )
+    return f"constraint {c}: convex (constant PSD Hessian), the claim's at both ends"
 
 
 def compose(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> tuple[str, str]:
@@ -304,7 +334,7 @@ def compose(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> t
         raise _No(f"the bound depends on {var}")
     d = small.args[0] if isinstance(small, sp.Abs) else small
     integral, chain = _parts(params, step)
-    g = _integrand(step, integral, d, var)
+    g = _integrand(step, integral, d, var, isinstance(small, sp.Abs))
     for prev, nxt in zip(chain[:-1], chain[1:]):
         pb = _sides(prev)[1]
         ns = _sides(nxt)[0]
