@@ -506,6 +506,13 @@ def _mean_value_composition() -> Cases:
     )
 
 
+def _termwise() -> Cases:
+    """Σ a_i ≤ Σ b_i term by term (the cases live with the route's own tests)."""
+    import test_route_termwise as tw
+
+    return Cases(true=[Case(s_.name, s_) for s_ in tw.TRUE], false=[Case(name, s_) for name, s_ in tw.FALSE.items()])
+
+
 #: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
 NEVER_PROVES = frozenset({"attack only"})
 
@@ -529,6 +536,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "expectation": _expectation,
     "configuration": _configuration,
     "mean value composition": _mean_value_composition,
+    "termwise": _termwise,
     "citation": _citation,
 }
 

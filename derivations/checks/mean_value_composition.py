@@ -56,7 +56,7 @@ from .verdicts import by_verdict
 
 #: the parameters a hint must give
 REQUIRED = ("var", "integral", "pointwise", "at")
-OPTIONAL = ("reason",)
+OPTIONAL = ("reason", "attack")
 
 
 class _No(Exception):
@@ -157,9 +157,32 @@ def _entry_box(e: sp.Expr, step: Step) -> tuple[sp.Expr, dict]:
     return out, box
 
 
+def _ball_radius(e: sp.Expr, step: Step) -> sp.Expr | None:
+    """ρ when one of ``step``'s constraints is ``Σ_m u_m² ≤ ρ²`` with some ``u_m = ±e`` (a coordinate of a vector
+    in a stated ball: |e| ≤ ρ); else None."""
+    for c in step.domain.constraints:
+        if isinstance(c, sp.LessThan):
+            total, r2 = c.lhs, c.rhs
+        elif isinstance(c, sp.GreaterThan):
+            total, r2 = c.rhs, c.lhs
+        else:
+            continue
+        if not (sp.sympify(r2).is_number and sp.sympify(r2).is_nonnegative):
+            continue
+        for term in sp.Add.make_args(total):
+            if isinstance(term, sp.Pow) and term.exp == 2 and (_same(term.base, e) or _same(term.base, -e)):
+                if all(isinstance(t_, sp.Pow) and t_.exp == 2 for t_ in sp.Add.make_args(total)):
+                    return sp.sqrt(r2)
+    return None
+
+
 def _inside(e: sp.Expr, lo: Any, hi: Any, step: Step) -> bool:
-    """``e ∈ [lo, hi]`` on the whole box of ``step`` (one Arb enclosure; exact for a number)."""
+    """``e ∈ [lo, hi]`` on the whole stated domain of ``step``: one Arb enclosure over its box (exact for a
+    number), else |e| ≤ ρ from a stated ball ``Σ_m u_m² ≤ ρ²`` with e among the u_m (``_ball_radius``)."""
     lo, hi = sp.sympify(lo), sp.sympify(hi)
+    rho = _ball_radius(sp.sympify(e), step)
+    if rho is not None and bool(lo <= -rho) and bool(rho <= hi):
+        return True
     try:
         val, box = _entry_box(e, step)
     except KeyError:
@@ -230,15 +253,35 @@ def _integrand(step: Step, integral: Step, d: sp.Expr, var: sp.Symbol, absolute:
     return rhs.function
 
 
-def _first_link(small: sp.Expr, g: sp.Expr, first: sp.Expr) -> str:
-    """How the first part's lhs at the segment's points bounds the integrand (``_No`` if it does not)."""
+def _scale(first: sp.Expr, form: sp.Expr, step: Step, var: sp.Symbol) -> sp.Expr | None:
+    """c > 0 without ``var`` with ``first ≡ c·form`` (1 when they are equal), or None: the pointwise part may bound
+    a positive multiple of the integrand (τ times the derivative, say)."""
+    if _same(first, form):
+        return sp.Integer(1)
+    try:
+        c = sp.cancel(sp.sympify(first) / sp.sympify(form))
+    except Exception:  # noqa: BLE001 - no quotient SymPy can form: no scale
+        return None
+    if c.has(sp.Abs, sp.Sum, sp.Indexed) or var in c.free_symbols or c == 0 or not _same(first, c * form):
+        return None
+    if c.is_positive:
+        return c
+    return c if _inside(c, 0, sp.oo, step) and c.is_nonzero else None
+
+
+def _first_link(small: sp.Expr, g: sp.Expr, first: sp.Expr, step: Step, var: sp.Symbol) -> tuple[str, sp.Expr]:
+    """How the first part's lhs at the segment's points bounds a positive multiple c of the integrand, and c
+    (``_No`` if it does not)."""
     absolute = isinstance(small, sp.Abs)
-    if not absolute and _same(first, g):
-        return "L₁ at the segment is the integrand"
-    if _same(first, sp.Abs(g)):
-        return "L₁ at the segment is |integrand|"
-    if _same(first, majorant(g)):
-        return "L₁ at the segment is the integrand's triangle majorant (|Σ u_j| ≤ Σ |u_j|, |Π f| = Π |f|, f ≥ 0 kept)"
+    forms = [] if absolute else [(g, "the integrand")]
+    forms += [
+        (sp.Abs(g), "|integrand|"),
+        (majorant(g), "the integrand's triangle majorant (|Σ u_j| ≤ Σ |u_j|, |Π f| = Π |f|, f ≥ 0 kept)"),
+    ]
+    for form, said in forms:
+        c = _scale(first, form, step, var)
+        if c is not None:
+            return (f"L₁ at the segment is {said}" if c == 1 else f"L₁ at the segment is {sp.sstr(c)} × {said}"), c
     raise _No(
         "the first pointwise part's lhs at the segment's points is neither the integrand, its absolute "
         "value nor its triangle majorant"
@@ -265,27 +308,56 @@ def _domain(step: Step, chain: Sequence[Step], at: Mapping[Any, Any], var: sp.Sy
                     raise _No(f"the claim's {label} ∈ [{clo}, {chi}] leaves part {p.name!r}'s [{lo}, {hi}]")
                 continue
             val = at[key]
-            vector = isinstance(key, sp.IndexedBase)
-            expr = sp.sympify(val(sp.Symbol("i", integer=True, positive=True)) if vector else val)
-            label = f"{label}[i]" if vector else label
-            if var in expr.free_symbols:
-                e0, e1 = expr.subs(var, 0), expr.subs(var, 1)
-                if sp.expand(expr - (e0 + var * (e1 - e0))) != 0:
-                    raise _No(f"{label} ↦ {sp.sstr(expr)} is not linear in {var}: not a segment")
-                ends = (e0, e1)
+            if isinstance(key, sp.IndexedBase):
+                # the entries the part reads: each concrete one (a realisation's coordinates, which a stated
+                # ball may bound), else one generic entry (a family over j)
+                read = {
+                    a_.indices
+                    for e_ in (p.lhs, p.rhs, *p.domain.constraints)
+                    for a_ in sp.sympify(e_).atoms(sp.Indexed)
+                    if a_.base == key
+                }
+                if not read or not all(all(sp.sympify(i_).is_Integer for i_ in ix) for ix in read):
+                    read = {tuple(sp.Symbol(f"i{n_}", integer=True, positive=True) for n_ in range(len(val.variables)))}
+                entries = [
+                    (f"{label}[{', '.join(map(str, ix))}]", sp.sympify(val(*ix))) for ix in sorted(read, key=str)
+                ]
             else:
-                ends = (expr,)
-            for e in ends:
-                if not _inside(e, lo, hi, step):
-                    raise _No(
-                        f"the segment leaves part {p.name!r}'s domain: {label} ↦ {sp.sstr(expr)} is not shown in "
-                        f"[{lo}, {hi}] at {sp.sstr(e)} over the claim's box"
-                    )
-            how = "both ends" if len(ends) == 2 else "its value"
-            said.append(f"{label} ↦ {sp.sstr(expr)}: {how} in [{lo}, {hi}] (Arb), a convex range")
+                entries = [(str(label), sp.sympify(val))]
+            said += [_on_segment(step, p, shown, expr, lo, hi, var) for shown, expr in entries]
         for c in p.domain.constraints:
             said.append(_constraint(step, p, c, at, var))
     return list(dict.fromkeys(said))
+
+
+def _on_segment(step: Step, p: Step, label: str, expr: sp.Expr, lo: Any, hi: Any, var: sp.Symbol) -> str:
+    """Why the segment's coordinate ``expr`` lies in [lo, hi] for every t ∈ [0, 1] (``_No`` if not shown)."""
+    if var in expr.free_symbols:
+        e0, e1 = expr.subs(var, 0), expr.subs(var, 1)
+        if sp.expand(expr - (e0 + var * (e1 - e0))) != 0:
+            raise _No(f"{label} ↦ {sp.sstr(expr)} is not linear in {var}: not a segment")
+        ends = (e0, e1)
+    else:
+        ends = (expr,)
+    for e in ends:
+        if not _inside(e, lo, hi, step):
+            raise _No(
+                f"the segment leaves part {p.name!r}'s domain: {label} ↦ {sp.sstr(expr)} is not shown in "
+                f"[{lo}, {hi}] at {sp.sstr(e)} over the claim's stated domain"
+            )
+    how = "both ends" if len(ends) == 2 else "its value"
+    return f"{label} ↦ {sp.sstr(expr)}: {how} in [{lo}, {hi}], a convex range"
+
+
+def _stated(c: Any, step: Step) -> bool:
+    """Whether ``c`` is one of ``step``'s constraints (the same relation, sides equal up to expansion)."""
+    if c in step.domain.constraints:
+        return True
+    if not isinstance(c, sp.core.relational.Relational):
+        return False
+    return any(
+        type(s_) is type(c) and sp.expand((s_.lhs - s_.rhs) - (c.lhs - c.rhs)) == 0 for s_ in step.domain.constraints
+    )
 
 
 def _constraint(step: Step, part: Step, c: Any, at: Mapping[Any, Any], var: sp.Symbol) -> str:
@@ -295,7 +367,7 @@ def _constraint(step: Step, part: Step, c: Any, at: Mapping[Any, Any], var: sp.S
     the claim's constraints). An equality (a sphere) is never convex: the chord leaves it."""
     cc = _substitute(c, at)
     if var not in cc.free_symbols:
-        if cc is sp.true or cc in step.domain.constraints:
+        if cc is sp.true or _stated(cc, step):
             return f"constraint {c}: the claim's own"
         raise _No(f"part {part.name!r}'s constraint {c} is not one of the claim's at the segment's points")
     if isinstance(c, sp.Eq):
@@ -303,15 +375,17 @@ def _constraint(step: Step, part: Step, c: Any, at: Mapping[Any, Any], var: sp.S
     if not isinstance(c, (sp.LessThan, sp.GreaterThan)):
         raise _No(f"part {part.name!r}'s constraint {c} is not of the form q ≤ c₀ with q convex")
     expr = (c.lhs - c.rhs) if isinstance(c, sp.LessThan) else (c.rhs - c.lhs)
-    moved = sorted((k_ for k_ in at if isinstance(k_, sp.Symbol) and k_ in expr.free_symbols), key=str)
-    if not moved or any(isinstance(k_, sp.IndexedBase) and expr.has(k_) for k_ in at):
-        raise _No(f"part {part.name!r}'s constraint {c} is not a convex condition in the moved scalars")
+    moved = [k_ for k_ in at if isinstance(k_, sp.Symbol) and k_ in expr.free_symbols]
+    moved += [a_ for a_ in expr.atoms(sp.Indexed) if a_.base in at]  # a moved vector's entries
+    moved = sorted(set(moved), key=sp.default_sort_key)
+    if not moved:
+        raise _No(f"part {part.name!r}'s constraint {c} is not a convex condition in the moved variables")
     hess = sp.hessian(expr, moved)
     if any(sp.sympify(x_).free_symbols for x_ in hess) or not hess.is_positive_semidefinite:
         raise _No(f"part {part.name!r}'s constraint {c} is not convex (its Hessian is not a constant PSD matrix)")
     for end in (0, 1):
         ce = cc.subs(var, end)
-        if ce is not sp.true and ce not in step.domain.constraints:
+        if ce is not sp.true and not _stated(ce, step):
             raise _No(
                 f"part {part.name!r}'s constraint {c} is not one of the claim's at the segment's end {var} = {end}"
             )
@@ -341,9 +415,9 @@ def compose(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> t
         if not _same(pb, ns):
             raise _No(f"the chain breaks: {prev.name!r}'s bound is not {nxt.name!r}'s lhs")
     first = _substitute(_sides(chain[0])[0], at)
-    link = _first_link(small, g, first)
+    link, scale = _first_link(small, g, first, step, var)
     where = _domain(step, chain, at, var)
-    top = _substitute(_sides(chain[-1])[1], at)
+    top = _substitute(_sides(chain[-1])[1], at) / scale
     if var in top.free_symbols:
         raise _No(f"the last part's bound at the segment's points depends on {var}: no sup over the segment")
     pieces = [_proved(integral, opts, "FTC along the segment:")[1]]
@@ -384,7 +458,15 @@ def prove_mean_value_composition(step: Step, params: Mapping[str, Any], opts: Ma
         proved = True
     except _No as exc:
         method, evidence, proved = f"mean value composition not established: {exc}", "", False
-    fz = falsify(dataclasses.replace(step, route=None), opts)
+    attack = params.get("attack")
+    if attack is not None:  # the claim's own attack (a configuration search), beside the proof
+        seen = attack(dataclasses.replace(step, route=None), opts)
+        if seen.verdict == Verdict.REFUTED:
+            return seen
+        fz = _Seen(seen.trials, seen.worst_ratio, seen.evidence, None, seen.attacked)
+        method = f"{method}; attack: {str(seen.method).split(';')[0]}"
+    else:
+        fz = falsify(dataclasses.replace(step, route=None), opts)
     if fz.counterexample is not None:
         verdict = Verdict.REFUTED
     elif proved:
@@ -408,7 +490,25 @@ def prove_mean_value_composition(step: Step, params: Mapping[str, Any], opts: Ma
     )
 
 
-def hint(var: sp.Symbol, integral: Step, pointwise: Sequence[Step], at: Mapping[Any, Any], reason: str = "") -> tuple:
+@dataclasses.dataclass(frozen=True)
+class _Seen:
+    """What the claim's own attack saw (the falsifier's fields the verdict reports)."""
+
+    trials: int
+    worst_ratio: float | None
+    evidence: str
+    counterexample: None
+    attacked: Any
+
+
+def hint(
+    var: sp.Symbol,
+    integral: Step,
+    pointwise: Sequence[Step],
+    at: Mapping[Any, Any],
+    reason: str = "",
+    attack: Any = None,
+) -> tuple:
     """``Step.route`` for this route: the parts written as data (``conjunction.part``)."""
     from .conjunction import part
 
@@ -420,6 +520,8 @@ def hint(var: sp.Symbol, integral: Step, pointwise: Sequence[Step], at: Mapping[
     }
     if reason:
         params["reason"] = reason
+    if attack is not None:
+        params["attack"] = attack
     return ("mean value composition", params)
 
 

@@ -12,6 +12,8 @@ covers.
   inequalities on the box, cut at exact breakpoints where no uniform choice holds;
 * ``unbounded`` (``checks/unbounded.py``): a range with an infinite end (proved tails, a bounded middle);
 * ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line;
+* ``termwise`` (``checks/termwise.py``): ``a_1 + … + a_n ≤ b_1 + … + b_n`` from ``a_i ≤ b_σ(i)``, the terms
+  matched by their key symbols, each pair proved by the engine;
 * ``touching curve`` (``checks/touching_curve.py``): ``gap ≥ 0`` in 2–3 variables with ``gap = 0`` on a
   closed-form curve or a face of the box (Taylor from the zero set, the chord of a concave section).
 
@@ -144,6 +146,18 @@ def _two_or_three(step: Step) -> bool:
     return 2 <= len(free_names(_gap(step))) <= 3
 
 
+def _termwise(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .termwise import prove_termwise
+
+    return prove_termwise(step, strict, opts)
+
+
+def _termwise_applies(step: Step) -> bool:
+    from .termwise import applies
+
+    return applies(step)
+
+
 ROUTES: dict[str, Route] = {
     "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
     "lattice": Route("lattice", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
@@ -152,6 +166,7 @@ ROUTES: dict[str, Route] = {
     "touching curve": Route(
         "touching curve", lambda s: not _has_sums(s) and not _unbounded(s) and _two_or_three(s), _touching_curve
     ),
+    "termwise": Route("termwise", _termwise_applies, _termwise),
 }
 
 
@@ -313,7 +328,11 @@ HINTED: dict[str, HintedRoute] = {
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
     ),
     "mean value composition": HintedRoute(
-        "mean value composition", ("var", "integral", "pointwise", "at"), ("reason",), _mean_value_composition
+        "mean value composition",
+        ("var", "integral", "pointwise", "at"),
+        ("reason", "attack"),
+        _mean_value_composition,
+        code=("attack",),
     ),
     "power series": HintedRoute("power series", ("series", "var"), ("factor",), _power_series),
     "expectation": HintedRoute(
