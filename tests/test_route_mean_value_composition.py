@@ -196,3 +196,100 @@ def test_a_malformed_hint_names_the_parameter():
     vec = sp.IndexedBase("v_mvc", real=True)
     with pytest.raises(DerivationError, match="Lambda"):
         check_step(Step(**{**_fields(step), "route": (name, {**params, "at": {vec: a}})}), **OPTS)
+
+
+def test_a_positive_multiple_of_the_integrand_is_accepted_and_an_unsigned_one_is_not():
+    """2σ(x)|h| ≤ (3/2)|h| bounds 2|g|: the claim's bound is (3/4)|b − a| (the scale 2 divided out); a part
+    scaled by a (which may be negative) is no bound on |g|."""
+    doubled = Step(
+        "2σ(x)|h| ≤ (3/2)|h|",
+        2 * sp.exp(x) / (1 + sp.exp(x)) * sp.Abs(hh),
+        R(3, 2) * sp.Abs(hh),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (-1, 1), hh: (-2, 2)}),
+    )
+    res = check_step(softplus(R(3, 4), doubled), **OPTS)
+    assert res.verdict is Verdict.PROVED and "2 × " in res.method, res.method
+    signed = Step(
+        "aσ(x)|h| ≤ |h|",
+        a * sp.exp(x) / (1 + sp.exp(x)) * sp.Abs(hh),
+        sp.Abs(hh),
+        kind="inequality",
+        relation="<=",
+        domain=Domain({x: (-1, 1), hh: (-2, 2), a: (-1, 1)}),
+    )
+    res = check_step(softplus(R(3, 4), signed), **OPTS)
+    assert res.verdict is not Verdict.PROVED and "first pointwise part" in res.method
+
+
+def test_the_integral_must_be_of_the_claims_difference():
+    other = sp.log(1 + sp.exp(2 * b)) - sp.log(1 + sp.exp(2 * a))
+    step = softplus(R(3, 4), _pointwise(R(3, 4)))
+    res = check_step(Step(**{**_fields(step), "lhs": sp.Abs(other)}), **OPTS)
+    assert res.verdict is not Verdict.PROVED and "not the claim's difference" in res.method
+
+
+def test_a_stated_ball_bounds_a_coordinate_the_box_does_not():
+    """f − η with f ∈ [−1, 1], η ∈ [−2, 2]: the box gives [−3, 3]; the stated ‖f − η‖² ≤ 1 gives [−1, 1]."""
+    from infonce_bounds.derivations.checks.mean_value_composition import _inside
+
+    f1, f2, e1, e2 = sp.symbols("f1_m f2_m e1_m e2_m", real=True)
+    box = {f1: (-1, 1), f2: (-1, 1), e1: (-2, 2), e2: (-2, 2)}
+    bare = Step("c", f1, 1, kind="inequality", relation="<=", domain=Domain(dict(box)))
+    ball = Step(
+        "c",
+        f1,
+        1,
+        kind="inequality",
+        relation="<=",
+        domain=Domain(dict(box), (sp.Le((f1 - e1) ** 2 + (f2 - e2) ** 2, 1),)),
+    )
+    assert not _inside(f1 - e1, -1, 1, bare)
+    assert _inside(f1 - e1, -1, 1, ball) and _inside(e1 - f1, -1, 1, ball)
+    assert not _inside(f1 - e1, -R(1, 2), R(1, 2), ball)
+    assert not _inside(f1 + e1, -1, 1, ball)  # not a coordinate of the stated ball
+
+
+def test_prop4_with_a_lowered_constant_is_not_proved_by_the_composition(monkeypatch):
+    """Prop. 4 ours with its anchor coefficient lowered by 1 %: with every part taken as proved (to isolate the last
+    link), the pointwise bound at the segment does not reach the claim's bound: not established."""
+    from infonce_bounds.derivations.checks import mean_value_composition as mvc
+    from infonce_bounds.derivations.paper import prop4_compose as pc
+    from infonce_bounds.derivations.paper import prop4_terms as pt
+
+    V = pt.vecs(2, 2)
+    _, ours_hint, _, dom = pc.steps(V, pt.domains()["sym"], pt.attack_prop4_ours, pt.attack_prop4_paper)
+    oa, op_, on = pt.our_coefficients()
+    ea, ep, en = V["ea"], V["ep"], V["en"]
+    gap = pt.loss_gap_sym(V["fa"], V["fp"], V["fn"], ea, ep, en)
+    rhs = (oa * pt.dist_sym(ea) + op_ * pt.dist_sym(ep) + on * pt.pm_sym(en)).subs(pt.k, 2)
+    low = (R(99, 100) * oa * pt.dist_sym(ea) + op_ * pt.dist_sym(ep) + on * pt.pm_sym(en)).subs(pt.k, 2)
+    monkeypatch.setattr(mvc, "_proved", lambda part, opts, what: (None, f"{what} {part.name!r} (taken as proved)"))
+    fast = {**OPTS, "trials": 300}
+    ok = Step("ours", gap, rhs, kind="inequality", relation="<=", domain=dom, route=ours_hint)
+    assert mvc.compose(ok, ours_hint[1], fast)[0].startswith("mean value composition along")
+    lowered = Step("ours lowered", gap, low, kind="inequality", relation="<=", domain=dom, route=ours_hint)
+    with pytest.raises(_No, match="not shown ≤ the claim's rhs"):
+        mvc.compose(lowered, ours_hint[1], fast)
+
+
+def test_a_hint_nested_in_a_part_is_keyed_with_its_code_parameters():
+    """A part's own route (here a configuration hint with its ``attack`` closure) is keyed as a top-level hint is:
+    code parameters by their code (two attacks, two keys), any other function still refused."""
+    from infonce_bounds.derivations.run.route_keys import params_text
+
+    def canon(o):
+        return o.__code__.co_code.hex() if callable(o) and not isinstance(o, sp.Basic) else sp.srepr(o)
+
+    def nested(attack, extra=None):
+        part = dict(hint(t, _integral(), [_pointwise(R(3, 4))], AT)[1]["pointwise"][0])
+        part["route"] = ("configuration", {"attack": attack, **(extra or {})})
+        params = {**hint(t, _integral(), [_pointwise(R(3, 4))], AT)[1], "pointwise": [part]}
+        return Step(**{**_fields(true_claim()), "route": ("mean value composition", params)})
+
+    one = params_text(nested(lambda cfg, lib: (0.0, 1.0)), canon)
+    two = params_text(nested(lambda cfg, lib: (1.0, 0.0) if cfg else None), canon)
+    assert one != two
+    with pytest.raises(DerivationError, match="not data"):
+        params_text(nested(lambda cfg, lib: (0.0, 1.0), {"claim": lambda: 0}), canon)

@@ -266,6 +266,8 @@ def _scale(first: sp.Expr, form: sp.Expr, step: Step, var: sp.Symbol) -> sp.Expr
     if _same(first, form):
         return sp.Integer(1)
     c = sp.sympify(first) / sp.sympify(form)  # SymPy's own cancellation of equal factors (τ·|Q| / (|Q|/τ) = τ)
+    if (c.has(sp.Abs) or var in c.free_symbols) and sp.count_ops(c) <= _EXPAND_OPS:
+        c = sp.cancel(sp.powsimp(sp.expand(c)))  # small sides written differently (a + t(b − a), a − t(a − b))
     if c.has(sp.Abs, sp.Sum, sp.Indexed) or var in c.free_symbols or c == 0 or not _same(first, c * form):
         return None
     if c.is_positive:
