@@ -11,21 +11,25 @@ The hint (parameters as data; parts written by ``conjunction.part``)::
         "integral": part(I),             # identity  D = ∫₀¹ g(t) dt  (its own route: an antiderivative)
         "pointwise": [part(P1), …],      # a chain  L_1 ≤ R_1 = L_2 ≤ … ≤ R_n  over X (each part proved)
         "at": {x: a + t*(b − a), h: Lambda(i, v[i] − z[i]), …},  # X's point and direction on the segment
-    })
+    })                                   # optional "reason" (prose), "attack" (code, beside the proof)
 
 Proved (covering Y, the claim's stated box) when all of the following hold, each shown, none assumed:
 
 1. *integral*: the part ``I`` is PROVED (``check_step`` through ``conjunction.checked``: once per content in a
    run) on a box containing Y × [0, 1], its lhs is ``D`` and its rhs is ``Integral(g, (t, 0, 1))``;
 2. *pointwise*: every part ``P_i`` is PROVED on its stated domain (covering it), ``R_i ≡ L_{i+1}`` exactly,
-   and the first link bounds the integrand at the segment's points: ``L_1[at] ≡ g`` (a one-sided claim only),
-   ``L_1[at] ≡ |g|``, or ``L_1[at] ≡ M(g)``, the *triangle majorant* (``|Σ_j u_j| ≤ Σ_j |u_j|``,
-   ``|Π f| = Π |f|`` with each factor that is ≥ 0 structurally kept as it is: exp, a positive symbol, a sum or
-   power of such): the classical triangle inequality, so ``g ≤ |g| ≤ M(g)``;
+   and the first link bounds a positive multiple of the integrand at the segment's points: ``L_1[at] ≡ c·F``
+   with ``F`` one of ``g`` (a one-sided claim only), ``|g|`` or ``M(g)``, the *triangle majorant*
+   (``|Σ_j u_j| ≤ Σ_j |u_j|``, ``|Π f| = Π |f|`` with each factor that is ≥ 0 structurally kept as it is: exp,
+   a positive symbol, a sum or power of such), so ``g ≤ |g| ≤ M(g)``; ``c`` has no t, no Abs, and is > 0 by
+   SymPy's assumptions or Arb over Y (τ when the part bounds τ times a derivative); the bound is then
+   ``R_n[at]/c``. Equality is structural (bound indices renamed), else ``expand`` for small differences only;
 3. *domain*: the segment stays in X: each value of ``at`` is linear in t, ``e(t) = e(0) + t (e(1) − e(0))``
    (exact), and both ends lie in X's range of that variable over Y (Arb enclosure; a vector's entries each), so
    every point of the segment does (an interval is convex: a box, and a ball, contain the chord between two of
-   their points; a sphere does not); a value without t is enclosed directly. Every other symbol of X is the
+   their points; a sphere does not); an end is in the range by Arb over Y's box, or because Y states a ball
+   ``Σ_m u_m² ≤ ρ²`` with the end among the u_m (|u_m| ≤ ρ); a value without t is enclosed directly. A
+   vector's entries are checked one by one where the part reads concrete ones (a realisation's coordinates). Every other symbol of X is the
    claim's own, its range in Y inside its range in X. A constraint of X that the segment does not move must be
    one of Y's; one it moves must be a convex sublevel set ``q ≤ c₀`` (q quadratic with a constant positive
    semidefinite Hessian: a ball) that is one of Y's constraints at both ends; an equality (a sphere: ‖x‖ = 1)
@@ -34,8 +38,9 @@ Proved (covering Y, the claim's stated box) when all of the following hold, each
 
 Then ``D = ∫₀¹ g dt ≤ ∫₀¹ L_1(at(t)) dt ≤ ∫₀¹ R_n[at] dt = R_n[at] ≤ big`` (monotonicity of the integral; g is
 continuous on [0, 1] since the proved identity I has it as the derivative of an antiderivative). The verdict's
-method names the parts and each condition. Whatever the proof, the claim's own falsifier runs beside it; a
-counterexample it confirms (``refute.confirm``'s Arb replay at an exact point) refutes the claim. Not proved:
+method names the parts and each condition. Whatever the proof, the claim's own falsifier runs beside it (or the
+hint's ``attack``, code: a ``Step.check``-like search, e.g. ``paper._embed.vector_check`` over configurations);
+a counterexample it confirms (``refute.confirm``'s Arb replay at an exact point) refutes the claim. Not proved:
 the falsifier's verdict (at most *verified numerically*), with the condition that failed in the method. A part
 that is not proved, a path that leaves X, a bound that does not reach ``big``: not proved, never refuted by
 that alone.
