@@ -335,14 +335,6 @@ _WEIGHT_CERT = (
     * (sp.exp((2 + y - x) / tau) - 1)
     / ((1 + (k - 1) * sp.exp((y - x) / tau)) * (1 + (k - 1) * sp.exp(-2 / tau)))
 )
-#: why γ-continuity stays verified numerically although every step it combines is proved
-_GAMMA_UNPROVED = (
-    "it composes proved steps under an integral: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + th) h_j dt (mean value, "
-    "proved), and at each t Hölder and D_r(w) ≤ M_k^{1−1/r} (both proved for every z ∈ [−1, 1]^k) at the point "
-    "z + th ∈ [−1, 1]^k bound the integrand by the rhs; no route yet instantiates a vector step at a point of the "
-    "segment (z ↦ z + th) or bounds an integral by a pointwise bound. A vector claim: the interval stage does not "
-    "subdivide it, and SymPy's signs use the symbols' assumptions (r > 0), under which it fails (r < 1)"
-)
 _UNIFORM_CERT = sp.exp(2 / tau - 2 / (r * tau)) * (1 - (1 / (1 + (sp.exp(2 / tau) - 1) / k)) ** (1 - 1 / r))
 
 
@@ -392,6 +384,39 @@ def _linear_sums(e: sp.Expr) -> sp.Expr:
     return linear_sums(e)
 
 
+def _composition(D: dict[str, Domain], F_seg: sp.Expr, grad_along: sp.Expr, w_z: sp.Expr, qr: sp.Expr):
+    """The mean value step (FTC along z + th), the pointwise bound on its integrand at every z ∈ [−1, 1]^k, and
+    γ-continuity's hint composing them (``checks/mean_value_composition.py``): the segment's point z + th and its
+    direction h = v − z put in the pointwise step's z and h."""
+    from .checks import mean_value_composition
+
+    mean_value = Step(
+        "mean value along the segment: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + t h) h_j dt",
+        F_expr(v) - F_expr(z),
+        sp.Integral(grad_along, (t, 0, 1)),
+        kind="identity",
+        domain=D["vec"],
+        provenance="classical",
+        reference="fundamental theorem of calculus (F is C¹ on R^k)",
+        # FTC with F along the segment as the antiderivative (step 1 is its derivative); quadrature attacks beside
+        route=("quadrature", {"floor": {tau: QUAD_TAU_MIN}, "antiderivative": F_seg, "reduction": "linear_sums"}),
+    )
+    pointwise = Step(
+        "pointwise: (1/τ) Σ_j w_j(z) |h_j| ≤ C(γ, τ, k) · M_q(h) at every z ∈ [−1, 1]^k (Hölder, D_r(w) ≤ M_k^{1−1/r})",
+        sp.Sum(w_z * sp.sqrt(h[j] ** 2), (j, 1, k)) / tau,
+        continuity_factor(r / tau, tau, k) * power_mean(h[j], qr),
+        kind="inequality",
+        relation="<=",
+        domain=D["holder"],
+        provenance="ours",
+        note="the two steps above in one claim (the sums route: largest softmax weight, then Hölder); the bound on "
+        "the mean value integrand at each point z + th of the segment",
+    )
+    i_ = sp.Symbol("i", integer=True, positive=True)
+    at = {z: sp.Lambda(i_, z[i_] + t * (v[i_] - z[i_])), h: sp.Lambda(i_, v[i_] - z[i_])}
+    return mean_value, pointwise, mean_value_composition.hint(t, mean_value, [pointwise], at)
+
+
 def derivations() -> list[Derivation]:
     D = _domains()
     hj = v[j] - z[j]
@@ -414,6 +439,7 @@ def derivations() -> list[Derivation]:
         },
         {k: 1, v[1]: 1, z[1]: -1, r: 100, tau: 100},
     ]
+    mean_value, pointwise, along = _composition(D, F_seg, grad_along, w_z, qr)
     steps = [
         Step(
             "F along the segment: d/dt F(z + t h) = (1/τ) Σ_j w_j(z + t h) h_j",
@@ -427,17 +453,7 @@ def derivations() -> list[Derivation]:
             simplifier=_linear_sums,
             note="w = softmax((z + t h)/τ); h = v − z; the segment stays in [−1, 1]^k (convexity)",
         ),
-        Step(
-            "mean value along the segment: F(v) − F(z) = ∫₀¹ (1/τ) Σ_j w_j(z + t h) h_j dt",
-            F_expr(v) - F_expr(z),
-            sp.Integral(grad_along, (t, 0, 1)),
-            kind="identity",
-            domain=D["vec"],
-            provenance="classical",
-            reference="fundamental theorem of calculus (F is C¹ on R^k)",
-            # FTC with F along the segment as the antiderivative (step 1 is its derivative); quadrature attacks beside
-            route=("quadrature", {"floor": {tau: QUAD_TAU_MIN}, "antiderivative": F_seg, "reduction": "linear_sums"}),
-        ),
+        mean_value,
         Step(
             "Hölder for the normalised counting measure: Σ_j w_j |h_j| ≤ D_r(w) · M_q(h)",
             sp.Sum(w_z * sp.sqrt(h[j] ** 2), (j, 1, k)),
@@ -495,6 +511,7 @@ def derivations() -> list[Derivation]:
             provenance="ours",
             adversarial=[{k: 12, z[1]: 1, **{z[i_]: -1 for i_ in range(2, 13)}, r: 100, tau: sp.Rational(1, 2)}],
         ),
+        pointwise,
         Step(
             "M_k ≤ e^{2/τ}",
             Mk,
@@ -534,9 +551,11 @@ def derivations() -> list[Derivation]:
             domain=D["result"],
             provenance="ours",
             adversarial=adv_vec,
-            note="combines the steps above; stated for F(v) − F(z): the rhs is symmetric in (v, z), so swapping "
-            "them gives the absolute value",
-            unproved=_GAMMA_UNPROVED,
+            # F(v) − F(z) = ∫₀¹ g dt (the mean value step) and g ≤ its triangle majorant, the pointwise step at
+            # z + th, which stays in [−1, 1]^k (both ends do: a box is convex), h = v − z ∈ [−2, 2]^k
+            route=along,
+            note="the mean value step and the pointwise step at each point of the segment; stated for F(v) − F(z): "
+            "the rhs is symmetric in (v, z), so swapping them gives the absolute value",
         ),
         Step(
             "shift: F(z + c·1) = F(z) + c/τ (hence |F(v) − F(z)| ≤ max_j |h_j|/τ with monotonicity)",

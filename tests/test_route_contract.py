@@ -550,6 +550,23 @@ def _monotone_comparison() -> Cases:
     )
 
 
+def _mean_value_composition() -> Cases:
+    """FTC along the segment and a proved pointwise bound (the cases live with the route's own tests)."""
+    import test_route_mean_value_composition as mvc
+
+    return Cases(
+        true=[Case("softplus difference ≤ (3/4)|b − a|", mvc.true_claim())],
+        false=[Case(name, build()) for name, build in mvc.FALSE.items()],
+    )
+
+
+def _termwise() -> Cases:
+    """Σ a_i ≤ Σ b_i term by term (the cases live with the route's own tests)."""
+    import test_route_termwise as tw
+
+    return Cases(true=[Case(s_.name, s_) for s_ in tw.TRUE], false=[Case(name, s_) for name, s_ in tw.FALSE.items()])
+
+
 #: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
 NEVER_PROVES = frozenset({"attack only"})
 
@@ -573,6 +590,8 @@ CASES: dict[str, Callable[[], Cases]] = {
     "conjunction": _conjunction,
     "expectation": _expectation,
     "configuration": _configuration,
+    "mean value composition": _mean_value_composition,
+    "termwise": _termwise,
     "citation": _citation,
 }
 

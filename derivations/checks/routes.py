@@ -12,6 +12,8 @@ covers.
   inequalities on the box, cut at exact breakpoints where no uniform choice holds;
 * ``unbounded`` (``checks/unbounded.py``): a range with an infinite end (proved tails, a bounded middle);
 * ``touching`` (``checks/touching.py``): ``gap ≥ 0`` with ``gap = 0`` at isolated points or along a line;
+* ``termwise`` (``checks/termwise.py``): ``a_1 + … + a_n ≤ b_1 + … + b_n`` from ``a_i ≤ b_σ(i)``, the terms
+  matched by their key symbols, each pair proved by the engine;
 * ``touching curve`` (``checks/touching_curve.py``): ``gap ≥ 0`` in 2–3 variables with ``gap = 0`` on a
   closed-form curve or a face of the box (Taylor from the zero set, the chord of a concave section).
 
@@ -55,6 +57,8 @@ the parameter.
 * ``monotone comparison`` (``checks/monotone_comparison.py``): ``gap ≥ 0`` from ``gap = w·(G(p) − G(q))``
   (symbolic), ``w ≥ 0`` and the order of p, q (the engine), G monotone on their range by the sign of G' or of
   ∂_v h in an integral form G = ∫ h dt proved by an antiderivative (a removable 0/0 of G's closed form allowed);
+* ``mean value composition`` (``checks/mean_value_composition.py``): ``|F(b) − F(a)| ≤ R`` from a proved
+  ``F(b) − F(a) = ∫₀¹ g dt`` and a proved pointwise bound on ``g`` over a domain the segment stays in (convexity);
 * ``quadrature`` (``checks/quadrature.py``): ``lhs = ∫ f dt`` attacked by 30-digit quadrature, refuted only
   where the gate's Arb enclosures (``acb.integral``) are disjoint; never proved;
 * ``attack only`` (``checks/custom.py``): the box falsifier alone, with the ``reason`` no stage can settle the
@@ -145,6 +149,18 @@ def _two_or_three(step: Step) -> bool:
     return 2 <= len(free_names(_gap(step))) <= 3
 
 
+def _termwise(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .termwise import prove_termwise
+
+    return prove_termwise(step, strict, opts)
+
+
+def _termwise_applies(step: Step) -> bool:
+    from .termwise import applies
+
+    return applies(step)
+
+
 ROUTES: dict[str, Route] = {
     "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
     "lattice": Route("lattice", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
@@ -153,6 +169,7 @@ ROUTES: dict[str, Route] = {
     "touching curve": Route(
         "touching curve", lambda s: not _has_sums(s) and not _unbounded(s) and _two_or_three(s), _touching_curve
     ),
+    "termwise": Route("termwise", _termwise_applies, _termwise),
 }
 
 
@@ -274,6 +291,12 @@ def _conjunction(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any])
     return prove_conjunction(step, params, opts)
 
 
+def _mean_value_composition(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .mean_value_composition import prove_mean_value_composition
+
+    return prove_mean_value_composition(step, params, opts)
+
+
 def _attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .custom import prove_attack_only
 
@@ -312,6 +335,13 @@ HINTED: dict[str, HintedRoute] = {
     ),
     "conjunction": HintedRoute(
         "conjunction", ("parts",), ("reason", "multipliers", "subs", "implication"), _conjunction
+    ),
+    "mean value composition": HintedRoute(
+        "mean value composition",
+        ("var", "integral", "pointwise", "at"),
+        ("reason", "attack"),
+        _mean_value_composition,
+        code=("attack",),
     ),
     "power series": HintedRoute("power series", ("series", "var"), ("factor",), _power_series),
     "monotone comparison": HintedRoute(

@@ -56,8 +56,9 @@ from . import Erratum, PaperConstant, prop4_terms
 from ._embed import (
     add,
     dot,
-    vector_check,
 )
+from .prop4_compose import UNPROVED as UNPROVED_COMPOSITION
+from .prop4_compose import steps as by_mvc
 from .prop4_terms import (
     ANCHOR_OURS,
     E2,
@@ -111,13 +112,8 @@ PRINTED_43 = (
 CORRECTED_43 = "corrected: δH(ξ)[φ − φ'] = (1/τ)[⟨Δ_a, G_τ(ξ, ξ) − ξ(z^+)⟩ + ⟨ξ(z^a), G_τ(ξ, Δ) − Δ_+⟩] (Lemma 6)"
 PRINTED_PI = "printed: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^+}"
 CORRECTED_PI = "corrected: ℓ(f) = log(1/k + e^{H(f)}) with π̂^- := k^{-1} Σ_j δ_{z_j^-}"
-#: why Prop. 4 (paper's and ours) stays verified numerically: its pieces are proved, their composition is not
-UNPROVED_LOSS_GAP = (
-    "a bound on the loss gap |ℓ(φ) − ℓ(φ')|, not a norm or inner-product claim: it composes the mean value theorem "
-    "along ξ_c in configuration space ((43), proved only on the d = 2, k = 2 realisation) with Lemma 6's derivative "
-    "for every d and k; the configuration route proves its pieces ((48), (49), ours' 2W bound) but has no rule for a "
-    "loss difference; attacked on random and adversarial configurations"
-)
+#: when Prop. 4 (paper's and ours) is not proved: what its composition waits for (``prop4_compose``)
+UNPROVED_LOSS_GAP = UNPROVED_COMPOSITION
 ANCHOR_LE = "ours ≤ paper, anchor: 2W_k/τ ≤ 4/τ"
 POSITIVE_LE = "ours ≤ paper, positive: W_k/τ ≤ 1/τ"
 NEGATIVES_LE = "ours ≤ paper, negatives: N_k^{1/β}/τ ≤ (3/τ) e^{2/(βτ)}"
@@ -184,12 +180,12 @@ def derivations() -> list[Derivation]:
     qj = sp.exp((s[j] - s_pos) / tau) / (1 + sp.Sum(sp.exp((s[i_] - s_pos) / tau), (i_, 1, k)))
     u_ = sp.exp(x / tau)
     b_ = (k - 1) * sp.exp((x - 2) / tau)
-    vec = vector_check
     pa, pp, pn = paper_coefficients()
     oa, op_, on = our_coefficients()
     r_ours = beta / (tau * (beta - 1))  # continuity's γ in terms of the paper's β
     cfg = lambda lhs, rhs, attack: configuration(lhs, rhs, attack, fa, fp, fn, ea, ep, en)  # noqa: E731
     sup_moved = FamilyMax(Norm(XI["n"][j] - ETA["n"][j]), sp.Tuple(j, 1, k))
+    _, ours_route, paper_route, gap_domain = by_mvc(V, D["sym"], attack_prop4_ours, attack_prop4_paper)
     steps = [
         Step(
             "(14) ℓ(f, z, k, τ) := log(1/k + (1/k) Σ_j e^{⟨f(z^a), f(z_j^-) − f(z^+)⟩/τ} (d = 2, every k)",
@@ -447,13 +443,12 @@ def derivations() -> list[Derivation]:
             pa * dist_sym(ea) + pp * dist_sym(ep) + pn * pm_sym(en),
             kind="inequality",
             relation="<=",
-            domain=D["sym"] | Domain({beta: (1, 201)}),
+            domain=gap_domain,
             provenance="paper",
             reference="Proposition 4",
-            check=vec(attack_prop4_paper),
+            route=paper_route,
             unproved=UNPROVED_LOSS_GAP,
-            note="vector claim: stated on d = 2, k = 2 with φ = f, φ' = f − η; verified on unit configurations, "
-            "k ≤ 1000, d ∈ {2, 3, 8}",
+            note="on d = 2, k = 2 with φ = f, φ' = f − η in the unit ball; the configuration attack (k ≤ 1000) beside",
         ),
         # ---------------------------------------------------------------- ours
         Step(
@@ -563,12 +558,12 @@ def derivations() -> list[Derivation]:
             (oa * dist_sym(ea) + op_ * dist_sym(ep) + on * pm_sym(en)).subs(k, K_SYM),
             kind="inequality",
             relation="<=",
-            domain=D["sym"] | Domain({beta: (1, 201)}),
+            domain=gap_domain,
             provenance="ours",
-            check=vec(attack_prop4_ours),
+            route=ours_route,
             unproved=UNPROVED_LOSS_GAP,
-            note="W_k = k e^{2/τ}/(1 + k e^{2/τ}), N_k = k e^{2/τ}/(e^{2/τ} + k); the mean value theorem with the "
-            "rewritten derivative and the three bounds above; verified on unit configurations, k ≤ 1000",
+            note="W_k = k e^{2/τ}/(1 + k e^{2/τ}), N_k = k e^{2/τ}/(e^{2/τ} + k); the mean value composition of the "
+            "FTC step and the pointwise step above, with the configuration attack (k ≤ 1000) beside",
         ),
         Step(
             ANCHOR_LE,

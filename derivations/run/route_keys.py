@@ -15,7 +15,9 @@ printer of the step keys, which it passes in, so that this module imports nothin
   expectation route's law ``attack``, a numeric search over finite laws, never the proof), keyed by their
   bytecode as a ``check=`` closure is; any other parameter that is not data (a function, a lambda, an object of ours) is a
   ``DerivationError`` naming the step, the route and the parameter: a hint is data, and a closure belongs in
-  ``check=``, whose key follows its bytecode (``runner._function``);
+  ``check=``, whose key follows its bytecode (``runner._function``); a hint nested in a parameter (a part's
+  own ``route``, in a conjunction or a mean value composition) is keyed by the same rule, its route's code
+  parameters by their code;
 * *the claim*: every other field of the step but its prose (``note``, ``reference``), by value: both sides,
   kind, relation, domain, ``var``/``point``/``order``, certificate, adversarial points, expected. The one
   field that may hold code is ``simplifier`` (the mean-value route runs it): keyed by its code when given,
@@ -58,6 +60,17 @@ def _param(obj: Any, where: str, step: Step, canon: Callable[[Any], str]) -> str
     if isinstance(obj, Mapping):
         items = [(_param(k, where, step, canon), _param(v, f"{where}[{k!r}]", step, canon)) for k, v in obj.items()]
         return "{" + ",".join(f"{k}:{v}" for k, v in sorted(items)) + "}"
+    if isinstance(obj, tuple) and len(obj) == 2 and isinstance(obj[0], str) and isinstance(obj[1], Mapping):
+        from ..checks.routes import HINTED
+
+        if obj[0] in HINTED:  # a nested hint (a part's own route): its code parameters by their code, as at the top
+            code = HINTED[obj[0]].code
+            items = sorted(obj[1].items(), key=lambda kv: repr(kv[0]))
+            text = [
+                f"{k!r}:" + (f"code:{canon(v)}" if k in code else _param(v, f"{where}[1][{k!r}]", step, canon))
+                for k, v in items
+            ]
+            return f"route[{obj[0]!r},{{" + ",".join(text) + "}]"
     if isinstance(obj, (list, tuple)):
         parts = [_param(v, f"{where}[{i}]", step, canon) for i, v in enumerate(obj)]
         return type(obj).__name__ + "[" + ",".join(parts) + "]"
