@@ -43,6 +43,11 @@ MUST_PROVE = {
         "ours ≤ paper",
         "(24)",
         "ours: Cauchy–Schwarz on the AB term",
+        "ours: (25) first inequality under ν ~ π (w > 0)",
+        "ours: (25) first inequality with A/B := 0 on {Σ w = 0}",
+        "ours: (23) with ratio := E_ν f on {Σ w = 0}",
+        "ours: statement with ratio := E_ν f on {Σ w = 0}",
+        "ours: statement",
     ],
     "prop2": [
         "(30) density of Q̂ w.r.t. π̂",

@@ -127,7 +127,9 @@ def _eq11_12() -> Derivation:
                 "as printed, one anchor",
                 with_density=True,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
+            "instance of Lemma 3's statement (through prop2's (12) step), unproved as printed (M̂_k is 0/0 on "
+            "{Σ_j dM(z, ·)/dπ(ξ_j) = 0}, possible under (B): the Lemma 3 erratum)",
         ),
         Step(
             "ours: (11) ≤ min(C(τ)/k, D(τ))",
@@ -159,7 +161,9 @@ def _eq11_12() -> Derivation:
                 "lemma3's ours in place of Lemma 3",
                 with_density=True,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's sharpened statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not yet a chain: lemma3's "
+            "sharpened statement is proved with the convention ratio := E_ν f on {Σ w = 0}, but the instance here "
+            "needs M̂_k's own convention on that event (or dM(z, ·)/dπ > 0 stated); the law check stands meanwhile",
         ),
         Step(
             "Var/k form of the quadratic term",

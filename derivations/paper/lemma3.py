@@ -579,7 +579,8 @@ def _lemma3() -> Derivation:
         result="statement",
         source="paper",
         paper_claim="|E[Σ f(ξ_j) w(ξ_j)/Σ w(ξ_j)] − E_ν f| ≤ (4/m) E_π[w²], w = dν/dπ",
-        summary="Holds where the ratio is defined (π(w = 0) = 0); ours: (2√(s(s − 1)) + 2(s − 1))/m, s = E_π w².",
+        summary="Holds where the ratio is defined (π(w = 0) = 0); proved with ratio := E_ν f on {Σ w = 0}; "
+        "ours: (2√(s(s − 1)) + 2(s − 1))/m, s = E_π w².",
     )
 
 

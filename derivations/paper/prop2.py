@@ -174,7 +174,9 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
                 "as printed, one anchor",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (27)–(28): (28) is proved, (27) through Lemma 3's statement, which is not (its (25) step)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: a "
+            "chain (27)–(28) whose (28) is proved and whose (27) is Lemma 3's statement, unproved as printed (under (B) "
+            "alone Σ_j dM(z, ·)/dπ(ξ_j) = 0 with positive probability, where M̂_k is 0/0: the Lemma 3 erratum)",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -293,7 +295,10 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2 (the bound of (27)); display (12)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement, which is not proved (its (25) step: a weighted mean defined only where Σ w > 0)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
+            "instance of Lemma 3's statement, unproved as printed (the ratio and M̂_k are 0/0 on {Σ_j w_j = 0}, "
+            "possible under (B): the erratum); lemma3's statement with the convention ratio := E_ν f there is proved, "
+            "but M̂_k here has no such convention, so no cited instance is drawn",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -362,7 +367,10 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
                 "lemma3's 'ours: statement' in place of Lemma 3",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's 'ours: statement', which is not proved (its (25) step)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not yet a chain: lemma3's "
+            "'ours: statement' is proved (with ratio := E_ν f on {Σ w = 0}), but its instance f = ⟨φ(z), φ(·)⟩, "
+            "w = dM(z, ·)/dπ needs M̂_k's own convention on that event (or dM(z, ·)/dπ > 0 stated) and a citation "
+            "that checks the expectations' meanings under the substitution; the law check stands meanwhile",
         ),
     ]
     return Derivation(
