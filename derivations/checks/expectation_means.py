@@ -229,8 +229,16 @@ def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Exp
     pws = {pw for ex in atoms for pw in ex.args[0].atoms(sp.Piecewise)}
     convs = {pw: _convention(red, pw) for pw in pws}
     convs = {pw: c_ for pw, c_ in convs.items() if c_ is not None}
-    if not convs:
+    bare = {
+        nd[1]
+        for ex in atoms
+        for node in sp.preorder_traversal(ex.args[0])
+        if isinstance(node, sp.Mul) and (nd := _sample_ratio(red, node)) is not None
+    }
+    if not convs and not bare:
         return None
+    if not convs:  # bare ratios: only where Σ g > 0 on every sample is stated (then there is no other event)
+        return _identity_positive(step, params, opts, red, gap, atoms, bare)
     dens = {c_[1] for c_ in convs.values()}
     if len(dens) != 1:
         raise NotProved(f"weighted means over different weights {sorted(map(str, dens))}: one event at a time")
@@ -289,6 +297,49 @@ def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Exp
         f"by cases on {{{den} > 0}} (each weighted mean N/D: the integrand of big − small reduces to {poly}) and "
         f"{{{den} = 0}} (weights {g} ≥ 0 ({m_g[:60]}) all 0, each mean its convention: the same value), "
         f"then E[{poly}] = 0 by linearity and i.i.d. moments"
+    )
+
+
+def _identity_positive(step: Any, params: Any, opts: Any, red: Any, gap: sp.Expr, atoms: list, dens: set) -> str:
+    """``identity_by_cases`` for bare ratios N/D: one case, as every weight is stated > 0 (so D > 0 on every sample):
+    the integrand of big − small reduces by ``cancel`` (D a positive symbol) to a polynomial R with E R = 0."""
+    from .expectation import NotProved, Scalarise
+    from .expectation_sums import _sum_linear
+
+    if len(dens) != 1:
+        raise NotProved(f"ratios over different weights {sorted(map(str, dens))}")
+    (den,) = dens
+    sc = Scalarise(red, step, params.get("bounds", {}), opts)
+    pos = _strictly_positive(sc, _draw_first(red, den))
+    if pos is None:
+        raise NotProved(
+            f"{den} > 0 is not established for every sample (a zero weight on every draw is in range): the ratio "
+            f"is undefined on a possible event; state the weights > 0 or write the ratio with its convention"
+        )
+    probe = {ex: sp.Dummy("e") for ex in atoms}
+    gd = sp.expand(gap.xreplace(probe))
+    for d_ in probe.values():
+        if not sp.diff(gd, d_).free_symbols.isdisjoint(probe.values()):
+            raise NotProved("big − small is not linear in its expectations over the sample")
+    t = gap.xreplace({ex: ex.args[0] for ex in atoms})
+    moments = {ex: sp.Dummy("m") for ex in t.atoms(Expect_()) if not ex.args[0].has(sp.Sum)}
+    e = _sum_linear(sp.expand(t.xreplace(moments)))
+    names = {}
+    for sm in e.atoms(sp.Sum):
+        if red._sample_sum(sm):
+            key = sp.Sum(sm.function.xreplace({sm.limits[0][0]: den.limits[0][0]}), den.limits[0])
+            names[sm] = sp.Dummy("S", positive=True) if key == den else sp.Dummy("S")
+    r_ = sp.cancel(sp.together(e.xreplace(names)))
+    if sp.fraction(r_)[1].free_symbols & set(names.values()):
+        raise NotProved(f"the integrand is not a polynomial in the sample sums ({r_})")
+    back = {v_: k_ for k_, v_ in names.items()} | {v_: k_ for k_, v_ in moments.items()}
+    poly = r_.xreplace(back)
+    reduced = red.reduce(Expect_()(poly)) if poly.has(sp.Sum) else red.reduce(poly)
+    if sp.simplify(reduced) != 0:
+        raise NotProved(f"E of the reduced integrand {poly} is {sp.simplify(reduced)}, not 0")
+    return (
+        f"pointwise where {den} > 0 ({pos}: every sample): the integrand of big − small reduces to {poly}, "
+        f"and E[{poly}] = 0 by linearity and i.i.d. moments"
     )
 
 

@@ -45,7 +45,7 @@ POSITION = ("A", 3)
 
 PAPER_CONST = 4 * Ew2  #: m × the bound, as printed
 OURS_CONST = 2 * sp.sqrt(Ew2 * (Ew2 - 1)) + 2 * (Ew2 - 1)
-_S = Domain({Ew2: (1, 10**6)}, name="s = E_π w² ≥ 1")
+_S = Domain({Ew2: (1, sp.oo)}, name="s = E_π w² ≥ 1")
 #: m is the number of draws; it is k when Lemma 3 is applied in Proposition 2
 _LAW = Domain({k: (1, sp.oo)}, name="finite laws of (f, w), m = k ≥ 1") | _S
 
@@ -80,6 +80,7 @@ _P, _Q = sp.symbols("p q", real=True)  #: the triangle inequality's two reals
 ErrC = sp.Function("SNIS_error_c")  #: E[ratio] − E_ν f with ratio := E_ν f on {Σ w = 0}
 ETailC = sp.Function("E_A_over_B_c_times_B_minus_1_sq")  #: E[(A/B)(B − 1)²] with A/B := 0 on {Σ w = 0}
 DEFS[ETail(k)] = Expect(A_OVER_B * (B_SUM - 1) ** 2)
+DEFS[Err(k)] = Expect(sp.Sum(w[j] * s[j], (j, 1, k)) / W_SUM - NU_F)  #: as printed: defined where Σ_j w_j > 0
 DEFS[ErrC(k)] = Expect(RATIO_CONV - NU_F)
 DEFS[ETailC(k)] = Expect(A_OVER_B_CONV * (B_SUM - 1) ** 2)
 
@@ -271,35 +272,42 @@ def _BND(ab_bound: Any) -> Any:  # noqa: N802 - the chain's running bound 2E(B �
     return sp.Mul(2, Ew2 - 1, 1 / k) + ab_bound
 
 
-def _chain(ab_bound: Any, ab_step: str, tail: list) -> list:
+def _chain(ab_bound: Any, ab_step: str, tail: list, positive: bool = False) -> list:
     """|E[ratio] − E_ν f| (ratio := E_ν f on {Σ w = 0}) = |E[(A/B)(B − 1)²] − E AB| ≤ |E AB| + |E[(A/B)(B − 1)²]|
     ≤ ab_bound + 2E(B − 1)² = ab_bound + 2(E_π w² − 1)/m, then ``tail``: (23), the triangle inequality, the AB
-    step ``ab_step`` ((24) or ours' Cauchy–Schwarz), (25) with the convention, E(B − 1)² = (E_π w² − 1)/m."""
+    step ``ab_step`` ((24) or ours' Cauchy–Schwarz), (25) with the convention, E(B − 1)² = (E_π w² − 1)/m.
+    With ``positive`` the same chain under ν ~ π stated (w > 0): the printed ratio and A/B, no convention needed."""
+    err, tl = (Err(k), ETail(k)) if positive else (ErrC(k), ETailC(k))
+    s23, s25 = (
+        ("ours: (23) under ν ~ π (w > 0)", "ours: (25) first inequality under ν ~ π (w > 0)")
+        if positive
+        else ("ours: (23) with ratio := E_ν f on {Σ w = 0}", "ours: (25) first inequality with A/B := 0 on {Σ w = 0}")
+    )
     return [
         Link(
-            sp.Abs(ErrC(k)),
-            sp.Abs(ETailC(k) - EAB(k)),
+            sp.Abs(err),
+            sp.Abs(tl - EAB(k)),
             "=",
-            cite="lemma3 / ours: (23) with ratio := E_ν f on {Σ w = 0}",
+            cite=f"lemma3 / {s23}",
         ),
         Link(
-            sp.Abs(ETailC(k) - EAB(k)),
-            sp.Abs(EAB(k)) + sp.Abs(ETailC(k)),
+            sp.Abs(tl - EAB(k)),
+            sp.Abs(EAB(k)) + sp.Abs(tl),
             "<=",
             cite=f"lemma3 / {_TRI}",
-            subs={_P: EAB(k), _Q: ETailC(k)},
+            subs={_P: EAB(k), _Q: tl},
         ),
         Link(
-            sp.Abs(EAB(k)) + sp.Abs(ETailC(k)),
-            ab_bound + sp.Abs(ETailC(k)),
+            sp.Abs(EAB(k)) + sp.Abs(tl),
+            ab_bound + sp.Abs(tl),
             "<=",
             cite=f"lemma3 / {ab_step}",
         ),
         Link(
-            ab_bound + sp.Abs(ETailC(k)),
+            ab_bound + sp.Abs(tl),
             ab_bound + 2 * EBm1(k),
             "<=",
-            cite="lemma3 / ours: (25) first inequality with A/B := 0 on {Σ w = 0}",
+            cite=f"lemma3 / {s25}",
         ),
         Link(
             ab_bound + 2 * EBm1(k),
@@ -512,6 +520,20 @@ def _lemma3() -> Derivation:
             note="pointwise A/B = 2A − AB + (A/B)(B − 1)² where Σ w > 0, and 0 = 0 where Σ w = 0 (then A = 0); E A = 0",
         ),
         Step(
+            "ours: (23) under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            sp.Abs(ETail(k) - EAB(k)),
+            kind="identity",
+            domain=_LAW | _POSITIVE,
+            route=_moments(
+                _law(
+                    _id(_err_c_abs, lambda L, lw: abs(_tail(L, lw) - _e_ab(L, lw))),
+                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|, w > 0",
+                )
+            ),
+            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² (B > 0 on every sample as w > 0), and E A = 0",
+        ),
+        Step(
             "ours: triangle inequality |q − p| ≤ |p| + |q|",
             sp.Abs(_Q - _P),
             sp.Abs(_P) + sp.Abs(_Q),
@@ -559,6 +581,16 @@ def _lemma3() -> Derivation:
             domain=_LAW | _DRAWS,
             links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", []),
             note="ν ≪ π, with ratio := E_ν f on {Σ w = 0} (no error there; where Σ w > 0 a.s. it is the ratio itself)",
+        ),
+        Step(
+            "ours: statement under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            OURS_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", [], positive=True),
+            note="the form Proposition 2 cites (ν = M(z, ·) with dM(z, ·)/dπ > 0 stated): the printed ratio, no convention",
         ),
         Step(
             "ours ≤ paper",
