@@ -41,7 +41,7 @@ from ._laws import ARRAY, Expect, Law, expect, expectation_route, fmax, law_chec
 #: would assume ν ~ π silently: Σ_j w_j > 0 and a convention on {Σ_j w_j = 0} must be stated where they are used)
 w = sp.IndexedBase("w", nonnegative=True)
 
-POSITION = ("A", 3)
+POSITION = (3, 2, 3)  # appendix A; registered before Prop. 2, whose proof (and ours' chain) cites it
 
 PAPER_CONST = 4 * Ew2  #: m × the bound, as printed
 OURS_CONST = 2 * sp.sqrt(Ew2 * (Ew2 - 1)) + 2 * (Ew2 - 1)

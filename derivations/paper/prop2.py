@@ -22,10 +22,11 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Derivation, Domain, Step
+from ..ledger import Derivation, Domain, Link, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, i, j, k, rn, s, t, tau, u, x
 from . import Erratum
+from . import lemma3 as _lemma3
 from ._laws import DRAWS, MU_HAT, W_BOUNDS, Expect, Law, expect, expectation_route, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
 
@@ -63,6 +64,21 @@ KERNEL_DEFS = {
     sp.Function("E_nu_s")(tau): Expect(rn[1] * s[1]),
 }
 _KERNEL_DRAWS = Domain({s: (-1, 1), rn: (0, sp.oo)}, name="s_j ∈ [−1, 1], r_j ≥ 0")
+#: ours' hypothesis for citing Lemma 3 without a convention: dM(z, ·)/dπ > 0 (M(z, ·) ~ π), so Σ_j r_j > 0 and M̂_k
+#: is defined on every sample (under (B) alone it is 0/0 with positive probability: the Lemma 3 erratum)
+_KERNEL_POSITIVE = Domain(
+    {s: (-1, 1), rn: (0, sp.oo)}, (rn.label > 0,), name="s_j ∈ [−1, 1], r_j = dM(z, ·)/dπ(ξ_j) > 0"
+)
+
+# Lemma 3 at ν = M(z, ·), π = π_data, f = s(z, ·): its error E[Σ s w/Σ w] − E_ν f read with the density draws w ↦ r
+# (the instance the chains below cite; the step "ours: Lemma 3's error at f = s, w = r" checks the meanings agree)
+E_WS, E_NU_S = sp.Function("E_weighted_sim")(tau, k), sp.Function("E_nu_s")(tau)
+L3_ERR = _lemma3.Err(k)
+INSTANCE = {_lemma3.w.label: rn.label}  #: the substitution into Lemma 3's domain: w (≥ 0, > 0 stated) ↦ r
+INSTANCE_DEFS = {**KERNEL_DEFS, L3_ERR: _lemma3.DEFS[L3_ERR].xreplace({_lemma3.w: rn})}
+INSTANCE_STEP = "ours: Lemma 3's error at f = s, w = r"
+L3_POSITIVE = "lemma3 / ours: statement under ν ~ π (w > 0)"
+_ABS_R = "ours: |R − R̃| ≤ log(1 + e^{2/τ}/k) ((28) both ways)"
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -357,20 +373,86 @@ def _prop2() -> Derivation:
         ),
         # --- ours
         Step(
+            INSTANCE_STEP,
+            sp.Abs(E_WS - E_NU_S) / tau,
+            sp.Abs(L3_ERR) / tau,
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _id(_cmp_rhs, lambda L, lw: abs(_lemma3.snis_error(L, lw)) / lw.tau),
+                    "Prop. 2's |E[Σ s r/Σ r] − E_ν s|/τ against lemma3's SNIS error of the same law",
+                ),
+                defs=INSTANCE_DEFS,
+                facts={Expect(rn[1]): 1},
+            ),
+            note="Lemma 3's SNIS error with w ↦ r = dM(z, ·)/dπ (a density: E_π r = 1) and f ↦ s = ⟨φ(z), φ(·)⟩ "
+            "∈ [−1, 1] is Prop. 2's E[Σ s r/Σ r] − E_ν s: the substitution the chains below use",
+        ),
+        Step(
+            _ABS_R,
+            sp.Abs(Rstd(tau, k) - Rt(tau, k)),
+            SECOND,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "abs",
+                _law(lambda L, lw: (abs(risk(L, lw) - risk_tilde(L, lw)), _second_num(L, lw)), "(28) both ways"),
+                defs=DEFS,
+                bounds=W_BOUNDS,
+                then=[
+                    {"rule": "pointwise", "integrand": SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT))},
+                    {"rule": "pointwise", "integrand": SECOND + OFFSET},
+                ],
+            ),
+            note="R − R̃ ≤ log(1 + e^{2/τ}/k) and R̃ − R ≤ 0 ≤ log(1 + e^{2/τ}/k), each by monotonicity of expectation",
+        ),
+        Step(
             "ours: first term with Lemma 3's constant sharpened",
             sp.Abs(Hk(tau, k) - Rstd(tau, k)),
             OURS_CONST / (tau * k) + SECOND,
-            kind="inequality",
+            kind="chain",
             relation="<=",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
-                "lemma3's 'ours: statement' in place of Lemma 3",
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; not yet a chain: lemma3's "
-            "'ours: statement' is proved (with ratio := E_ν f on {Σ w = 0}), but its instance f = ⟨φ(z), φ(·)⟩, "
-            "w = dM(z, ·)/dπ needs M̂_k's own convention on that event (or dM(z, ·)/dπ > 0 stated) and a citation "
-            "that checks the expectations' meanings under the substitution; the law check stands meanwhile",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=[
+                Link(
+                    sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+                    "<=",
+                    cite=f"lemma3 / {_lemma3._TRI}",
+                    subs={_lemma3._P: Rstd(tau, k) - Rt(tau, k), _lemma3._Q: Hk(tau, k) - Rt(tau, k)},
+                ),
+                Link(
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(E_WS - E_NU_S) / tau,
+                    "=",
+                    cite="prop2 / comparing with (29)",
+                ),
+                Link(
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(E_WS - E_NU_S) / tau,
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(L3_ERR) / tau,
+                    "=",
+                    cite=f"prop2 / {INSTANCE_STEP}",
+                ),
+                Link(
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(L3_ERR) / tau,
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + OURS_CONST / (tau * k),
+                    "<=",
+                    cite=L3_POSITIVE,
+                    subs=INSTANCE,
+                    factor=1 / tau,
+                    note="Lemma 3 (ours, sharpened) at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+                ),
+                Link(
+                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + OURS_CONST / (tau * k),
+                    OURS_CONST / (tau * k) + SECOND,
+                    "<=",
+                    cite=f"prop2 / {_ABS_R}",
+                ),
+            ],
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor, linear in E_π w², so it integrates",
         ),
     ]
     return Derivation(
@@ -379,7 +461,7 @@ def _prop2() -> Derivation:
         steps,
         result="statement",
         source="paper",
-        depends_on=("prop1",),
+        depends_on=("prop1", "lemma3"),
         paper_claim="|∫E CrossEnt[M̂_k‖Q̂_k]dπ − R| ≤ (4/(τk))E|dM/dπ|² + log(1 + e^{2/τ}/k)",
         summary="Holds (where M̂_k is defined); two errata in the proof: the chain's third line drops the "
         "factor dM/dπ(ξ_j), and the support remark after (30) is reversed.",
