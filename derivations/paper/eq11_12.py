@@ -19,8 +19,9 @@ from typing import Any
 import sympy as sp
 
 from ..bias import bias_bound_sharp
-from ..ledger import Derivation, Domain, Step
+from ..ledger import Derivation, Domain, Link, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
+from . import prop2 as _prop2
 from ._laws import (
     DRAWS,
     GAP,
@@ -33,7 +34,6 @@ from ._laws import (
     bias_gap,
     expect,
     expectation_route,
-    fmax,
     fmin,
     jensen_gap_route,
     law_check,
@@ -149,21 +149,33 @@ def _eq11_12() -> Derivation:
             "ours: (12) with Lemma 3 sharpened",
             sp.Abs(Hk(tau, k) - Rt(tau, k)),
             OURS_CONST / (tau * k),
-            kind="inequality",
+            kind="chain",
             relation="<=",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
-                    (2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) + 2 * (ew2(L, lw) - 1))
-                    / (lw.tau * lw.k),
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=[
+                Link(
+                    sp.Abs(Hk(tau, k) - Rt(tau, k)),
+                    sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+                    "=",
+                    cite="prop2 / comparing with (29)",
                 ),
-                "lemma3's ours in place of Lemma 3",
-                with_density=True,
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; not yet a chain: lemma3's "
-            "sharpened statement is proved with the convention ratio := E_ν f on {Σ w = 0}, but the instance here "
-            "needs M̂_k's own convention on that event (or dM(z, ·)/dπ > 0 stated); the law check stands meanwhile",
+                Link(
+                    sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+                    sp.Abs(_prop2.L3_ERR) / tau,
+                    "=",
+                    cite=f"prop2 / {_prop2.INSTANCE_STEP}",
+                ),
+                Link(
+                    sp.Abs(_prop2.L3_ERR) / tau,
+                    OURS_CONST / (tau * k),
+                    "<=",
+                    cite=_prop2.L3_POSITIVE,
+                    subs=_prop2.INSTANCE,
+                    factor=1 / tau,
+                    note="Lemma 3 (ours, sharpened) at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+                ),
+            ],
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor",
         ),
         Step(
             "Var/k form of the quadratic term",
@@ -196,7 +208,7 @@ def _eq11_12() -> Derivation:
         steps,
         result="(11) upper",
         source="paper",
-        depends_on=("prop2", "bias_bound"),
+        depends_on=("prop2", "bias_bound", "lemma3"),
         paper_claim="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1)²/(8k) (11); |∫E CrossEnt[M̂_k‖Q̂_k] − R̃| ≤ 4E|dM/dπ|²/(τk) (12)",
         summary="Both hold; ours: min(C(τ)/k, D(τ)) for (11) and Lemma 3's sharpened constant for (12).",
     )
