@@ -107,3 +107,46 @@ def test_identity_by_cases_rejects_a_wrong_convention_and_a_wrong_sign():
     assert "differs" in wrong_value.method
     wrong_sign = check_step(_identity(L3.A_OVER_B_CONV, L3.NU_F, sign=1), **OPTS)
     assert wrong_sign.verdict != Verdict.PROVED
+
+
+# --- Lemma 3 cited as an instance (prop2, eq11_12): the substitution must map into the cited domain
+
+
+def _ours_12(domain):
+    """eq11_12's 'ours: (12) with Lemma 3 sharpened' chain, on ``domain``."""
+    from infonce_bounds.derivations.paper import eq11_12
+
+    st = eq11_12.derivations()[0].step("ours: (12) with Lemma 3 sharpened")
+    return Step("planted", st.lhs, st.rhs, kind="chain", relation="<=", domain=domain, links=st.links)
+
+
+def test_cited_instance_is_proved_where_the_density_is_stated_positive():
+    from infonce_bounds.derivations.paper import prop2
+
+    res = check_step(_ours_12(prop2._LAW | prop2._KERNEL_POSITIVE), **OPTS)
+    assert res.verdict == Verdict.PROVED, res.method
+
+
+def test_cited_instance_leaving_the_cited_domain_is_not_proved():
+    """Without dM(z, ·)/dπ > 0 the substitution w ↦ r leaves Lemma 3's domain (w > 0 there); with E w² allowed
+    below 1 it leaves s = E_π w² ≥ 1."""
+    from infonce_bounds.derivations.paper import prop2
+    from infonce_bounds.derivations.symbols import Ew2, tau
+
+    no_positivity = check_step(_ours_12(prop2._LAW | prop2._KERNEL_DRAWS), **OPTS)
+    assert no_positivity.verdict != Verdict.PROVED
+    low_s = Domain({tau: prop2._LAW.ranges[tau], k: (1, sp.oo), Ew2: (sp.Rational(1, 2), sp.oo)})
+    wide = check_step(_ours_12(low_s | prop2._KERNEL_POSITIVE), **OPTS)
+    assert wide.verdict != Verdict.PROVED
+
+
+def test_instance_step_with_a_wrong_meaning_is_not_proved():
+    """The instance step checks meanings: Lemma 3's error read with E_ν f replaced by E_π f is not Prop. 2's."""
+    from infonce_bounds.derivations.paper import prop2
+
+    st = prop2.derivations()[0].step(prop2.INSTANCE_STEP)
+    wrong = dict(prop2.INSTANCE_DEFS)
+    wrong[prop2.L3_ERR] = Expect(sp.Sum(prop2.rn[j] * s[j], (j, 1, k)) / sp.Sum(prop2.rn[j], (j, 1, k)) - Expect(s[1]))
+    route = ("expectation", {"rule": "moments", "defs": wrong, "facts": {Expect(prop2.rn[1]): 1}})
+    res = check_step(Step("planted", st.lhs, st.rhs, kind="identity", domain=st.domain, route=route), **OPTS)
+    assert res.verdict != Verdict.PROVED
