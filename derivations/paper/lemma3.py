@@ -628,8 +628,10 @@ ERRATA = [
         kind="misprint or undefined symbol",
         result="lemma3",
         printed_step="printed hypothesis ν ≪ π keeps Σ_j w(ξ_j) > 0",
+        corrected_step="ours: statement with ratio := E_ν f on {Σ w = 0}",
         correction="assume π(dν/dπ = 0) = 0 (ν ~ π), or define the ratio as E_ν f on {Σ_j w(ξ_j) = 0}",
-        consequence="the bound holds with either fix (step 'ours: statement with ratio := E_ν f on {Σ w = 0}'); "
+        consequence="the bound holds with either fix (proved: step 'ours: statement with ratio := E_ν f on {Σ w = 0}', "
+        "and its sharpened form under ν ~ π, which Proposition 2's ours chain cites); "
         "likewise M̂_k in Proposition 2 and (12) needs Σ_j dM(z, ·)/dπ(ξ_j) > 0 a.s.",
         evidence="the ratio is 0/0 with probability π(dν/dπ = 0)^m > 0 under the stated hypothesis",
     ),
