@@ -129,7 +129,8 @@ def _eq11_12() -> Derivation:
             ),
             unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
             "instance of Lemma 3's statement (through prop2's (12) step), unproved as printed (M̂_k is 0/0 on "
-            "{Σ_j dM(z, ·)/dπ(ξ_j) = 0}, possible under (B): the Lemma 3 erratum)",
+            "{Σ_j dM(z, ·)/dπ(ξ_j) = 0}, possible under (B): the Lemma 3 erratum); with dM(z, ·)/dπ > 0 stated it "
+            "is proved (step 'ours: (12) under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "ours: (11) ≤ min(C(τ)/k, D(τ))",
@@ -146,35 +147,23 @@ def _eq11_12() -> Derivation:
             unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
         ),
         Step(
+            "ours: (12) under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            PAPER_12,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=_twelve_chain(_prop2.PAPER_L3, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)"),
+            note="(12) as printed with the hypothesis its proof needs stated (M̂_k defined on every sample); per anchor",
+        ),
+        Step(
             "ours: (12) with Lemma 3 sharpened",
             sp.Abs(Hk(tau, k) - Rt(tau, k)),
             OURS_CONST / (tau * k),
             kind="chain",
             relation="<=",
             domain=_LAW | _prop2._KERNEL_POSITIVE,
-            links=[
-                Link(
-                    sp.Abs(Hk(tau, k) - Rt(tau, k)),
-                    sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
-                    "=",
-                    cite="prop2 / comparing with (29)",
-                ),
-                Link(
-                    sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
-                    sp.Abs(_prop2.L3_ERR) / tau,
-                    "=",
-                    cite=f"prop2 / {_prop2.INSTANCE_STEP}",
-                ),
-                Link(
-                    sp.Abs(_prop2.L3_ERR) / tau,
-                    OURS_CONST / (tau * k),
-                    "<=",
-                    cite=_prop2.L3_POSITIVE,
-                    subs=_prop2.INSTANCE,
-                    factor=1 / tau,
-                    note="Lemma 3 (ours, sharpened) at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
-                ),
-            ],
+            links=_twelve_chain(OURS_CONST / k, _prop2.L3_POSITIVE),
             note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor",
         ),
         Step(
@@ -212,6 +201,34 @@ def _eq11_12() -> Derivation:
         paper_claim="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1)²/(8k) (11); |∫E CrossEnt[M̂_k‖Q̂_k] − R̃| ≤ 4E|dM/dπ|²/(τk) (12)",
         summary="Both hold; ours: min(C(τ)/k, D(τ)) for (11) and Lemma 3's sharpened constant for (12).",
     )
+
+
+def _twelve_chain(lemma_rhs: Any, lemma: str) -> list:
+    """|∫E CrossEnt − R̃| = |E[Σ s r/Σ r] − E_ν s|/τ (prop2, comparing with (29)) = |Lemma 3's error at w ↦ r|/τ
+    ≤ ``lemma_rhs``/τ (Lemma 3 ``lemma`` at w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0)."""
+    return [
+        Link(
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+            "=",
+            cite="prop2 / comparing with (29)",
+        ),
+        Link(
+            sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+            sp.Abs(_prop2.L3_ERR) / tau,
+            "=",
+            cite=f"prop2 / {_prop2.INSTANCE_STEP}",
+        ),
+        Link(
+            sp.Abs(_prop2.L3_ERR) / tau,
+            lemma_rhs / tau,
+            "<=",
+            cite=lemma,
+            subs=_prop2.INSTANCE,
+            factor=1 / tau,
+            note="Lemma 3 at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+        ),
+    ]
 
 
 def derivations() -> list[Derivation]:

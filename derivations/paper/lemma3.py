@@ -583,6 +583,21 @@ def _lemma3() -> Derivation:
             note="ν ≪ π, with ratio := E_ν f on {Σ w = 0} (no error there; where Σ w > 0 a.s. it is the ratio itself)",
         ),
         Step(
+            "ours: statement as printed, under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            PAPER_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            links=_chain(
+                2 * Ew2 / k,
+                "(24)",
+                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
+                positive=True,
+            ),
+            note="the printed statement and proof with the hypothesis they need stated (the erratum's first fix)",
+        ),
+        Step(
             "ours: statement under ν ~ π (w > 0)",
             sp.Abs(Err(k)),
             OURS_CONST / k,

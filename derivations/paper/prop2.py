@@ -12,6 +12,11 @@ without the factor dM(z, ·)/dπ(ξ_j) (false as printed; the next display has t
 (30), "{ξ_1, …, ξ_k} is a subset of, or equal to, the support of M̂_k(z, ·)" is the wrong way round:
 supp M̂_k(z, ·) ⊆ {ξ_j}, and a ξ_j with dM(z, ·)/dπ(ξ_j) = 0 is not in the support.
 
+Proved (ours, chains citing lemma3 at w ↦ r = dM(z, ·)/dπ with r > 0 stated, checked to map into Lemma 3's
+domain; a step checks that Lemma 3's error read at w ↦ r is E[Σ s r/Σ r] − E_ν s): the statement under
+dM(z, ·)/dπ > 0 (the hypothesis the printed proof needs), and with Lemma 3's constant sharpened. As printed, under
+(B) alone, the statement and (12) stay unproved: M̂_k is 0/0 with positive probability (the Lemma 3 erratum).
+
 Ours: Lemma 3's constant replaced by ours gives the first term (1/(τk)) E_z[2√(s_z(s_z − 1)) + 2(s_z − 1)],
 s_z = E_π w_z², ≤ (1/(τk))(2√(s(s − 1)) + 2(s − 1)) with s = E w² (concavity of √(s(s − 1))).
 """
@@ -173,6 +178,42 @@ def _cmp_rhs(L: Any, lw: Law) -> Any:
     return abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau
 
 
+PAPER_L3 = 4 * Ew2 / k  #: Lemma 3's printed bound (times τ: the first term)
+
+
+def _first_term_chain(first: Any, lemma: str, lemma_rhs: Any) -> list:
+    """|∫E CrossEnt − R| ≤ |R − R̃| + |∫E CrossEnt − R̃| (triangle) = |R − R̃| + |E[Σ s r/Σ r] − E_ν s|/τ ((29))
+    = |R − R̃| + |Lemma 3's error at w ↦ r|/τ ≤ |R − R̃| + ``first`` (Lemma 3 ``lemma``, bound ``lemma_rhs``, at
+    w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0) ≤ ``first`` + log(1 + e^{2/τ}/k) ((28) both ways)."""
+    d_ = sp.Abs(Rstd(tau, k) - Rt(tau, k))
+    return [
+        Link(
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            d_ + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            "<=",
+            cite=f"lemma3 / {_lemma3._TRI}",
+            subs={_lemma3._P: Rstd(tau, k) - Rt(tau, k), _lemma3._Q: Hk(tau, k) - Rt(tau, k)},
+        ),
+        Link(
+            d_ + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            d_ + sp.Abs(E_WS - E_NU_S) / tau,
+            "=",
+            cite="prop2 / comparing with (29)",
+        ),
+        Link(d_ + sp.Abs(E_WS - E_NU_S) / tau, d_ + sp.Abs(L3_ERR) / tau, "=", cite=f"prop2 / {INSTANCE_STEP}"),
+        Link(
+            d_ + sp.Abs(L3_ERR) / tau,
+            d_ + lemma_rhs / tau,
+            "<=",
+            cite=lemma,
+            subs=INSTANCE,
+            factor=1 / tau,
+            note="Lemma 3 at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+        ),
+        Link(d_ + lemma_rhs / tau, first + SECOND, "<=", cite=f"prop2 / {_ABS_R}"),
+    ]
+
+
 def _prop2() -> Derivation:
     rsum = sp.Sum(rn[j], (j, 1, k))
     idx = Domain({s: (-1, 1), rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)})
@@ -192,7 +233,8 @@ def _prop2() -> Derivation:
             ),
             unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: a "
             "chain (27)–(28) whose (28) is proved and whose (27) is Lemma 3's statement, unproved as printed (under (B) "
-            "alone Σ_j dM(z, ·)/dπ(ξ_j) = 0 with positive probability, where M̂_k is 0/0: the Lemma 3 erratum)",
+            "alone Σ_j dM(z, ·)/dπ(ξ_j) = 0 with positive probability, where M̂_k is 0/0: the Lemma 3 erratum); "
+            "with dM(z, ·)/dπ > 0 stated it is proved (step 'ours: statement under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -313,8 +355,8 @@ def _prop2() -> Derivation:
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
             unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
             "instance of Lemma 3's statement, unproved as printed (the ratio and M̂_k are 0/0 on {Σ_j w_j = 0}, "
-            "possible under (B): the erratum); lemma3's statement with the convention ratio := E_ν f there is proved, "
-            "but M̂_k here has no such convention, so no cited instance is drawn",
+            "possible under (B): the erratum); with dM(z, ·)/dπ > 0 stated it is proved as a cited instance of "
+            "Lemma 3 (eq11_12's step 'ours: (12) under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -410,48 +452,23 @@ def _prop2() -> Derivation:
             note="R − R̃ ≤ log(1 + e^{2/τ}/k) and R̃ − R ≤ 0 ≤ log(1 + e^{2/τ}/k), each by monotonicity of expectation",
         ),
         Step(
+            "ours: statement under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            FIRST + SECOND,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=_first_term_chain(FIRST, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)", PAPER_L3),
+            note="Proposition 2 as printed with the hypothesis its proof needs stated (M̂_k defined on every sample)",
+        ),
+        Step(
             "ours: first term with Lemma 3's constant sharpened",
             sp.Abs(Hk(tau, k) - Rstd(tau, k)),
             OURS_CONST / (tau * k) + SECOND,
             kind="chain",
             relation="<=",
             domain=_LAW | _KERNEL_POSITIVE | _PAIR,
-            links=[
-                Link(
-                    sp.Abs(Hk(tau, k) - Rstd(tau, k)),
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(Hk(tau, k) - Rt(tau, k)),
-                    "<=",
-                    cite=f"lemma3 / {_lemma3._TRI}",
-                    subs={_lemma3._P: Rstd(tau, k) - Rt(tau, k), _lemma3._Q: Hk(tau, k) - Rt(tau, k)},
-                ),
-                Link(
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(Hk(tau, k) - Rt(tau, k)),
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(E_WS - E_NU_S) / tau,
-                    "=",
-                    cite="prop2 / comparing with (29)",
-                ),
-                Link(
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(E_WS - E_NU_S) / tau,
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(L3_ERR) / tau,
-                    "=",
-                    cite=f"prop2 / {INSTANCE_STEP}",
-                ),
-                Link(
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + sp.Abs(L3_ERR) / tau,
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + OURS_CONST / (tau * k),
-                    "<=",
-                    cite=L3_POSITIVE,
-                    subs=INSTANCE,
-                    factor=1 / tau,
-                    note="Lemma 3 (ours, sharpened) at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
-                ),
-                Link(
-                    sp.Abs(Rstd(tau, k) - Rt(tau, k)) + OURS_CONST / (tau * k),
-                    OURS_CONST / (tau * k) + SECOND,
-                    "<=",
-                    cite=f"prop2 / {_ABS_R}",
-                ),
-            ],
+            links=_first_term_chain(OURS_CONST / (tau * k), L3_POSITIVE, OURS_CONST / k),
             note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor, linear in E_π w², so it integrates",
         ),
     ]
