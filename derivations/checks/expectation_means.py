@@ -24,8 +24,9 @@ whole draw box, so ``f = g·h`` holds at ``g = 0`` as well: ``Σ_j s_j / Σ_j w_
   on ``{Σ g = 0}`` it is ``c``; both lie in the hull of the image and ``c`` (``c`` must be free of the draws).
 
 Proved in every sample size n (the rule reads no n: the hull argument holds for each n, termwise). A ratio of
-sample sums that is not a weighted mean in this sense raises ``NotProved`` naming the failed condition; other
-ratios are left for the sums' own scalarisation. Nothing here reads a float: signs are the engine's proved
+sample sums that is not shown a weighted mean is left for the sums' own scalarisation (as without this rule); a
+weighted mean whose weights can all vanish (g ≥ 0 reaching 0, no hypothesis) raises ``NotProved`` naming the
+event. Nothing here reads a float: signs are the engine's proved
 verdicts, and the Arb enclosure is a rigorous bound.
 """
 
@@ -98,6 +99,32 @@ def _strictly_positive(sc: Any, g: sp.Expr) -> str | None:
             return None
         stated.append(f"{label} > 0 (stated: {ok[0]})")
     return f"{g} > 0 on every draw: " + ", ".join(stated)
+
+
+def _positive_bound(sc: Any, g: sp.Expr) -> str | None:
+    """Why ``g(D_1) > 0``: a proved range from the route's ``bounds`` with a positive lower end (None: none)."""
+    from .expectation import NotProved
+
+    if g not in sc.bounds:
+        return None
+    try:
+        lo, _hi = sc.range_of(g)
+    except NotProved:
+        return None
+    lo = sp.sympify(lo)
+    return f"{g} ≥ {lo} > 0 (proved bound)" if lo.is_number and lo > 0 else None
+
+
+def _can_vanish(sc: Any, g: sp.Expr) -> bool:
+    """True when the draw box holds a point where ``g = 0`` is not excluded: an Arb enclosure of g over the box
+    whose lower end is ≤ 0 (g ≥ 0 having been proved, the weights can all be 0 or arbitrarily near it)."""
+    plain, box = sc.plain(g)
+    try:
+        with intervals.iv_prec(128):
+            enc = intervals.interval_eval(plain, {s_: box[s_] for s_ in free_names(plain) if s_ in box})
+        return bool(enc.lo <= 0)
+    except (intervals.NotEnclosable, ZeroDivisionError, ValueError, TypeError, ArithmeticError, KeyError):
+        return False
 
 
 def _convention(red: Any, e: sp.Expr) -> tuple[sp.Sum, sp.Sum, sp.Expr] | None:
@@ -188,14 +215,20 @@ def weighted_means(sc: Any, expr: sp.Expr) -> sp.Expr:
         if nd is None:
             continue
         n_, d_, rest = nd
-        value, why = _mean_value(sc, n_, d_, str(node))
-        pos = _strictly_positive(sc, _draw_first(sc.red, d_))
+        g = _draw_first(sc.red, d_)
+        try:
+            value, why = _mean_value(sc, n_, d_, str(node))
+        except NotProved:
+            continue  # not shown a weighted mean: the sums' own scalarisation decides, as without this rule
+        pos = _strictly_positive(sc, g) or _positive_bound(sc, g)
         if pos is None:
-            raise NotProved(
-                f"{node}: Σ_j {_draw_first(sc.red, d_)} > 0 is not established for every sample (the draw ranges "
-                f"admit a zero weight on every draw, so the ratio is undefined on a possible event): state the "
-                f"weights > 0 as a hypothesis of the domain or write the ratio with its convention on {{{d_} = 0}}"
-            )
+            if _can_vanish(sc, g):  # g ≥ 0 reaching 0: Σ_j g_j = 0 is possible, the ratio undefined there
+                raise NotProved(
+                    f"{node}: Σ_j {g} > 0 is not established for every sample (the draw ranges admit a zero "
+                    f"weight on every draw, so the ratio is undefined on a possible event): state the weights > 0 "
+                    f"as a hypothesis of the domain or write the ratio with its convention on {{{d_} = 0}}"
+                )
+            continue
         rep[node] = rest * value
         sc.proved_bounds[node] = f"{node} in the image of h ({HLP}; {why}; {pos})"
     return expr.xreplace(rep)
