@@ -396,6 +396,11 @@ class Scalarise:
             lo, hi = self.range_of(arg, moment=True)
             rep[ex] = self.fresh("m", lo, hi)
         expr = expr.xreplace(rep)
+        # weighted means Σ_j g_j h_j/Σ_j g_j first: one value in the hull of the h_j (checks/expectation_means.py),
+        # before their sums are scalarised one by one (which would forget that the ratio is a mean)
+        from .expectation_means import weighted_means
+
+        expr = weighted_means(self, expr)
         rep = {}
         for sm in expr.atoms(sp.Sum):
             if not self.red._sample_sum(sm):
@@ -469,6 +474,12 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
                 "then i.i.d. moments: both sides reduce to the same expression (x/x = 1: equal wherever their "
                 "ratios are defined)"
             )
+    # integrands holding weighted means with a convention on {Σ g = 0}: by cases (checks/expectation_means.py)
+    from .expectation_means import identity_by_cases
+
+    cases = identity_by_cases(step, params, opts, red, small, big) if step.kind == "identity" else None
+    if cases is not None:
+        return cases
     if step.kind == "identity":
         raise NotProved(f"the two sides differ by {sp.simplify(gap)} after the moment reduction")
     sc = Scalarise(red, step, params.get("bounds", {}), opts)

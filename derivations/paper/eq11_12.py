@@ -19,8 +19,9 @@ from typing import Any
 import sympy as sp
 
 from ..bias import bias_bound_sharp
-from ..ledger import Derivation, Domain, Step
+from ..ledger import Derivation, Domain, Link, Step
 from ..symbols import TAU_RANGE, Ew2, k, tau
+from . import prop2 as _prop2
 from ._laws import (
     DRAWS,
     GAP,
@@ -33,7 +34,6 @@ from ._laws import (
     bias_gap,
     expect,
     expectation_route,
-    fmax,
     fmin,
     jensen_gap_route,
     law_check,
@@ -127,7 +127,10 @@ def _eq11_12() -> Derivation:
                 "as printed, one anchor",
                 with_density=True,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement (a law check)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
+            "instance of Lemma 3's statement (through prop2's (12) step), unproved as printed (M̂_k is 0/0 on "
+            "{Σ_j dM(z, ·)/dπ(ξ_j) = 0}, possible under (B): the Lemma 3 erratum); with dM(z, ·)/dπ > 0 stated it "
+            "is proved (step 'ours: (12) under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "ours: (11) ≤ min(C(τ)/k, D(τ))",
@@ -144,22 +147,24 @@ def _eq11_12() -> Derivation:
             unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
         ),
         Step(
+            "ours: (12) under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            PAPER_12,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=_twelve_chain(_prop2.PAPER_L3, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)"),
+            note="(12) as printed with the hypothesis its proof needs stated (M̂_k defined on every sample); per anchor",
+        ),
+        Step(
             "ours: (12) with Lemma 3 sharpened",
             sp.Abs(Hk(tau, k) - Rt(tau, k)),
             OURS_CONST / (tau * k),
-            kind="inequality",
+            kind="chain",
             relation="<=",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (
-                    abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)),
-                    (2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) + 2 * (ew2(L, lw) - 1))
-                    / (lw.tau * lw.k),
-                ),
-                "lemma3's ours in place of Lemma 3",
-                with_density=True,
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's sharpened statement (a law check)",
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=_twelve_chain(OURS_CONST / k, _prop2.L3_POSITIVE),
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor",
         ),
         Step(
             "Var/k form of the quadratic term",
@@ -192,10 +197,38 @@ def _eq11_12() -> Derivation:
         steps,
         result="(11) upper",
         source="paper",
-        depends_on=("prop2", "bias_bound"),
+        depends_on=("prop2", "bias_bound", "lemma3"),
         paper_claim="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1)²/(8k) (11); |∫E CrossEnt[M̂_k‖Q̂_k] − R̃| ≤ 4E|dM/dπ|²/(τk) (12)",
         summary="Both hold; ours: min(C(τ)/k, D(τ)) for (11) and Lemma 3's sharpened constant for (12).",
     )
+
+
+def _twelve_chain(lemma_rhs: Any, lemma: str) -> list:
+    """|∫E CrossEnt − R̃| = |E[Σ s r/Σ r] − E_ν s|/τ (prop2, comparing with (29)) = |Lemma 3's error at w ↦ r|/τ
+    ≤ ``lemma_rhs``/τ (Lemma 3 ``lemma`` at w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0)."""
+    return [
+        Link(
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+            "=",
+            cite="prop2 / comparing with (29)",
+        ),
+        Link(
+            sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
+            sp.Abs(_prop2.L3_ERR) / tau,
+            "=",
+            cite=f"prop2 / {_prop2.INSTANCE_STEP}",
+        ),
+        Link(
+            sp.Abs(_prop2.L3_ERR) / tau,
+            lemma_rhs / tau,
+            "<=",
+            cite=lemma,
+            subs=_prop2.INSTANCE,
+            factor=1 / tau,
+            note="Lemma 3 at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+        ),
+    ]
 
 
 def derivations() -> list[Derivation]:

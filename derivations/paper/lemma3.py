@@ -11,9 +11,15 @@ Erratum (undefined quantity): under the stated hypothesis ν ≪ π only, w may 
 The lemma needs π(w = 0) = 0 (ν ~ π) or a convention on {B = 0}; with the convention ratio := E_ν f
 there (no error on that event) the bound still holds (checked on exact laws with zero densities).
 
+Proved (route "expectation" and chains): (23) in expectation and (25)'s first inequality with the convention
+ratio := E_ν f (A/B := 0) on {Σ_j w_j = 0} (a weighted mean of values in [−2, 2], or its convention 0, lies in
+[−2, 2]), and (25) under ν ~ π stated (w > 0); so the statement with the convention is proved as the chain
+(23) → triangle → (24) + (25) → E(B − 1)² = (E_π w² − 1)/m. As printed (ν ≪ π only) the statement and (25) stay
+unproved: the ratio is undefined with positive probability (the erratum).
+
 Ours: E_π[w(f − E_ν f)] = 0 turns the AB term into E_π[w(w − 1)(f − E_ν f)]/m, and Cauchy–Schwarz gives
 
-    |E[ratio] − E_ν f| ≤ (2√(s(s − 1)) + 2(s − 1))/m,   s = E_π[w²] ≥ 1,
+    |E[ratio] − E_ν f| ≤ (2√(s(s − 1)) + 2(s − 1))/m,   s = E_π[w²] ≥ 1   (ratio := E_ν f on {Σ w = 0}),
 
 which vanishes at ν = π (where the error is 0) and is ≤ 4s/m (ratio → 1 as s → ∞: no gain in the
 leading coefficient for heavy-tailed densities).
@@ -25,17 +31,21 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Derivation, Domain, Step
+from ..ledger import Derivation, Domain, Link, Step
 from ..render import printed
-from ..symbols import A_L3, B_L3, Ew2, j, k, s, t, w, x, y
+from ..symbols import A_L3, B_L3, Ew2, j, k, s, t, x, y
 from . import Erratum, PaperConstant
 from ._laws import ARRAY, Expect, Law, expect, expectation_route, fmax, law_check
 
-POSITION = ("A", 3)
+#: the density draws w_j = (dν/dπ)(ξ_j) ≥ 0: nonnegative only (the shared ``symbols.w`` is declared positive, which
+#: would assume ν ~ π silently: Σ_j w_j > 0 and a convention on {Σ_j w_j = 0} must be stated where they are used)
+w = sp.IndexedBase("w", nonnegative=True)
+
+POSITION = (3, 2, 3)  # appendix A; registered before Prop. 2, whose proof (and ours' chain) cites it
 
 PAPER_CONST = 4 * Ew2  #: m × the bound, as printed
 OURS_CONST = 2 * sp.sqrt(Ew2 * (Ew2 - 1)) + 2 * (Ew2 - 1)
-_S = Domain({Ew2: (1, 10**6)}, name="s = E_π w² ≥ 1")
+_S = Domain({Ew2: (1, sp.oo)}, name="s = E_π w² ≥ 1")
 #: m is the number of draws; it is k when Lemma 3 is applied in Proposition 2
 _LAW = Domain({k: (1, sp.oo)}, name="finite laws of (f, w), m = k ≥ 1") | _S
 
@@ -59,6 +69,20 @@ DEFS = {
     Ew2: Expect(w[1] ** 2),
 }
 _DRAWS = Domain({s: (-1, 1), w: (0, sp.oo)}, name="f(ξ_j) ∈ [−1, 1], w(ξ_j) ≥ 0")
+
+# the self-normalised ratio and A/B as weighted means over the draws: as printed (defined only where Σ_j w_j > 0,
+# which ν ≪ π does not give: the erratum), and with our convention on {Σ_j w_j = 0}: ratio := E_ν f, so A/B := 0
+W_SUM = sp.Sum(w[j], (j, 1, k))
+RATIO_CONV = sp.Piecewise((sp.Sum(w[j] * s[j], (j, 1, k)) / W_SUM, W_SUM > 0), (NU_F, True))
+A_OVER_B = sp.Sum(w[j] * (s[j] - NU_F), (j, 1, k)) / W_SUM  #: (A/B), the 1/m factors cancelled
+A_OVER_B_CONV = sp.Piecewise((A_OVER_B, W_SUM > 0), (0, True))
+_P, _Q = sp.symbols("p q", real=True)  #: the triangle inequality's two reals
+ErrC = sp.Function("SNIS_error_c")  #: E[ratio] − E_ν f with ratio := E_ν f on {Σ w = 0}
+ETailC = sp.Function("E_A_over_B_c_times_B_minus_1_sq")  #: E[(A/B)(B − 1)²] with A/B := 0 on {Σ w = 0}
+DEFS[ETail(k)] = Expect(A_OVER_B * (B_SUM - 1) ** 2)
+DEFS[Err(k)] = Expect(sp.Sum(w[j] * s[j], (j, 1, k)) / W_SUM - NU_F)  #: as printed: defined where Σ_j w_j > 0
+DEFS[ErrC(k)] = Expect(RATIO_CONV - NU_F)
+DEFS[ETailC(k)] = Expect(A_OVER_B_CONV * (B_SUM - 1) ** 2)
 
 
 #: per-draw bounds: |w f| ≤ w (so |E_ν f| = |E_π[w f]| ≤ E_π w = 1), w² ≥ 2w − 1 (so E_π w² ≥ 1)
@@ -100,6 +124,24 @@ def _cs_route(attack: Any) -> tuple[str, dict]:
 def _cs_claim(L: Any, lw: Law) -> tuple[Any, Any]:
     """(|E AB|, 2(E_π w²(E_π w² − 1))^{1/2}/m) of the law: ours' Cauchy–Schwarz step, attacked."""
     return abs(_e_ab(L, lw)), 2 * L.sqrt(fmax(ew2(L, lw) * (ew2(L, lw) - 1), 0 * lw.tau)) / lw.k
+
+
+def _tail_route(attack: Any, a_over_b: Any) -> tuple[str, dict]:
+    """(25)'s first inequality |E[(A/B)(B − 1)²]| ≤ 2E(B − 1)²: rule "abs", then monotonicity of expectation with
+    the integrands (2 ∓ A/B)(B − 1)² ≥ 0, A/B a weighted mean of the values f_j − E_ν f ∈ [−2, 2] (the weighted-mean
+    rule of the pointwise scalarisation: it needs Σ_j w_j > 0 on every sample, or the convention on {Σ_j w_j = 0})."""
+    tail = a_over_b * (B_SUM - 1) ** 2
+    return expectation_route(
+        "abs",
+        attack,
+        defs=DEFS,
+        facts=DENSITY,
+        bounds={**BOUNDS, _W1: (0, sp.oo)},
+        then=[
+            {"rule": "pointwise", "integrand": 2 * (B_SUM - 1) ** 2 - tail},
+            {"rule": "pointwise", "integrand": 2 * (B_SUM - 1) ** 2 + tail},
+        ],
+    )
 
 
 def _moments(attack: Any) -> tuple[str, dict]:
@@ -200,6 +242,84 @@ def _p_zero(L: Any, lw: Law) -> tuple[Any, Any]:
     return expect(L, lw, lambda cnt: 1 if _ratio(L, lw, cnt) is None else 0), 0 * lw.tau
 
 
+def _tail_c(L: Any, lw: Law) -> Any:
+    """E[(A/B)(B − 1)²] with A/B := 0 on {Σ w = 0}."""
+
+    def fn(cnt):
+        a_, b_ = _ab(L, lw, cnt)
+        if L is ARRAY:
+            import numpy as np
+
+            return np.where(b_ == 0, 0.0, a_ / np.where(b_ == 0, 1.0, b_) * (b_ - 1) ** 2)
+        return 0 * lw.tau if b_ == 0 else a_ / b_ * (b_ - 1) ** 2
+
+    return expect(L, lw, fn)
+
+
+def _err_c_abs(L: Any, lw: Law) -> Any:
+    return abs(snis_error(L, lw))
+
+
+#: ν ~ π stated: every draw's density w_j > 0 (the hypothesis the printed proof uses when it divides by B)
+_POSITIVE = Domain({s: (-1, 1), w: (0, sp.oo)}, (w.label > 0,), name="f(ξ_j) ∈ [−1, 1], w(ξ_j) > 0 (ν ~ π)")
+_S_LE = "(25) E_π(w − 1)² ≤ E_π w²"
+_TRI = "ours: triangle inequality |q − p| ≤ |p| + |q|"
+
+
+def _BND(ab_bound: Any) -> Any:  # noqa: N802 - the chain's running bound 2E(B − 1)² → 2(E_π w² − 1)/m + ab_bound
+    # 2·(E_π w² − 1)/m as one product (not distributed): the link citing E(B − 1)² = (E_π w² − 1)/m with factor 2
+    # is then the cited gap's tree itself
+    return sp.Mul(2, Ew2 - 1, 1 / k) + ab_bound
+
+
+def _chain(ab_bound: Any, ab_step: str, tail: list, positive: bool = False) -> list:
+    """|E[ratio] − E_ν f| (ratio := E_ν f on {Σ w = 0}) = |E[(A/B)(B − 1)²] − E AB| ≤ |E AB| + |E[(A/B)(B − 1)²]|
+    ≤ ab_bound + 2E(B − 1)² = ab_bound + 2(E_π w² − 1)/m, then ``tail``: (23), the triangle inequality, the AB
+    step ``ab_step`` ((24) or ours' Cauchy–Schwarz), (25) with the convention, E(B − 1)² = (E_π w² − 1)/m.
+    With ``positive`` the same chain under ν ~ π stated (w > 0): the printed ratio and A/B, no convention needed."""
+    err, tl = (Err(k), ETail(k)) if positive else (ErrC(k), ETailC(k))
+    s23, s25 = (
+        ("ours: (23) under ν ~ π (w > 0)", "ours: (25) first inequality under ν ~ π (w > 0)")
+        if positive
+        else ("ours: (23) with ratio := E_ν f on {Σ w = 0}", "ours: (25) first inequality with A/B := 0 on {Σ w = 0}")
+    )
+    return [
+        Link(
+            sp.Abs(err),
+            sp.Abs(tl - EAB(k)),
+            "=",
+            cite=f"lemma3 / {s23}",
+        ),
+        Link(
+            sp.Abs(tl - EAB(k)),
+            sp.Abs(EAB(k)) + sp.Abs(tl),
+            "<=",
+            cite=f"lemma3 / {_TRI}",
+            subs={_P: EAB(k), _Q: tl},
+        ),
+        Link(
+            sp.Abs(EAB(k)) + sp.Abs(tl),
+            ab_bound + sp.Abs(tl),
+            "<=",
+            cite=f"lemma3 / {ab_step}",
+        ),
+        Link(
+            ab_bound + sp.Abs(tl),
+            ab_bound + 2 * EBm1(k),
+            "<=",
+            cite=f"lemma3 / {s25}",
+        ),
+        Link(
+            ab_bound + 2 * EBm1(k),
+            _BND(ab_bound),
+            "=",
+            cite="lemma3 / (25) E(B − 1)² = E_π(w − 1)²/m",
+            factor=2,
+        ),
+        *tail,
+    ]
+
+
 def _lemma3() -> Derivation:
     wsum = sp.Sum(w[j], (j, 1, k))
     idx = Domain({w: (sp.Rational(1, 10**6), 10), s: (-1, 1), x: (-1, 1), k: (1, sp.oo)})
@@ -214,7 +334,11 @@ def _lemma3() -> Derivation:
             reference="Lemma 3",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(snis_error(L, lw)), 4 * ew2(L, lw) / lw.k), "as printed, f = s ∈ [−1, 1]"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (23)–(25): (24) is proved by the route, but (25)'s first inequality is not (see there), so the chain is not",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: under "
+            "ν ≪ π alone the ratio is 0/0 on {Σ_j w(ξ_j) = 0}, an event of positive probability when π(w = 0) > 0 (the "
+            "erratum), and the proof's (25) divides by B there (its first inequality is not proved as printed); with "
+            "the convention ratio := E_ν f on that event the chain (23)–(25) is proved (step 'ours: statement with "
+            "ratio := E_ν f on {Σ w = 0}')",
             note="checked on laws with w > 0 everywhere; see the erratum for w = 0 on a set of positive mass",
         ),
         Step(
@@ -296,9 +420,14 @@ def _lemma3() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(25)",
-            domain=_LAW,
-            check=_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: |A/B| ≤ 2 is a bound on the weighted mean Σ_j w_j(f_j − E_ν f)/Σ_j w_j, defined only where Σ_j w_j > 0; the route's draw ranges are closed (w ∈ [0, ∞) admits Σ w = 0, the erratum's event) and it has no weighted-mean scalarisation (|E_ν f| ≤ 1 itself is now derived)",
+            domain=_LAW | _DRAWS,
+            route=_tail_route(_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"), A_OVER_B),
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does "
+            "not prove it as printed: A/B = Σ_j w_j(f_j − E_ν f)/Σ_j w_j is a weighted mean of values in [−2, 2] only "
+            "where Σ_j w_j > 0, and the printed hypothesis ν ≪ π admits w = 0 on a set of positive π-mass, so "
+            "Σ_j w_j = 0 (A/B undefined) with positive probability (the erratum's step 'printed hypothesis ν ≪ π "
+            "keeps Σ_j w(ξ_j) > 0'); proved with ν ~ π stated (w > 0) and with the convention A/B := 0 on "
+            "{Σ w = 0} (the two 'ours: (25) first inequality' steps)",
         ),
         Step(
             "(25) E(B − 1)² = E_π(w − 1)²/m",
@@ -347,19 +476,83 @@ def _lemma3() -> Derivation:
         ),
         # --- ours
         Step(
-            "ours: statement with ratio := E_ν f on {Σ w = 0}",
-            sp.Abs(Err(k)),
-            PAPER_CONST / k,
+            "ours: (25) first inequality under ν ~ π (w > 0)",
+            sp.Abs(ETail(k)),
+            2 * EBm1(k),
             kind="inequality",
             relation="<=",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (abs(snis_error(L, lw)), 4 * ew2(L, lw) / lw.k),
-                "laws with a zero density half of the time",
-                zero_density=True,
-                seeds=DEGENERATE,
+            domain=_LAW | _POSITIVE,
+            route=_tail_route(_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"), A_OVER_B),
+            note="the hypothesis the printed proof needs: w = dν/dπ > 0 on every draw, so Σ_j w_j > 0",
+        ),
+        Step(
+            "ours: (25) first inequality with A/B := 0 on {Σ w = 0}",
+            sp.Abs(ETailC(k)),
+            2 * EBm1(k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            route=_tail_route(
+                _law(
+                    lambda L, lw: (abs(_tail_c(L, lw)), 2 * _e_bm1(L, lw)),
+                    "|A/B| ≤ 2, A/B := 0 where Σ w = 0",
+                    zero_density=True,
+                    seeds=DEGENERATE,
+                ),
+                A_OVER_B_CONV,
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain as the statement's (through (25)'s first inequality, not proved), with a convention on {Σ w = 0} the route's forms do not state",
+            note="ν ≪ π only: the convention (ratio := E_ν f, so A/B := 0) on the event {Σ_j w_j = 0}",
+        ),
+        Step(
+            "ours: (23) with ratio := E_ν f on {Σ w = 0}",
+            sp.Abs(ErrC(k)),
+            sp.Abs(ETailC(k) - EAB(k)),
+            kind="identity",
+            domain=_LAW | _DRAWS,
+            route=_moments(
+                _law(
+                    _id(_err_c_abs, lambda L, lw: abs(_tail_c(L, lw) - _e_ab(L, lw))),
+                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|",
+                    zero_density=True,
+                    seeds=DEGENERATE,
+                )
+            ),
+            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² where Σ w > 0, and 0 = 0 where Σ w = 0 (then A = 0); E A = 0",
+        ),
+        Step(
+            "ours: (23) under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            sp.Abs(ETail(k) - EAB(k)),
+            kind="identity",
+            domain=_LAW | _POSITIVE,
+            route=_moments(
+                _law(
+                    _id(_err_c_abs, lambda L, lw: abs(_tail(L, lw) - _e_ab(L, lw))),
+                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|, w > 0",
+                )
+            ),
+            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² (B > 0 on every sample as w > 0), and E A = 0",
+        ),
+        Step(
+            "ours: triangle inequality |q − p| ≤ |p| + |q|",
+            sp.Abs(_Q - _P),
+            sp.Abs(_P) + sp.Abs(_Q),
+            kind="inequality",
+            relation="<=",
+            domain=Domain({_P: (-sp.oo, sp.oo), _Q: (-sp.oo, sp.oo)}),
+        ),
+        Step(
+            "ours: statement with ratio := E_ν f on {Σ w = 0}",
+            sp.Abs(ErrC(k)),
+            PAPER_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            links=_chain(
+                2 * Ew2 / k,
+                "(24)",
+                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
+            ),
             note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
         ),
         Step(
@@ -381,13 +574,38 @@ def _lemma3() -> Derivation:
         ),
         Step(
             "ours: statement",
+            sp.Abs(ErrC(k)),
+            OURS_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", []),
+            note="ν ≪ π, with ratio := E_ν f on {Σ w = 0} (no error there; where Σ w > 0 a.s. it is the ratio itself)",
+        ),
+        Step(
+            "ours: statement as printed, under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            PAPER_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            links=_chain(
+                2 * Ew2 / k,
+                "(24)",
+                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
+                positive=True,
+            ),
+            note="the printed statement and proof with the hypothesis they need stated (the erratum's first fix)",
+        ),
+        Step(
+            "ours: statement under ν ~ π (w > 0)",
             sp.Abs(Err(k)),
             OURS_CONST / k,
-            kind="inequality",
+            kind="chain",
             relation="<=",
-            domain=_LAW,
-            check=_law(lambda L, lw: (abs(snis_error(L, lw)), _ours_num(L, lw)), "the two steps above and (25)"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Cauchy–Schwarz step (proved by the route) and (25)'s first inequality (not proved: a weighted mean defined only where Σ w > 0)",
+            domain=_LAW | _POSITIVE,
+            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", [], positive=True),
+            note="the form Proposition 2 cites (ν = M(z, ·) with dM(z, ·)/dπ > 0 stated): the printed ratio, no convention",
         ),
         Step(
             "ours ≤ paper",
@@ -408,7 +626,8 @@ def _lemma3() -> Derivation:
         result="statement",
         source="paper",
         paper_claim="|E[Σ f(ξ_j) w(ξ_j)/Σ w(ξ_j)] − E_ν f| ≤ (4/m) E_π[w²], w = dν/dπ",
-        summary="Holds where the ratio is defined (π(w = 0) = 0); ours: (2√(s(s − 1)) + 2(s − 1))/m, s = E_π w².",
+        summary="Holds where the ratio is defined (π(w = 0) = 0); proved with ratio := E_ν f on {Σ w = 0}; "
+        "ours: (2√(s(s − 1)) + 2(s − 1))/m, s = E_π w².",
     )
 
 
@@ -424,8 +643,10 @@ ERRATA = [
         kind="misprint or undefined symbol",
         result="lemma3",
         printed_step="printed hypothesis ν ≪ π keeps Σ_j w(ξ_j) > 0",
+        corrected_step="ours: statement with ratio := E_ν f on {Σ w = 0}",
         correction="assume π(dν/dπ = 0) = 0 (ν ~ π), or define the ratio as E_ν f on {Σ_j w(ξ_j) = 0}",
-        consequence="the bound holds with either fix (step 'ours: statement with ratio := E_ν f on {Σ w = 0}'); "
+        consequence="the bound holds with either fix (proved: step 'ours: statement with ratio := E_ν f on {Σ w = 0}', "
+        "and its sharpened form under ν ~ π, which Proposition 2's ours chain cites); "
         "likewise M̂_k in Proposition 2 and (12) needs Σ_j dM(z, ·)/dπ(ξ_j) > 0 a.s.",
         evidence="the ratio is 0/0 with probability π(dν/dπ = 0)^m > 0 under the stated hypothesis",
     ),

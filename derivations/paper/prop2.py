@@ -12,6 +12,11 @@ without the factor dM(z, ·)/dπ(ξ_j) (false as printed; the next display has t
 (30), "{ξ_1, …, ξ_k} is a subset of, or equal to, the support of M̂_k(z, ·)" is the wrong way round:
 supp M̂_k(z, ·) ⊆ {ξ_j}, and a ξ_j with dM(z, ·)/dπ(ξ_j) = 0 is not in the support.
 
+Proved (ours, chains citing lemma3 at w ↦ r = dM(z, ·)/dπ with r > 0 stated, checked to map into Lemma 3's
+domain; a step checks that Lemma 3's error read at w ↦ r is E[Σ s r/Σ r] − E_ν s): the statement under
+dM(z, ·)/dπ > 0 (the hypothesis the printed proof needs), and with Lemma 3's constant sharpened. As printed, under
+(B) alone, the statement and (12) stay unproved: M̂_k is 0/0 with positive probability (the Lemma 3 erratum).
+
 Ours: Lemma 3's constant replaced by ours gives the first term (1/(τk)) E_z[2√(s_z(s_z − 1)) + 2(s_z − 1)],
 s_z = E_π w_z², ≤ (1/(τk))(2√(s(s − 1)) + 2(s − 1)) with s = E w² (concavity of √(s(s − 1))).
 """
@@ -22,10 +27,11 @@ from typing import Any
 
 import sympy as sp
 
-from ..ledger import Derivation, Domain, Step
+from ..ledger import Derivation, Domain, Link, Step
 from ..render import printed
 from ..symbols import TAU_RANGE, Ew2, W, Zk, i, j, k, rn, s, t, tau, u, x
 from . import Erratum
+from . import lemma3 as _lemma3
 from ._laws import DRAWS, MU_HAT, W_BOUNDS, Expect, Law, expect, expectation_route, fmax, law_check, mu_hat
 from .lemma3 import OURS_CONST, ew2
 
@@ -63,6 +69,21 @@ KERNEL_DEFS = {
     sp.Function("E_nu_s")(tau): Expect(rn[1] * s[1]),
 }
 _KERNEL_DRAWS = Domain({s: (-1, 1), rn: (0, sp.oo)}, name="s_j ∈ [−1, 1], r_j ≥ 0")
+#: ours' hypothesis for citing Lemma 3 without a convention: dM(z, ·)/dπ > 0 (M(z, ·) ~ π), so Σ_j r_j > 0 and M̂_k
+#: is defined on every sample (under (B) alone it is 0/0 with positive probability: the Lemma 3 erratum)
+_KERNEL_POSITIVE = Domain(
+    {s: (-1, 1), rn: (0, sp.oo)}, (rn.label > 0,), name="s_j ∈ [−1, 1], r_j = dM(z, ·)/dπ(ξ_j) > 0"
+)
+
+# Lemma 3 at ν = M(z, ·), π = π_data, f = s(z, ·): its error E[Σ s w/Σ w] − E_ν f read with the density draws w ↦ r
+# (the instance the chains below cite; the step "ours: Lemma 3's error at f = s, w = r" checks the meanings agree)
+E_WS, E_NU_S = sp.Function("E_weighted_sim")(tau, k), sp.Function("E_nu_s")(tau)
+L3_ERR = _lemma3.Err(k)
+INSTANCE = {_lemma3.w.label: rn.label}  #: the substitution into Lemma 3's domain: w (≥ 0, > 0 stated) ↦ r
+INSTANCE_DEFS = {**KERNEL_DEFS, L3_ERR: _lemma3.DEFS[L3_ERR].xreplace({_lemma3.w: rn})}
+INSTANCE_STEP = "ours: Lemma 3's error at f = s, w = r"
+L3_POSITIVE = "lemma3 / ours: statement under ν ~ π (w > 0)"
+_ABS_R = "ours: |R − R̃| ≤ log(1 + e^{2/τ}/k) ((28) both ways)"
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -157,6 +178,42 @@ def _cmp_rhs(L: Any, lw: Law) -> Any:
     return abs(weighted_sim(L, lw) - sum(n_ * s_ for n_, s_ in zip(_nu(lw), lw.sims))) / lw.tau
 
 
+PAPER_L3 = 4 * Ew2 / k  #: Lemma 3's printed bound (times τ: the first term)
+
+
+def _first_term_chain(first: Any, lemma: str, lemma_rhs: Any) -> list:
+    """|∫E CrossEnt − R| ≤ |R − R̃| + |∫E CrossEnt − R̃| (triangle) = |R − R̃| + |E[Σ s r/Σ r] − E_ν s|/τ ((29))
+    = |R − R̃| + |Lemma 3's error at w ↦ r|/τ ≤ |R − R̃| + ``first`` (Lemma 3 ``lemma``, bound ``lemma_rhs``, at
+    w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0) ≤ ``first`` + log(1 + e^{2/τ}/k) ((28) both ways)."""
+    d_ = sp.Abs(Rstd(tau, k) - Rt(tau, k))
+    return [
+        Link(
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            d_ + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            "<=",
+            cite=f"lemma3 / {_lemma3._TRI}",
+            subs={_lemma3._P: Rstd(tau, k) - Rt(tau, k), _lemma3._Q: Hk(tau, k) - Rt(tau, k)},
+        ),
+        Link(
+            d_ + sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            d_ + sp.Abs(E_WS - E_NU_S) / tau,
+            "=",
+            cite="prop2 / comparing with (29)",
+        ),
+        Link(d_ + sp.Abs(E_WS - E_NU_S) / tau, d_ + sp.Abs(L3_ERR) / tau, "=", cite=f"prop2 / {INSTANCE_STEP}"),
+        Link(
+            d_ + sp.Abs(L3_ERR) / tau,
+            d_ + lemma_rhs / tau,
+            "<=",
+            cite=lemma,
+            subs=INSTANCE,
+            factor=1 / tau,
+            note="Lemma 3 at ν = M(z, ·), f = s: r > 0 stated maps into w > 0",
+        ),
+        Link(d_ + lemma_rhs / tau, first + SECOND, "<=", cite=f"prop2 / {_ABS_R}"),
+    ]
+
+
 def _prop2() -> Derivation:
     rsum = sp.Sum(rn[j], (j, 1, k))
     idx = Domain({s: (-1, 1), rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)})
@@ -174,7 +231,10 @@ def _prop2() -> Derivation:
                 lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _first_num(L, lw) + _second_num(L, lw)),
                 "as printed, one anchor",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain (27)–(28): (28) is proved, (27) through Lemma 3's statement, which is not (its (25) step)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: a "
+            "chain (27)–(28) whose (28) is proved and whose (27) is Lemma 3's statement, unproved as printed (under (B) "
+            "alone Σ_j dM(z, ·)/dπ(ξ_j) = 0 with positive probability, where M̂_k is 0/0: the Lemma 3 erratum); "
+            "with dM(z, ·)/dπ > 0 stated it is proved (step 'ours: statement under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "(27)–(28) decomposition",
@@ -293,7 +353,10 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2 (the bound of (27)); display (12)",
             domain=_LAW,
             check=_law(lambda L, lw: (abs(cross_ent_hat(L, lw) - risk_tilde(L, lw)), _first_num(L, lw)), "Lemma 3"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: an instance of Lemma 3's statement, which is not proved (its (25) step: a weighted mean defined only where Σ w > 0)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; not proved as printed: an "
+            "instance of Lemma 3's statement, unproved as printed (the ratio and M̂_k are 0/0 on {Σ_j w_j = 0}, "
+            "possible under (B): the erratum); with dM(z, ·)/dπ > 0 stated it is proved as a cited instance of "
+            "Lemma 3 (eq11_12's step 'ours: (12) under dM(z, ·)/dπ > 0')",
         ),
         Step(
             "(28): 0 ≤ R − R̃",
@@ -352,17 +415,61 @@ def _prop2() -> Derivation:
         ),
         # --- ours
         Step(
+            INSTANCE_STEP,
+            sp.Abs(E_WS - E_NU_S) / tau,
+            sp.Abs(L3_ERR) / tau,
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _id(_cmp_rhs, lambda L, lw: abs(_lemma3.snis_error(L, lw)) / lw.tau),
+                    "Prop. 2's |E[Σ s r/Σ r] − E_ν s|/τ against lemma3's SNIS error of the same law",
+                ),
+                defs=INSTANCE_DEFS,
+                facts={Expect(rn[1]): 1},
+            ),
+            note="Lemma 3's SNIS error with w ↦ r = dM(z, ·)/dπ (a density: E_π r = 1) and f ↦ s = ⟨φ(z), φ(·)⟩ "
+            "∈ [−1, 1] is Prop. 2's E[Σ s r/Σ r] − E_ν s: the substitution the chains below use",
+        ),
+        Step(
+            _ABS_R,
+            sp.Abs(Rstd(tau, k) - Rt(tau, k)),
+            SECOND,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "abs",
+                _law(lambda L, lw: (abs(risk(L, lw) - risk_tilde(L, lw)), _second_num(L, lw)), "(28) both ways"),
+                defs=DEFS,
+                bounds=W_BOUNDS,
+                then=[
+                    {"rule": "pointwise", "integrand": SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT))},
+                    {"rule": "pointwise", "integrand": SECOND + OFFSET},
+                ],
+            ),
+            note="R − R̃ ≤ log(1 + e^{2/τ}/k) and R̃ − R ≤ 0 ≤ log(1 + e^{2/τ}/k), each by monotonicity of expectation",
+        ),
+        Step(
+            "ours: statement under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            FIRST + SECOND,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=_first_term_chain(FIRST, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)", PAPER_L3),
+            note="Proposition 2 as printed with the hypothesis its proof needs stated (M̂_k defined on every sample)",
+        ),
+        Step(
             "ours: first term with Lemma 3's constant sharpened",
             sp.Abs(Hk(tau, k) - Rstd(tau, k)),
             OURS_CONST / (tau * k) + SECOND,
-            kind="inequality",
+            kind="chain",
             relation="<=",
-            domain=_LAW,
-            check=_law(
-                lambda L, lw: (abs(cross_ent_hat(L, lw) - risk(L, lw)), _ours_first_num(L, lw) + _second_num(L, lw)),
-                "lemma3's 'ours: statement' in place of Lemma 3",
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through lemma3's 'ours: statement', which is not proved (its (25) step)",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=_first_term_chain(OURS_CONST / (tau * k), L3_POSITIVE, OURS_CONST / k),
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor, linear in E_π w², so it integrates",
         ),
     ]
     return Derivation(
@@ -371,7 +478,7 @@ def _prop2() -> Derivation:
         steps,
         result="statement",
         source="paper",
-        depends_on=("prop1",),
+        depends_on=("prop1", "lemma3"),
         paper_claim="|∫E CrossEnt[M̂_k‖Q̂_k]dπ − R| ≤ (4/(τk))E|dM/dπ|² + log(1 + e^{2/τ}/k)",
         summary="Holds (where M̂_k is defined); two errata in the proof: the chain's third line drops the "
         "factor dM/dπ(ξ_j), and the support remark after (30) is reversed.",
