@@ -302,9 +302,22 @@ def test_abs_planted_false_is_not_proved():
     assert _eab(2 * Expect(WD**2) / k, {WD * SD: (-WD, WD)}, minus=same).verdict is not Verdict.PROVED
 
 
-def test_identities_between_ratio_statistics_are_proved_and_a_wrong_one_is_not():
-    """E[−Σ_j (r_j/Σ_i r_i)(s_j/τ − log μ̂)] = −E[Σ s r/Σ r]/τ + E log μ̂ (prop2's (9) from (30)); without the
-    log μ̂ term it is not proved."""
+def _ratio_step(lhs, rhs, dom, defs=None):
+    return Step(
+        "kernel", lhs, rhs, kind="identity", domain=dom, route=("expectation", {"rule": "moments", "defs": defs or {}})
+    )
+
+
+_R_NONNEG = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), s: (-1, 1), rn: (0, sp.oo)})
+#: r > 0 stated (M(z, ·) ~ π): Σ_j r_j > 0 on every sample
+_R_POS = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), s: (-1, 1), rn: (0, sp.oo)}, (rn.label > 0,))
+
+
+def test_identities_between_ratio_statistics_need_the_denominator_positive():
+    """E[−Σ_j (r_j/Σ_i r_i)(s_j/τ − log μ̂)] = −E[Σ s r/Σ r]/τ + E log μ̂ (prop2's (9) from (30)): its reduction
+    cancels r_j/Σ_i r_i (x/x = 1). With r_j ≥ 0 only, {Σ_j r_j = 0} is a possible event where both sides are 0/0:
+    not proved, the reason naming that event; with r > 0 stated it is proved; without the log μ̂ term it is not
+    proved in either domain."""
     rs = sp.Sum(rn[i], (i, 1, k))
     hk, ws, el = sp.Function("Hk_t"), sp.Function("WS_t"), sp.Function("EL_t")
     defs = {
@@ -312,14 +325,38 @@ def test_identities_between_ratio_statistics_are_proved_and_a_wrong_one_is_not()
         ws(tau, k): Expect(sp.Sum(s[j] * rn[j], (j, 1, k)) / sp.Sum(rn[j], (j, 1, k))),
         el(tau, k): Expect(sp.log(MU_HAT)),
     }
-    dom = Domain({tau: (TAU_MIN, TAU_MAX), k: (1, sp.oo), s: (-1, 1), rn: (0, sp.oo)})
-    for rhs, want in ((-ws(tau, k) / tau + el(tau, k), True), (-ws(tau, k) / tau, False)):
-        st = Step(
-            "kernel",
-            hk(tau, k),
-            rhs,
-            kind="identity",
-            domain=dom,
-            route=("expectation", {"rule": "moments", "defs": defs}),
-        )
-        assert (check_step(st, **OPTS).verdict is Verdict.PROVED) == want
+    true_rhs, wrong_rhs = -ws(tau, k) / tau + el(tau, k), -ws(tau, k) / tau
+    res = check_step(_ratio_step(hk(tau, k), true_rhs, _R_NONNEG, defs), **OPTS)
+    assert res.verdict is not Verdict.PROVED
+    assert "is not established for every sample" in res.method and "= 0}" in res.method
+    assert check_step(_ratio_step(hk(tau, k), true_rhs, _R_POS, defs), **OPTS).verdict is Verdict.PROVED
+    for dom in (_R_NONNEG, _R_POS):
+        assert check_step(_ratio_step(hk(tau, k), wrong_rhs, dom, defs), **OPTS).verdict is not Verdict.PROVED
+
+
+def test_planted_x_over_x_is_proved_only_where_the_denominator_cannot_vanish():
+    """E[Σ_j r_j/Σ_i r_i] = 1 and E[Σ_j (r_j/Σ_i r_i)] = 1 hold only where Σ_j r_j > 0 (x/x = 1):
+    not proved under r ≥ 0, proved with r > 0 stated; with the ratio's convention on {Σ_j r_j = 0} (value 1) the
+    first is proved under r ≥ 0 (by cases), with a wrong convention value (0) it is not."""
+    rs = sp.Sum(rn[j], (j, 1, k))
+    ones = Expect(rs / rs.xreplace({j: i}))  # α-renamed, so SymPy does not cancel it before the rule sees it
+    # Σ_j M̂_k({ξ_j}) = 1 in expectation: Σ_j (r_j/Σ_i r_i) = 1 needs the same cancellation
+    mass = Expect(sp.Sum(rn[j] / rs.xreplace({j: i}), (j, 1, k)))
+    for lhs in (ones, mass):
+        rhs = sp.Integer(1)
+        assert check_step(_ratio_step(lhs, rhs, _R_NONNEG), **OPTS).verdict is not Verdict.PROVED
+        assert check_step(_ratio_step(lhs, rhs, _R_POS), **OPTS).verdict is Verdict.PROVED
+    conv = sp.Piecewise((rs / rs.xreplace({j: i}), rs.xreplace({j: i}) > 0), (1, True))
+    assert check_step(_ratio_step(Expect(conv), sp.Integer(1), _R_NONNEG), **OPTS).verdict is Verdict.PROVED
+    wrong = sp.Piecewise((rs / rs.xreplace({j: i}), rs.xreplace({j: i}) > 0), (0, True))
+    assert check_step(_ratio_step(Expect(wrong), sp.Integer(1), _R_NONNEG), **OPTS).verdict is not Verdict.PROVED
+
+
+def test_a_bare_ratio_beside_a_convention_is_not_proved_under_nonnegative_weights():
+    """E[M_c + Σ_j r_j/Σ_i r_i] = 2 with M_c the ratio with convention 1 on {Σ r = 0}: the bare ratio is 0/0 there
+    (r ≥ 0), so the case split cannot prove it; with r > 0 stated it holds (both ratios are 1)."""
+    rs, ri = sp.Sum(rn[j], (j, 1, k)), sp.Sum(rn[i], (i, 1, k))
+    both = Expect(sp.Piecewise((rs / ri, ri > 0), (1, True)) + rs / ri)
+    res = check_step(_ratio_step(both, sp.Integer(2), _R_NONNEG), **OPTS)
+    assert res.verdict is not Verdict.PROVED and "is not established for every sample" in res.method
+    assert check_step(_ratio_step(both, sp.Integer(2), _R_POS), **OPTS).verdict is Verdict.PROVED

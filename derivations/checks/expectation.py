@@ -469,11 +469,18 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
     ):  # statistics not polynomial in the sums: their integrands in one canonical form, again
         gap2 = red.reduce(canonical_sums(big, Expect)) - red.reduce(canonical_sums(small, Expect))
         if _zero(gap2):
-            return (
-                "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices renamed), "
-                "then i.i.d. moments: both sides reduce to the same expression (x/x = 1: equal wherever their "
-                "ratios are defined)"
-            )
+            # SymPy cancels x/x = 1 for a ratio of sample sums: sound only where its denominator cannot vanish on
+            # a possible event (Σ_j r_j = 0 under r ≥ 0: 0/0); every such denominator shown > 0 on every sample,
+            # else NotProved naming the event; a mean with its convention on {Σ g = 0} goes by cases below
+            from .expectation_means import positive_denominators
+
+            why, guarded = positive_denominators(step, params, opts, red, (small, big))
+            if not guarded:
+                return (
+                    "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices "
+                    "renamed), then i.i.d. moments: both sides reduce to the same expression, x/x = 1 cancelled only "
+                    f"where every denominator is > 0 on every sample ({why or 'no ratio of sample sums'})"
+                )
     # integrands holding weighted means with a convention on {Σ g = 0}: by cases (checks/expectation_means.py)
     from .expectation_means import identity_by_cases
 

@@ -23,6 +23,11 @@ whole draw box, so ``f = g·h`` holds at ``g = 0`` as well: ``Σ_j s_j / Σ_j w_
 * with a convention: ``(1 − θ)·h(y) + θ·c``, ``θ ∈ [0, 1]``: on ``{Σ g > 0}`` the mean is in the image of ``h``,
   on ``{Σ g = 0}`` it is ``c``; both lie in the hull of the image and ``c`` (``c`` must be free of the draws).
 
+Identities whose reduction cancels a ratio of sample sums (x/x = 1, rule "moments"): ``positive_denominators``
+requires every denominator holding a sample sum to be > 0 on every sample (sums of weights shown > 0 on every draw,
+n ≥ 1), else ``NotProved`` naming the event {denominator = 0}; a ratio written with its convention goes by cases
+(``identity_by_cases``).
+
 Proved in every sample size n (the rule reads no n: the hull argument holds for each n, termwise). A ratio of
 sample sums that is not shown a weighted mean is left for the sums' own scalarisation (as without this rule); a
 weighted mean whose weights can all vanish (g ≥ 0 reaching 0, no hypothesis) raises ``NotProved`` naming the
@@ -234,7 +239,110 @@ def weighted_means(sc: Any, expr: sp.Expr) -> sp.Expr:
     return expr.xreplace(rep)
 
 
-__all__ = ["HLP", "weighted_means"]
+__all__ = ["HLP", "positive_denominators", "weighted_means"]
+
+
+# ----------------------------------------------------------------------------- ratios of sample sums: defined?
+
+
+def _nonempty(sc: Any, sm: sp.Sum) -> str | None:
+    """Why the sample sum ``sm`` = Σ_{j=1}^{n} has n ≥ 1 terms (None: not shown): n a number ≥ 1, or a symbol whose
+    range in the step's domain starts at ≥ 1."""
+    _jv, lo, hi = sm.limits[0]
+    if lo != 1:
+        return None
+    if hi.is_Integer:
+        return f"{hi} ≥ 1 draws" if hi >= 1 else None
+    rng = sc.step.domain.ranges.get(hi)
+    if rng is None:
+        rng = next((r_ for s_, r_ in sc.step.domain.ranges.items() if str(s_) == str(hi)), None)
+    if rng is not None and sp.sympify(rng[0]).is_number and sp.sympify(rng[0]) >= 1:
+        return f"{hi} ≥ {rng[0]} draws"
+    return None
+
+
+def _den_positive(sc: Any, b: sp.Expr) -> str | None:
+    """Why ``b > 0`` for every sample (None: not shown). ``b`` is built by +, ·, powers and exp from positive numbers,
+    parameters the domain states > 0, and sample sums Σ_{j=1}^{n} g(D_j) with n ≥ 1 and g(D_1) > 0 for every draw
+    (``_strictly_positive``: an Arb enclosure or a stated hypothesis; or a proved bound): signs by construction
+    only, never an evaluation at a point."""
+    b = sp.sympify(b)
+    if b.is_Number:
+        return f"{b} > 0" if b > 0 else None
+    if isinstance(b, sp.Sum) and sc.red._sample_sum(b):
+        if len(b.limits) != 1:
+            return None
+        n_ok = _nonempty(sc, b)
+        g = _draw_first(sc.red, b)
+        why = _strictly_positive(sc, g) or _positive_bound(sc, g)
+        return f"{b} > 0 ({why}; {n_ok})" if (n_ok and why) else None
+    if isinstance(b, (sp.Add, sp.Mul)):
+        parts = [_den_positive(sc, a_) for a_ in b.args]
+        return "; ".join(parts) if all(parts) else None
+    if isinstance(b, sp.Pow):
+        return _den_positive(sc, b.base) if b.exp.is_extended_real else None
+    if isinstance(b, sp.exp):
+        return f"{b} > 0 (exp of a real)" if b.args[0].is_extended_real else None
+    if isinstance(b, sp.Symbol):
+        if b.is_positive:
+            return f"{b} > 0 (declared)"
+        rng = sc.step.domain.ranges.get(b)
+        if rng is not None and sp.sympify(rng[0]).is_number and sp.sympify(rng[0]) > 0:
+            return f"{b} ≥ {rng[0]} > 0 (domain)"
+        return None
+    if not b.has(sp.Sum) and not any(ix.base in sc.red.bases for ix in b.atoms(sp.Indexed)):
+        return None  # a parameter expression: not shown here
+    # a per-draw function of D_1 alone (no sum): the draw box's enclosure or a stated hypothesis
+    if not b.has(sp.Sum):
+        return _strictly_positive(sc, b) or _positive_bound(sc, b)
+    return None
+
+
+def _bare_denominators(red: Any, integrand: sp.Expr) -> tuple[list, bool]:
+    """``([(ratio, denominator), …], guarded)``: every power with a negative exponent whose base holds a sample sum,
+    outside the weighted means written with their convention (``_convention``; ``guarded`` says whether there are
+    any: their denominators are the convention's event, decided by cases in ``identity_by_cases``)."""
+    integrand = sp.sympify(integrand)
+    conv = {pw: sp.Dummy("conv") for pw in integrand.atoms(sp.Piecewise) if _convention(red, pw) is not None}
+    bare = integrand.xreplace(conv)
+    out = []
+    for node in sp.preorder_traversal(bare):
+        if not isinstance(node, sp.Pow) or not (node.exp.is_negative or node.exp.is_extended_negative):
+            continue
+        if any(isinstance(s_, sp.Sum) and red._sample_sum(s_) for s_ in node.base.atoms(sp.Sum)):
+            out.append((node, node.base))
+    return out, bool(conv)
+
+
+def positive_denominators(step: Any, params: Any, opts: Any, red: Any, sides: tuple) -> tuple[str, bool]:
+    """``(why, guarded)``: why every ratio in the integrands of ``sides`` whose denominator holds a sample sum is
+    defined on every sample (its denominator > 0, ``_den_positive``), and whether some integrand also holds a
+    weighted mean with its convention on {Σ g = 0} (left to ``identity_by_cases``). ``NotProved`` naming the event
+    when a denominator is not shown > 0: a cancellation x/x = 1 there would rest on a possible event where the
+    ratio is 0/0 (with weights r_j ∈ [0, ∞), {Σ_j r_j = 0} is such an event)."""
+    from .expectation import Expect, NotProved, Scalarise
+
+    sc = Scalarise(red, step, params.get("bounds", {}), opts)
+    whys: dict = {}
+    guarded = False
+    for side in sides:
+        for ex in sorted(sp.sympify(side).atoms(Expect), key=str):
+            dens, g_ = _bare_denominators(red, ex.args[0])
+            guarded = guarded or g_
+            for node, den in dens:
+                if den in whys:
+                    continue
+                why = _den_positive(sc, den)
+                if why is None:
+                    sums = sorted({str(s_) for s_ in den.atoms(sp.Sum) if red._sample_sum(s_)})
+                    raise NotProved(
+                        f"{den} > 0 is not established for every sample: the ratio {node} is 0/0 or undefined on "
+                        f"{{{den} = 0}}, which the draw ranges admit (sums {', '.join(sums)}); cancelling it (x/x = 1) "
+                        f"would rest on that event: state the weights > 0 as a hypothesis of the domain or write the "
+                        f"ratio with its convention on {{{den} = 0}}"
+                    )
+                whys[den] = why
+    return "; ".join(whys.values()), guarded
 
 
 # ----------------------------------------------------------------------------- identities through a convention
@@ -272,6 +380,9 @@ def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Exp
         return None
     if not convs:  # bare ratios: only where Σ g > 0 on every sample is stated (then there is no other event)
         return _identity_positive(step, params, opts, red, gap, atoms, bare)
+    # a bare ratio beside the conventions (outside them) must be defined on every sample itself: the case
+    # {Σ g = 0} below would otherwise substitute 0 into its denominator
+    positive_denominators(step, params, opts, red, (small, big))
     dens = {c_[1] for c_ in convs.values()}
     if len(dens) != 1:
         raise NotProved(f"weighted means over different weights {sorted(map(str, dens))}: one event at a time")
@@ -292,11 +403,14 @@ def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Exp
     def symbols_for_sums(e: sp.Expr) -> tuple[sp.Expr, dict]:
         e = _sum_linear(sp.expand(e.xreplace(moments)))
         names: dict = {}
+        by_key: dict = {}  # α-equivalent sums (Σ_i r_i, Σ_j r_j) are one symbol
         for sm in e.atoms(sp.Sum):
             if not red._sample_sum(sm):
                 continue
             key = sp.Sum(sm.function.xreplace({sm.limits[0][0]: den.limits[0][0]}), den.limits[0])
-            names[sm] = sp.Dummy("S", positive=True) if key == den else sp.Dummy("S")
+            if key not in by_key:
+                by_key[key] = sp.Dummy("S", positive=True) if key == den else sp.Dummy("S")
+            names[sm] = by_key[key]
         return e.xreplace(names), names
 
     positive = t.xreplace({pw: convs[pw][0] / convs[pw][1] for pw in convs})
@@ -357,11 +471,13 @@ def _identity_positive(step: Any, params: Any, opts: Any, red: Any, gap: sp.Expr
     t = gap.xreplace({ex: ex.args[0] for ex in atoms})
     moments = {ex: sp.Dummy("m") for ex in t.atoms(Expect_()) if not ex.args[0].has(sp.Sum)}
     e = _sum_linear(sp.expand(t.xreplace(moments)))
-    names = {}
+    names, by_key = {}, {}  # α-equivalent sums are one symbol
     for sm in e.atoms(sp.Sum):
         if red._sample_sum(sm):
             key = sp.Sum(sm.function.xreplace({sm.limits[0][0]: den.limits[0][0]}), den.limits[0])
-            names[sm] = sp.Dummy("S", positive=True) if key == den else sp.Dummy("S")
+            if key not in by_key:
+                by_key[key] = sp.Dummy("S", positive=True) if key == den else sp.Dummy("S")
+            names[sm] = by_key[key]
     r_ = sp.cancel(sp.together(e.xreplace(names)))
     if sp.fraction(r_)[1].free_symbols & set(names.values()):
         raise NotProved(f"the integrand is not a polynomial in the sample sums ({r_})")

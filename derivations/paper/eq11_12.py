@@ -204,14 +204,14 @@ def _eq11_12() -> Derivation:
 
 
 def _twelve_chain(lemma_rhs: Any, lemma: str) -> list:
-    """|∫E CrossEnt − R̃| = |E[Σ s r/Σ r] − E_ν s|/τ (prop2, comparing with (29)) = |Lemma 3's error at w ↦ r|/τ
-    ≤ ``lemma_rhs``/τ (Lemma 3 ``lemma`` at w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0)."""
+    """|∫E CrossEnt − R̃| = |E[Σ s r/Σ r] − E_ν s|/τ (prop2, comparing with (29) under r > 0) = |Lemma 3's error at
+    w ↦ r|/τ ≤ ``lemma_rhs``/τ (Lemma 3 ``lemma`` at w ↦ r: dM(z, ·)/dπ > 0 stated maps into w > 0)."""
     return [
         Link(
             sp.Abs(Hk(tau, k) - Rt(tau, k)),
             sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,
             "=",
-            cite="prop2 / comparing with (29)",
+            cite=f"prop2 / {_prop2.CMP29_POSITIVE}",  # the chains state r > 0: M̂_k's ratio defined on every sample
         ),
         Link(
             sp.Abs(_prop2.E_WS - _prop2.E_NU_S) / tau,

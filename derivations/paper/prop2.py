@@ -15,7 +15,9 @@ supp M̂_k(z, ·) ⊆ {ξ_j}, and a ξ_j with dM(z, ·)/dπ(ξ_j) = 0 is not in 
 Proved (ours, chains citing lemma3 at w ↦ r = dM(z, ·)/dπ with r > 0 stated, checked to map into Lemma 3's
 domain; a step checks that Lemma 3's error read at w ↦ r is E[Σ s r/Σ r] − E_ν s): the statement under
 dM(z, ·)/dπ > 0 (the hypothesis the printed proof needs), and with Lemma 3's constant sharpened. As printed, under
-(B) alone, the statement and (12) stay unproved: M̂_k is 0/0 with positive probability (the Lemma 3 erratum).
+(B) alone, the statement and (12) stay unproved: M̂_k is 0/0 with positive probability (the Lemma 3 erratum). So
+do the chain's second equality and "comparing with (29)" (their reduction cancels M̂_k's ratio, sound only where
+Σ_j r_j > 0); their "ours ... under dM(z, ·)/dπ > 0" versions are proved, and the chains cite those.
 
 Ours: Lemma 3's constant replaced by ours gives the first term (1/(τk)) E_z[2√(s_z(s_z − 1)) + 2(s_z − 1)],
 s_z = E_π w_z², ≤ (1/(τk))(2√(s(s − 1)) + 2(s − 1)) with s = E w² (concavity of √(s(s − 1))).
@@ -59,7 +61,8 @@ _PAIR = DRAWS | Domain({S_POS: (-1, 1)}, name="s⁺ ∈ [−1, 1]")
 
 #: the empirical kernel's quantities over the draws ξ_j ~ π with density r_j = dM(z, ·)/dπ(ξ_j) (route
 #: "expectation", rule "moments"): E CrossEnt[M̂_k ‖ Q̂_k] from (9)'s first line, −E Σ_j (r_j/Σ_i r_i)(s_j/τ − log μ̂),
-#: and E_ν g(s⁺) = E_π[r g(s)] for the positive; both sides of each identity are undefined on {Σ r_j = 0} alike
+#: and E_ν g(s⁺) = E_π[r g(s)] for the positive; both sides of each identity are undefined on {Σ r_j = 0}, so the
+#: identities are proved only under _KERNEL_POSITIVE (the route refuses to cancel a ratio that can be 0/0)
 _RS = sp.Sum(rn[i], (i, 1, k))
 KERNEL_DEFS = {
     Hk(tau, k): Expect(-sp.Sum(rn[j] / _RS * (s[j] / tau - sp.log(MU_HAT)), (j, 1, k))),
@@ -84,6 +87,15 @@ INSTANCE_DEFS = {**KERNEL_DEFS, L3_ERR: _lemma3.DEFS[L3_ERR].xreplace({_lemma3.w
 INSTANCE_STEP = "ours: Lemma 3's error at f = s, w = r"
 L3_POSITIVE = "lemma3 / ours: statement under ν ~ π (w > 0)"
 _ABS_R = "ours: |R − R̃| ≤ log(1 + e^{2/τ}/k) ((28) both ways)"
+#: the two identities of the proof read from M̂_k's ratio r_j/Σ_i r_i, proved where it is defined on every sample
+SECOND_EQ_POSITIVE = "ours: (9) from (30) under dM(z, ·)/dπ > 0"
+CMP29_POSITIVE = "ours: comparing with (29) under dM(z, ·)/dπ > 0"
+_RATIO_UNPROVED = (
+    "a claim over every law of the draws, attacked on exact finite laws; not proved as printed: both sides hold "
+    "M̂_k's ratio r_j/Σ_i r_i, 0/0 on {{Σ_j r_j = 0}}, possible under (B) (r_j = dM(z, ·)/dπ(ξ_j) ≥ 0: the Lemma 3 "
+    "erratum), and their reduction cancels it (x/x = 1), which holds only where Σ_j r_j > 0; with dM(z, ·)/dπ > 0 "
+    "stated it is proved (step '{ours}')"
+)
 
 
 # ----------------------------------------------------------------------- one anchor's quantities
@@ -198,7 +210,7 @@ def _first_term_chain(first: Any, lemma: str, lemma_rhs: Any) -> list:
             d_ + sp.Abs(Hk(tau, k) - Rt(tau, k)),
             d_ + sp.Abs(E_WS - E_NU_S) / tau,
             "=",
-            cite="prop2 / comparing with (29)",
+            cite=f"prop2 / {CMP29_POSITIVE}",  # the chains state r > 0: the ratio is defined on every sample
         ),
         Link(d_ + sp.Abs(E_WS - E_NU_S) / tau, d_ + sp.Abs(L3_ERR) / tau, "=", cite=f"prop2 / {INSTANCE_STEP}"),
         Link(
@@ -301,6 +313,7 @@ def _prop2() -> Derivation:
             route=_kernel_route(
                 _id(cross_ent_hat, _second_equality), "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂"
             ),
+            unproved=_RATIO_UNPROVED.format(ours=SECOND_EQ_POSITIVE),
         ),
         Step(
             "chain, third equality as printed",
@@ -342,6 +355,7 @@ def _prop2() -> Derivation:
             reference="proof of Proposition 2, 'Comparing with (29)' (an equality for one anchor)",
             domain=_LAW | _KERNEL_DRAWS,
             route=_kernel_route(_id(_cmp_lhs, _cmp_rhs), "the log μ̂ terms cancel"),
+            unproved=_RATIO_UNPROVED.format(ours=CMP29_POSITIVE),
         ),
         Step(
             "(12): Lemma 3 with f = ⟨φ(z), φ(·)⟩",
@@ -414,6 +428,28 @@ def _prop2() -> Derivation:
             ),
         ),
         # --- ours
+        Step(
+            SECOND_EQ_POSITIVE,
+            Hk(tau, k),
+            -sp.Function("E_weighted_sim")(tau, k) / tau + sp.Function("E_log_mu_hat")(tau, k),
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=_kernel_route(
+                _id(cross_ent_hat, _second_equality), "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂"
+            ),
+            note="the chain's second equality with dM(z, ·)/dπ > 0 stated: Σ_j r_j > 0 on every sample, so M̂_k's "
+            "ratio is defined and cancelling it is sound",
+        ),
+        Step(
+            CMP29_POSITIVE,
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            sp.Abs(sp.Function("E_weighted_sim")(tau, k) - sp.Function("E_nu_s")(tau)) / tau,
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=_kernel_route(_id(_cmp_lhs, _cmp_rhs), "the log μ̂ terms cancel"),
+            note="'Comparing with (29)' with dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); the step the "
+            "chains below and eq11_12's cite",
+        ),
         Step(
             INSTANCE_STEP,
             sp.Abs(E_WS - E_NU_S) / tau,
