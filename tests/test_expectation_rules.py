@@ -360,3 +360,18 @@ def test_a_bare_ratio_beside_a_convention_is_not_proved_under_nonnegative_weight
     res = check_step(_ratio_step(both, sp.Integer(2), _R_NONNEG), **OPTS)
     assert res.verdict is not Verdict.PROVED and "is not established for every sample" in res.method
     assert check_step(_ratio_step(both, sp.Integer(2), _R_POS), **OPTS).verdict is Verdict.PROVED
+
+
+def test_the_same_ratio_on_both_sides_is_proved_only_where_it_is_defined():
+    """E[Σ s r/Σ r] = E[Σ_j (s_j r_j/Σ_i r_i)]: linearity alone (no cancellation) makes the two sides one
+    expression, but under r ≥ 0 both are 0/0 on {Σ_j r_j = 0}, so "equal" would rest on that event: not proved,
+    the reason naming it; with r > 0 stated it is proved. A wrong factor 2 is proved in neither domain."""
+    rs = sp.Sum(rn[i], (i, 1, k))
+    lhs = Expect(sp.Sum(s[j] * rn[j], (j, 1, k)) / rs)
+    rhs = Expect(sp.Sum(s[j] * rn[j] / rs, (j, 1, k)))
+    res = check_step(_ratio_step(lhs, rhs, _R_NONNEG), **OPTS)
+    assert res.verdict is not Verdict.PROVED and "is not established for every sample" in res.method
+    res = check_step(_ratio_step(lhs, rhs, _R_POS), **OPTS)
+    assert res.verdict is Verdict.PROVED and "every ratio defined on every sample" in res.method
+    for dom in (_R_NONNEG, _R_POS):
+        assert check_step(_ratio_step(lhs, 2 * rhs, dom), **OPTS).verdict is not Verdict.PROVED

@@ -463,7 +463,14 @@ def _statement(step: Step, defs: Mapping[Any, Any]) -> tuple[sp.Expr, sp.Expr, s
 def _rule_moments(step, params, opts, red, small, big) -> str:
     gap = red.reduce(big) - red.reduce(small)
     if _zero(gap):
-        return "linearity and i.i.d. moments: both sides reduce to the same polynomial in the moments"
+        # the same expression on both sides is not enough where it holds a ratio whose denominator can vanish on a
+        # possible event: then neither side is defined there, and "equal" would rest on that event
+        from .expectation_means import positive_denominators
+
+        why, _guarded = positive_denominators(step, params, opts, red, (small, big))
+        return "linearity and i.i.d. moments: both sides reduce to the same polynomial in the moments" + (
+            f" (every ratio defined on every sample: {why})" if why else ""
+        )
     if any(
         ex.args[0].has(sp.Sum) for ex in gap.atoms(Expect)
     ):  # statistics not polynomial in the sums: their integrands in one canonical form, again
