@@ -22,7 +22,8 @@ rules (``rule`` parameter):
   by draw (T given as ``integrand``, or read off the statement by linearity when the gap is linear in its
   expectations; R, a function of the moments, computed or given as ``remainder`` and then matched),
   ``T ≥ 0`` for every draw in range and ``R ≥ 0`` for every moment in range, each proved by the engine (``check_step`` on a scalar Step: symbolic, interval, sums or
-  touching routes). In T a sum ``Σ_{j=1}^n h(D_j)`` is replaced by ``n·u`` with ``u`` over the range of h
+  touching routes; ``scalar_route="taylor"`` sends the pointwise claim to that hinted route first, for a Taylor
+  integrand whose |·| or max the symbolic stage would spend its time on). In T a sum ``Σ_{j=1}^n h(D_j)`` is replaced by ``n·u`` with ``u`` over the range of h
   (a mean of values in [lo, hi] lies in [lo, hi]), a moment E h by a symbol over the same range, a single
   draw's coordinates by symbols over their ranges: a superset of the values T sees, so the scalar claim
   implies the pointwise one.
@@ -267,8 +268,11 @@ def _opts(opts: Mapping[str, Any]) -> dict:
     return {k_: v_ for k_, v_ in opts.items() if k_ not in ("clock",)}
 
 
-def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any]) -> str:
-    """Prove ``small ≤ big`` on ``domain`` with the engine; the method text, or ``NotProved``."""
+def _prove_scalar(
+    name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any], route: str | None = None
+) -> str:
+    """Prove ``small ≤ big`` on ``domain`` with the engine (with ``route``: by that hinted route of
+    ``checks.routes.HINTED``, parameters none, e.g. ``"taylor"``); the method text, or ``NotProved``."""
     from .reentry import check_step
 
     names = free_names(small) | free_names(big)
@@ -283,7 +287,7 @@ def _prove_scalar(name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts:
         if d.is_nonnegative:
             return "exact"
         raise NotProved(f"{name}: {small} ≤ {big} not decided exactly")
-    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom)
+    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom, route=(route, {}) if route else None)
     sub_opts = _opts(opts)
     clock = opts.get("clock")
     left = clock.left() if clock is not None else None
@@ -528,7 +532,7 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
         rest = _match(diff)
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
     body = sc(t)
-    m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts)
+    m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts, params.get("scalar_route"))
     text = (
         f"monotonicity of expectation: big − small = E[{t}]"
         + ("" if _zero(rest) else f" + {rest}")

@@ -30,6 +30,7 @@ from ._laws import (
     MU_HAT,
     VAR_W,
     W1,
+    W_BOUNDS,
     Expect,
     Law,
     bias_gap,
@@ -51,6 +52,18 @@ Gap = sp.Function("log_mu_minus_E_log_mu_hat")
 M2 = sp.Function("E_sq_dev")  #: E(μ̂ − μ)²
 M3 = sp.Function("E_abs_cube_dev")  #: E|μ̂ − μ|³
 M4 = sp.Function("E_fourth_dev")  #: E(μ̂ − μ)⁴
+M3P = sp.Function("E_pos_cube_dev")  #: E(μ̂ − μ)₊³
+
+#: the displays' placeholders as expectations over the draws (Z is μ)
+_DISPLAY_DEFS = {
+    Gap(tau, k): GAP,
+    M2(tau, k): Expect((MU_HAT - MU) ** 2),
+    M3(tau, k): Expect(sp.Abs(MU_HAT - MU) ** 3),
+    M3P(tau, k): Expect(sp.Max(MU_HAT - MU, 0) ** 3),
+    Z: MU,
+}
+#: log μ − log μ̂ + (μ̂ − μ)/μ − (μ̂ − μ)²/(2μ²): the second-order Taylor gap of log about μ, negated
+_TAYLOR2 = sp.log(MU) - sp.log(MU_HAT) + (MU_HAT - MU) / MU - (MU_HAT - MU) ** 2 / (2 * MU**2)
 
 #: the law found by hand and by the search: τ = 1, k = 1, W = e^{±1} with P(W = e) = 0.1
 SEEDS = (Law(1.0, 1, [1.0, -1.0], [0.1, 0.9]), Law(1.0, 3, [1.0, -1.0], [0.05, 0.95]))
@@ -193,9 +206,17 @@ def _a1() -> Derivation:
             M2(tau, k) / (2 * Z**2) - sp.exp(3 / tau) * M3(tau, k) / 3,
             kind="inequality",
             relation=">=",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ with |μ̂ − μ|³ (an Abs): the touching-curve route takes no Abs, and the lattice route does not split it along the curve",
+            domain=_LAW | DRAWS | Domain({Z: (0, sp.oo)}),
+            # pointwise: −log μ̂ + log μ + (μ̂ − μ)/μ − (μ̂ − μ)²/(2μ²) + e^{3/τ}|μ̂ − μ|³/3 ≥ 0 (Taylor to third order,
+            # 1/ξ³ ≤ e^{3/τ}; zero along μ̂ = μ: the route "taylor" splits on the sign of μ̂ − μ), and E(μ̂ − μ)/μ = 0
+            route=expectation_route(
+                "pointwise",
+                law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
+                defs=_DISPLAY_DEFS,
+                bounds=W_BOUNDS,
+                integrand=_TAYLOR2 + sp.exp(3 / tau) * sp.Abs(MU_HAT - MU) ** 3 / 3,
+                scalar_route="taylor",
+            ),
         ),
         Step(
             "Taylor remainder of log(1 + x), x ≥ 0",
@@ -220,12 +241,20 @@ def _a1() -> Derivation:
         Step(
             "ours: display with E(μ̂ − μ)₊³/(3μ³)",
             Gap(tau, k),
-            M2(tau, k) / (2 * Z**2) - sp.Function("E_pos_cube_dev")(tau, k) / (3 * Z**3),
+            M2(tau, k) / (2 * Z**2) - M3P(tau, k) / (3 * Z**3),
             kind="inequality",
             relation=">=",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a third-order Taylor bound in expectation whose pointwise form touches 0 along μ̂ = μ with (μ̂ − μ)₊³ (a Max): the touching-curve route takes no Min/Max, and the lattice route does not split it along the curve",
+            domain=_LAW | DRAWS | Domain({Z: (0, sp.oo)}),
+            # pointwise: log(1 + x) − x + x²/2 ≤ max(x, 0)³/3 at x = μ̂/μ − 1 (the two remainder steps above; the
+            # route "taylor" proves it again in the scalarised variables, split on the sign of μ̂ − μ), E x = 0
+            route=expectation_route(
+                "pointwise",
+                law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
+                defs=_DISPLAY_DEFS,
+                bounds=W_BOUNDS,
+                integrand=_TAYLOR2 + sp.Max(MU_HAT - MU, 0) ** 3 / (3 * MU**3),
+                scalar_route="taylor",
+            ),
             note="sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
         ),
         Step(

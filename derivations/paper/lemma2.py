@@ -63,6 +63,11 @@ PAPER_UPPER = (sp.exp(2 * c_X) - 1) ** 2 / 8
 PAPER_LOWER = -sp.log(1 + sp.exp(c_X) / (b * k))
 
 
+def _f(y_: Any) -> sp.Expr:
+    """f(y) = log(1/k + y), the function of Lemma 2's Taylor expansion."""
+    return sp.log(1 / k + y_)
+
+
 def ours_upper(c_: Any = c_X) -> sp.Expr:
     """C(1/c) = (e^{2c} − 1)·min(0.2163, c(1 + c/3)/4): k × the middle of Lemma 2 is at most this; c > 0."""
     return bias_constant(1 / sp.sympify(c_))
@@ -269,12 +274,23 @@ def _lemma2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="proof of Lemma 2, using E μ̂ = μ",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law(
-                lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
-                "the Taylor line in expectation (the linear term has mean 0)",
+            domain=_LAWD | Domain({Z: (0, sp.oo)}),
+            # pointwise: f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0 (Taylor: ∂²/∂μ̂² = e^{2c} − b²/(1/k + bμ̂)²
+            # ≥ 0 as μ̂ ≥ e^{−c}; zero along μ̂ = μ), and the linear term has mean 0 (E μ̂ = μ)
+            route=expectation_route(
+                "pointwise",
+                _law(
+                    lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
+                    "the Taylor line in expectation (the linear term has mean 0)",
+                ),
+                defs=DEFS,
+                bounds=X_BOUNDS,
+                integrand=_f(b * MU_HAT_X)
+                - _f(b * MU_X)
+                - b * (MU_HAT_X - MU_X) / (1 / k + b * MU_X)
+                + sp.exp(2 * c_X) * (MU_HAT_X - MU_X) ** 2 / 2,
+                scalar_route="taylor",
             ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0, f(y) = log(1/k + y), touches 0 along μ̂ = μ in five variables (b, c, k ≥ 1 unbounded, μ̂, μ): beyond the touching-curve route's 2–3 bounded ones",
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
