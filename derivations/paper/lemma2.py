@@ -35,6 +35,7 @@ C_RANGE = Domain({c_X: (1 / TAU_MAX, 1 / TAU_MIN)}, name="c ∈ [1e-2, 1e3]")
 _B = Domain({b: (sp.Rational(1, 10**6), 10**6)}, name="b ∈ [1e-6, 1e6]")
 _K = Domain({k: (1, sp.oo)}, name="k ≥ 1")
 _LAW = C_RANGE | _B | _K
+_Z = Domain({Z: (0, sp.oo)}, name="Z = μ > 0")
 
 # placeholders for expectations over the law of X (evaluated exactly by the law checker)
 Middle = sp.Function("L2_middle")  #: log(b E e^X) − E log(1/k + b μ̂)
@@ -66,6 +67,27 @@ PAPER_LOWER = -sp.log(1 + sp.exp(c_X) / (b * k))
 def _f(y_: Any) -> sp.Expr:
     """f(y) = log(1/k + y), the function of Lemma 2's Taylor expansion."""
     return sp.log(1 / k + y_)
+
+
+#: f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0: the Taylor step's integrand (its linear term has mean 0)
+_TAYLOR_INTEGRAND = (
+    _f(b * MU_HAT_X)
+    - _f(b * MU_X)
+    - b * (MU_HAT_X - MU_X) / (1 / k + b * MU_X)
+    + sp.exp(2 * c_X) * (MU_HAT_X - MU_X) ** 2 / 2
+)
+
+
+def _popoviciu(extra: sp.Expr) -> dict:
+    """The remainder rule after the Taylor integrand: ``extra`` + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var e^X] ≥ 0 by
+    Popoviciu, (M − m)²/4 − Var W = E[(M − W)(W − m)] + (E W − (M + m)/2)², W = e^X ∈ [m, M] = [e^{−c}, e^c];
+    ``extra`` (a function of μ, ≥ 0) stays in the remainder."""
+    coef = sp.exp(2 * c_X) / (2 * k)
+    return {
+        "rule": "pointwise",
+        "integrand": coef * (sp.exp(c_X) - E_X1) * (E_X1 - sp.exp(-c_X)),
+        "remainder": extra + coef * (MU_X - sp.cosh(c_X)) ** 2,
+    }
 
 
 def ours_upper(c_: Any = c_X) -> sp.Expr:
@@ -164,9 +186,18 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="Lemma 2",
-            domain=_LAW,
-            check=_law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Taylor step in expectation, whose pointwise form the engine does not prove",
+            domain=_LAWD,
+            # (20)–(22): upper − middle = E[Taylor integrand] + [f(bμ) − log(bμ)] + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var]:
+            # the Taylor integrand ≥ 0 (route taylor), the rest ≥ 0 by Popoviciu's integrand (M − W)(W − m) ≥ 0
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
+                defs=DEFS,
+                bounds=X_BOUNDS,
+                integrand=_TAYLOR_INTEGRAND,
+                scalar_route="taylor",
+                then=_popoviciu(sp.log(1 / k + b * MU_X) - sp.log(b * MU_X)),
+            ),
         ),
         Step(
             "μ, μ̂ ≤ e^c",
@@ -211,7 +242,7 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(21)",
-            domain=_B | _K | Domain({Z: (sp.Rational(1, 10**6), 10**6)}),
+            domain=_B | _K | _Z,
         ),
         Step(
             "(21) factorisation",
@@ -285,10 +316,7 @@ def _lemma2() -> Derivation:
                 ),
                 defs=DEFS,
                 bounds=X_BOUNDS,
-                integrand=_f(b * MU_HAT_X)
-                - _f(b * MU_X)
-                - b * (MU_HAT_X - MU_X) / (1 / k + b * MU_X)
-                + sp.exp(2 * c_X) * (MU_HAT_X - MU_X) ** 2 / 2,
+                integrand=_TAYLOR_INTEGRAND,
                 scalar_route="taylor",
             ),
         ),
@@ -364,9 +392,18 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(22)",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: rests on the Taylor step above (its pointwise form has five variables, k unbounded: not proved)",
+            domain=_LAWD | _Z,
+            # the Taylor step in expectation, E(μ̂ − μ)² = Var/k and Popoviciu, as one route: upper − (f(bμ) − E f(bμ̂))
+            # = E[Taylor integrand] + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var], the second ≥ 0 by Popoviciu's integrand
+            route=expectation_route(
+                "pointwise",
+                _law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
+                defs=DEFS,
+                bounds=X_BOUNDS,
+                integrand=_TAYLOR_INTEGRAND,
+                scalar_route="taylor",
+                then=_popoviciu(sp.Integer(0)),
+            ),
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
         Step(
