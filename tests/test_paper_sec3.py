@@ -27,6 +27,10 @@ MUST_PROVE = {
         "remainder coefficient ≤ (b/ξ)²",
         "remainder coefficient ≤ e^{2c}",
         "(22) constant",
+        # Taylor in expectation: the pointwise form by route taylor, then Popoviciu's integrand
+        "E f(bμ̂) ≥ f(bμ) − e^{2c} E(μ̂ − μ)²/2",
+        "(22) second difference",
+        "statement, upper bound",
     ],
     "prop1": ["Lemma 2 hypothesis with X_j = s_j/τ", "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8"],
     "eq8": [
@@ -66,7 +70,10 @@ MUST_PROVE = {
         "Taylor remainder of log(1 + x), −1 < x ≤ 0",
         "E|μ̂ − μ|³ = O(k^{−3/2})",
         "Marcinkiewicz–Zygmund via Lyapunov: E|μ̂ − μ|³ ≤ (E(μ̂ − μ)⁴)^{3/4}",
+        "display corrected: e^{3/τ} in the numerator",
+        "ours: display with E(μ̂ − μ)₊³/(3μ³)",
     ],
+    "eq11_12": ["(11) upper"],
 }
 
 

@@ -338,7 +338,7 @@ def _a1() -> Derivation:
             relation=">=",
             domain=_LAW,
             check=law_check(_explicit_32, "corrected display, Lyapunov and the fourth moment", seeds=SEEDS),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Taylor display (not proved) and Lyapunov",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the corrected display (proved, route taylor) times k, then Lyapunov on E|μ̂ − μ|³ and the fourth-moment formula under the power 3/4: the route has no rule for a monotone power of a moment bound, and explicit_32 is a law check's placeholder",
             note="k(log μ − E log μ̂) ≥ Var/(2μ²) − e^{3/τ}(3σ⁴ + m₄/k)^{3/4}/(3√k)",
         ),
     ]
