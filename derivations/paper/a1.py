@@ -64,6 +64,10 @@ _DISPLAY_DEFS = {
 }
 #: log μ − log μ̂ + (μ̂ − μ)/μ − (μ̂ − μ)²/(2μ²): the second-order Taylor gap of log about μ, negated
 _TAYLOR2 = sp.log(MU) - sp.log(MU_HAT) + (MU_HAT - MU) / MU - (MU_HAT - MU) ** 2 / (2 * MU**2)
+#: the third-order terms: e^{3/τ}|μ̂ − μ|³/3 (1/ξ³ ≤ e^{3/τ}, the corrected display) and (μ̂ − μ)₊³/(3μ³) (ours); with
+#: either, _TAYLOR2 + term ≥ 0 pointwise, zero along μ̂ = μ (route taylor splits on the sign of μ̂ − μ)
+_ABS3 = sp.exp(3 / tau) * sp.Abs(MU_HAT - MU) ** 3 / 3
+_POS3 = sp.Max(MU_HAT - MU, 0) ** 3 / (3 * MU**3)
 
 #: the law found by hand and by the search: τ = 1, k = 1, W = e^{±1} with P(W = e) = 0.1
 SEEDS = (Law(1.0, 1, [1.0, -1.0], [0.1, 0.9]), Law(1.0, 3, [1.0, -1.0], [0.05, 0.95]))
@@ -95,6 +99,19 @@ def _corrected(L: Any, lw: Law) -> tuple[Any, Any]:
 
 def _sharp(L: Any, lw: Law) -> tuple[Any, Any]:
     return _quad(L, lw) - _m(L, lw, 3, positive=True) / (3 * mu(L, lw) ** 3), bias_gap(L, lw)
+
+
+def _display_route(claim: Any, reason: str, third: sp.Expr) -> tuple[str, dict]:
+    """Route "expectation", rule "pointwise", for a third-order display: integrand ``_TAYLOR2 + third`` (its linear
+    term (μ̂ − μ)/μ has mean 0), the pointwise claim by route "taylor" (split on the sign of μ̂ − μ)."""
+    return expectation_route(
+        "pointwise",
+        law_check(claim, reason, seeds=SEEDS),
+        defs=_DISPLAY_DEFS,
+        bounds=W_BOUNDS,
+        integrand=_TAYLOR2 + third,
+        scalar_route="taylor",
+    )
 
 
 def _fourth_moment_formula(L: Any, lw: Law) -> Any:
@@ -207,16 +224,7 @@ def _a1() -> Derivation:
             kind="inequality",
             relation=">=",
             domain=_LAW | DRAWS | Domain({Z: (0, sp.oo)}),
-            # pointwise: −log μ̂ + log μ + (μ̂ − μ)/μ − (μ̂ − μ)²/(2μ²) + e^{3/τ}|μ̂ − μ|³/3 ≥ 0 (Taylor to third order,
-            # 1/ξ³ ≤ e^{3/τ}; zero along μ̂ = μ: the route "taylor" splits on the sign of μ̂ − μ), and E(μ̂ − μ)/μ = 0
-            route=expectation_route(
-                "pointwise",
-                law_check(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", seeds=SEEDS),
-                defs=_DISPLAY_DEFS,
-                bounds=W_BOUNDS,
-                integrand=_TAYLOR2 + sp.exp(3 / tau) * sp.Abs(MU_HAT - MU) ** 3 / 3,
-                scalar_route="taylor",
-            ),
+            route=_display_route(_corrected, "Taylor with 1/ξ³ ≤ e^{3/τ}", _ABS3),
         ),
         Step(
             "Taylor remainder of log(1 + x), x ≥ 0",
@@ -245,16 +253,7 @@ def _a1() -> Derivation:
             kind="inequality",
             relation=">=",
             domain=_LAW | DRAWS | Domain({Z: (0, sp.oo)}),
-            # pointwise: log(1 + x) − x + x²/2 ≤ max(x, 0)³/3 at x = μ̂/μ − 1 (the two remainder steps above; the
-            # route "taylor" proves it again in the scalarised variables, split on the sign of μ̂ − μ), E x = 0
-            route=expectation_route(
-                "pointwise",
-                law_check(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", seeds=SEEDS),
-                defs=_DISPLAY_DEFS,
-                bounds=W_BOUNDS,
-                integrand=_TAYLOR2 + sp.Max(MU_HAT - MU, 0) ** 3 / (3 * MU**3),
-                scalar_route="taylor",
-            ),
+            route=_display_route(_sharp, "the two remainder steps at x = μ̂/μ − 1, E x = 0", _POS3),
             note="sharper than the corrected display (μ³ ≥ e^{−3/τ}); needs no bound on ξ",
         ),
         Step(

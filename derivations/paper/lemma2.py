@@ -90,6 +90,10 @@ def _popoviciu(extra: sp.Expr) -> dict:
     }
 
 
+#: upper − middle − E[Taylor integrand] − e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var] = f(bμ) − log(bμ) ≥ 0 ((21))
+_UPPER_EXTRA = sp.log(1 / k + b * MU_X) - sp.log(b * MU_X)
+
+
 def ours_upper(c_: Any = c_X) -> sp.Expr:
     """C(1/c) = (e^{2c} − 1)·min(0.2163, c(1 + c/3)/4): k × the middle of Lemma 2 is at most this; c > 0."""
     return bias_constant(1 / sp.sympify(c_))
@@ -131,6 +135,22 @@ def _ours_upper_num(L: Any, law: Law) -> Any:
     rho = L.exp(2 / tv)
     ca = 0.2163 if L is math else L.mpf(2163) / 10000
     return (rho - 1) * fmin(ca, (1 + 1 / (3 * tv)) / (4 * tv)) / law.k
+
+
+def _taylor_line(L: Any, lw: Law) -> tuple[Any, Any]:
+    """(f(bμ) − e^{2c}E(μ̂ − μ)²/2, E f(bμ̂)): the Taylor step in expectation on one law."""
+    return _fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)
+
+
+def _taylor_route(attack: Any, extra: Any = None) -> tuple[str, dict]:
+    """Route "expectation", rule "pointwise", integrand ``_TAYLOR_INTEGRAND`` (≥ 0 by route "taylor": ∂²/∂μ̂² =
+    e^{2c} − b²/(1/k + bμ̂)² ≥ 0 as μ̂ ≥ e^{−c}, zero along μ̂ = μ; its linear term has mean 0, E μ̂ = μ). With
+    ``extra`` (a function of μ, ≥ 0; 0 for none) the remainder ``extra`` + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var] goes
+    to Popoviciu's integrand (``_popoviciu``): (22) and the upper bound, (20)–(22) of the proof in one route."""
+    more = {} if extra is None else {"then": _popoviciu(sp.sympify(extra))}
+    return expectation_route(
+        "pointwise", attack, defs=DEFS, bounds=X_BOUNDS, integrand=_TAYLOR_INTEGRAND, scalar_route="taylor", **more
+    )
 
 
 def _rel_identity(lhs, rhs):
@@ -187,16 +207,8 @@ def _lemma2() -> Derivation:
             provenance="paper",
             reference="Lemma 2",
             domain=_LAWD,
-            # (20)–(22): upper − middle = E[Taylor integrand] + [f(bμ) − log(bμ)] + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var]:
-            # the Taylor integrand ≥ 0 (route taylor), the rest ≥ 0 by Popoviciu's integrand (M − W)(W − m) ≥ 0
-            route=expectation_route(
-                "pointwise",
-                _law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
-                defs=DEFS,
-                bounds=X_BOUNDS,
-                integrand=_TAYLOR_INTEGRAND,
-                scalar_route="taylor",
-                then=_popoviciu(sp.log(1 / k + b * MU_X) - sp.log(b * MU_X)),
+            route=_taylor_route(
+                _law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"), _UPPER_EXTRA
             ),
         ),
         Step(
@@ -306,19 +318,7 @@ def _lemma2() -> Derivation:
             provenance="paper",
             reference="proof of Lemma 2, using E μ̂ = μ",
             domain=_LAWD | Domain({Z: (0, sp.oo)}),
-            # pointwise: f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0 (Taylor: ∂²/∂μ̂² = e^{2c} − b²/(1/k + bμ̂)²
-            # ≥ 0 as μ̂ ≥ e^{−c}; zero along μ̂ = μ), and the linear term has mean 0 (E μ̂ = μ)
-            route=expectation_route(
-                "pointwise",
-                _law(
-                    lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
-                    "the Taylor line in expectation (the linear term has mean 0)",
-                ),
-                defs=DEFS,
-                bounds=X_BOUNDS,
-                integrand=_TAYLOR_INTEGRAND,
-                scalar_route="taylor",
-            ),
+            route=_taylor_route(_law(_taylor_line, "the Taylor line in expectation (the linear term has mean 0)")),
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
@@ -393,16 +393,8 @@ def _lemma2() -> Derivation:
             provenance="paper",
             reference="(22)",
             domain=_LAWD | _Z,
-            # the Taylor step in expectation, E(μ̂ − μ)² = Var/k and Popoviciu, as one route: upper − (f(bμ) − E f(bμ̂))
-            # = E[Taylor integrand] + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var], the second ≥ 0 by Popoviciu's integrand
-            route=expectation_route(
-                "pointwise",
-                _law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
-                defs=DEFS,
-                bounds=X_BOUNDS,
-                integrand=_TAYLOR_INTEGRAND,
-                scalar_route="taylor",
-                then=_popoviciu(sp.Integer(0)),
+            route=_taylor_route(
+                _law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"), 0
             ),
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
