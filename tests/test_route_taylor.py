@@ -120,3 +120,23 @@ def test_expectation_step_with_a_constant_too_small_is_not_proved():
     )
     res = check_step(planted, trials=2000)
     assert res.verdict != Verdict.PROVED, res.method
+
+
+def test_popoviciu_remainder_rule_with_a_constant_too_small_is_not_proved():
+    """(22) with (e^{2c} − 1)²/(16k), half the printed constant: the Taylor integrand still holds, but what is left
+    for Popoviciu's rule (``then``) is no longer E[(M − W)(W − m)] plus its square remainder: not proved."""
+    from infonce_bounds.derivations.paper import lemma2 as L2
+
+    step = next(s_ for s_ in L2.derivations()[0].steps if s_.name == "(22) second difference")
+    name, params = step.route
+    planted = Step(
+        step.name,
+        step.lhs,
+        L2.PAPER_UPPER / (2 * k),
+        kind="inequality",
+        relation="<=",
+        domain=step.domain,
+        route=(name, {k_: v_ for k_, v_ in params.items() if k_ != "attack"}),
+    )
+    res = check_step(planted, trials=2000)
+    assert res.verdict != Verdict.PROVED, res.method
