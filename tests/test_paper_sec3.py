@@ -27,6 +27,10 @@ MUST_PROVE = {
         "remainder coefficient ≤ (b/ξ)²",
         "remainder coefficient ≤ e^{2c}",
         "(22) constant",
+        # Taylor in expectation: the pointwise form by route taylor, then Popoviciu's integrand
+        "E f(bμ̂) ≥ f(bμ) − e^{2c} E(μ̂ − μ)²/2",
+        "(22) second difference",
+        "statement, upper bound",
     ],
     "prop1": ["Lemma 2 hypothesis with X_j = s_j/τ", "ours ≤ paper: C(τ) ≤ (e^{2/τ} − 1)²/8"],
     "eq8": [
@@ -62,7 +66,7 @@ MUST_PROVE = {
         "ours: statement under dM(z, ·)/dπ > 0",
         "ours: first term with Lemma 3's constant sharpened",
     ],
-    "eq11_12": ["ours: (12) under dM(z, ·)/dπ > 0", "ours: (12) with Lemma 3 sharpened"],
+    "eq11_12": ["ours: (12) under dM(z, ·)/dπ > 0", "ours: (12) with Lemma 3 sharpened", "(11) upper"],
     "lemma4": ["μ/μ̂ ≤ e^{1/τ}/e^{−1/τ}", "ours ≤ paper: D(τ) ≤ 2/τ"],
     "eq13_a2": [
         "(33) ε ∈ (0, 1)",
@@ -79,6 +83,8 @@ MUST_PROVE = {
         "Taylor remainder of log(1 + x), −1 < x ≤ 0",
         "E|μ̂ − μ|³ = O(k^{−3/2})",
         "Marcinkiewicz–Zygmund via Lyapunov: E|μ̂ − μ|³ ≤ (E(μ̂ − μ)⁴)^{3/4}",
+        "display corrected: e^{3/τ} in the numerator",
+        "ours: display with E(μ̂ − μ)₊³/(3μ³)",
     ],
 }
 

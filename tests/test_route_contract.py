@@ -459,6 +459,28 @@ def _touching_curve() -> Cases:
     )
 
 
+def _taylor() -> Cases:
+    """x = u (y_rc), x₀ = m (x_rc) on [1/2, 2]: second order with |f''| ≤ 4, third order with |·|³ and max(·, 0)³."""
+    hint = ("taylor", {})
+    box = {x: (R(1, 2), 2), y: (R(1, 2), 2)}
+    t2 = sp.log(x) - sp.log(y) + (y - x) / x - (y - x) ** 2 / (2 * x**2)  # −(log u − Taylor₂ of log about m)
+    lemma = sp.log(y) - sp.log(x) - (y - x) / x  # log u − log m − (u − m)/m, ≥ −2(u − m)² as 1/ξ² ≤ 4
+    return Cases(
+        true=[
+            claim(0, "<=", lemma + 2 * (y - x) ** 2, box, hint),
+            claim(0, "<=", t2 + 8 * sp.Abs(y - x) ** 3 / 3, box, hint),
+            claim(0, "<=", t2 + sp.Max(y - x, 0) ** 3 / (3 * x**3), box, hint),
+        ],
+        false=[
+            claim(0, "<=", lemma + (y - x) ** 2, box, hint),  # remainder constant halved: 1/ξ² ≤ 2 fails
+            claim(0, "<=", lemma - 2 * (y - x) ** 2, box, hint),  # the wrong sign
+            claim(0, "<=", lemma + 2 * (y - x) ** 2, {x: (R(1, 4), 2), y: (R(1, 4), 2)}, hint),  # range past 1/2
+            claim(0, "<=", t2 + sp.Abs(y - x) ** 3 / 3, box, hint),  # the wrong bound on 1/ξ³ (1, not 8)
+            claim(0, "<=", t2 + sp.Max(y - x, 0) ** 3 / (6 * x**3), box, hint),  # max(·, 0)³ term halved
+        ],
+    )
+
+
 def _conjunction() -> Cases:
     from infonce_bounds.derivations.checks.conjunction import hint
 
@@ -576,6 +598,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "unbounded": _unbounded,
     "touching": _touching,
     "touching curve": _touching_curve,
+    "taylor": _taylor,
     "mean value": _mean_value,
     "monotone": _monotone,
     "certificate": _certificate,

@@ -23,7 +23,8 @@ rules (``rule`` parameter):
   by draw (T given as ``integrand``, or read off the statement by linearity when the gap is linear in its
   expectations; R, a function of the moments, computed or given as ``remainder`` and then matched),
   ``T ≥ 0`` for every draw in range and ``R ≥ 0`` for every moment in range, each proved by the engine (``check_step`` on a scalar Step: symbolic, interval, sums or
-  touching routes). In T a sum ``Σ_{j=1}^n h(D_j)`` is replaced by ``n·u`` with ``u`` over the range of h
+  touching routes; ``then``: the remainder R ≥ 0 by that nested rule instead, e.g. Popoviciu's integrand; ``scalar_route="taylor"`` sends the pointwise claim to that hinted route first, for a Taylor
+  integrand whose |·| or max the symbolic stage would spend its time on). In T a sum ``Σ_{j=1}^n h(D_j)`` is replaced by ``n·u`` with ``u`` over the range of h
   (a mean of values in [lo, hi] lies in [lo, hi]), a moment E h by a symbol over the same range, a single
   draw's coordinates by symbols over their ranges: a superset of the values T sees, so the scalar claim
   implies the pointwise one.
@@ -269,10 +270,16 @@ def _opts(opts: Mapping[str, Any]) -> dict:
 
 
 def _prove_scalar(
-    name: str, small: sp.Expr, big: sp.Expr, domain: Domain, opts: Mapping[str, Any], route: tuple | None = None
+    name: str,
+    small: sp.Expr,
+    big: sp.Expr,
+    domain: Domain,
+    opts: Mapping[str, Any],
+    route: tuple | str | None = None,
 ) -> str:
-    """Prove ``small ≤ big`` on ``domain`` with the engine (with ``route``, the scalar claim names that hinted
-    route, as a step does); the method text, or ``NotProved``."""
+    """Prove ``small ≤ big`` on ``domain`` with the engine (with ``route``: the scalar claim names that hinted route
+    of ``checks.routes.HINTED``, as a step does: ``(name, params)``, or a name with no parameters, e.g.
+    ``"taylor"``); the method text, or ``NotProved``."""
     from .reentry import check_step
 
     names = free_names(small) | free_names(big)
@@ -287,7 +294,8 @@ def _prove_scalar(
         if d.is_nonnegative:
             return "exact"
         raise NotProved(f"{name}: {small} ≤ {big} not decided exactly")
-    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom, route=route)
+    hint = (route, {}) if isinstance(route, str) else route
+    sub = Step(name, small, big, kind="inequality", relation="<=", domain=sub_dom, route=hint)
     sub_opts = _opts(opts)
     clock = opts.get("clock")
     left = clock.left() if clock is not None else None
@@ -557,8 +565,8 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
         rest = _match(diff)
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
     hinted = params.get("pointwise_route")
-    if hinted is None:
-        body, route = sc(t), None
+    if hinted is None:  # a hinted route by name alone (e.g. "taylor"), or the engine's own choice
+        body, route = sc(t), params.get("scalar_route")
     else:  # the pointwise claim's own hinted route: its expressions scalarised with T, in one pass (same symbols)
         name, hp = hinted
         keys = [k_ for k_, v_ in hp.items() if isinstance(v_, sp.Expr) and not isinstance(v_, (sp.Lambda, sp.Integral))]
@@ -578,12 +586,30 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
             if not _zero(sp.expand((rest - red.reduce(given)).rewrite(sp.exp))) and not _zero(rest - red.reduce(given)):
                 raise NotProved(f"the given remainder {given} is not big − small − E[T] = {rest}")
             rest = red.reduce(given)
-        body2 = sc(rest)
-        m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts)
-        text += f"; remainder {rest} ≥ 0 with the moments over their ranges, proved by {_short(m2)}"
+        if params.get("then"):  # the remainder is an expectation claim of its own (Popoviciu beside a Taylor integrand)
+            m2 = _remainder_by_rule(step, params, opts, red, rest)
+            text += f"; remainder {rest} ≥ 0 by {_short(m2)}"
+        else:
+            body2 = sc(rest)
+            m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts)
+            text += f"; remainder {rest} ≥ 0 with the moments over their ranges, proved by {_short(m2)}"
     if sc.proved_bounds:
         text += f"; ranges: {'; '.join(sc.proved_bounds.values())}"
     return text
+
+
+def _remainder_by_rule(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any], red: Reducer, rest) -> str:
+    """``0 ≤ rest`` (the pointwise rule's remainder, a function of the moments) by the rule ``params["then"]``
+    (e.g. ``"pointwise"`` with Popoviciu's integrand (M − W)(W − m): a moment inequality the moments' ranges
+    alone do not give); ``bounds`` inherited where the nested rule gives none."""
+    then = dict(params["then"])
+    rule = then.get("rule")
+    table = rule_table()
+    if rule not in table or rule == "leave_one_out":
+        raise DerivationError(f"step {step.name!r}: the remainder's rule ('then') must be one of {sorted(table)}")
+    then.setdefault("bounds", params.get("bounds", {}))
+    sub = Step(f"{step.name} [remainder]", sp.Integer(0), rest, kind="inequality", relation="<=", domain=step.domain)
+    return f"{rule}: " + table[rule](sub, then, opts, red, sp.Integer(0), rest)
 
 
 def _ranges_text(sc: Scalarise) -> str:

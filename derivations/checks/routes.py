@@ -15,7 +15,10 @@ covers.
 * ``termwise`` (``checks/termwise.py``): ``a_1 + … + a_n ≤ b_1 + … + b_n`` from ``a_i ≤ b_σ(i)``, the terms
   matched by their key symbols, each pair proved by the engine;
 * ``touching curve`` (``checks/touching_curve.py``): ``gap ≥ 0`` in 2–3 variables with ``gap = 0`` on a
-  closed-form curve or a face of the box (Taylor from the zero set, the chord of a concave section).
+  closed-form curve or a face of the box (Taylor from the zero set, the chord of a concave section);
+* ``taylor`` (``checks/taylor.py``): ``gap ≥ 0`` with ``gap`` vanishing to second order along ``x = x₀`` (two
+  of its variables, any number of others, an unbounded integer among them): Taylor with integral remainder in
+  ``x``, a case split on the sign of ``x − x₀`` (|·|, max, min), the sign of one derivative proved by the engine.
 
 Adding a route: a module with an entry point of that shape and its own test file (a planted false claim it
 must not prove), and one entry below.
@@ -34,6 +37,8 @@ the parameter.
   certificate's sign (SymPy's deduction or Arb branch and bound), a factored form without the gap's cancellation;
 * ``lattice`` (``checks/minmax.py``): an identity with Min/Max/Abs as two inequalities of the ``lattice``
   route above (the identity checker has no routes), after the claim's own checker;
+* ``taylor`` (``checks/taylor.py``): the route ``taylor`` above as a hint, before the symbolic stage, with the
+  falsifier beside it (a scalar claim of route ``expectation`` names it with ``scalar_route``);
 * ``power series`` (``checks/power_series.py``): ``gap ≥ 0`` for ``var > 0`` from ``gap·F = G`` (symbolic), F a
   series of positive terms and G one of nonnegative terms (each term signed by SymPy's deduction);
 * ``expectation`` (``checks/expectation.py``): claims about expectations over i.i.d. draws, by monotonicity of
@@ -145,6 +150,18 @@ def _touching_curve(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
     return prove_touching_curve(_gap(step), step.domain, strict, opts)
 
 
+def _taylor_applies(step: Step) -> bool:
+    from .taylor import applies
+
+    return not _has_sums(step) and applies(_gap(step), step.domain)
+
+
+def _taylor(step: Step, strict: bool, opts: Mapping[str, Any]) -> Any:
+    from .taylor import prove_taylor
+
+    return prove_taylor(_gap(step), step.domain, strict, opts)
+
+
 def _two_or_three(step: Step) -> bool:
     return 2 <= len(free_names(_gap(step))) <= 3
 
@@ -162,6 +179,8 @@ def _termwise_applies(step: Step) -> bool:
 
 
 ROUTES: dict[str, Route] = {
+    # first: it applies only where the gap vanishes along x = x₀ exactly, and its derivative claims are capped
+    "taylor": Route("taylor", _taylor_applies, _taylor),
     "sums": Route("sums", lambda s: _has_sums(s) or _integer_unbounded(s), _sums),
     "lattice": Route("lattice", lambda s: not _has_sums(s) and _has_minmax(s), _minmax),
     "unbounded": Route("unbounded", lambda s: not _has_sums(s) and _unbounded(s), _unbounded_route),
@@ -297,6 +316,12 @@ def _mean_value_composition(step: Step, params: Mapping[str, Any], opts: Mapping
     return prove_mean_value_composition(step, params, opts)
 
 
+def _taylor_hinted(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .taylor import prove_taylor_hinted
+
+    return prove_taylor_hinted(step, params, opts)
+
+
 def _attack_only(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .custom import prove_attack_only
 
@@ -350,11 +375,12 @@ HINTED: dict[str, HintedRoute] = {
         ("integral", "antiderivative", "removable", "name"),
         _monotone_comparison,
     ),
+    "taylor": HintedRoute("taylor", (), ("x", "x0"), _taylor_hinted),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
-        + ("pointwise_route",)
+        + ("pointwise_route", "scalar_route")
         + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
         code=("attack",),

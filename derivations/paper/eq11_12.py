@@ -28,6 +28,7 @@ from ._laws import (
     MU,
     MU_HAT,
     VAR_W,
+    W1,
     W_BOUNDS,
     Expect,
     Law,
@@ -59,6 +60,30 @@ PAPER_11 = (sp.exp(2 / tau) - 1) ** 2 / (8 * k)
 PAPER_12 = 4 * Ew2 / (tau * k)
 
 
+#: log μ̂ − log μ − (μ̂ − μ)/μ + e^{2/τ}(μ̂ − μ)²/2 ≥ 0 (Taylor, 1/ξ² ≤ e^{2/τ}): Lemma 2's integrand with f = log
+_TAYLOR_LOG = sp.log(MU_HAT) - sp.log(MU) - (MU_HAT - MU) / MU + sp.exp(2 / tau) * (MU_HAT - MU) ** 2 / 2
+
+
+def _upper_11_route(seeds: tuple) -> tuple[str, dict]:
+    """(11) upper as Lemma 2's route with f = log: upper − gap = E[_TAYLOR_LOG] + e^{2/τ}/(2k)·[(M − m)²/4 − Var W],
+    the integrand ≥ 0 by route "taylor" (zero along μ̂ = μ), the rest by Popoviciu's integrand (M − W)(W − m) ≥ 0 with
+    remainder (E W − cosh(1/τ))² (``then``), W = e^{s/τ} ∈ [m, M] = [e^{−1/τ}, e^{1/τ}]."""
+    coef = sp.exp(2 / tau) / (2 * k)
+    return expectation_route(
+        "pointwise",
+        law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
+        defs={Gap(tau, k): GAP},
+        bounds=W_BOUNDS,
+        integrand=_TAYLOR_LOG,
+        scalar_route="taylor",
+        then={
+            "rule": "pointwise",
+            "integrand": coef * (sp.exp(1 / tau) - W1) * (W1 - sp.exp(-1 / tau)),
+            "remainder": coef * (MU - sp.cosh(1 / tau)) ** 2,
+        },
+    )
+
+
 def _second_order(L: Any, lw: Law) -> Any:
     """e^{2/τ} E(μ̂ − μ)²/2: Lemma 2's quadratic term with f = log (1/ξ² ≤ e^{2/τ})."""
     m_ = mu(L, lw)
@@ -88,9 +113,8 @@ def _eq11_12() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(11)",
-            domain=_LAW,
-            check=law_check(lambda L, lw: (bias_gap(L, lw), paper_upper_num(L, lw)), "as printed", seeds=seeds),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's route with f = log: its Taylor step is proved (step below), but Popoviciu's remainder (M − m)²/4 − Var W is an expectation of a single draw beside the sample mean, which the pointwise rule does not combine with the Taylor integrand",
+            domain=_LAW | DRAWS,
+            route=_upper_11_route(seeds),
         ),
         Step(
             "(11) upper, Lemma 2's route with f = log",

@@ -35,6 +35,7 @@ C_RANGE = Domain({c_X: (1 / TAU_MAX, 1 / TAU_MIN)}, name="c ∈ [1e-2, 1e3]")
 _B = Domain({b: (sp.Rational(1, 10**6), 10**6)}, name="b ∈ [1e-6, 1e6]")
 _K = Domain({k: (1, sp.oo)}, name="k ≥ 1")
 _LAW = C_RANGE | _B | _K
+_Z = Domain({Z: (0, sp.oo)}, name="Z = μ > 0")
 
 # placeholders for expectations over the law of X (evaluated exactly by the law checker)
 Middle = sp.Function("L2_middle")  #: log(b E e^X) − E log(1/k + b μ̂)
@@ -61,6 +62,36 @@ _LAWD = _LAW | DRAWS
 #: Lemma 2's constants: paper (e^{2c} − 1)²/8, ours C(1/c)
 PAPER_UPPER = (sp.exp(2 * c_X) - 1) ** 2 / 8
 PAPER_LOWER = -sp.log(1 + sp.exp(c_X) / (b * k))
+
+
+def _f(y_: Any) -> sp.Expr:
+    """f(y) = log(1/k + y), the function of Lemma 2's Taylor expansion."""
+    return sp.log(1 / k + y_)
+
+
+#: f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0: the Taylor step's integrand (its linear term has mean 0)
+_TAYLOR_INTEGRAND = (
+    _f(b * MU_HAT_X)
+    - _f(b * MU_X)
+    - b * (MU_HAT_X - MU_X) / (1 / k + b * MU_X)
+    + sp.exp(2 * c_X) * (MU_HAT_X - MU_X) ** 2 / 2
+)
+
+
+def _popoviciu(extra: sp.Expr) -> dict:
+    """The remainder rule after the Taylor integrand: ``extra`` + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var e^X] ≥ 0 by
+    Popoviciu, (M − m)²/4 − Var W = E[(M − W)(W − m)] + (E W − (M + m)/2)², W = e^X ∈ [m, M] = [e^{−c}, e^c];
+    ``extra`` (a function of μ, ≥ 0) stays in the remainder."""
+    coef = sp.exp(2 * c_X) / (2 * k)
+    return {
+        "rule": "pointwise",
+        "integrand": coef * (sp.exp(c_X) - E_X1) * (E_X1 - sp.exp(-c_X)),
+        "remainder": extra + coef * (MU_X - sp.cosh(c_X)) ** 2,
+    }
+
+
+#: upper − middle − E[Taylor integrand] − e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var] = f(bμ) − log(bμ) ≥ 0 ((21))
+_UPPER_EXTRA = sp.log(1 / k + b * MU_X) - sp.log(b * MU_X)
 
 
 def ours_upper(c_: Any = c_X) -> sp.Expr:
@@ -104,6 +135,22 @@ def _ours_upper_num(L: Any, law: Law) -> Any:
     rho = L.exp(2 / tv)
     ca = 0.2163 if L is math else L.mpf(2163) / 10000
     return (rho - 1) * fmin(ca, (1 + 1 / (3 * tv)) / (4 * tv)) / law.k
+
+
+def _taylor_line(L: Any, lw: Law) -> tuple[Any, Any]:
+    """(f(bμ) − e^{2c}E(μ̂ − μ)²/2, E f(bμ̂)): the Taylor step in expectation on one law."""
+    return _fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)
+
+
+def _taylor_route(attack: Any, extra: Any = None) -> tuple[str, dict]:
+    """Route "expectation", rule "pointwise", integrand ``_TAYLOR_INTEGRAND`` (≥ 0 by route "taylor": ∂²/∂μ̂² =
+    e^{2c} − b²/(1/k + bμ̂)² ≥ 0 as μ̂ ≥ e^{−c}, zero along μ̂ = μ; its linear term has mean 0, E μ̂ = μ). With
+    ``extra`` (a function of μ, ≥ 0; 0 for none) the remainder ``extra`` + e^{2c}/(2k)·[(e^c − e^{−c})²/4 − Var] goes
+    to Popoviciu's integrand (``_popoviciu``): (22) and the upper bound, (20)–(22) of the proof in one route."""
+    more = {} if extra is None else {"then": _popoviciu(sp.sympify(extra))}
+    return expectation_route(
+        "pointwise", attack, defs=DEFS, bounds=X_BOUNDS, integrand=_TAYLOR_INTEGRAND, scalar_route="taylor", **more
+    )
 
 
 def _rel_identity(lhs, rhs):
@@ -159,9 +206,10 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="Lemma 2",
-            domain=_LAW,
-            check=_law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through the Taylor step in expectation, whose pointwise form the engine does not prove",
+            domain=_LAWD,
+            route=_taylor_route(
+                _law(lambda L, lw: (_middle(L, lw), _paper_upper_num(L, lw)), "as printed"), _UPPER_EXTRA
+            ),
         ),
         Step(
             "μ, μ̂ ≤ e^c",
@@ -206,7 +254,7 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(21)",
-            domain=_B | _K | Domain({Z: (sp.Rational(1, 10**6), 10**6)}),
+            domain=_B | _K | _Z,
         ),
         Step(
             "(21) factorisation",
@@ -269,12 +317,8 @@ def _lemma2() -> Derivation:
             relation=">=",
             provenance="paper",
             reference="proof of Lemma 2, using E μ̂ = μ",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law(
-                lambda L, lw: (_fmu(L, lw) - L.exp(2 / lw.tau) * _second_moment(L, lw) / 2, _ef(L, lw)),
-                "the Taylor line in expectation (the linear term has mean 0)",
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the pointwise Taylor bound f(bμ̂) − f(bμ) − f'(bμ)b(μ̂ − μ) + e^{2c}(μ̂ − μ)²/2 ≥ 0, f(y) = log(1/k + y), touches 0 along μ̂ = μ in five variables (b, c, k ≥ 1 unbounded, μ̂, μ): beyond the touching-curve route's 2–3 bounded ones",
+            domain=_LAWD | Domain({Z: (0, sp.oo)}),
+            route=_taylor_route(_law(_taylor_line, "the Taylor line in expectation (the linear term has mean 0)")),
         ),
         Step(
             "E(μ̂ − μ)² = Var(e^X)/k",
@@ -348,9 +392,10 @@ def _lemma2() -> Derivation:
             relation="<=",
             provenance="paper",
             reference="(22)",
-            domain=_LAW | Domain({Z: (0, sp.oo)}),
-            check=_law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: rests on the Taylor step above (its pointwise form has five variables, k unbounded: not proved)",
+            domain=_LAWD | _Z,
+            route=_taylor_route(
+                _law(lambda L, lw: (_fmu(L, lw) - _ef(L, lw), _paper_upper_num(L, lw)), "the steps above"), 0
+            ),
         ),
         # --- ours: drop the 1/k and use derivation bias_bound
         Step(
