@@ -406,9 +406,7 @@ class Scalarise:
         expr = expr.xreplace(rep)
         # weighted means Σ_j g_j h_j/Σ_j g_j first: one value in the hull of the h_j (checks/expectation_means.py),
         # before their sums are scalarised one by one (which would forget that the ratio is a mean)
-        from .expectation_means import weighted_means
-
-        expr = weighted_means(self, expr)
+        expr = _means("weighted_means")(self, expr)
         rep = {}
         for sm in expr.atoms(sp.Sum):
             if not self.red._sample_sum(sm):
@@ -473,9 +471,7 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
     if _zero(gap):
         # the same expression on both sides is not enough where it holds a ratio whose denominator can vanish on a
         # possible event: then neither side is defined there, and "equal" would rest on that event
-        from .expectation_means import positive_denominators
-
-        why, _guarded = positive_denominators(step, params, opts, red, (small, big))
+        why, _guarded = _means("positive_denominators")(step, params, opts, red, (small, big))
         return "linearity and i.i.d. moments: both sides reduce to the same polynomial in the moments" + (
             f" (every ratio defined on every sample: {why})" if why else ""
         )
@@ -487,9 +483,7 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
             # SymPy cancels x/x = 1 for a ratio of sample sums: sound only where its denominator cannot vanish on
             # a possible event (Σ_j r_j = 0 under r ≥ 0: 0/0); every such denominator shown > 0 on every sample,
             # else NotProved naming the event; a mean with its convention on {Σ g = 0} goes by cases below
-            from .expectation_means import positive_denominators
-
-            why, guarded = positive_denominators(step, params, opts, red, (small, big))
+            why, guarded = _means("positive_denominators")(step, params, opts, red, (small, big))
             if not guarded:
                 return (
                     "linearity of E and of the finite sums in its integrands (Σ_j c·g_j = c·Σ_j g_j, indices "
@@ -497,9 +491,7 @@ def _rule_moments(step, params, opts, red, small, big) -> str:
                     f"where every denominator is > 0 on every sample ({why or 'no ratio of sample sums'})"
                 )
     # integrands holding weighted means with a convention on {Σ g = 0}: by cases (checks/expectation_means.py)
-    from .expectation_means import identity_by_cases
-
-    cases = identity_by_cases(step, params, opts, red, small, big) if step.kind == "identity" else None
+    cases = _means("identity_by_cases")(step, params, opts, red, small, big) if step.kind == "identity" else None
     if cases is not None:
         return cases
     if step.kind == "identity":
@@ -684,6 +676,18 @@ def _rule_jensen(step, params, opts, red, small, big) -> str:
 
 
 _RULES = {"moments": _rule_moments, "pointwise": _rule_pointwise, "jensen": _rule_jensen}
+
+
+#: the weighted-mean rules of ``checks/expectation_means.py`` (weighted_means, positive_denominators,
+#: identity_by_cases), registered when it is imported (``routes`` and ``expectation_rules`` import it); it builds on
+#: this module, so this one does not import it (no import cycle, counting imports inside functions)
+MEANS: dict = {}
+
+
+def _means(name: str) -> Any:
+    if name not in MEANS:  # pragma: no cover - routes imports the module before the route runs
+        raise DerivationError(f"the expectation route's rule {name!r} is registered by checks.expectation_means: import it")
+    return MEANS[name]
 
 
 #: the classical rules, registered by ``checks/expectation_rules.py`` when it is imported (``routes`` imports it

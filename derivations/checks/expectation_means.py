@@ -496,3 +496,10 @@ def Expect_() -> Any:  # noqa: N802 - the route's Expect class, imported late (e
     from .expectation import Expect
 
     return Expect
+
+
+from .expectation import MEANS  # noqa: E402 - registration at the end: this module builds on the route's core
+
+MEANS.update(
+    weighted_means=weighted_means, positive_denominators=positive_denominators, identity_by_cases=identity_by_cases
+)

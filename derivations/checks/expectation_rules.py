@@ -42,6 +42,7 @@ from typing import Any
 import sympy as sp
 
 from ..ledger import DerivationError, Domain, Step, free_names
+from . import expectation_means  # noqa: F401 - registers the weighted-mean rules with the route
 from .expectation import (
     EXTRA_RULES,
     Expect,

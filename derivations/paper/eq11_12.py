@@ -90,6 +90,70 @@ def _second_order(L: Any, lw: Law) -> Any:
     return L.exp(2 / lw.tau) * expect(L, lw, lambda cnt: (mu_hat(L, lw, cnt) - m_) ** 2) / 2
 
 
+def _ours_steps(seeds: Any) -> list[Step]:
+    """Our steps of eq11_12: the printed ones with their missing hypothesis stated, or sharpened."""
+    return [
+        Step(
+            "ours: (11) ≤ min(C(τ)/k, D(τ))",
+            Gap(tau, k),
+            bias_bound_sharp(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW,
+            check=law_check(
+                lambda L, lw: (bias_gap(L, lw), fmin(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau))),
+                "derivation bias_bound",
+                seeds=seeds,
+            ),
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
+        ),
+        Step(
+            "ours: (12) under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            PAPER_12,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=_twelve_chain(_prop2.PAPER_L3, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)"),
+            note="(12) as printed with the hypothesis its proof needs stated (M̂_k defined on every sample); per anchor",
+        ),
+        Step(
+            "ours: (12) with Lemma 3 sharpened",
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            OURS_CONST / (tau * k),
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _prop2._KERNEL_POSITIVE,
+            links=_twelve_chain(OURS_CONST / k, _prop2.L3_POSITIVE),
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor",
+        ),
+        Step(
+            "Var/k form of the quadratic term",
+            sp.Function("second_order_term")(tau, k),
+            sp.exp(2 / tau) * sp.Function("Var_W")(tau) / (2 * k),
+            kind="identity",
+            provenance="paper",
+            reference="A.1 / proof of Lemma 2: E(μ̂ − μ)² = Var/k",
+            domain=_LAW | DRAWS,
+            route=expectation_route(
+                "moments",
+                law_check(
+                    lambda L, lw: (
+                        abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
+                        / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
+                        0 * lw.tau,
+                    ),
+                    "exact second moment",
+                ),
+                defs={
+                    sp.Function("second_order_term")(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2,
+                    sp.Function("Var_W")(tau): VAR_W,
+                },
+            ),
+        ),
+    ]
+
+
 def _eq11_12() -> Derivation:
     seeds = TWO_POINT + EXTREMAL_K1
     steps = [
@@ -156,64 +220,7 @@ def _eq11_12() -> Derivation:
             "{Σ_j dM(z, ·)/dπ(ξ_j) = 0}, possible under (B): the Lemma 3 erratum); with dM(z, ·)/dπ > 0 stated it "
             "is proved (step 'ours: (12) under dM(z, ·)/dπ > 0')",
         ),
-        Step(
-            "ours: (11) ≤ min(C(τ)/k, D(τ))",
-            Gap(tau, k),
-            bias_bound_sharp(),
-            kind="inequality",
-            relation="<=",
-            domain=_LAW,
-            check=law_check(
-                lambda L, lw: (bias_gap(L, lw), fmin(ours_constant_num(L, lw.tau) / lw.k, d_numeric(L, lw.tau))),
-                "derivation bias_bound",
-                seeds=seeds,
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: a chain through bias_bound's bounds (law checks)",
-        ),
-        Step(
-            "ours: (12) under dM(z, ·)/dπ > 0",
-            sp.Abs(Hk(tau, k) - Rt(tau, k)),
-            PAPER_12,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _prop2._KERNEL_POSITIVE,
-            links=_twelve_chain(_prop2.PAPER_L3, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)"),
-            note="(12) as printed with the hypothesis its proof needs stated (M̂_k defined on every sample); per anchor",
-        ),
-        Step(
-            "ours: (12) with Lemma 3 sharpened",
-            sp.Abs(Hk(tau, k) - Rt(tau, k)),
-            OURS_CONST / (tau * k),
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _prop2._KERNEL_POSITIVE,
-            links=_twelve_chain(OURS_CONST / k, _prop2.L3_POSITIVE),
-            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor",
-        ),
-        Step(
-            "Var/k form of the quadratic term",
-            sp.Function("second_order_term")(tau, k),
-            sp.exp(2 / tau) * sp.Function("Var_W")(tau) / (2 * k),
-            kind="identity",
-            provenance="paper",
-            reference="A.1 / proof of Lemma 2: E(μ̂ − μ)² = Var/k",
-            domain=_LAW | DRAWS,
-            route=expectation_route(
-                "moments",
-                law_check(
-                    lambda L, lw: (
-                        abs(_second_order(L, lw) - L.exp(2 / lw.tau) * var_w(L, lw) / (2 * lw.k))
-                        / (L.exp(2 / lw.tau) * mu(L, lw) ** 2),
-                        0 * lw.tau,
-                    ),
-                    "exact second moment",
-                ),
-                defs={
-                    sp.Function("second_order_term")(tau, k): sp.exp(2 / tau) * Expect((MU_HAT - MU) ** 2) / 2,
-                    sp.Function("Var_W")(tau): VAR_W,
-                },
-            ),
-        ),
+        *_ours_steps(seeds),
     ]
     return Derivation(
         "eq11_12",

@@ -320,6 +320,155 @@ def _chain(ab_bound: Any, ab_step: str, tail: list, positive: bool = False) -> l
     ]
 
 
+def _ours_steps() -> list[Step]:
+    """Our steps of Lemma 3: (23)–(25) under ν ~ π or with the convention on {Σ w = 0}, the statement sharpened."""
+    return [
+        Step(
+            "ours: (25) first inequality under ν ~ π (w > 0)",
+            sp.Abs(ETail(k)),
+            2 * EBm1(k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            route=_tail_route(_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"), A_OVER_B),
+            note="the hypothesis the printed proof needs: w = dν/dπ > 0 on every draw, so Σ_j w_j > 0",
+        ),
+        Step(
+            "ours: (25) first inequality with A/B := 0 on {Σ w = 0}",
+            sp.Abs(ETailC(k)),
+            2 * EBm1(k),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            route=_tail_route(
+                _law(
+                    lambda L, lw: (abs(_tail_c(L, lw)), 2 * _e_bm1(L, lw)),
+                    "|A/B| ≤ 2, A/B := 0 where Σ w = 0",
+                    zero_density=True,
+                    seeds=DEGENERATE,
+                ),
+                A_OVER_B_CONV,
+            ),
+            note="ν ≪ π only: the convention (ratio := E_ν f, so A/B := 0) on the event {Σ_j w_j = 0}",
+        ),
+        Step(
+            "ours: (23) with ratio := E_ν f on {Σ w = 0}",
+            sp.Abs(ErrC(k)),
+            sp.Abs(ETailC(k) - EAB(k)),
+            kind="identity",
+            domain=_LAW | _DRAWS,
+            route=_moments(
+                _law(
+                    _id(_err_c_abs, lambda L, lw: abs(_tail_c(L, lw) - _e_ab(L, lw))),
+                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|",
+                    zero_density=True,
+                    seeds=DEGENERATE,
+                )
+            ),
+            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² where Σ w > 0, and 0 = 0 where Σ w = 0 (then A = 0); E A = 0",
+        ),
+        Step(
+            "ours: (23) under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            sp.Abs(ETail(k) - EAB(k)),
+            kind="identity",
+            domain=_LAW | _POSITIVE,
+            route=_moments(
+                _law(
+                    _id(_err_c_abs, lambda L, lw: abs(_tail(L, lw) - _e_ab(L, lw))),
+                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|, w > 0",
+                )
+            ),
+            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² (B > 0 on every sample as w > 0), and E A = 0",
+        ),
+        Step(
+            "ours: triangle inequality |q − p| ≤ |p| + |q|",
+            sp.Abs(_Q - _P),
+            sp.Abs(_P) + sp.Abs(_Q),
+            kind="inequality",
+            relation="<=",
+            domain=Domain({_P: (-sp.oo, sp.oo), _Q: (-sp.oo, sp.oo)}),
+        ),
+        Step(
+            "ours: statement with ratio := E_ν f on {Σ w = 0}",
+            sp.Abs(ErrC(k)),
+            PAPER_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            links=_chain(
+                2 * Ew2 / k,
+                "(24)",
+                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
+            ),
+            note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
+        ),
+        Step(
+            "ours: AB term through E_π[w(f − E_ν f)] = 0",
+            EAB(k),
+            sp.Function("diag_term_centred")(k),
+            kind="identity",
+            domain=_LAW | _DRAWS,
+            route=_moments(_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]")),
+        ),
+        Step(
+            "ours: Cauchy–Schwarz on the AB term",
+            sp.Abs(EAB(k)),
+            2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            route=_cs_route(_law(_cs_claim, "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}")),
+        ),
+        Step(
+            "ours: statement",
+            sp.Abs(ErrC(k)),
+            OURS_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", []),
+            note="ν ≪ π, with ratio := E_ν f on {Σ w = 0} (no error there; where Σ w > 0 a.s. it is the ratio itself)",
+        ),
+        Step(
+            "ours: statement as printed, under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            PAPER_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            links=_chain(
+                2 * Ew2 / k,
+                "(24)",
+                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
+                positive=True,
+            ),
+            note="the printed statement and proof with the hypothesis they need stated (the erratum's first fix)",
+        ),
+        Step(
+            "ours: statement under ν ~ π (w > 0)",
+            sp.Abs(Err(k)),
+            OURS_CONST / k,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _POSITIVE,
+            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", [], positive=True),
+            note="the form Proposition 2 cites (ν = M(z, ·) with dM(z, ·)/dπ > 0 stated): the printed ratio, no convention",
+        ),
+        Step(
+            "ours ≤ paper",
+            OURS_CONST.subs(Ew2, 1 + y),
+            PAPER_CONST.subs(Ew2, 1 + y),
+            kind="inequality",
+            relation="<=",
+            domain=Domain({y: (0, 10**6)}, name="s = 1 + y, y ≥ 0"),
+            certificate=2 + 2 * (1 + y) / (1 + y + sp.sqrt((1 + y) * y)),
+            note="written at s = 1 + y so that SymPy sees the rationalised gap 2 + 2s/(s + √(s(s − 1))) ≥ 0; "
+            "the ratio paper/ours → 1 as s → ∞ and → ∞ as s → 1",
+        ),
+    ]
+
+
 def _lemma3() -> Derivation:
     wsum = sp.Sum(w[j], (j, 1, k))
     idx = Domain({w: (sp.Rational(1, 10**6), 10), s: (-1, 1), x: (-1, 1), k: (1, sp.oo)})
@@ -475,149 +624,7 @@ def _lemma3() -> Derivation:
             note="π uniform on two points, ν = δ at the first: P(Σ w = 0) = 2^{−m}",
         ),
         # --- ours
-        Step(
-            "ours: (25) first inequality under ν ~ π (w > 0)",
-            sp.Abs(ETail(k)),
-            2 * EBm1(k),
-            kind="inequality",
-            relation="<=",
-            domain=_LAW | _POSITIVE,
-            route=_tail_route(_law(lambda L, lw: (abs(_tail(L, lw)), 2 * _e_bm1(L, lw)), "|A/B| ≤ 2"), A_OVER_B),
-            note="the hypothesis the printed proof needs: w = dν/dπ > 0 on every draw, so Σ_j w_j > 0",
-        ),
-        Step(
-            "ours: (25) first inequality with A/B := 0 on {Σ w = 0}",
-            sp.Abs(ETailC(k)),
-            2 * EBm1(k),
-            kind="inequality",
-            relation="<=",
-            domain=_LAW | _DRAWS,
-            route=_tail_route(
-                _law(
-                    lambda L, lw: (abs(_tail_c(L, lw)), 2 * _e_bm1(L, lw)),
-                    "|A/B| ≤ 2, A/B := 0 where Σ w = 0",
-                    zero_density=True,
-                    seeds=DEGENERATE,
-                ),
-                A_OVER_B_CONV,
-            ),
-            note="ν ≪ π only: the convention (ratio := E_ν f, so A/B := 0) on the event {Σ_j w_j = 0}",
-        ),
-        Step(
-            "ours: (23) with ratio := E_ν f on {Σ w = 0}",
-            sp.Abs(ErrC(k)),
-            sp.Abs(ETailC(k) - EAB(k)),
-            kind="identity",
-            domain=_LAW | _DRAWS,
-            route=_moments(
-                _law(
-                    _id(_err_c_abs, lambda L, lw: abs(_tail_c(L, lw) - _e_ab(L, lw))),
-                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|",
-                    zero_density=True,
-                    seeds=DEGENERATE,
-                )
-            ),
-            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² where Σ w > 0, and 0 = 0 where Σ w = 0 (then A = 0); E A = 0",
-        ),
-        Step(
-            "ours: (23) under ν ~ π (w > 0)",
-            sp.Abs(Err(k)),
-            sp.Abs(ETail(k) - EAB(k)),
-            kind="identity",
-            domain=_LAW | _POSITIVE,
-            route=_moments(
-                _law(
-                    _id(_err_c_abs, lambda L, lw: abs(_tail(L, lw) - _e_ab(L, lw))),
-                    "|E[ratio] − E_ν f| = |E[(A/B)(B − 1)²] − E AB|, w > 0",
-                )
-            ),
-            note="pointwise A/B = 2A − AB + (A/B)(B − 1)² (B > 0 on every sample as w > 0), and E A = 0",
-        ),
-        Step(
-            "ours: triangle inequality |q − p| ≤ |p| + |q|",
-            sp.Abs(_Q - _P),
-            sp.Abs(_P) + sp.Abs(_Q),
-            kind="inequality",
-            relation="<=",
-            domain=Domain({_P: (-sp.oo, sp.oo), _Q: (-sp.oo, sp.oo)}),
-        ),
-        Step(
-            "ours: statement with ratio := E_ν f on {Σ w = 0}",
-            sp.Abs(ErrC(k)),
-            PAPER_CONST / k,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _DRAWS,
-            links=_chain(
-                2 * Ew2 / k,
-                "(24)",
-                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
-            ),
-            note="the convention adds no error; the bound survives (E_π w² ≥ 1/π(w > 0))",
-        ),
-        Step(
-            "ours: AB term through E_π[w(f − E_ν f)] = 0",
-            EAB(k),
-            sp.Function("diag_term_centred")(k),
-            kind="identity",
-            domain=_LAW | _DRAWS,
-            route=_moments(_law(_id(_e_ab, _diag_ours), "E AB = m⁻¹E_π[w(w − 1)(f − E_ν f)]")),
-        ),
-        Step(
-            "ours: Cauchy–Schwarz on the AB term",
-            sp.Abs(EAB(k)),
-            2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k,
-            kind="inequality",
-            relation="<=",
-            domain=_LAW | _DRAWS,
-            route=_cs_route(_law(_cs_claim, "|E_π[w(w − 1)(f − c)]| ≤ 2 (E_π w²)^{1/2} (E_π (w − 1)²)^{1/2}")),
-        ),
-        Step(
-            "ours: statement",
-            sp.Abs(ErrC(k)),
-            OURS_CONST / k,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _DRAWS,
-            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", []),
-            note="ν ≪ π, with ratio := E_ν f on {Σ w = 0} (no error there; where Σ w > 0 a.s. it is the ratio itself)",
-        ),
-        Step(
-            "ours: statement as printed, under ν ~ π (w > 0)",
-            sp.Abs(Err(k)),
-            PAPER_CONST / k,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _POSITIVE,
-            links=_chain(
-                2 * Ew2 / k,
-                "(24)",
-                [Link(_BND(2 * Ew2 / k), PAPER_CONST / k, "<=", cite=f"lemma3 / {_S_LE}", factor=2 / k)],
-                positive=True,
-            ),
-            note="the printed statement and proof with the hypothesis they need stated (the erratum's first fix)",
-        ),
-        Step(
-            "ours: statement under ν ~ π (w > 0)",
-            sp.Abs(Err(k)),
-            OURS_CONST / k,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _POSITIVE,
-            links=_chain(2 * sp.sqrt(Ew2 * (Ew2 - 1)) / k, "ours: Cauchy–Schwarz on the AB term", [], positive=True),
-            note="the form Proposition 2 cites (ν = M(z, ·) with dM(z, ·)/dπ > 0 stated): the printed ratio, no convention",
-        ),
-        Step(
-            "ours ≤ paper",
-            OURS_CONST.subs(Ew2, 1 + y),
-            PAPER_CONST.subs(Ew2, 1 + y),
-            kind="inequality",
-            relation="<=",
-            domain=Domain({y: (0, 10**6)}, name="s = 1 + y, y ≥ 0"),
-            certificate=2 + 2 * (1 + y) / (1 + y + sp.sqrt((1 + y) * y)),
-            note="written at s = 1 + y so that SymPy sees the rationalised gap 2 + 2s/(s + √(s(s − 1))) ≥ 0; "
-            "the ratio paper/ours → 1 as s → ∞ and → ∞ as s → 1",
-        ),
+        *_ours_steps(),
     ]
     return Derivation(
         "lemma3",

@@ -226,6 +226,91 @@ def _first_term_chain(first: Any, lemma: str, lemma_rhs: Any) -> list:
     ]
 
 
+def _ours_steps() -> list[Step]:
+    """Our steps of prop2: the printed ones with their missing hypothesis stated, or sharpened."""
+    return [
+        Step(
+            SECOND_EQ_POSITIVE,
+            Hk(tau, k),
+            -sp.Function("E_weighted_sim")(tau, k) / tau + sp.Function("E_log_mu_hat")(tau, k),
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=_kernel_route(
+                _id(cross_ent_hat, _second_equality), "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂"
+            ),
+            note="the chain's second equality with dM(z, ·)/dπ > 0 stated: Σ_j r_j > 0 on every sample, so M̂_k's "
+            "ratio is defined and cancelling it is sound",
+        ),
+        Step(
+            CMP29_POSITIVE,
+            sp.Abs(Hk(tau, k) - Rt(tau, k)),
+            sp.Abs(sp.Function("E_weighted_sim")(tau, k) - sp.Function("E_nu_s")(tau)) / tau,
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=_kernel_route(_id(_cmp_lhs, _cmp_rhs), "the log μ̂ terms cancel"),
+            note="'Comparing with (29)' with dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); the step the "
+            "chains below and eq11_12's cite",
+        ),
+        Step(
+            INSTANCE_STEP,
+            sp.Abs(E_WS - E_NU_S) / tau,
+            sp.Abs(L3_ERR) / tau,
+            kind="identity",
+            domain=_LAW | _KERNEL_POSITIVE,
+            route=expectation_route(
+                "moments",
+                _law(
+                    _id(_cmp_rhs, lambda L, lw: abs(_lemma3.snis_error(L, lw)) / lw.tau),
+                    "Prop. 2's |E[Σ s r/Σ r] − E_ν s|/τ against lemma3's SNIS error of the same law",
+                ),
+                defs=INSTANCE_DEFS,
+                facts={Expect(rn[1]): 1},
+            ),
+            note="Lemma 3's SNIS error with w ↦ r = dM(z, ·)/dπ (a density: E_π r = 1) and f ↦ s = ⟨φ(z), φ(·)⟩ "
+            "∈ [−1, 1] is Prop. 2's E[Σ s r/Σ r] − E_ν s: the substitution the chains below use",
+        ),
+        Step(
+            _ABS_R,
+            sp.Abs(Rstd(tau, k) - Rt(tau, k)),
+            SECOND,
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _PAIR,
+            route=expectation_route(
+                "abs",
+                _law(lambda L, lw: (abs(risk(L, lw) - risk_tilde(L, lw)), _second_num(L, lw)), "(28) both ways"),
+                defs=DEFS,
+                bounds=W_BOUNDS,
+                then=[
+                    {"rule": "pointwise", "integrand": SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT))},
+                    {"rule": "pointwise", "integrand": SECOND + OFFSET},
+                ],
+            ),
+            note="R − R̃ ≤ log(1 + e^{2/τ}/k) and R̃ − R ≤ 0 ≤ log(1 + e^{2/τ}/k), each by monotonicity of expectation",
+        ),
+        Step(
+            "ours: statement under dM(z, ·)/dπ > 0",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            FIRST + SECOND,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=_first_term_chain(FIRST, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)", PAPER_L3),
+            note="Proposition 2 as printed with the hypothesis its proof needs stated (M̂_k defined on every sample)",
+        ),
+        Step(
+            "ours: first term with Lemma 3's constant sharpened",
+            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
+            OURS_CONST / (tau * k) + SECOND,
+            kind="chain",
+            relation="<=",
+            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
+            links=_first_term_chain(OURS_CONST / (tau * k), L3_POSITIVE, OURS_CONST / k),
+            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor, linear in E_π w², so it integrates",
+        ),
+    ]
+
+
 def _prop2() -> Derivation:
     rsum = sp.Sum(rn[j], (j, 1, k))
     idx = Domain({s: (-1, 1), rn: (sp.Rational(1, 10**6), 10), k: (1, sp.oo)})
@@ -427,86 +512,7 @@ def _prop2() -> Derivation:
                 bounds=W_BOUNDS,
             ),
         ),
-        # --- ours
-        Step(
-            SECOND_EQ_POSITIVE,
-            Hk(tau, k),
-            -sp.Function("E_weighted_sim")(tau, k) / tau + sp.Function("E_log_mu_hat")(tau, k),
-            kind="identity",
-            domain=_LAW | _KERNEL_POSITIVE,
-            route=_kernel_route(
-                _id(cross_ent_hat, _second_equality), "CrossEnt from its definition vs −(1/τ)∫s dM̂_k + E log μ̂"
-            ),
-            note="the chain's second equality with dM(z, ·)/dπ > 0 stated: Σ_j r_j > 0 on every sample, so M̂_k's "
-            "ratio is defined and cancelling it is sound",
-        ),
-        Step(
-            CMP29_POSITIVE,
-            sp.Abs(Hk(tau, k) - Rt(tau, k)),
-            sp.Abs(sp.Function("E_weighted_sim")(tau, k) - sp.Function("E_nu_s")(tau)) / tau,
-            kind="identity",
-            domain=_LAW | _KERNEL_POSITIVE,
-            route=_kernel_route(_id(_cmp_lhs, _cmp_rhs), "the log μ̂ terms cancel"),
-            note="'Comparing with (29)' with dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); the step the "
-            "chains below and eq11_12's cite",
-        ),
-        Step(
-            INSTANCE_STEP,
-            sp.Abs(E_WS - E_NU_S) / tau,
-            sp.Abs(L3_ERR) / tau,
-            kind="identity",
-            domain=_LAW | _KERNEL_POSITIVE,
-            route=expectation_route(
-                "moments",
-                _law(
-                    _id(_cmp_rhs, lambda L, lw: abs(_lemma3.snis_error(L, lw)) / lw.tau),
-                    "Prop. 2's |E[Σ s r/Σ r] − E_ν s|/τ against lemma3's SNIS error of the same law",
-                ),
-                defs=INSTANCE_DEFS,
-                facts={Expect(rn[1]): 1},
-            ),
-            note="Lemma 3's SNIS error with w ↦ r = dM(z, ·)/dπ (a density: E_π r = 1) and f ↦ s = ⟨φ(z), φ(·)⟩ "
-            "∈ [−1, 1] is Prop. 2's E[Σ s r/Σ r] − E_ν s: the substitution the chains below use",
-        ),
-        Step(
-            _ABS_R,
-            sp.Abs(Rstd(tau, k) - Rt(tau, k)),
-            SECOND,
-            kind="inequality",
-            relation="<=",
-            domain=_LAW | _PAIR,
-            route=expectation_route(
-                "abs",
-                _law(lambda L, lw: (abs(risk(L, lw) - risk_tilde(L, lw)), _second_num(L, lw)), "(28) both ways"),
-                defs=DEFS,
-                bounds=W_BOUNDS,
-                then=[
-                    {"rule": "pointwise", "integrand": SECOND - sp.log(1 + sp.exp(_SP1 / tau) / (k * MU_HAT))},
-                    {"rule": "pointwise", "integrand": SECOND + OFFSET},
-                ],
-            ),
-            note="R − R̃ ≤ log(1 + e^{2/τ}/k) and R̃ − R ≤ 0 ≤ log(1 + e^{2/τ}/k), each by monotonicity of expectation",
-        ),
-        Step(
-            "ours: statement under dM(z, ·)/dπ > 0",
-            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
-            FIRST + SECOND,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
-            links=_first_term_chain(FIRST, "lemma3 / ours: statement as printed, under ν ~ π (w > 0)", PAPER_L3),
-            note="Proposition 2 as printed with the hypothesis its proof needs stated (M̂_k defined on every sample)",
-        ),
-        Step(
-            "ours: first term with Lemma 3's constant sharpened",
-            sp.Abs(Hk(tau, k) - Rstd(tau, k)),
-            OURS_CONST / (tau * k) + SECOND,
-            kind="chain",
-            relation="<=",
-            domain=_LAW | _KERNEL_POSITIVE | _PAIR,
-            links=_first_term_chain(OURS_CONST / (tau * k), L3_POSITIVE, OURS_CONST / k),
-            note="dM(z, ·)/dπ > 0 stated (M̂_k defined on every sample); per anchor, linear in E_π w², so it integrates",
-        ),
+        *_ours_steps(),
     ]
     return Derivation(
         "prop2",
