@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import sympy as sp
+from sympy.core.function import AppliedUndef
 
 from ..ledger import (
     DerivationError,
@@ -91,6 +92,19 @@ def _same_tree(a: sp.Expr, b: sp.Expr, either_sign: bool) -> str | None:
 def _identity(name: str, lhs: Any, rhs: Any, domain: Domain, opts: Mapping[str, Any]) -> StepResult:
     from .identity import check_identity
 
+    lhs, rhs = sp.sympify(lhs), sp.sympify(rhs)
+    # a printed placeholder F(τ, k) (an expectation the chain never evaluates) becomes a new real variable over
+    # [−1, 1] on both sides: the identity is then checked for every value of it (stronger than at its one value),
+    # and the spot-check can evaluate it
+    marks = {
+        f_: sp.Symbol(f"_placeholder{i_}", real=True)
+        for i_, f_ in enumerate(sorted((lhs.atoms(AppliedUndef) | rhs.atoms(AppliedUndef)), key=sp.srepr))
+    }
+    if marks:
+        lhs, rhs = lhs.xreplace(marks), rhs.xreplace(marks)
+        domain = Domain(
+            {**domain.ranges, **{m_: (-1, 1) for m_ in marks.values()}}, domain.constraints, name=domain.name
+        )
     return check_identity(Step(name, lhs, rhs, domain=domain, simplifier=_quick), opts)
 
 
