@@ -361,9 +361,8 @@ def _c_over_k_steps(ce_minus_r: sp.Expr) -> list[Step]:
 
 
 _R_G = R_G
-#: the per-anchor constant g(a)(aρ − 1)(1 − a) at a = e^{−y}, y = 2t/τ, g by its integral form (defined at t = 0)
+#: a = m/Z = e^{−y}, y = 2t/τ, when Z = m e^{2t/τ} (the Bhatia–Davis step's moment map)
 _A_T = sp.exp(-Y_T)
-_PER_ANCHOR_T = sp.Integral(G_INTEGRAND.subs({t: _R_G, u: _A_T}), (_R_G, 0, 1)) * (RHO * _A_T - 1) * (1 - _A_T)
 #: where the t-space claim splits: below, g(a) is enclosed by its values at the ends of a's range (g decreasing,
 #: a ∈ [e^{−2·10⁻⁶}, 1]); above, a < 1 and g is its closed form
 _T_SPLIT = sp.Rational(1, 10**9)
@@ -430,31 +429,6 @@ def _closed_constant_steps() -> tuple[Step, Step]:
         ),
     )
     return closed_a, closed_b
-
-
-def _per_anchor_constant_step() -> Step:
-    """The per-anchor constant g(a)(aρ − 1)(1 − a) ≤ C(τ) for every a = e^{−2t/τ} ∈ [e^{−2/τ}, 1], t ∈ [0, 1], with g
-    by its integral form (a = 1, the law W ≡ m, included): route "integral enclosure" on two pieces of t."""
-    return Step(
-        "per-anchor constant ≤ C(τ)",
-        _PER_ANCHOR_T,
-        bias_constant(),
-        kind="inequality",
-        relation="<=",
-        domain=_TAU_T,
-        route=_g_form_hint(
-            pieces=[
-                {"var": t, "range": (0, _T_SPLIT), "mode": "enclose"},
-                {
-                    "var": t,
-                    "range": (_T_SPLIT, 1),
-                    "mode": "closed",
-                    "then": conjunction_hint(list(_closed_constant_steps()), "≤ C_A and ≤ C_B, so ≤ their min"),
-                },
-            ]
-        ),
-        note="y = 2t/τ, a = e^{−y}: g(a)(aρ − 1)(1 − a) = (e^{2/τ−y} − 1)h(y) ≤ min(C_A, C_B) = C(τ)",
-    )
 
 
 def _k_free_steps(ce_minus_r: sp.Expr) -> list[Step]:
@@ -569,7 +543,6 @@ def _bound() -> Derivation:
         *_quadratic_bound_steps(ce_minus_r),
         *_constant_a_steps(),
         *_constant_b_steps(ce_minus_r),
-        _per_anchor_constant_step(),
         *_c_over_k_steps(ce_minus_r),
         *_k_free_steps(ce_minus_r),
     ]
