@@ -5,6 +5,11 @@ constant ``C(τ) ≤ e^{2/τ}/4``.
 two closed-form bounds on the max over a of the per-anchor constant) and the k-free
 ``D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1)`` (E log Z_k nondecreasing in k, the chord of log at
 k = 1). Results ``bias_bound`` and ``bias_simple_constant``; closed forms: ``derivations.bias_forms``.
+
+CE − R̃ ≤ C(τ)/k is a chain: the per-anchor quadratic bound CE − R̃ ≤ g(m/Z) Var W/(kZ²), then Bhatia–Davis
+(route "expectation": E[g(a)(M − W)(W − m)/Z²] ≥ 0 plus the remainder C(τ) − g(a)(aρ − 1)(1 − a) ≥ 0, Z written as
+m e^{2t/τ}, so a = e^{−2t/τ}; g by its integral form, signed by route "integral enclosure": enclosed near t = 0,
+its closed form and the constant steps' certificates above). The finite-k bound is the min chain of C(τ)/k and D(τ).
 """
 
 from __future__ import annotations
