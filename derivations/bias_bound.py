@@ -5,6 +5,11 @@ constant ``C(τ) ≤ e^{2/τ}/4``.
 two closed-form bounds on the max over a of the per-anchor constant) and the k-free
 ``D(τ) = log((e^{2/τ} − 1)τ/2) − 1 + (2/τ)/(e^{2/τ} − 1)`` (E log Z_k nondecreasing in k, the chord of log at
 k = 1). Results ``bias_bound`` and ``bias_simple_constant``; closed forms: ``derivations.bias_forms``.
+
+CE − R̃ ≤ C(τ)/k is a chain: the per-anchor quadratic bound CE − R̃ ≤ g(m/Z) Var W/(kZ²), then Bhatia–Davis
+(route "expectation": E[g(a)(M − W)(W − m)/Z²] ≥ 0 plus the remainder C(τ) − g(a)(aρ − 1)(1 − a) ≥ 0, Z written as
+m e^{2t/τ}, so a = e^{−2t/τ}; g by its integral form, signed by route "integral enclosure": enclosed near t = 0,
+its closed form and the constant steps' certificates above). The finite-k bound is the min chain of C(τ)/k and D(τ).
 """
 
 from __future__ import annotations
@@ -19,6 +24,8 @@ from .bias_forms import (
     _LAW,
     _TAU_T,
     _U_POS,
+    _W1,
+    _W_BOUNDS,
     _Y_POS,
     _ZE,
     _ZK,
@@ -29,6 +36,7 @@ from .bias_forms import (
     G_U,
     H_OF_Y,
     PADE_H,
+    R_G,
     RHO,
     U_EXP,
     W_MAX,
@@ -55,10 +63,11 @@ from .bias_laws import (
     _law_check,
 )
 from .bias_routes import leave_one_out_route, sum_simplifier
+from .checks.conjunction import hint as conjunction_hint
 from .checks.laws import (
     fmin,
 )
-from .ledger import Derivation, Domain, Step
+from .ledger import Derivation, Domain, Link, Step
 from .results import ClosedForm
 from .symbols import TAU_MIN, TAU_RANGE, Z, a, i, j, k, n, t, tau, u, w, x, y
 
@@ -290,21 +299,141 @@ def _constant_b_steps(ce_minus_r: sp.Expr) -> list[Step]:
             ),
             note="times e^{2/τ}: (e^{2/τ−y} − 1)(y/2)(1 + y/6) ≤ (1 − t)(e^{2/τ} − 1)(t/τ)(1 + 1/(3τ)) ≤ C_B(τ)",
         ),
+    ]
+
+
+def _c_over_k_steps(ce_minus_r: sp.Expr) -> list[Step]:
+    """Bhatia–Davis on the per-anchor quadratic bound, its constant ≤ C(τ), and the chain CE − R̃ ≤ C(τ)/k."""
+    g_a = g_integral(A_EXP)
+    # Z = E W over [m, M] written as m e^{2t/τ}, t ∈ [0, 1] (continuous, exact ends): a = m/Z = e^{−2t/τ}, so the
+    # remainder is the per-anchor constant of the t-space steps above
+    bounds = {**_W_BOUNDS, _W1: (W_MIN, W_MAX, sp.Lambda(t, W_MIN * sp.exp(2 * t / tau)))}
+    closed_a, closed_b = _closed_constant_steps()
+    return [
+        Step(
+            "Bhatia–Davis: k × quadratic bound ≤ C(τ)",
+            k * QuadBound(tau, k),
+            bias_constant(),
+            kind="inequality",
+            relation="<=",
+            domain=_LAW | _DRAWS,
+            # C − g(a)Var W/Z² = E[g(a)(M − W)(W − m)/Z²] + C − g(a)(M − Z)(Z − m)/Z² (Var W + E(M − W)(W − m) =
+            # (M − Z)(Z − m)); the integrand ≥ 0 (g ≥ g(1) = 1/2 > 0, enclosed), the remainder is the per-anchor
+            # constant's claim at a = m/Z (proved as there, on the same two pieces of t)
+            route=_expect_route(
+                "pointwise",
+                _law_check(
+                    lambda L, tv, kv, sm: (sm["g"] * sm["var_rel"], _c_numeric(L, tv)),
+                    "g(m/Z) Var W/Z² ≤ C(τ) on exact finite laws",
+                ),
+                integrand=g_a * (W_MAX - _W1) * (_W1 - W_MIN) / _ZE**2,
+                remainder=bias_constant() - g_a * (W_MAX - _ZE) * (_ZE - W_MIN) / _ZE**2,
+                bounds=bounds,
+                pointwise_route=_g_form_hint(mode="enclose"),
+                remainder_route=_g_form_hint(
+                    pieces=[
+                        {"var": t, "range": (0, _T_SPLIT), "mode": "enclose"},
+                        {
+                            "var": t,
+                            "range": (_T_SPLIT, 1),
+                            "mode": "closed",
+                            "then": conjunction_hint([closed_a, closed_b], "≤ C_A and ≤ C_B, so ≤ their min"),
+                        },
+                    ]
+                ),
+            ),
+            note="Bhatia–Davis: Var W ≤ (M − Z)(Z − m); with a = m/Z, g(a)(M − Z)(Z − m)/Z² = g(a)(aρ − 1)(1 − a)",
+        ),
         Step(
             "C(τ)/k bound",
             ce_minus_r,
             bias_bound(),
-            kind="inequality",
+            kind="chain",
             relation="<=",
             domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["gap"], _c_numeric(L, tv) / kv),
-                "per-anchor bound, then max over a ≤ min(C_A, C_B); average over anchors",
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the per-anchor quadratic bound is proved, but the rest of the chain is not in the route's reach: Bhatia–Davis (E(M − W)(W − m) ≥ 0) leaves the remainder C(τ) − g(a)(aρ − 1)(1 − a) ≥ 0 in the moment Z (a = m/Z), with g(a) as its integral form (0/0 at Z = m), which no stage signs; the constant steps prove it in y = −log a instead",
+            links=[
+                Link(ce_minus_r, QuadBound(tau, k), cite="bias_bound / per-anchor quadratic bound"),
+                Link(
+                    QuadBound(tau, k),
+                    bias_bound(),
+                    cite="bias_bound / Bhatia–Davis: k × quadratic bound ≤ C(τ)",
+                    factor=1 / k,
+                ),
+            ],
             note="0 ≤ CE − R̃ ≤ (e^{2/τ} − 1) min(0.2163, (1 + 1/(3τ))/(4τ))/k for every k ≥ 1",
         ),
     ]
+
+
+_R_G = R_G
+#: a = m/Z = e^{−y}, y = 2t/τ, when Z = m e^{2t/τ} (the Bhatia–Davis step's moment map)
+_A_T = sp.exp(-Y_T)
+#: where the t-space claim splits: below, g(a) is enclosed by its values at the ends of a's range (g decreasing,
+#: a ∈ [e^{−2·10⁻⁶}, 1]); above, a < 1 and g is its closed form
+_T_SPLIT = sp.Rational(1, 10**9)
+
+
+def _g_form_hint(**extra: Any) -> tuple[str, dict]:
+    """Route "integral enclosure" (``checks/monotone_comparison.py``) for the integral form of g in a claim."""
+    params: dict[str, Any] = {
+        "G": sp.Lambda(u, G_U),
+        "integral": sp.Integral(G_INTEGRAND.subs(t, _R_G), (_R_G, 0, 1)),
+        "antiderivative": G_ANTIDERIVATIVE.subs(t, _R_G),
+        "removable": [1],
+        "direction": "decreasing",
+        "name": "g",
+        **extra,
+    }
+    return ("integral enclosure", params)
+
+
+def _closed_constant_steps() -> tuple[Step, Step]:
+    """Where a = e^{−2t/τ} < 1 (t ≥ 10⁻⁹), g(a) is its closed form and g(a)(aρ − 1)(1 − a) ≤ C_A and ≤ C_B. Near t = 0 g(a) is enclosed in [1/2, g(a_lo)]
+    (monotone) and interval arithmetic does the rest; elsewhere g is its closed form and the constant steps'
+    certificates apply: C_A's as it stands, C_B's after the Padé bound at y = 2t/τ (times e^{2(1−t)/τ} − 1 ≥ 0)."""
+    cert_a = (C_A - sp.exp(-Y_T) * H_OF_Y.subs(y, Y_T)) * (1 - sp.exp(2 * (t - 1) / tau)) + C_A * sp.exp(-2 / tau) * (
+        sp.exp(Y_T) - 1
+    )
+    g_closed = G_U.subs(u, _A_T) * (RHO * _A_T - 1) * (1 - _A_T)
+    far = TAU_RANGE | Domain({t: (_T_SPLIT, 1)})
+    pade = Step(
+        "Padé bound, g form",
+        G_U.subs(u, sp.exp(-y)) * (1 - sp.exp(-y)),
+        PADE_H,
+        kind="inequality",
+        relation="<=",
+        domain=Domain({y: (_T_SPLIT / 1000, 2 / TAU_MIN + 1)}),
+        route=_series_route(
+            sp.Sum(y**n / sp.factorial(n), (n, 1, sp.oo)),
+            sp.Sum((n - 3) * (n - 4) * y**n / (12 * sp.factorial(n)), (n, 5, sp.oo)),
+        ),
+    )
+    c_b = next(s_ for s_ in _constant_b_steps(BiasGap(tau, k)) if s_.name == "constant C_B")
+    closed_a = Step(
+        "per-anchor constant ≤ C_A, a < 1",
+        g_closed,
+        bias_constant_A(),
+        kind="inequality",
+        relation="<=",
+        domain=far,
+        route=("certificate", {"certificate": RHO * cert_a}),
+    )
+    closed_b = Step(
+        "per-anchor constant ≤ C_B, a < 1",
+        g_closed,
+        bias_constant_B(),
+        kind="inequality",
+        relation="<=",
+        domain=far,
+        route=conjunction_hint(
+            [pade, c_b],
+            "g(a)(1 − a) = h(y) ≤ y/2 + y²/12 (Padé) times e^{2(1−t)/τ} − 1 ≥ 0, plus ρ × the C_B certificate",
+            multipliers=[sp.exp(2 * (1 - t) / tau) - 1, RHO],
+            subs=[{y: Y_T}, None],
+            implication="combination",
+        ),
+    )
+    return closed_a, closed_b
 
 
 def _k_free_steps(ce_minus_r: sp.Expr) -> list[Step]:
@@ -400,14 +529,14 @@ def _k_free_steps(ce_minus_r: sp.Expr) -> list[Step]:
             "finite-k bias bound",
             ce_minus_r,
             bias_bound_sharp(),
-            kind="inequality",
+            kind="chain",
             relation="<=",
             domain=_LAW,
-            check=_law_check(
-                lambda L, tv, kv, sm: (sm["gap"], fmin(_c_numeric(L, tv) / kv, _d_numeric(L, tv))),
-                "min of the C(τ)/k and D(τ) bounds",
-            ),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: the min of the C(τ)/k bound (not proved: the remainder of its chain, see there) and the k-free bound D(τ) (proved)",
+            # a min chain: both bounds start at CE − R̃; bias_bound_sharp = exp(min(log C − log k, log D)) = min(C/k, D)
+            links=[
+                Link(ce_minus_r, bias_bound(), cite="bias_bound / C(τ)/k bound"),
+                Link(ce_minus_r, bias_bound_k_free(), cite="bias_bound / k-free bound D(τ)"),
+            ],
             note="0 ≤ CE − R̃ ≤ min(C(τ)/k, D(τ)) for every k ≥ 1",
         ),
     ]
@@ -419,6 +548,7 @@ def _bound() -> Derivation:
         *_quadratic_bound_steps(ce_minus_r),
         *_constant_a_steps(),
         *_constant_b_steps(ce_minus_r),
+        *_c_over_k_steps(ce_minus_r),
         *_k_free_steps(ce_minus_r),
     ]
     return Derivation(

@@ -234,9 +234,13 @@ G_INTEGRAND = t / (1 + t * (u - 1))
 G_ANTIDERIVATIVE = t / (u - 1) - sp.log(1 + t * (u - 1)) / (u - 1) ** 2
 
 
+#: the integration variable of g's integral form (its own symbol: t is also a coordinate of the bias steps)
+R_G = sp.Symbol("r_g", real=True)
+
+
 def g_integral(arg: Any) -> sp.Integral:
-    """g(arg) as its integral form ∫₀¹ t/(1 + t(arg − 1)) dt (defined for arg > 0, also at arg = 1)."""
-    return sp.Integral(G_INTEGRAND.subs(u, arg), (t, 0, 1))
+    """g(arg) as its integral form ∫₀¹ r/(1 + r(arg − 1)) dr (defined for arg > 0, also at arg = 1)."""
+    return sp.Integral(G_INTEGRAND.subs({t: R_G, u: arg}), (R_G, 0, 1))
 
 
 #: a = m/Z and U = Z_k/Z of the per-anchor bound, as expectations over the draws

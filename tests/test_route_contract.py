@@ -589,6 +589,42 @@ def _termwise() -> Cases:
     return Cases(true=[Case(s_.name, s_) for s_ in tw.TRUE], false=[Case(name, s_) for name, s_ in tw.FALSE.items()])
 
 
+def _integral_enclosure() -> Cases:
+    """g(a) = ∫₀¹ t/(1 + t(a − 1)) dt (decreasing, g(1) = 1/2, g(1/2) = 0.7726…) in a claim: replaced by its closed
+    form where a avoids 1, by a variable over [g(hi), g(lo)] where it may not."""
+    a_ = sp.Symbol("a_ie", positive=True)
+    v = sp.Symbol("v_ie", positive=True)
+    hint = {
+        "G": sp.Lambda(v, (v - 1 - sp.log(v)) / (v - 1) ** 2),
+        "integral": sp.Integral(t / (1 + t * (v - 1)), (t, 0, 1)),
+        "antiderivative": t / (v - 1) - sp.log(1 + t * (v - 1)) / (v - 1) ** 2,
+        "removable": [1],
+        "direction": "decreasing",
+    }
+    g_a = sp.Integral(t / (1 + t * (a_ - 1)), (t, 0, 1))
+    half, one = {a_: (R(1, 2), 1)}, {a_: (R(1, 2), R(9, 10))}
+
+    def case(rel, rhs, ranges, **over):
+        return claim(g_a, rel, rhs, ranges, ("integral enclosure", {**hint, **over}))
+
+    pieces = [
+        {"var": a_, "range": (R(1, 2), R(9, 10)), "mode": "closed"},
+        {"var": a_, "range": (R(9, 10), 1), "mode": "enclose"},
+    ]
+    return Cases(
+        true=[
+            case("<=", R(4, 5), half, mode="enclose"),  # g ≤ g(1/2) < 4/5, a = 1 included
+            case(">=", R(1, 2), one, mode="closed"),  # a ≤ 9/10 < 1: the closed form
+            case("<=", R(4, 5), half, pieces=pieces),
+        ],
+        false=[
+            case("<=", R(3, 4), half, mode="enclose"),  # false: g(1/2) = 0.7726… > 3/4 (a constant too small)
+            case(">=", R(53, 100), half, mode="closed"),  # false near a = 1 (g(1) = 1/2), where a hits the 0/0 point
+            case("<=", R(77, 100), half, pieces=pieces),  # false at a = 1/2, on the closed piece
+        ],
+    )
+
+
 #: routes that never prove (an attack with its reason): a true claim must come out verified numerically, not proved
 NEVER_PROVES = frozenset({"attack only"})
 
@@ -605,6 +641,7 @@ CASES: dict[str, Callable[[], Cases]] = {
     "power series": _power_series,
     "quadrature": _quadrature,
     "monotone comparison": _monotone_comparison,
+    "integral enclosure": _integral_enclosure,
     "attack only": _attack_only,
     "integral bound": _integral_bound,
     "rademacher affine": _rademacher_affine,

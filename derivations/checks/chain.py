@@ -14,6 +14,10 @@ A step of kind ``"chain"`` lists ``Link`` s (``derivations.ledger``). The check,
    chain uses it (a symbol: range inclusion; a number: membership; an expression: two inequality
    steps checked on the chain's domain), and the cited domain's constraints hold after substitution.
 
+A *min* chain (links that all start at the claim's left side, the right side a min of as many entries, ``≤``):
+each link bounds the left side by one entry, so by their min (``_min_joins``); its joins are entry ≡ link's right
+side.
+
 The verdict is proved when every part is proved, refuted when any part is refuted, otherwise the
 weakest verdict, naming the weakest link. A link with ``cite=""`` is pure algebra: checked on its own.
 """
@@ -379,6 +383,35 @@ def check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
             lib.end()
 
 
+def _min_entries(e: sp.Expr) -> list[sp.Expr] | None:
+    """The entries of ``e`` as a min, by exact rewrites: ``Min`` flattened, ``exp(min(a, b)) = min(e^a, e^b)`` (exp
+    increasing); None when ``e`` is not a min."""
+    e = sp.sympify(e)
+    if isinstance(e, sp.Min):
+        out = []
+        for a_ in e.args:
+            out += _min_entries(a_) or [a_]
+        return out
+    if isinstance(e, sp.exp) and isinstance(e.args[0], sp.Min):
+        return [sp.exp(a_) for a_ in _min_entries(e.args[0]) or []]
+    return None
+
+
+def _min_joins(step: Step, links: list) -> list[tuple[str, Any, Any]] | None:
+    """The joins of a *min* chain, or None: in a non-strict ≤ chain whose links all start at the claim's left side
+    (the same tree) and whose right side is min(b_1, …, b_n) (``_min_entries``) with n the number of links, link i
+    proves lhs ≤ b_i, so lhs ≤ min_i b_i; the joins are b_i ≡ link i's right side."""
+    if step.relation != "<=" or len(links) < 2 or any(x.lhs != step.lhs or x.relation == "=" for x in links):
+        return None
+    entries = _min_entries(step.rhs)
+    if entries is None or len(entries) != len(links):
+        return None
+    return [
+        (f"min entry {i + 1} of the claim's right side = link {i + 1}'s right side", x.rhs, b_)
+        for i, (x, b_) in enumerate(zip(links, entries, strict=True))
+    ]
+
+
 def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
     links = list(step.links)
     fails: list[str] = []
@@ -389,12 +422,14 @@ def _check_chain(step: Step, opts: Mapping[str, Any]) -> StepResult:
         fails.append(f"a strict ({step.relation}) chain needs a strict link")
     if fails:
         return verdicts.refuted_argument(step, method="chain: relations do not compose", reason="; ".join(fails))
-    joins = [("claim's left side = link 1's left side", step.lhs, links[0].lhs)]
-    joins += [
-        (f"link {i + 1}'s right side = link {i + 2}'s left side", links[i].rhs, links[i + 1].lhs)
-        for i in range(len(links) - 1)
-    ]
-    joins.append((f"link {len(links)}'s right side = the claim's right side", links[-1].rhs, step.rhs))
+    joins = _min_joins(step, links)
+    if joins is None:
+        joins = [("claim's left side = link 1's left side", step.lhs, links[0].lhs)]
+        joins += [
+            (f"link {i + 1}'s right side = link {i + 2}'s left side", links[i].rhs, links[i + 1].lhs)
+            for i in range(len(links) - 1)
+        ]
+        joins.append((f"link {len(links)}'s right side = the claim's right side", links[-1].rhs, step.rhs))
     weakest: list[tuple[Verdict, str]] = []
     evidence: list[str] = []
     for name, a, b in joins:

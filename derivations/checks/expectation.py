@@ -321,6 +321,8 @@ class Scalarise:
     def __init__(self, red: Reducer, step: Step, bounds: Mapping[Any, tuple[Any, Any]], opts: Mapping[str, Any]):
         self.red, self.step, self.opts = red, step, opts
         self.bounds = {sp.sympify(k_): (sp.sympify(v_[0]), sp.sympify(v_[1])) for k_, v_ in dict(bounds).items()}
+        # a bound (lo, hi, Lambda(t, φ)): the moment E h written as φ(t), t ∈ [0, 1] (``mapped``)
+        self.maps = {sp.sympify(k_): v_[2] for k_, v_ in dict(bounds).items() if len(v_) == 3}
         self.ranges: dict[sp.Symbol, tuple[sp.Expr, sp.Expr]] = {}
         self.proved_bounds: dict[sp.Expr, str] = {}
         self.counter = 0
@@ -377,6 +379,37 @@ class Scalarise:
             return elo, ehi
         return lo, hi
 
+    def mapped(self, h: sp.Expr, lo: sp.Expr, hi: sp.Expr) -> sp.Expr | None:
+        """E h as φ(t) with t ∈ [0, 1] a new coordinate (the bound's third entry ``Lambda(t, φ)``), when φ(0) = lo and
+        φ(1) = hi reduce exactly and φ is built from analytic heads and defined on the box: then t ↦ φ(t) is
+        continuous and, by the intermediate value theorem, reaches every value of [lo, hi] (each parameter fixed), so
+        a claim proved for every t holds for every value of E h. t keeps its name (the hint's symbols may use it)."""
+        lam = next((v_ for k_, v_ in self.maps.items() if k_ == h or _zero(k_ - h)), None)
+        if lam is None:
+            return None
+        from .monotone import smooth
+        from .wellposed import check_wellposed
+
+        if not isinstance(lam, sp.Lambda) or len(lam.variables) != 1:
+            raise DerivationError(f"bounds: the map of {h} must be Lambda(t, φ), got {lam!r}")
+        (v,) = lam.variables
+        if self.shown.get(v, "").startswith(f"E[{h}] = "):  # this moment met again (T, then the remainder): same t
+            return lam.expr
+        if v in self.step.domain.ranges or v in self.ranges:
+            raise NotProved(f"the map's variable {v} is already a coordinate of the claim")
+        if not (_zero(lam.expr.xreplace({v: 0}) - lo) and _zero(lam.expr.xreplace({v: 1}) - hi)):
+            raise NotProved(f"the map {lam} does not run from {lo} at 0 to {hi} at 1 (exactly)")
+        if smooth(lam.expr) is not None:
+            raise NotProved(f"the map {lam} is not built from analytic heads: not shown continuous")
+        names = free_names(lam.expr) - {v}
+        dom = Domain({**{s_: r_ for s_, r_ in self.step.domain.ranges.items() if s_ in names}, v: (0, 1)})
+        wp = check_wellposed([lam.expr], dom, f"{self.step.name}: map of {h}", self.opts.get("clock"))
+        if wp.status != "defined":
+            raise NotProved(f"the map {lam} is not shown defined for {v} ∈ [0, 1] ({wp.status})")
+        self.ranges[v] = (sp.Integer(0), sp.Integer(1))
+        self.shown[v] = f"E[{h}] = {lam.expr}, {v} ∈ [0, 1] (onto [{lo}, {hi}]: continuous, exact ends)"
+        return lam.expr
+
     def _per_draw(self, e: Any) -> bool:
         return any(ix.base in self.red.bases for ix in sp.sympify(e).atoms(sp.Indexed))
 
@@ -402,7 +435,8 @@ class Scalarise:
             if any(self.red._sample_sum(s_) for s_ in arg.atoms(sp.Sum)):
                 raise NotProved(f"{ex} is not a moment of one draw: it cannot be a constant of the pointwise claim")
             lo, hi = self.range_of(arg, moment=True)
-            rep[ex] = self.fresh("m", lo, hi)
+            mapped = self.mapped(arg, lo, hi)
+            rep[ex] = self.fresh("m", lo, hi) if mapped is None else mapped
         expr = expr.xreplace(rep)
         # weighted means Σ_j g_j h_j/Σ_j g_j first: one value in the hull of the h_j (checks/expectation_means.py),
         # before their sums are scalarised one by one (which would forget that the ratio is a mean)
@@ -582,8 +616,8 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
             m2 = _remainder_by_rule(step, params, opts, red, rest)
             text += f"; remainder {rest} ≥ 0 by {_short(m2)}"
         else:
-            body2 = sc(rest)
-            m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts)
+            body2, route2 = _scalarised_with_hint(sc, rest, params.get("remainder_route"))
+            m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts, route2)
             text += f"; remainder {rest} ≥ 0 with the moments over their ranges, proved by {_short(m2)}"
     if sc.proved_bounds:
         text += f"; ranges: {'; '.join(sc.proved_bounds.values())}"
@@ -602,6 +636,41 @@ def _remainder_by_rule(step: Step, params: Mapping[str, Any], opts: Mapping[str,
     then.setdefault("bounds", params.get("bounds", {}))
     sub = Step(f"{step.name} [remainder]", sp.Integer(0), rest, kind="inequality", relation="<=", domain=step.domain)
     return f"{rule}: " + table[rule](sub, then, opts, red, sp.Integer(0), rest)
+
+
+def _scalarised_with_hint(sc: Scalarise, expr: sp.Expr, hinted: tuple | None) -> tuple[sp.Expr, tuple | None]:
+    """``expr`` scalarised, with a hint ``(route, params)`` for its scalar claim (``remainder_route``) whose expressions
+    — at any depth of its lists, tuples and dicts, Lambdas and Integrals excepted — are scalarised in the same pass
+    (the same symbols for the same moments)."""
+    if hinted is None:
+        return sc(expr), None
+    found: list[sp.Expr] = []
+
+    def collect(obj: Any) -> None:
+        if isinstance(obj, sp.Expr) and not isinstance(obj, (sp.Lambda, sp.Integral)):
+            found.append(obj)
+        elif isinstance(obj, Mapping):
+            for v_ in obj.values():
+                collect(v_)
+        elif isinstance(obj, (list, tuple)):
+            for v_ in obj:
+                collect(v_)
+
+    name, hp = hinted
+    collect(hp)
+    body, *vals = sc(sp.Tuple(expr, *found))
+    it = iter(vals)
+
+    def put(obj: Any) -> Any:
+        if isinstance(obj, sp.Expr) and not isinstance(obj, (sp.Lambda, sp.Integral)):
+            return next(it)
+        if isinstance(obj, Mapping):
+            return {k_: put(v_) for k_, v_ in obj.items()}
+        if isinstance(obj, (list, tuple)):
+            return type(obj)(put(v_) for v_ in obj)
+        return obj
+
+    return body, (name, put(hp))
 
 
 def _ranges_text(sc: Scalarise) -> str:

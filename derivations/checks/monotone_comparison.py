@@ -58,7 +58,7 @@ from .custom import proof_result
 from .falsifier import falsify
 from .identity import expand_then_simplify
 from .interval import certify_nonnegative
-from .mean_value import _hull
+from .mean_value import _hull, _rational
 from .monotone import smooth
 from .sampling import _sides
 from .signs import certain_nonnegative
@@ -319,7 +319,9 @@ def _monotone_by_derivative(hint: dict, rng: Domain, opts: Mapping[str, Any]) ->
     return f"G' = {dG} {rel} 0 on the range, proved by {_short(m)}"
 
 
-def _monotone_by_integral(hint: dict, rng: Domain, opts: Mapping[str, Any]) -> str:
+def _ftc(hint: dict, rng: Domain, opts: Mapping[str, Any]) -> str:
+    """G(v) = ∫_{t0}^{t1} h(t, v) dt for every v of ``rng`` off the removable points (module docstring, part 4: the
+    antiderivative's two identities, analytic heads, H and G defined off S); the text, or ``NotProved``."""
     G, integral, H, S = hint["G"], hint["integral"], hint["antiderivative"], hint["removable"]
     (v,) = G.variables
     ((t, t0, t1),) = integral.limits
@@ -334,7 +336,17 @@ def _monotone_by_integral(hint: dict, rng: Domain, opts: Mapping[str, Any]) -> s
         head = smooth(e)
         if head is not None:
             raise NotProved(f"{what} contains {head}, which need not be differentiable")
-    off = _defined_off([H, G.expr], v, S, box, clock)
+    return _defined_off([H, G.expr], v, S, box, clock)
+
+
+def _monotone_by_integral(hint: dict, rng: Domain, opts: Mapping[str, Any]) -> str:
+    G, integral, H = hint["G"], hint["integral"], hint["antiderivative"]
+    (v,) = G.variables
+    ((t, t0, t1),) = integral.limits
+    h = integral.function
+    clock = opts.get("clock")
+    box = Domain({**rng.ranges, t: (t0, t1)})
+    off = _ftc(hint, rng, opts)
     dh = sp.diff(h, v)
     _defined_on([h, dh], box, clock, "h or ∂_v h on [t0, t1] × the range")
     signed = -dh if hint["direction"] == "decreasing" else dh
@@ -480,3 +492,243 @@ def prove_monotone_comparison(step: Step, params: Mapping[str, Any], opts: Mappi
     if ok and not covers(cover, step.domain):  # pragma: no cover - the cover is the box itself
         ok, cover = False, None
     return proof_result(step, fz, ok, f"route {NAME}: {argument}", covered=cover, symbolic=True, certified=True)
+
+
+# ------------------------------------------------------------------------------- route "integral enclosure"
+
+#: Route "integral enclosure": a claim holding integral forms ∫_{t0}^{t1} h(t, X) dt (the hint's, as in "monotone
+#: comparison") is proved through a claim without them, then checked by the engine (or the hint's ``then`` route):
+#:
+#: * ``mode="closed"``: every X stays off the removable points S on the whole box (``X − s ≠ 0`` established by
+#:   SymPy's deduction or Arb branch and bound), so ∫ h(t, X) dt = G(X) there (part 4's identities, H and G defined
+#:   off S on the hull of X): the claim with G(X) in place of the integral is the same claim on the box;
+#: * ``mode="enclose"``: Ĝ(v) = ∫ h(t, v) dt is monotone on the hull [lo, hi] of X (∂_v h signed, part 4), so
+#:   Ĝ(X) lies between Ĝ(lo) and Ĝ(hi) — each end G's closed form at a point off S (FTC there), or at a removable
+#:   point the integral evaluated exactly by SymPy — rounded outward to rationals by Arb: the claim with a new
+#:   variable J over that interval in place of the integral holds for every J there, so for J = Ĝ(X).
+#:
+#: Hint: the integral form's parameters of "monotone comparison" (``G``, ``integral``, ``antiderivative``,
+#: ``removable``, ``direction`` for "enclose", ``name``), ``mode``, and optionally ``then = (route, params)`` for
+#: the claim without integrals. Proved when every part is proved and the reduced claim's proof covers the box; the
+#: falsifier attacks the claim with G's closed form for the record. A malformed hint raises ``DerivationError``.
+ENCLOSURE = "integral enclosure"
+MODES = ("closed", "enclose")
+
+
+def _enclosure_params(step: Step, params: Mapping[str, Any]) -> dict[str, Any]:
+    where = f"step {step.name!r}: route {ENCLOSURE!r} parameter"
+    if "integral" not in params:
+        raise DerivationError(f"{where} integral is needed: Integral(h(t, v), (t, t0, t1))")
+    mode = params.get("mode", "closed")
+    if mode not in MODES:
+        raise DerivationError(f"{where} mode must be one of {MODES}, got {mode!r}")
+    direction = params.get("direction", "decreasing")
+    hint = _params(step, {**params, "direction": direction, "weight": 0, "p": 0, "q": 0})
+    then = params.get("then")
+    if then is not None and not (isinstance(then, tuple) and len(then) == 2 and isinstance(then[0], str)):
+        raise DerivationError(f"{where} then must be (route name, params), got {then!r}")
+    hint.update(mode=mode, then=then)
+    return hint
+
+
+def _rational_hull_of_constant(e: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    iv = intervals.interval_eval(sp.sympify(e), {})
+    if not (iv.lo.is_finite() and iv.hi.is_finite()):
+        raise NotProved(f"{e} is not finitely enclosed (Arb)")
+    return _rational(iv.lo), _rational(iv.hi)
+
+
+def _g_hat(hint: dict, end: sp.Expr) -> tuple[sp.Expr, str]:
+    """Ĝ(end) exactly: G's closed form off the removable points, the integral itself (SymPy) at one."""
+    G, integral = hint["G"], hint["integral"]
+    (v,) = G.variables
+    if any(end == s_ for s_ in hint["removable"]):
+        val = sp.integrate(integral.function.xreplace({v: end}), integral.limits[0])
+        if val.has(sp.Integral) or not val.is_number:
+            raise NotProved(f"the integral form at the removable point {end} is not evaluated exactly")
+        return val, f"∫ at {end} = {val}"
+    return G(end), f"{hint['name']}({end})"
+
+
+def _enclosure_argument(step: Step, hint: dict, opts: Mapping[str, Any]) -> tuple[str, Step]:
+    """The reduced claim (without integral forms) and why it implies the claim; ``NotProved`` naming the part."""
+    import dataclasses
+
+    small, big, strict = _sides(step)
+    if step.kind != "inequality":
+        raise NotProved("not an inequality")
+    if step.domain.constraints:
+        raise NotProved("the domain has constraints: the route needs a box")
+    gap = sp.sympify(big) - sp.sympify(small)
+    forms = _integral_forms(gap, hint)
+    if not forms:
+        raise NotProved("the claim holds no integral form of the hint")
+    args = list(dict.fromkeys(forms.values()))
+    for x_ in args:
+        head = smooth(x_)
+        if head is not None:
+            raise NotProved(f"an integral's v contains {head}, which need not be continuous")
+    clock = opts.get("clock")
+    _defined_on(args, step.domain, clock, "an integral's v")
+    hulls = [_hull(x_, step.domain) for x_ in args]
+    if any(h_ is None for h_ in hulls):
+        raise NotProved("an integral's v is not finitely enclosed on the box (Arb)")
+    (v,) = hint["G"].variables
+    name = hint["name"]
+    if hint["mode"] == "closed":
+        for x_ in args:
+            for s_ in hint["removable"]:
+                failed = _conditions_hold([Condition(x_ - s_, "!=", f"{x_} ≠ {s_}")], step.domain, clock)
+                if failed is not None:
+                    raise NotProved(f"{x_} − {s_} ≠ 0 not established on the box: the closed form may be 0/0 there")
+        lo, hi = min(h_[0] for h_ in hulls), max(h_[1] for h_ in hulls)
+        why = _ftc(hint, Domain({v: (lo, hi)}), opts)
+        rep = {node: hint["G"](arg) for node, arg in forms.items()}
+        reduced = dataclasses.replace(
+            step, lhs=sp.sympify(step.lhs).xreplace(rep), rhs=sp.sympify(step.rhs).xreplace(rep), route=hint["then"]
+        )
+        text = (
+            f"every integral form's v ({', '.join(map(str, args))}) is off the removable points {hint['removable']} "
+            f"on the box, so each is {name}(v) there ({_short(why, 60)})"
+        )
+        return text, reduced
+    rep, ranges, parts = {}, {}, []
+    for i_, (x_, (lo, hi)) in enumerate(zip(args, hulls, strict=True)):
+        mono = _monotone_by_integral(hint, Domain({v: (lo, hi)}), opts)
+        (g_lo, w_lo), (g_hi, w_hi) = _g_hat(hint, lo), _g_hat(hint, hi)
+        ends = [_rational_hull_of_constant(g_lo), _rational_hull_of_constant(g_hi)]
+        j_lo, j_hi = min(e_[0] for e_ in ends), max(e_[1] for e_ in ends)
+        sym = sp.Symbol(f"J_{name}{i_ + 1}", real=True)
+        ranges[sym] = (j_lo, j_hi)
+        rep.update({node: sym for node, arg in forms.items() if arg == x_})
+        parts.append(
+            f"{name}({x_}) ∈ [{sp.Float(j_lo, 6)}, {sp.Float(j_hi, 6)}] ∋ {w_lo}, {w_hi}: v ∈ [{sp.Float(lo, 6)}, "
+            f"{sp.Float(hi, 6)}] (Arb hull), {_short(mono, 160)}"
+        )
+    reduced = dataclasses.replace(
+        step,
+        lhs=sp.sympify(step.lhs).xreplace(rep),
+        rhs=sp.sympify(step.rhs).xreplace(rep),
+        domain=Domain({**step.domain.ranges, **ranges}),
+        route=hint["then"],
+    )
+    text = "each integral form replaced by a variable over an interval holding it: " + "; ".join(parts)
+    return text, reduced
+
+
+def _pieces(step: Step, params: Mapping[str, Any]) -> list[tuple[Step, dict]]:
+    """``pieces`` (optional): ``[{"var": x, "range": (lo, hi), "mode": …, "then": …}, …]`` in one coordinate x of the
+    box, consecutive and tiling x's stated range exactly; each piece is the claim on the box with x over its range,
+    proved by the route with the piece's mode and then. Without ``pieces``: the claim itself with the hint's."""
+    import dataclasses
+
+    where = f"step {step.name!r}: route {ENCLOSURE!r} parameter pieces"
+    raw = params.get("pieces")
+    if raw is None:
+        return [(step, _enclosure_params(step, params))]
+    if not isinstance(raw, (list, tuple)) or not raw:
+        raise DerivationError(f"{where} must be a nonempty list of dicts with var, range, mode, then")
+    var = raw[0].get("var")
+    if var not in step.domain.ranges or any(p_.get("var") != var for p_ in raw):
+        raise DerivationError(f"{where}: every piece names the same box coordinate var, got {var!r}")
+    lo, hi = (sp.sympify(e_) for e_ in step.domain.ranges[var])
+    ends = [tuple(sp.sympify(e_) for e_ in p_.get("range", ())) for p_ in raw]
+    if any(len(e_) != 2 for e_ in ends):
+        raise DerivationError(f"{where}: each piece needs range = (lo, hi)")
+    chained = ends[0][0] == lo and ends[-1][1] == hi and all(a_[1] == b_[0] for a_, b_ in zip(ends, ends[1:]))
+    if not chained or not all(bool(a_ < b_) for a_, b_ in ends):
+        raise DerivationError(f"{where}: the ranges {ends} do not tile {var}'s range [{lo}, {hi}] in order")
+    out = []
+    base = {k_: v_ for k_, v_ in params.items() if k_ != "pieces"}
+    for p_, rng in zip(raw, ends):
+        sub = dataclasses.replace(step, domain=Domain({**step.domain.ranges, var: rng}, step.domain.constraints))
+        extra = {k_: v_ for k_, v_ in p_.items() if k_ in ("mode", "then")}
+        out.append((sub, _enclosure_params(sub, {**base, **extra})))
+    return out
+
+
+def _into_lattice(term: sp.Expr, box: Domain) -> sp.Expr:
+    """c·Min(a, b) → Min(c·a, c·b) (likewise Max) when the other factors c are ≥ 0 on the box (one Arb enclosure):
+    an exact rewrite there, c·min = min of the c-multiples for c ≥ 0."""
+    factors = sp.Mul.make_args(term)
+    nodes = [f_ for f_ in factors if isinstance(f_, (sp.Min, sp.Max))]
+    if len(nodes) != 1:
+        return term
+    rest = sp.Mul(*[f_ for f_ in factors if f_ is not nodes[0]])
+    hull = _hull(rest, box) if free_names(rest) <= set(box.ranges) else None
+    if rest.is_number:
+        hull = (rest, rest) if rest.is_Rational else None
+    if hull is None or not bool(hull[0] >= 0):
+        return term
+    return nodes[0].func(*[rest * a_ for a_ in nodes[0].args])
+
+
+def _lattice_sides(step: Step) -> Step:
+    """``step`` (``small ≤ big``) with its gap's terms that hold a Min/Max on the big side and the others on the small
+    side, negated: the same gap, in the form the min/max rules read (``L ≤ min(b_j)``)."""
+    import dataclasses
+
+    small, big, strict = _sides(step)
+    gap = sp.sympify(big) - sp.sympify(small)
+    terms = [_into_lattice(a_, step.domain) for a_ in sp.Add.make_args(sp.expand(gap, deep=False))]
+    lattice = [a_ for a_ in terms if a_.has(sp.Min, sp.Max)]
+    if not lattice or len(lattice) == len(terms):
+        return step
+    rest = [a_ for a_ in terms if not a_.has(sp.Min, sp.Max)]
+    return dataclasses.replace(
+        step, lhs=-sp.Add(*rest), rhs=sp.Add(*lattice), relation="<" if strict else "<=", kind="inequality"
+    )
+
+
+def _prove_piece(step: Step, hint: dict, opts: Mapping[str, Any]) -> str:
+    """One claim (a piece) through its reduced claim: the text, or ``NotProved``."""
+    from .reentry import check_step
+
+    text, reduced = _enclosure_argument(step, hint, opts)
+    reduced = _lattice_sides(reduced)
+    sub_opts = {k_: v_ for k_, v_ in opts.items() if k_ != "clock"}
+    clock = opts.get("clock")
+    left = clock.left() if clock is not None else None
+    if left is not None:
+        if left <= 0.05:
+            raise NotProved("the claim's time ran out before the reduced claim")
+        sub_opts["budget"] = clock.budget.but(claim_seconds=left)
+    res: StepResult = check_step(reduced, **sub_opts)
+    if res.verdict is not Verdict.PROVED:
+        raise NotProved(f"{text}; the reduced claim is {res.verdict} ({str(res.method)[:200]})")
+    # a coordinate the reduced claim does not hold (the integral's argument alone, replaced by J) is free in it
+    names = free_names(sp.sympify(reduced.lhs)) | free_names(sp.sympify(reduced.rhs))
+    used = Domain({s_: r_ for s_, r_ in reduced.domain.ranges.items() if s_ in names}, reduced.domain.constraints)
+    if not covers(res.covered, used):
+        raise NotProved(f"{text}; the reduced claim's proof covers {res.covered}, not its box")
+    return f"{text}; the reduced claim proved: {_short(str(res.method), 200)}"
+
+
+def prove_integral_enclosure(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> StepResult:
+    """The route's verdict on ``step`` with hint ``params`` (the comment above ``ENCLOSURE``)."""
+    pieces = _pieces(step, params)
+    hint = pieces[0][1]
+    ok, cover = False, None
+    try:
+        texts = []
+        for sub, sub_hint in pieces:
+            got = _prove_piece(sub, sub_hint, opts)
+            texts.append(got if len(pieces) == 1 else f"[{sub.domain.describe()}] {got}")
+        argument, ok = " | ".join(texts), True
+        cover = {str(s_): (str(lo), str(hi)) for s_, (lo, hi) in step.domain.ranges.items()}
+    except NotProved as exc:
+        argument = f"not proved: {exc}"
+    try:
+        forms = _integral_forms(sp.sympify(step.lhs) - sp.sympify(step.rhs), hint)
+    except NotProved:
+        forms = {}
+    fz = falsify(_closed_step(step, forms, hint) if forms else step, dict(opts))
+    if fz.counterexample is not None and forms:  # confirmed on the closed form, equal to the claim off S
+        return undecided(
+            step,
+            method=f"route {ENCLOSURE}: {argument}; the falsifier on the claim with G's closed form found a "
+            f"counterexample there: {fz.counterexample}",
+            evidence=fz.evidence,
+            trials=fz.trials,
+        )
+    return proof_result(step, fz, ok, f"route {ENCLOSURE}: {argument}", covered=cover, symbolic=True, certified=True)

@@ -334,6 +334,12 @@ def _monotone_comparison(step: Step, params: Mapping[str, Any], opts: Mapping[st
     return prove_monotone_comparison(step, params, opts)
 
 
+def _integral_enclosure(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
+    from .monotone_comparison import prove_integral_enclosure
+
+    return prove_integral_enclosure(step, params, opts)
+
+
 def _quadrature(step: Step, params: Mapping[str, Any], opts: Mapping[str, Any]) -> Any:
     from .quadrature import prove_quadrature
 
@@ -376,11 +382,17 @@ HINTED: dict[str, HintedRoute] = {
         _monotone_comparison,
     ),
     "taylor": HintedRoute("taylor", (), ("x", "x0"), _taylor_hinted),
+    "integral enclosure": HintedRoute(
+        "integral enclosure",
+        ("G", "integral", "antiderivative"),
+        ("removable", "direction", "name", "mode", "then", "pieces"),
+        _integral_enclosure,
+    ),
     "expectation": HintedRoute(
         "expectation",
         ("rule",),
         ("defs", "facts", "bounds", "integrand", "remainder", "phi", "inner", "shape", "draws", "attack")
-        + ("pointwise_route", "scalar_route")
+        + ("pointwise_route", "scalar_route", "remainder_route")
         + ("x", "y", "p", "q", "f", "L", "u", "v", "then"),  # the classical rules (checks/expectation_rules.py)
         _expectation,
         code=("attack",),
