@@ -67,6 +67,7 @@ import sympy as sp
 from sympy.utilities.iterables import multiset_partitions
 
 from ..ledger import DerivationError, Domain, Step, StepResult, Verdict, covers, free_names
+from .expectation_hints import scalarised_with_hint
 from .expectation_sums import canonical_sums
 from .verdicts import proved, undecided
 
@@ -594,10 +595,7 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
     if hinted is None:  # a hinted route by name alone (e.g. "taylor"), or the engine's own choice
         body, route = sc(t), params.get("scalar_route")
     else:  # the pointwise claim's own hinted route: its expressions scalarised with T, in one pass (same symbols)
-        name, hp = hinted
-        keys = [k_ for k_, v_ in hp.items() if isinstance(v_, sp.Expr) and not isinstance(v_, (sp.Lambda, sp.Integral))]
-        body, *vals = sc(sp.Tuple(t, *[hp[k_] for k_ in keys]))
-        route = (name, {**hp, **dict(zip(keys, vals))})
+        body, route = scalarised_with_hint(sc, t, hinted)
     m1 = _prove_scalar(f"{step.name} [pointwise]", sp.Integer(0), body, sc.domain(), opts, route)
     text = (
         f"monotonicity of expectation: big − small = E[{t}]"
@@ -616,7 +614,7 @@ def _rule_pointwise(step, params, opts, red, small, big) -> str:
             m2 = _remainder_by_rule(step, params, opts, red, rest)
             text += f"; remainder {rest} ≥ 0 by {_short(m2)}"
         else:
-            body2, route2 = _scalarised_with_hint(sc, rest, params.get("remainder_route"))
+            body2, route2 = scalarised_with_hint(sc, rest, params.get("remainder_route"))
             m2 = _prove_scalar(f"{step.name} [remainder]", sp.Integer(0), body2, sc.domain(), opts, route2)
             text += f"; remainder {rest} ≥ 0 with the moments over their ranges, proved by {_short(m2)}"
     if sc.proved_bounds:
@@ -636,41 +634,6 @@ def _remainder_by_rule(step: Step, params: Mapping[str, Any], opts: Mapping[str,
     then.setdefault("bounds", params.get("bounds", {}))
     sub = Step(f"{step.name} [remainder]", sp.Integer(0), rest, kind="inequality", relation="<=", domain=step.domain)
     return f"{rule}: " + table[rule](sub, then, opts, red, sp.Integer(0), rest)
-
-
-def _scalarised_with_hint(sc: Scalarise, expr: sp.Expr, hinted: tuple | None) -> tuple[sp.Expr, tuple | None]:
-    """``expr`` scalarised, with a hint ``(route, params)`` for its scalar claim (``remainder_route``) whose expressions
-    — at any depth of its lists, tuples and dicts, Lambdas and Integrals excepted — are scalarised in the same pass
-    (the same symbols for the same moments)."""
-    if hinted is None:
-        return sc(expr), None
-    found: list[sp.Expr] = []
-
-    def collect(obj: Any) -> None:
-        if isinstance(obj, sp.Expr) and not isinstance(obj, (sp.Lambda, sp.Integral)):
-            found.append(obj)
-        elif isinstance(obj, Mapping):
-            for v_ in obj.values():
-                collect(v_)
-        elif isinstance(obj, (list, tuple)):
-            for v_ in obj:
-                collect(v_)
-
-    name, hp = hinted
-    collect(hp)
-    body, *vals = sc(sp.Tuple(expr, *found))
-    it = iter(vals)
-
-    def put(obj: Any) -> Any:
-        if isinstance(obj, sp.Expr) and not isinstance(obj, (sp.Lambda, sp.Integral)):
-            return next(it)
-        if isinstance(obj, Mapping):
-            return {k_: put(v_) for k_, v_ in obj.items()}
-        if isinstance(obj, (list, tuple)):
-            return type(obj)(put(v_) for v_ in obj)
-        return obj
-
-    return body, (name, put(hp))
 
 
 def _ranges_text(sc: Scalarise) -> str:
@@ -755,7 +718,9 @@ MEANS: dict = {}
 
 def _means(name: str) -> Any:
     if name not in MEANS:  # pragma: no cover - routes imports the module before the route runs
-        raise DerivationError(f"the expectation route's rule {name!r} is registered by checks.expectation_means: import it")
+        raise DerivationError(
+            f"the expectation route's rule {name!r} is registered by checks.expectation_means: import it"
+        )
     return MEANS[name]
 
 
