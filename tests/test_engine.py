@@ -258,7 +258,7 @@ def test_every_verified_verdict_states_the_range_it_attacked(catalogue_results):
                 missing.append((name, step.name, res.method))
             elif _k_names(step) - set(res.attacked):
                 no_k.append((name, step.name, sorted(res.attacked)))
-    assert n_verified > 20
+    assert n_verified >= 10  # the catalogue keeps 14 verified steps (issue 29): the check is not vacuous
     assert not missing, missing
     assert not no_k, no_k
 

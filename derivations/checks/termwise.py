@@ -22,12 +22,21 @@ from .sampling import _sides
 
 #: the fewest and most terms a side may have
 MIN_TERMS, MAX_TERMS = 2, 6
+#: ``expand`` only sides this small, with no integer power above this: (1 + x)^{10⁶} − 10⁶x ≥ 1 (Bernoulli) would
+#: expand a polynomial of degree 10⁶ (minutes and tens of GB) before the route could say it does not apply
+MAX_EXPAND_OPS, MAX_EXPAND_POWER = 200, 12
 #: falsifier trials inside each pair (the claim's own falsifier attacks the claim; the pairs want a proof)
 _PAIR_TRIALS = 200
 
 
 def _terms(e: Any) -> tuple:
     return sp.Add.make_args(sp.sympify(e))
+
+
+def _expandable(e: Any) -> bool:
+    e = sp.sympify(e)
+    big_power = any(p_.exp.is_Integer and abs(p_.exp) > MAX_EXPAND_POWER for p_ in e.atoms(sp.Pow))
+    return not big_power and sp.count_ops(e) <= MAX_EXPAND_OPS
 
 
 def matching(step: Step) -> list[tuple[sp.Expr, sp.Expr]] | None:
@@ -39,6 +48,8 @@ def matching(step: Step) -> list[tuple[sp.Expr, sp.Expr]] | None:
     if strict:
         return None
     for expand in (False, True):
+        if expand and not (_expandable(small) and _expandable(big)):
+            return None
         a_s = _terms(sp.expand(small) if expand else small)
         b_s = _terms(sp.expand(big) if expand else big)
         if not (MIN_TERMS <= len(b_s) <= MAX_TERMS and len(a_s) == len(b_s)):
