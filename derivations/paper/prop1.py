@@ -151,7 +151,7 @@ def _prop1() -> Derivation:
             reference="Proposition 1",
             domain=_LAW,
             check=_law(lambda L, lw: (gap_standard(L, lw), paper_upper_num(L, lw)), "as printed, per (z^a, z^+)"),
-            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's upper half: a chain through its Taylor step (not proved)",
+            unproved="a claim over every law of the draws, attacked on exact finite laws; the expectation route does not prove it: Lemma 2's upper half (lemma2's 'statement, upper bound', proved for a constant b) at the random b = e^{−s⁺/τ}: the statement integrates over z^+, so b is a draw of its own beside the negatives' sample mean, which the pointwise rule does not combine (it takes moments of one draw, not a draw beside a sample statistic); no route conditions on s⁺ and cites Lemma 2 inside the expectation",
         ),
         Step(
             "Lemma 2 hypothesis with X_j as printed",
