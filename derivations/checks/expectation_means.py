@@ -348,6 +348,19 @@ def positive_denominators(step: Any, params: Any, opts: Any, red: Any, sides: tu
 # ----------------------------------------------------------------------------- identities through a convention
 
 
+def _integrand(gap: sp.Expr, atoms: list) -> sp.Expr:
+    """T with E T = ``gap`` (= big − small): ``gap`` must be linear in its expectations over the sample ``atoms``
+    (each entering with a deterministic coefficient), else ``NotProved``."""
+    from .expectation import NotProved
+
+    probe = {ex: sp.Dummy("e") for ex in atoms}
+    gd = sp.expand(gap.xreplace(probe))
+    for d_ in probe.values():
+        if not sp.diff(gd, d_).free_symbols.isdisjoint(probe.values()):
+            raise NotProved("big − small is not linear in its expectations over the sample")
+    return gap.xreplace({ex: ex.args[0] for ex in atoms})
+
+
 def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Expr, big: sp.Expr) -> str | None:
     """``small = big`` (or ``|small| = |big|``, from the same for their insides) for expectations whose integrands hold weighted means with a convention (``M_c`` above), by
     cases on the event ``{Σ_j g(D_j) > 0}`` and its complement; the method text, None when the claim has no such
@@ -387,13 +400,7 @@ def identity_by_cases(step: Any, params: Any, opts: Any, red: Any, small: sp.Exp
     if len(dens) != 1:
         raise NotProved(f"weighted means over different weights {sorted(map(str, dens))}: one event at a time")
     (den,) = dens
-    # T with E T = big − small: linear in its expectations over the sample
-    probe = {ex: sp.Dummy("e") for ex in atoms}
-    gd = sp.expand(gap.xreplace(probe))
-    for d_ in probe.values():
-        if not sp.diff(gd, d_).free_symbols.isdisjoint(probe.values()):
-            raise NotProved("big − small is not linear in its expectations over the sample")
-    t = gap.xreplace({ex: ex.args[0] for ex in atoms})
+    t = _integrand(gap, atoms)
     g = _draw_first(red, den)
     sc = Scalarise(red, step, params.get("bounds", {}), opts)
     gp, box = sc.plain(g)
@@ -463,12 +470,7 @@ def _identity_positive(step: Any, params: Any, opts: Any, red: Any, gap: sp.Expr
             f"{den} > 0 is not established for every sample (a zero weight on every draw is in range): the ratio "
             f"is undefined on a possible event; state the weights > 0 or write the ratio with its convention"
         )
-    probe = {ex: sp.Dummy("e") for ex in atoms}
-    gd = sp.expand(gap.xreplace(probe))
-    for d_ in probe.values():
-        if not sp.diff(gd, d_).free_symbols.isdisjoint(probe.values()):
-            raise NotProved("big − small is not linear in its expectations over the sample")
-    t = gap.xreplace({ex: ex.args[0] for ex in atoms})
+    t = _integrand(gap, atoms)
     moments = {ex: sp.Dummy("m") for ex in t.atoms(Expect_()) if not ex.args[0].has(sp.Sum)}
     e = _sum_linear(sp.expand(t.xreplace(moments)))
     names, by_key = {}, {}  # α-equivalent sums are one symbol
